@@ -1,0 +1,89 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/e2e-framework/support"
+
+	"github.com/steadystate-dev/steadystate/cluster/existing"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+)
+
+// Provider is what every cluster provider implements.
+type Provider = support.E2EClusterProvider
+
+// Provider names, the values of PROVIDER.
+const (
+	Local    = "local"
+	Existing = "existing"
+)
+
+// Config selects and configures a provider. ConfigFromEnv fills it the way
+// `make e2e` documents.
+type Config struct {
+	// Provider is local (default) or existing. PROVIDER.
+	Provider string
+	// Name names a cluster the harness creates. Default "steadystate".
+	Name string
+	// KubeVersion picks cached Kubernetes binaries for local. KUBE_VERSION.
+	KubeVersion string
+	// BinDir overrides the binary cache for local. KUBE_BIN_DIR.
+	BinDir string
+	// Kubeconfig and Context select an existing cluster. KUBECONFIG, KUBE_CONTEXT.
+	Kubeconfig, Context string
+	// Artifacts is where control-plane logs go, in a folder per cluster.
+	// ARTIFACTS, default _artifacts.
+	Artifacts string
+	// Progress receives start-up progress lines.
+	Progress io.Writer
+}
+
+// ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
+// KUBE_CONTEXT and ARTIFACTS.
+func ConfigFromEnv() Config {
+	return Config{
+		Provider:    os.Getenv("PROVIDER"),
+		KubeVersion: os.Getenv("KUBE_VERSION"),
+		BinDir:      os.Getenv("KUBE_BIN_DIR"),
+		Kubeconfig:  os.Getenv("KUBECONFIG"),
+		Context:     os.Getenv("KUBE_CONTEXT"),
+		Artifacts:   os.Getenv("ARTIFACTS"),
+	}
+}
+
+// Providers lists the valid provider names.
+var Providers = []string{Local, Existing}
+
+// New returns the provider cfg names, or an error listing the valid ones.
+func New(cfg Config) (Provider, error) {
+	if cfg.Name == "" {
+		cfg.Name = "steadystate"
+	}
+	if cfg.Artifacts == "" {
+		cfg.Artifacts = "_artifacts"
+	}
+	switch cfg.Provider {
+	case "", Local:
+		return local.NewProvider(local.Options{
+			Name:        cfg.Name,
+			KubeVersion: cfg.KubeVersion,
+			BinDir:      cfg.BinDir,
+			LogDir:      filepath.Join(cfg.Artifacts, "cluster-"+cfg.Name),
+			Progress:    cfg.Progress,
+		}), nil
+	case Existing:
+		// With no explicit kubeconfig, KUBECONFIG may list several files:
+		// leave it to kubectl's loading rules.
+		kubeconfig := cfg.Kubeconfig
+		if strings.Contains(kubeconfig, string(os.PathListSeparator)) {
+			kubeconfig = ""
+		}
+		return existing.NewProvider(kubeconfig, cfg.Context), nil
+	default:
+		return nil, fmt.Errorf("PROVIDER=%q is not a cluster provider: use one of %s", cfg.Provider, strings.Join(Providers, ", "))
+	}
+}

@@ -1,0 +1,31 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/cluster/existing"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+)
+
+func TestNewPicksTheProvider(t *testing.T) {
+	for name, want := range map[string]any{"": &local.Provider{}, Local: &local.Provider{}, Existing: &existing.Provider{}} {
+		p, err := New(Config{Provider: name})
+		if err != nil {
+			t.Fatalf("New(%q): %v", name, err)
+		}
+		if got, want := typeName(p), typeName(want); got != want {
+			t.Errorf("New(%q) = %s, want %s", name, got, want)
+		}
+	}
+}
+
+func TestNewRejectsUnknownProviders(t *testing.T) {
+	_, err := New(Config{Provider: "minikube"})
+	if err == nil || !strings.Contains(err.Error(), `PROVIDER="minikube" is not a cluster provider: use one of local, existing`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }

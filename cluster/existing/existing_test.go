@@ -1,0 +1,75 @@
+package existing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const twoContexts = `apiVersion: v1
+kind: Config
+clusters:
+- name: a
+  cluster: {server: "https://127.0.0.1:6443"}
+users:
+- name: a
+  user: {token: t}
+contexts:
+- name: alpha
+  context: {cluster: a, user: a}
+- name: beta
+  context: {cluster: a, user: a}
+current-context: alpha
+`
+
+func writeFile(t *testing.T, content string) string {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoad(t *testing.T) {
+	good := writeFile(t, twoContexts)
+	cases := []struct {
+		name, kubeconfig, context, wantErr string
+	}{
+		{"current context", good, "", ""},
+		{"named context", good, "beta", ""},
+		{"missing context", good, "gamma", `context "gamma" does not exist in kubeconfig ` + good},
+		{"missing file", "/nonexistent/kubeconfig", "", "kubeconfig /nonexistent/kubeconfig: no such file or directory"},
+		{"not yaml", writeFile(t, "clusters: [::"), "", "does not parse"},
+		{"no current context", writeFile(t, strings.Replace(twoContexts, "current-context: alpha", "", 1)), "", "has no current context"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Load(tc.kubeconfig, tc.context)
+			if tc.wantErr == "" {
+				if err != nil || cfg.Host != "https://127.0.0.1:6443" {
+					t.Fatalf("Load = %v, %v", cfg, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Load error = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestProviderCreateValidatesAndDestroyKeepsTheCluster(t *testing.T) {
+	p := NewProvider(writeFile(t, twoContexts), "nope")
+	if _, err := p.Create(t.Context()); err == nil {
+		t.Fatal("Create accepted a context that does not exist")
+	}
+	p = NewProvider(writeFile(t, twoContexts), "beta")
+	path, err := p.Create(t.Context())
+	if err != nil || path == "" || p.KubernetesRestConfig() == nil {
+		t.Fatalf("Create = %q, %v", path, err)
+	}
+	if err := p.Destroy(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

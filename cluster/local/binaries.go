@@ -1,0 +1,86 @@
+package local
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// DefaultKubeVersion is the Kubernetes version used when none is given.
+const DefaultKubeVersion = "v1.36.3"
+
+// Binaries are the paths of the control-plane executables.
+type Binaries struct {
+	Etcd              string
+	APIServer         string
+	ControllerManager string
+}
+
+var kubeVersionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+$`)
+
+// CacheRoot is where built Kubernetes binaries are cached:
+// $STEADYSTATE_CACHE_DIR, else <user cache dir>/steadystate. hack/kube-bins.sh
+// uses the same rule.
+func CacheRoot() (string, error) {
+	if dir := os.Getenv("STEADYSTATE_CACHE_DIR"); dir != "" {
+		return dir, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find a cache folder (%v): set STEADYSTATE_CACHE_DIR", err)
+	}
+	return filepath.Join(dir, "steadystate"), nil
+}
+
+// BinDirFor is the cache folder holding the binaries of one Kubernetes version.
+func BinDirFor(cacheRoot, version string) string {
+	return filepath.Join(cacheRoot, "kube", version, "bin")
+}
+
+// FindBinaries locates the control-plane binaries: in binDir when it is set
+// (KUBE_BIN_DIR), else in the cache folder for version. The error names the
+// folder and the command that fills it.
+func FindBinaries(binDir, version string) (Binaries, error) {
+	if binDir == "" {
+		if !kubeVersionPattern.MatchString(version) {
+			return Binaries{}, fmt.Errorf("KUBE_VERSION=%q is not a Kubernetes release version: use the form v1.Y.Z, for example %s", version, DefaultKubeVersion)
+		}
+		root, err := CacheRoot()
+		if err != nil {
+			return Binaries{}, err
+		}
+		binDir = BinDirFor(root, version)
+		b, err := binariesIn(binDir)
+		if err != nil {
+			return Binaries{}, fmt.Errorf("%w: build them with `make kube-bins KUBE_VERSION=%s`, or set KUBE_BIN_DIR to a folder holding etcd, kube-apiserver and kube-controller-manager", err, version)
+		}
+		return b, nil
+	}
+	if info, err := os.Stat(binDir); err != nil || !info.IsDir() {
+		return Binaries{}, fmt.Errorf("KUBE_BIN_DIR=%s is not a folder: point it at a folder holding etcd, kube-apiserver and kube-controller-manager, or unset it to use binaries built by `make kube-bins`", binDir)
+	}
+	b, err := binariesIn(binDir)
+	if err != nil {
+		return Binaries{}, fmt.Errorf("%w: KUBE_BIN_DIR must hold etcd, kube-apiserver and kube-controller-manager (unset it to use `make kube-bins`)", err)
+	}
+	return b, nil
+}
+
+func binariesIn(dir string) (Binaries, error) {
+	b := Binaries{
+		Etcd:              filepath.Join(dir, "etcd"),
+		APIServer:         filepath.Join(dir, "kube-apiserver"),
+		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
+	}
+	for _, path := range []string{b.Etcd, b.APIServer, b.ControllerManager} {
+		info, err := os.Stat(path)
+		if err != nil {
+			return Binaries{}, fmt.Errorf("missing %s", path)
+		}
+		if info.IsDir() || info.Mode()&0o111 == 0 {
+			return Binaries{}, fmt.Errorf("%s is not an executable file", path)
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,280 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Options configure a local cluster. The zero value gives the defaults.
+type Options struct {
+	// Name names the cluster: its kubeconfig context and temporary folder.
+	// Default "steadystate".
+	Name string
+	// KubeVersion selects the cached binaries built by `make kube-bins`.
+	// Default DefaultKubeVersion. Not used when BinDir is set.
+	KubeVersion string
+	// BinDir is a folder holding etcd, kube-apiserver and
+	// kube-controller-manager (KUBE_BIN_DIR); it overrides the cache.
+	BinDir string
+	// Controllers are the kube-controller-manager controllers to run.
+	// Default DefaultControllers.
+	Controllers []string
+	// LogDir receives one log file per component and is kept after Stop.
+	// Default: a folder inside the cluster's temporary folder, removed by Stop.
+	LogDir string
+	// StopGrace is how long a component may take to exit after SIGTERM
+	// before it is killed. Default 5s.
+	StopGrace time.Duration
+	// Progress, when set, receives one line per start-up step.
+	Progress io.Writer
+}
+
+func (o *Options) defaults() {
+	if o.Name == "" {
+		o.Name = "steadystate"
+	}
+	if o.KubeVersion == "" {
+		o.KubeVersion = DefaultKubeVersion
+	}
+	if o.Controllers == nil {
+		o.Controllers = DefaultControllers
+	}
+	if o.StopGrace == 0 {
+		o.StopGrace = 5 * time.Second
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+}
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	opts       Options
+	bins       Binaries
+	workDir    string
+	logDir     string
+	kubeconfig string
+	server     string
+	pki        *pki
+
+	mu    sync.Mutex
+	procs map[string]*process
+}
+
+// Component names, also the names of their log files.
+const (
+	Etcd              = "etcd"
+	APIServer         = "kube-apiserver"
+	ControllerManager = "kube-controller-manager"
+)
+
+// startAttempts bounds retries when a picked port is taken before it is bound.
+const startAttempts = 3
+
+// Start brings up etcd, kube-apiserver and kube-controller-manager and
+// returns once the API server's /readyz and the controller manager's /healthz
+// answer ok. On any error, everything started so far is stopped and removed.
+// ctx bounds the start-up only; the cluster runs until Stop.
+func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
+	opts.defaults()
+	bins, err := FindBinaries(opts.BinDir, opts.KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	workDir, err := newWorkDir(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{opts: opts, bins: bins, workDir: workDir, procs: map[string]*process{}}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+	c.logDir = opts.LogDir
+	if c.logDir == "" {
+		c.logDir = filepath.Join(workDir, "logs")
+	}
+	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create log folder: %w", err)
+	}
+	if c.pki, err = newPKI(filepath.Join(workDir, "pki")); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		err = c.startOnce(ctx)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == startAttempts {
+			return c, err
+		}
+		fmt.Fprintf(opts.Progress, "cluster %s: a port was taken during start-up, retrying with new ports\n", opts.Name)
+	}
+}
+
+var errPortTaken = errors.New("port taken")
+
+func (c *Cluster) startOnce(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			taken := c.anyAddressInUse()
+			c.stopProcesses()
+			if taken {
+				err = fmt.Errorf("%w: %v", errPortTaken, err)
+			}
+		}
+	}()
+	ps, err := freePorts(4)
+	if err != nil {
+		return err
+	}
+	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3]}
+	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
+	progress := func(format string, args ...any) {
+		fmt.Fprintf(c.opts.Progress, "cluster %s: "+format+"\n", append([]any{c.opts.Name}, args...)...)
+	}
+
+	dataDir := filepath.Join(c.workDir, "etcd-data")
+	_ = os.RemoveAll(dataDir)
+	progress("starting etcd on 127.0.0.1:%d", p.etcdClient)
+	etcd, err := c.start(Etcd, c.bins.Etcd, etcdArgs(dataDir, p))
+	if err != nil {
+		return err
+	}
+	if err := waitHealthy(ctx, etcd, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
+		return err
+	}
+
+	c.kubeconfig = filepath.Join(c.workDir, "kubeconfig")
+	if err := writeKubeconfig(c.kubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.AdminCert, c.pki.AdminKey); err != nil {
+		return err
+	}
+	kcmKubeconfig := filepath.Join(c.workDir, "kcm.kubeconfig")
+	if err := writeKubeconfig(kcmKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KCMClientCert, c.pki.KCMClientKey); err != nil {
+		return err
+	}
+
+	progress("starting kube-apiserver on %s", c.server)
+	api, err := c.start(APIServer, c.bins.APIServer, apiServerArgs(c.pki, p))
+	if err != nil {
+		return err
+	}
+	var kcm *process
+	if len(c.opts.Controllers) > 0 {
+		progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
+		kcm, err = c.start(ControllerManager, c.bins.ControllerManager, controllerManagerArgs(c.pki, kcmKubeconfig, c.opts.Controllers, p))
+		if err != nil {
+			return err
+		}
+	}
+	check, err := apiServerReady(c.server, c.pki)
+	if err != nil {
+		return err
+	}
+	if err := waitHealthy(ctx, api, 60*time.Second, check); err != nil {
+		return err
+	}
+	if kcm != nil {
+		check, err := controllerManagerHealthy(p.controllerManager, c.pki)
+		if err != nil {
+			return err
+		}
+		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
+			return err
+		}
+	}
+	progress("ready; kubeconfig %s", c.kubeconfig)
+	return nil
+}
+
+func (c *Cluster) start(name, path string, args []string) (*process, error) {
+	p, err := startProcess(name, path, args, logPath(c.logDir, name))
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.procs[name] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+func (c *Cluster) anyAddressInUse() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.procs {
+		if p.addressInUse() {
+			return true
+		}
+	}
+	return false
+}
+
+// Name is the cluster's name, also its kubeconfig context.
+func (c *Cluster) Name() string { return c.opts.Name }
+
+// Kubeconfig is the path of an admin kubeconfig for the cluster.
+func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
+
+// Server is the API server's URL.
+func (c *Cluster) Server() string { return c.server }
+
+// LogDir is the folder holding each component's log.
+func (c *Cluster) LogDir() string { return c.logDir }
+
+// WorkDir is the cluster's temporary folder, removed by Stop.
+func (c *Cluster) WorkDir() string { return c.workDir }
+
+// RESTConfig is an admin client configuration for the cluster.
+func (c *Cluster) RESTConfig() (*rest.Config, error) {
+	return clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+}
+
+// PIDs maps each running component to its process ID.
+func (c *Cluster) PIDs() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pids := map[string]int{}
+	for name, p := range c.procs {
+		if !p.exited() {
+			pids[name] = p.PID()
+		}
+	}
+	return pids
+}
+
+// Stop stops every component (SIGTERM, then SIGKILL after the grace period)
+// and removes the temporary folder. Logs in a caller-given LogDir are kept.
+// It is safe to call more than once.
+func (c *Cluster) Stop() error {
+	c.stopProcesses()
+	if err := os.RemoveAll(c.workDir); err != nil {
+		return fmt.Errorf("remove %s: %w", c.workDir, err)
+	}
+	return nil
+}
+
+// stopProcesses stops the controller manager and API server together, then
+// etcd, so the API server never loses its storage while still serving.
+func (c *Cluster) stopProcesses() {
+	c.mu.Lock()
+	procs := c.procs
+	c.procs = map[string]*process{}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, name := range []string{ControllerManager, APIServer} {
+		if p := procs[name]; p != nil {
+			wg.Go(func() { p.stop(c.opts.StopGrace) })
+		}
+	}
+	wg.Wait()
+	if p := procs[Etcd]; p != nil {
+		p.stop(c.opts.StopGrace)
+	}
+}

@@ -1,0 +1,146 @@
+package local
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+func startCluster(t *testing.T, opts Options) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	return c
+}
+
+func TestStartServesAndStopLeavesNothing(t *testing.T) {
+	b := requireBinaries(t)
+	logDir := t.TempDir()
+	c := startCluster(t, Options{Name: "lifecycle", BinDir: binDirOf(b), LogDir: logDir})
+
+	pids := c.PIDs()
+	for _, name := range []string{Etcd, APIServer, ControllerManager} {
+		if pids[name] == 0 {
+			t.Errorf("%s is not running after Start; running: %v", name, pids)
+		}
+	}
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := kube.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
+		t.Fatalf("get namespace default through the admin kubeconfig: %v", err)
+	}
+	if v, err := kube.Discovery().ServerVersion(); err != nil || v.GitVersion != envOr("KUBE_VERSION", DefaultKubeVersion) {
+		t.Errorf("server version = %v (err %v), want the stamped %s", v, err, DefaultKubeVersion)
+	}
+
+	workDir := c.WorkDir()
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	assertGone(t, pids, workDir)
+	for _, name := range []string{Etcd, APIServer, ControllerManager} {
+		if info, err := os.Stat(filepath.Join(logDir, name+".log")); err != nil || info.Size() == 0 {
+			t.Errorf("log of %s missing or empty after Stop: %v", name, err)
+		}
+	}
+	if err := c.Stop(); err != nil {
+		t.Errorf("a second Stop: %v", err)
+	}
+}
+
+func TestTwoClustersRunSideBySide(t *testing.T) {
+	b := requireBinaries(t)
+	type result struct {
+		c   *Cluster
+		err error
+	}
+	results := make(chan result, 2)
+	for _, name := range []string{"source", "target"} {
+		go func() {
+			c, err := Start(t.Context(), Options{Name: name, BinDir: binDirOf(b)})
+			results <- result{c, err}
+		}()
+	}
+	var clusters []*Cluster
+	for range 2 {
+		r := <-results
+		if r.err != nil {
+			t.Errorf("Start: %v", r.err)
+			continue
+		}
+		clusters = append(clusters, r.c)
+		t.Cleanup(func() { r.c.Stop() })
+	}
+	if t.Failed() {
+		return
+	}
+	if clusters[0].Server() == clusters[1].Server() {
+		t.Fatalf("both clusters serve on %s", clusters[0].Server())
+	}
+	kubeOf := func(c *Cluster) kubernetes.Interface {
+		cfg, err := c.RESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kubernetes.NewForConfigOrDie(cfg)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "only-in-" + clusters[0].Name()}}
+	if _, err := kubeOf(clusters[0]).CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := kubeOf(clusters[1]).CoreV1().Namespaces().Get(t.Context(), ns.Name, metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("namespace made in %s is visible in %s (err=%v): the clusters share storage", clusters[0].Name(), clusters[1].Name(), err)
+	}
+}
+
+func TestStartRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"missing bin dir", Options{BinDir: "/nonexistent/steadystate-bins"}, "KUBE_BIN_DIR=/nonexistent/steadystate-bins is not a folder"},
+		{"empty bin dir", Options{BinDir: t.TempDir()}, "KUBE_BIN_DIR must hold etcd, kube-apiserver and kube-controller-manager"},
+		{"malformed version", Options{KubeVersion: "1.36"}, `KUBE_VERSION="1.36" is not a Kubernetes release version`},
+		{"unbuilt version", Options{KubeVersion: "v1.0.99"}, "make kube-bins KUBE_VERSION=v1.0.99"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("STEADYSTATE_CACHE_DIR", t.TempDir())
+			before := workDirs(t)
+			_, err := Start(t.Context(), tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Start error = %v, want it to contain %q", err, tc.want)
+			}
+			if after := workDirs(t); len(after) != len(before) {
+				t.Errorf("a failed Start left a temporary folder: %v", after)
+			}
+		})
+	}
+}
+
+func workDirs(t *testing.T) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(os.TempDir(), workDirPrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -1,0 +1,126 @@
+package local
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// pollInterval is how often start-up probes a component.
+const pollInterval = 25 * time.Millisecond
+
+// healthCheck returns nil once a component is healthy.
+type healthCheck func(ctx context.Context) error
+
+// waitHealthy polls check until it passes, the process exits, the timeout
+// passes or ctx ends, and says which.
+func waitHealthy(ctx context.Context, p *process, timeout time.Duration, check healthCheck) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var last error
+	for {
+		probeCtx, cancel := context.WithTimeout(ctx, time.Second)
+		last = check(probeCtx)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return p.exitError()
+		case <-ctx.Done():
+			return fmt.Errorf("start-up of %s interrupted: %w", p.name, ctx.Err())
+		case <-deadline.C:
+			return fmt.Errorf("%s not healthy after %s (last check: %v); log: %s", p.name, timeout, last, p.logPath)
+		case <-tick.C:
+		}
+	}
+}
+
+func etcdHealth(port int) healthCheck {
+	url := fmt.Sprintf("http://127.0.0.1:%d/health", port)
+	return func(ctx context.Context) error {
+		body, err := get(ctx, http.DefaultClient, url)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(body, `"health":"true"`) {
+			return fmt.Errorf("etcd /health: %s", body)
+		}
+		return nil
+	}
+}
+
+func apiServerReady(server string, k *pki) (healthCheck, error) {
+	client, err := tlsClient(k.CACert, k.AdminCert, k.AdminKey)
+	if err != nil {
+		return nil, err
+	}
+	return okCheck(client, server+"/readyz"), nil
+}
+
+func controllerManagerHealthy(port int, k *pki) (healthCheck, error) {
+	client, err := tlsClient(k.CACert, "", "")
+	if err != nil {
+		return nil, err
+	}
+	return okCheck(client, fmt.Sprintf("https://127.0.0.1:%d/healthz", port)), nil
+}
+
+func okCheck(client *http.Client, url string) healthCheck {
+	return func(ctx context.Context) error {
+		body, err := get(ctx, client, url)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(body) != "ok" {
+			return fmt.Errorf("%s: %s", url, body)
+		}
+		return nil
+	}
+}
+
+func get(ctx context.Context, client *http.Client, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return string(body), nil
+}
+
+// tlsClient trusts only the cluster's CA and, when certFile is set, presents
+// that client certificate.
+func tlsClient(caFile, certFile, keyFile string) (*http.Client, error) {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if certFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}}, nil
+}
