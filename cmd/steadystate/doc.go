@@ -1,0 +1,8 @@
+// Command steadystate brings clusters up and down for people debugging by
+// hand and summarises reports.
+//
+//	steadystate cluster up [--name N]     start a local cluster; runs until Ctrl-C or `cluster down`
+//	steadystate cluster down [--name N]   stop a cluster started by `cluster up`
+//	steadystate cluster status [--name N] show whether it is up and how to reach it
+//	steadystate report FILE.xml           print a JUnit report's summary
+package main

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  steadystate cluster up [--name NAME]       start a local cluster (runs until Ctrl-C or 'cluster down')
+  steadystate cluster down [--name NAME]     stop a cluster started by 'cluster up'
+  steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
+  steadystate report FILE.xml                print a JUnit report's summary
+
+Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS (see README.md).
+`
+
+// errUsage marks errors caused by how the command was called.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "steadystate: %v\n", err)
+		if errors.Is(err, errUsage) {
+			fmt.Fprint(os.Stderr, "\n"+usage)
+			stop()
+			os.Exit(2)
+		}
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	switch args[0] {
+	case "cluster":
+		return clusterCommand(ctx, args[1:], stdout, stderr)
+	case "report":
+		return reportCommand(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+}

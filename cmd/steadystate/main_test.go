@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/cluster/local"
+)
+
+// binary is the steadystate command built once for these tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "steadystate-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "steadystate")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("build steadystate: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// command runs steadystate with a private state folder.
+func command(t *testing.T, stateDir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "STEADYSTATE_STATE_DIR="+stateDir, "ARTIFACTS="+t.TempDir())
+	return cmd
+}
+
+func requireBinaries(t *testing.T) {
+	t.Helper()
+	if _, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), envOr("KUBE_VERSION", local.DefaultKubeVersion)); err != nil {
+		if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
+			t.Fatalf("Kubernetes binaries are required: %v", err)
+		}
+		t.Skipf("needs Kubernetes binaries, which are not built: %v", err)
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// upCluster starts `cluster up` and waits until its state file appears.
+func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Buffer) {
+	t.Helper()
+	cmd := command(t, stateDir, "cluster", "up", "--name", name)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	path := filepath.Join(stateDir, name+".json")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			var s state
+			if err := json.Unmarshal(data, &s); err != nil {
+				t.Fatal(err)
+			}
+			return cmd, s, &stdout
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster up did not become ready; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitGone waits until every component has exited.
+func waitGone(t *testing.T, components map[string]int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for name, pid := range components {
+		for syscall.Kill(pid, 0) != syscall.ESRCH {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s (pid %d) still runs", name, pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func TestUpStatusDown(t *testing.T) {
+	requireBinaries(t)
+	stateDir := t.TempDir()
+	up, s, stdout := upCluster(t, stateDir, "cli")
+	if len(s.Components) != 3 {
+		t.Errorf("state lists components %v, want etcd, kube-apiserver, kube-controller-manager", s.Components)
+	}
+	out, err := command(t, stateDir, "cluster", "status", "--name", "cli").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "export KUBECONFIG="+s.Kubeconfig) {
+		t.Errorf("status: err=%v, output:\n%s", err, out)
+	}
+	if !strings.Contains(stdout.String(), "export KUBECONFIG="+s.Kubeconfig) {
+		t.Errorf("up did not print the export line; stdout:\n%s", stdout.String())
+	}
+	out, err = command(t, stateDir, "cluster", "down", "--name", "cli").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "cluster cli stopped") {
+		t.Fatalf("down: err=%v, output:\n%s", err, out)
+	}
+	if err := up.Wait(); err != nil {
+		t.Errorf("cluster up exited with %v after down", err)
+	}
+	waitGone(t, s.Components)
+	if _, err := os.Stat(filepath.Dir(s.Kubeconfig)); !os.IsNotExist(err) {
+		t.Errorf("temporary folder %s survived down", filepath.Dir(s.Kubeconfig))
+	}
+	out, err = command(t, stateDir, "cluster", "status", "--name", "cli").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not up") {
+		t.Errorf("status after down: err=%v, output:\n%s", err, out)
+	}
+}
+
+func TestCtrlCStopsTheCluster(t *testing.T) {
+	requireBinaries(t)
+	up, s, _ := upCluster(t, t.TempDir(), "interrupt")
+	if err := up.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Wait(); err != nil {
+		t.Errorf("cluster up exited with %v on Ctrl-C", err)
+	}
+	waitGone(t, s.Components)
+	if _, err := os.Stat(filepath.Dir(s.Kubeconfig)); !os.IsNotExist(err) {
+		t.Errorf("temporary folder %s survived Ctrl-C", filepath.Dir(s.Kubeconfig))
+	}
+}
+
+func TestKilledHarnessTakesItsProcessesWithIt(t *testing.T) {
+	requireBinaries(t)
+	up, s, _ := upCluster(t, t.TempDir(), "killed")
+	if err := up.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	up.Wait()
+	// No deferred cleanup ran; the parent-death signal must end them.
+	waitGone(t, s.Components)
+}
+
+func TestBadInputGetsOneClearLine(t *testing.T) {
+	cases := []struct {
+		args     []string
+		env      []string
+		code     int
+		contains string
+	}{
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"cluster"}, nil, 2, "cluster needs up, down or status"},
+		{[]string{"cluster", "up", "--bogus"}, nil, 2, "flag provided but not defined: -bogus"},
+		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 1, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
+		{[]string{"cluster", "up"}, []string{"KUBE_VERSION=banana"}, 1, `KUBE_VERSION="banana" is not a Kubernetes release version`},
+		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
+		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd := command(t, t.TempDir(), tc.args...)
+			cmd.Env = append(cmd.Env, tc.env...)
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if exit, ok := err.(*exec.ExitError); ok {
+				code = exit.ExitCode()
+			}
+			if code != tc.code || !strings.Contains(string(out), tc.contains) {
+				t.Errorf("exit %d, output:\n%s\nwant exit %d and %q", code, out, tc.code, tc.contains)
+			}
+			if first, _, _ := strings.Cut(string(out), "\n"); !strings.HasPrefix(first, "steadystate: ") {
+				t.Errorf("first line %q does not start with the command name", first)
+			}
+		})
+	}
+}
+
+func TestDownWhenNotUpIsFine(t *testing.T) {
+	out, err := command(t, t.TempDir(), "cluster", "down", "--name", "absent").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "cluster absent is not up") {
+		t.Errorf("err=%v, output:\n%s", err, out)
+	}
+}
