@@ -1,0 +1,19 @@
+package controlplane
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+func TestControlPlane(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Control plane")
+}
+
+var _ = SynchronizedBeforeSuite(testenv.SetupCluster, testenv.Connect)
+
+var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

@@ -1,0 +1,108 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/e2e-framework/klient"
+
+	"github.com/steadystate-dev/steadystate/cluster"
+)
+
+// StartTimeout bounds cluster start-up, including a first-time wait for the
+// control plane to become ready.
+const StartTimeout = 3 * time.Minute
+
+// The provider lives only in the first parallel process, which owns the
+// cluster; every process gets the clients.
+var provider cluster.Provider
+
+// Clients are the handles a spec uses to reach the cluster.
+type Clients struct {
+	// REST is an admin client configuration.
+	REST *rest.Config
+	// Kube is a typed clientset.
+	Kube kubernetes.Interface
+	// Klient is e2e-framework's client, for its wait conditions.
+	Klient klient.Client
+}
+
+var clients *Clients
+
+// Get returns the clients connected by Connect.
+func Get() *Clients {
+	if clients == nil {
+		Fail("testenv.Get called before the suite connected: wire testenv.SetupCluster and testenv.Connect into SynchronizedBeforeSuite")
+	}
+	return clients
+}
+
+// SetupCluster runs in the first parallel process: it brings the cluster up
+// from the environment (PROVIDER, KUBE_VERSION, ...) and returns the
+// kubeconfig for every process.
+func SetupCluster(ctx SpecContext) []byte {
+	cfg := cluster.ConfigFromEnv()
+	cfg.Progress = GinkgoWriter
+	p, err := cluster.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	provider = p
+	startCtx, cancel := context.WithTimeout(ctx, StartTimeout)
+	defer cancel()
+	start := time.Now()
+	kubeconfig, err := p.Create(startCtx)
+	Expect(err).NotTo(HaveOccurred(), "bring up the %s cluster", providerName(cfg))
+	fmt.Fprintf(GinkgoWriter, "cluster ready in %s\n", time.Since(start).Round(time.Millisecond))
+	data, err := os.ReadFile(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	return rewriteContext(data, p.GetKubectlContext())
+}
+
+func providerName(cfg cluster.Config) string {
+	if cfg.Provider == "" {
+		return cluster.Local
+	}
+	return cfg.Provider
+}
+
+// rewriteContext selects context in a kubeconfig, so every process uses the
+// context the provider chose.
+func rewriteContext(data []byte, context string) []byte {
+	if context == "" {
+		return data
+	}
+	cfg, err := clientcmd.Load(data)
+	Expect(err).NotTo(HaveOccurred())
+	cfg.CurrentContext = context
+	out, err := clientcmd.Write(*cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+// Connect runs in every parallel process with SetupCluster's kubeconfig.
+func Connect(kubeconfig []byte) {
+	restCfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	restCfg.QPS, restCfg.Burst = 100, 200
+	kube, err := kubernetes.NewForConfig(restCfg)
+	Expect(err).NotTo(HaveOccurred())
+	kl, err := klient.New(restCfg)
+	Expect(err).NotTo(HaveOccurred())
+	clients = &Clients{REST: restCfg, Kube: kube, Klient: kl}
+}
+
+// TeardownCluster runs in the first parallel process after every other one
+// has finished, also after a failure or Ctrl-C.
+func TeardownCluster(ctx SpecContext) {
+	if provider == nil {
+		return
+	}
+	Expect(provider.Destroy(ctx)).To(Succeed())
+	provider = nil
+}
