@@ -1,0 +1,50 @@
+# steadystate: `make e2e` runs the suites, `make test` runs everything.
+# Both build the Kubernetes binaries from source first (cached per version).
+
+KUBE_VERSION ?= v1.36.3
+PROVIDER     ?= local
+ARTIFACTS    ?= $(CURDIR)/_artifacts
+GINKGO_FLAGS ?=
+export KUBE_VERSION PROVIDER ARTIFACTS
+
+GO     ?= go
+GINKGO := $(GO) tool ginkgo
+# Unit and integration tests: every package but the Ginkgo suites.
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v /suites/)
+
+.PHONY: all build test unit e2e bench kube-bins lint clean help
+all: build
+
+help: ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## compile every package and the steadystate command into bin/
+	$(GO) build ./...
+	$(GO) build -o bin/steadystate ./cmd/steadystate
+
+kube-bins: ## build etcd, kube-apiserver, kube-controller-manager for KUBE_VERSION (skipped with KUBE_BIN_DIR)
+ifeq ($(KUBE_BIN_DIR),)
+	@hack/kube-bins.sh >/dev/null
+else
+	@echo "kube-bins: using KUBE_BIN_DIR=$(KUBE_BIN_DIR)"
+endif
+
+unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo suites)
+	STEADYSTATE_REQUIRE_BINARIES=1 $(GO) test -count=1 $(UNIT_PKGS)
+
+e2e: kube-bins ## the Ginkgo suites on PROVIDER; JUnit to $(ARTIFACTS)/junit.xml
+	@mkdir -p $(ARTIFACTS)
+	$(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/...
+	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
+
+test: lint unit e2e ## everything CI runs
+
+bench: kube-bins ## local cluster start-to-ready and stop, medians in ms
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./cluster/local
+
+lint: ## gofmt and go vet
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean: ## remove build output and artifacts (not the binary cache)
+	rm -rf bin $(ARTIFACTS)
