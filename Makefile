@@ -5,6 +5,9 @@ KUBE_VERSION ?= v1.36.3
 PROVIDER     ?= local
 ARTIFACTS    ?= $(CURDIR)/_artifacts
 GINKGO_FLAGS ?=
+ifdef CI
+GINKGO_FLAGS += --no-color
+endif
 export KUBE_VERSION PROVIDER ARTIFACTS
 
 GO     ?= go
