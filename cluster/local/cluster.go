@@ -28,6 +28,9 @@ type Options struct {
 	// Controllers are the kube-controller-manager controllers to run.
 	// Default DefaultControllers.
 	Controllers []string
+	// APIServerArgs are extra kube-apiserver flags, appended last so they
+	// override the defaults (for example --watch-cache=false).
+	APIServerArgs []string
 	// LogDir receives one log file per component and is kept after Stop.
 	// Default: a folder inside the cluster's temporary folder, removed by Stop.
 	LogDir string
@@ -64,7 +67,8 @@ type Cluster struct {
 	logDir     string
 	kubeconfig string
 	server     string
-	pki        *pki
+	etcd       string
+	pki        *clusterPKI
 
 	mu    sync.Mutex
 	procs map[string]*process
@@ -137,6 +141,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	}
 	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3]}
 	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
+	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(c.opts.Progress, "cluster %s: "+format+"\n", append([]any{c.opts.Name}, args...)...)
 	}
@@ -162,7 +167,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	}
 
 	progress("starting kube-apiserver on %s", c.server)
-	api, err := c.start(APIServer, c.bins.APIServer, apiServerArgs(c.pki, p))
+	api, err := c.start(APIServer, c.bins.APIServer, append(apiServerArgs(c.pki, p), c.opts.APIServerArgs...))
 	if err != nil {
 		return err
 	}
@@ -224,6 +229,10 @@ func (c *Cluster) Kubeconfig() string { return c.kubeconfig }
 
 // Server is the API server's URL.
 func (c *Cluster) Server() string { return c.server }
+
+// EtcdEndpoint is etcd's client URL, for faults that act on storage
+// directly (compaction).
+func (c *Cluster) EtcdEndpoint() string { return c.etcd }
 
 // LogDir is the folder holding each component's log.
 func (c *Cluster) LogDir() string { return c.logDir }

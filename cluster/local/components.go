@@ -43,7 +43,7 @@ func etcdArgs(dataDir string, p ports) []string {
 	}
 }
 
-func apiServerArgs(k *pki, p ports) []string {
+func apiServerArgs(k *clusterPKI, p ports) []string {
 	return []string{
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
 		"--bind-address=127.0.0.1",
@@ -65,7 +65,7 @@ func apiServerArgs(k *pki, p ports) []string {
 	}
 }
 
-func controllerManagerArgs(k *pki, kubeconfig string, controllers []string, p ports) []string {
+func controllerManagerArgs(k *clusterPKI, kubeconfig string, controllers []string, p ports) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",

@@ -59,7 +59,7 @@ func etcdHealth(port int) healthCheck {
 	}
 }
 
-func apiServerReady(server string, k *pki) (healthCheck, error) {
+func apiServerReady(server string, k *clusterPKI) (healthCheck, error) {
 	client, err := tlsClient(k.CACert, k.AdminCert, k.AdminKey)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func apiServerReady(server string, k *pki) (healthCheck, error) {
 	return okCheck(client, server+"/readyz"), nil
 }
 
-func controllerManagerHealthy(port int, k *pki) (healthCheck, error) {
+func controllerManagerHealthy(port int, k *clusterPKI) (healthCheck, error) {
 	client, err := tlsClient(k.CACert, "", "")
 	if err != nil {
 		return nil, err
