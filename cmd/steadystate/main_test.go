@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 )
 
 // binary is the steadystate command built once for these tests.
@@ -37,23 +37,6 @@ func command(t *testing.T, stateDir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "STEADYSTATE_STATE_DIR="+stateDir, "ARTIFACTS="+t.TempDir())
 	return cmd
-}
-
-func requireBinaries(t *testing.T) {
-	t.Helper()
-	if _, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), envOr("KUBE_VERSION", local.DefaultKubeVersion)); err != nil {
-		if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
-			t.Fatalf("Kubernetes binaries are required: %v", err)
-		}
-		t.Skipf("needs Kubernetes binaries, which are not built: %v", err)
-	}
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }
 
 // upCluster starts `cluster up` and waits until its state file appears.
@@ -103,7 +86,7 @@ func waitGone(t *testing.T, components map[string]int) {
 }
 
 func TestUpStatusDown(t *testing.T) {
-	requireBinaries(t)
+	localtest.RequireBinaries(t)
 	stateDir := t.TempDir()
 	up, s, stdout := upCluster(t, stateDir, "cli")
 	if len(s.Components) != 3 {
@@ -134,7 +117,7 @@ func TestUpStatusDown(t *testing.T) {
 }
 
 func TestCtrlCStopsTheCluster(t *testing.T) {
-	requireBinaries(t)
+	localtest.RequireBinaries(t)
 	up, s, _ := upCluster(t, t.TempDir(), "interrupt")
 	if err := up.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -149,7 +132,7 @@ func TestCtrlCStopsTheCluster(t *testing.T) {
 }
 
 func TestKilledHarnessTakesItsProcessesWithIt(t *testing.T) {
-	requireBinaries(t)
+	localtest.RequireBinaries(t)
 	up, s, _ := upCluster(t, t.TempDir(), "killed")
 	if err := up.Process.Kill(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,257 @@
+package proxy
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+var configMaps = Match{Resource: "configmaps"}
+
+func (e *env) addRule(t *testing.T, r Rule) string {
+	t.Helper()
+	id, err := e.proxy.AddRule(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestCutWatchesResumesWithoutRelist(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	inf := e.startInformer(t, e.victimConfig(true))
+	// client-go relists after a watch that ends within a second without
+	// events ("very short watch"); one event makes the cut an ordinary one.
+	e.createCM(t, "before-cut", nil)
+	eventually(t, 10*time.Second, "an event before the cut", func() bool { return inf.saw("ADD before-cut") })
+	before := e.proxy.LastRequestID()
+	if n := e.proxy.CutWatches(configMaps); n != 1 {
+		t.Fatalf("cut %d watches, want the informer's one", n)
+	}
+	eventually(t, 10*time.Second, "the informer to watch again", func() bool {
+		return len(e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})) > 0
+	})
+	rewatch := e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})[0]
+	if rewatch.SendInitialEvents || !resumable(rewatch.RequestInfo) {
+		t.Errorf("after a cut the informer should resume from its resource version, got %+v", rewatch.RequestInfo)
+	}
+	if lists := e.requestsSince(before, Match{Verbs: []string{"list"}, Resource: "configmaps"}); len(lists) > 0 {
+		t.Errorf("a cut with a valid resource version caused a relist: %+v", lists)
+	}
+	e.createCM(t, "after-cut", nil)
+	eventually(t, 10*time.Second, "an event after the cut", func() bool { return inf.saw("ADD after-cut") })
+}
+
+// TestExpireMakesTheInformerRelistAndLoseAnObject is the lost-events
+// trigger of bugs.md: an object created and deleted while the watch is held
+// is never seen, neither added nor deleted, because the re-watch gets 410
+// and the relist no longer contains it.
+func TestExpireMakesTheInformerRelistAndLoseAnObject(t *testing.T) {
+	for _, protobuf := range []bool{false, true} {
+		t.Run(map[bool]string{false: "json", true: "protobuf"}[protobuf], func(t *testing.T) {
+			e := newEnv(t, cluster(t))
+			inf := e.startInformer(t, e.victimConfig(protobuf))
+			e.createCM(t, "steady", nil)
+			eventually(t, 10*time.Second, "steady state", func() bool { return inf.saw("ADD steady") })
+			stall := e.addRule(t, Rule{Action: Stall, Match: configMaps})
+			e.createCM(t, "ghost", nil)
+			e.deleteCM(t, "ghost")
+			e.createCM(t, "survivor", nil)
+			eventually(t, 10*time.Second, "the proxy to hold 3 events", func() bool { return e.proxy.Held() >= 3 })
+
+			expire := e.addRule(t, Rule{Action: Expire, Match: configMaps, Count: 1})
+			before := e.proxy.LastRequestID()
+			e.proxy.CutWatches(configMaps)
+			e.proxy.RemoveRule(stall)
+			eventually(t, 15*time.Second, "the informer to relist and see survivor", func() bool { return inf.has(e.ns, "survivor") })
+
+			if inf.saw("ADD ghost") || inf.saw("DELETE ghost") {
+				t.Errorf("the informer saw ghost (%v); the relist should have hidden it", inf.seen)
+			}
+			var got410 bool
+			for _, ev := range e.proxy.Events() {
+				if ev.Fault == expire {
+					got410 = ev.Type == "ERROR" && ev.Code == 410 && ev.Reason == "Expired" && strings.HasPrefix(ev.Message, "too old resource version: ")
+				}
+			}
+			if !got410 {
+				t.Error("no synthetic ERROR 410 Expired event was recorded")
+			}
+			if !relisted(e.requestsSince(before, configMaps)) {
+				t.Errorf("no relist after the 410; requests: %+v", e.requestsSince(before, configMaps))
+			}
+		})
+	}
+}
+
+// relisted reports whether the requests contain a relist: a LIST, or a
+// watch that asks for initial events (client-go's watch-list).
+func relisted(reqs []Request) bool {
+	for _, r := range reqs {
+		if r.Verb == "list" || (r.Verb == "watch" && r.SendInitialEvents) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestStallDeliversNothingUntilLifted(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	inf := e.startInformer(t, e.victimConfig(false))
+	stall := e.addRule(t, Rule{Action: Stall, Match: configMaps})
+	e.createCM(t, "held", nil)
+	eventually(t, 10*time.Second, "the proxy to hold the event", func() bool { return e.proxy.Held() >= 1 })
+	if inf.saw("ADD held") {
+		t.Fatal("the informer saw an event during a stall")
+	}
+	if e.proxy.ActiveWatches(configMaps) != 1 {
+		t.Error("the stalled watch should stay open")
+	}
+	e.proxy.RemoveRule(stall)
+	eventually(t, 10*time.Second, "the held event after the stall", func() bool { return inf.saw("ADD held") })
+}
+
+func TestDropAndDelayMatchingEvents(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	e.createCM(t, "a", map[string]string{"v": "1"})
+	inf := e.startInformer(t, e.victimConfig(true))
+	drop := e.addRule(t, Rule{Action: Drop, Match: configMaps, Event: EventMatch{Types: []string{"MODIFIED"}, Name: "a"}})
+	delay := e.addRule(t, Rule{Action: Delay, Match: configMaps, Event: EventMatch{Types: []string{"ADDED"}, Name: "late"}, Delay: metav1.Duration{Duration: 300 * time.Millisecond}})
+
+	cm, err := e.admin.CoreV1().ConfigMaps(e.ns).Get(t.Context(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["v"] = "2"
+	if _, err := e.admin.CoreV1().ConfigMaps(e.ns).Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Now()
+	e.createCM(t, "late", nil)
+	eventually(t, 10*time.Second, "the delayed event", func() bool { return inf.saw("ADD late") })
+	if waited := time.Since(created); waited < 300*time.Millisecond {
+		t.Errorf("the delayed ADDED arrived after %s, before the 300ms delay", waited)
+	}
+	// Events arrive in order, so a's update was handled before late's add.
+	if inf.saw("UPDATE a") {
+		t.Error("the informer saw the dropped MODIFIED event of a")
+	}
+	var dropped, delayed bool
+	for _, ev := range e.proxy.Events() {
+		dropped = dropped || (ev.Fault == drop && !ev.Delivered && ev.Name == "a")
+		delayed = delayed || (ev.Fault == delay && ev.Delivered && ev.Name == "late")
+	}
+	if !dropped || !delayed {
+		t.Errorf("event log: dropped a=%v, delayed late=%v; want both", dropped, delayed)
+	}
+}
+
+func TestPartitionRefusesOrBlackholesEverything(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))
+	get := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(t.Context(), timeout)
+		defer cancel()
+		_, err := victim.CoreV1().Namespaces().Get(ctx, e.ns, metav1.GetOptions{})
+		return err
+	}
+	inf := e.startInformer(t, e.victimConfig(false))
+	refuse := e.addRule(t, Rule{Action: Partition})
+	if err := get(5 * time.Second); err == nil {
+		t.Error("a request succeeded during a refusing partition")
+	}
+	if e.proxy.ActiveWatches(configMaps) != 0 {
+		t.Error("a refusing partition must cut the open watches")
+	}
+	e.proxy.RemoveRule(refuse)
+	if err := get(5 * time.Second); err != nil {
+		t.Errorf("after the partition: %v", err)
+	}
+
+	hole := e.addRule(t, Rule{Action: Partition, Blackhole: true})
+	if err := get(300 * time.Millisecond); !isTimeout(err) {
+		t.Errorf("during a blackhole a request should hang until its deadline, got %v", err)
+	}
+	e.createCM(t, "during-blackhole", nil)
+	e.proxy.RemoveRule(hole)
+	if err := get(5 * time.Second); err != nil {
+		t.Errorf("after the blackhole: %v", err)
+	}
+	eventually(t, 15*time.Second, "the informer to catch up after the partition", func() bool { return inf.has(e.ns, "during-blackhole") })
+	refused := 0
+	for _, r := range e.proxy.Requests() {
+		if r.Fault == refuse || r.Fault == hole {
+			refused++
+			if r.Code != 0 {
+				t.Errorf("partitioned request %d got HTTP %d, want a reset connection", r.ID, r.Code)
+			}
+		}
+	}
+	if refused < 2 {
+		t.Errorf("%d requests recorded as partitioned, want at least 2", refused)
+	}
+}
+
+func isTimeout(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "deadline exceeded") || strings.Contains(err.Error(), "context deadline"))
+}
+
+func TestRespondWithErrors(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	e.createCM(t, "x", nil)
+	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))
+	cms := victim.CoreV1().ConfigMaps(e.ns)
+
+	e.addRule(t, Rule{Action: Respond, Code: 500, Count: 1, Match: Match{Verbs: []string{"get"}, Resource: "configmaps", Name: "x"}})
+	if _, err := cms.Get(t.Context(), "x", metav1.GetOptions{}); !apierrors.IsInternalError(err) {
+		t.Errorf("want an InternalError from the injected 500, got %v", err)
+	}
+	if _, err := cms.Get(t.Context(), "x", metav1.GetOptions{}); err != nil {
+		t.Errorf("the 500 was for one request only, the next failed: %v", err)
+	}
+
+	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Match: Match{Verbs: []string{"update"}, Resource: "configmaps"}})
+	cm, _ := cms.Get(t.Context(), "x", metav1.GetOptions{})
+	if _, err := cms.Update(t.Context(), cm, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("want a Conflict from the injected 409, got %v", err)
+	}
+
+	// client-go retries 429 by itself (Retry-After), so the victim succeeds.
+	before := e.proxy.LastRequestID()
+	tooMany := e.addRule(t, Rule{Action: Respond, Code: 429, Count: 2, Match: Match{Verbs: []string{"get"}, Resource: "configmaps", Name: "x"}})
+	if _, err := cms.Get(t.Context(), "x", metav1.GetOptions{}); err != nil {
+		t.Errorf("client-go should retry through two 429s, got %v", err)
+	}
+	var codes []int
+	for _, r := range e.requestsSince(before, Match{Verbs: []string{"get"}, Resource: "configmaps", Name: "x"}) {
+		codes = append(codes, r.Code)
+		if r.Code == 429 && r.Fault != tooMany {
+			t.Errorf("429 not attributed to the rule: %+v", r)
+		}
+	}
+	if len(codes) != 3 || codes[0] != 429 || codes[1] != 429 || codes[2] != 200 {
+		t.Errorf("codes seen by the proxy = %v, want [429 429 200]", codes)
+	}
+}
+
+func TestRuleValidation(t *testing.T) {
+	p := &Proxy{rules: newRuleSet(), watches: newWatchRegistry()}
+	for _, tc := range []struct {
+		rule Rule
+		want string
+	}{
+		{Rule{Action: "explode"}, `unknown action "explode"`},
+		{Rule{Action: Respond, Code: 200}, "not an HTTP error status"},
+		{Rule{Action: Delay}, "needs a positive delay"},
+		{Rule{Action: Expire, Count: -1}, "negative"},
+	} {
+		if _, err := p.AddRule(tc.rule); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddRule(%+v) = %v, want %q", tc.rule, err, tc.want)
+		}
+	}
+}

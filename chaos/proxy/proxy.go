@@ -1,0 +1,204 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/steadystate-dev/steadystate/internal/pki"
+)
+
+// Options configure a proxy.
+type Options struct {
+	// Upstream reaches the API server with the credentials of the subject.
+	Upstream *rest.Config
+	// Replica is the identity recorded with every request. Default "replica".
+	Replica string
+	// Addr is where the proxy listens. Default 127.0.0.1:0 (a free port).
+	Addr string
+	// CA signs the proxy's serving certificate. Default: a new CA.
+	CA *pki.CA
+}
+
+// Proxy is a running fault proxy. See the package documentation.
+type Proxy struct {
+	opts     Options
+	upstream *url.URL
+	rt       http.RoundTripper
+	listener net.Listener
+	server   *http.Server
+	caPEM    []byte
+	reverse  *httputil.ReverseProxy
+
+	rules *ruleSet
+	*recorder
+	watches *watchRegistry
+	rvs     *rvTracker
+	held    atomic.Int64
+
+	closeOnce sync.Once
+}
+
+// Start starts a proxy in front of opts.Upstream.
+func Start(opts Options) (*Proxy, error) {
+	if opts.Upstream == nil {
+		return nil, errors.New("fault proxy: Options.Upstream is required (the API server and the subject's credentials)")
+	}
+	if opts.Replica == "" {
+		opts.Replica = "replica"
+	}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	upstream, err := url.Parse(opts.Upstream.Host)
+	if err != nil || upstream.Host == "" {
+		return nil, fmt.Errorf("fault proxy: upstream host %q is not a URL", opts.Upstream.Host)
+	}
+	rt, err := rest.TransportFor(opts.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("fault proxy: upstream transport: %w", err)
+	}
+	if opts.CA == nil {
+		if opts.CA, err = pki.NewCA("steadystate-proxy-ca"); err != nil {
+			return nil, err
+		}
+	}
+	cert, err := servingCert(opts.CA)
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("fault proxy: listen on %s: %w", opts.Addr, err)
+	}
+	p := &Proxy{
+		opts: opts, upstream: upstream, rt: rt, listener: l, caPEM: opts.CA.CertPEM,
+		rules: newRuleSet(), recorder: &recorder{}, watches: newWatchRegistry(), rvs: newRVTracker(),
+	}
+	p.reverse = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(upstream)
+			pr.Out.Host = upstream.Host
+			// The upstream transport authenticates as the subject; a
+			// credential the subject sent to the proxy must not win.
+			pr.Out.Header.Del("Authorization")
+		},
+		Transport:     rt,
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			writeStatus(w, http.StatusBadGateway, "fault proxy: API server unreachable: "+err.Error())
+		},
+	}
+	p.server = &http.Server{
+		Handler:           p,
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          quietLog(),
+	}
+	go p.server.ServeTLS(l, "", "")
+	return p, nil
+}
+
+func servingCert(ca *pki.CA) (tls.Certificate, error) {
+	dns, ips := pki.Loopback()
+	pair, err := ca.Issue(pki.Request{Subject: pkix.Name{CommonName: "steadystate-fault-proxy"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth})
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("fault proxy: serving certificate: %w", err)
+	}
+	return pair.TLS()
+}
+
+// Replica is the identity recorded with every request.
+func (p *Proxy) Replica() string { return p.opts.Replica }
+
+// URL is the proxy's address.
+func (p *Proxy) URL() string { return "https://" + p.listener.Addr().String() }
+
+// RESTConfig is a client configuration for the subject: it trusts the proxy
+// and carries no credentials (the proxy adds the subject's).
+func (p *Proxy) RESTConfig() *rest.Config {
+	return &rest.Config{
+		Host:            p.URL(),
+		TLSClientConfig: rest.TLSClientConfig{CAData: p.caPEM},
+		QPS:             p.opts.Upstream.QPS,
+		Burst:           p.opts.Upstream.Burst,
+	}
+}
+
+// WriteKubeconfig writes a kubeconfig for the subject to path.
+func (p *Proxy) WriteKubeconfig(path string) error {
+	cfg := clientcmdapi.NewConfig()
+	name := "steadystate-proxy-" + p.opts.Replica
+	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: p.URL(), CertificateAuthorityData: p.caPEM}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	cfg.CurrentContext = name
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// AddRule activates a fault and returns its ID.
+func (p *Proxy) AddRule(r Rule) (string, error) {
+	id, err := p.rules.add(r)
+	if err != nil {
+		return "", err
+	}
+	if r.Action == Partition && !r.Blackhole {
+		p.watches.cut(Match{}, true)
+	}
+	return id, nil
+}
+
+// RemoveRule ends a fault. Removing an unknown or used-up rule is not an error.
+func (p *Proxy) RemoveRule(id string) { p.rules.remove(id) }
+
+// ClearRules ends every fault.
+func (p *Proxy) ClearRules() { p.rules.clear() }
+
+// CutWatches ends every open watch that m selects, the way the API server
+// ends a watch, and returns how many. Events held by a stall are dropped.
+// The client re-watches from the last resource version it saw.
+func (p *Proxy) CutWatches(m Match) int { return p.watches.cut(m, false) }
+
+// ResetWatches resets the streams of every open watch that m selects, as a
+// network failure would, and returns how many. Since Kubernetes 1.35
+// client-go's reflector answers a reset with a full relist (watch-list).
+func (p *Proxy) ResetWatches(m Match) int { return p.watches.cut(m, true) }
+
+// ActiveWatches counts the open watch streams that m selects.
+func (p *Proxy) ActiveWatches(m Match) int { return p.watches.count(m) }
+
+// Held counts the events held right now by stalls and blackholes.
+func (p *Proxy) Held() int { return int(p.held.Load()) }
+
+// Close ends every fault, cuts every watch and stops the proxy.
+func (p *Proxy) Close() error {
+	var err error
+	p.closeOnce.Do(func() {
+		p.rules.clear()
+		p.watches.cut(Match{}, true)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = p.server.Shutdown(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = p.server.Close()
+		}
+	})
+	return err
+}

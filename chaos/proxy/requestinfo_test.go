@@ -1,0 +1,36 @@
+package proxy
+
+import (
+	"net/url"
+	"testing"
+)
+
+func TestParseRequest(t *testing.T) {
+	cases := []struct {
+		method, url string
+		want        RequestInfo
+	}{
+		{"GET", "/api/v1/namespaces/ns1/pods?watch=true&resourceVersion=42", RequestInfo{Verb: "watch", Version: "v1", Resource: "pods", Namespace: "ns1", ResourceVersion: "42"}},
+		{"GET", "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", RequestInfo{Verb: "watch", Version: "v1", Resource: "pods", SendInitialEvents: true}},
+		{"GET", "/api/v1/namespaces/ns1/pods/p1", RequestInfo{Verb: "get", Version: "v1", Resource: "pods", Namespace: "ns1", Name: "p1"}},
+		{"GET", "/api/v1/namespaces/ns1", RequestInfo{Verb: "get", Version: "v1", Resource: "namespaces", Namespace: "ns1", Name: "ns1"}},
+		{"GET", "/api/v1/namespaces", RequestInfo{Verb: "list", Version: "v1", Resource: "namespaces"}},
+		{"PUT", "/api/v1/namespaces/ns1/finalize", RequestInfo{Verb: "update", Version: "v1", Resource: "namespaces", Namespace: "ns1", Name: "ns1", Subresource: "finalize"}},
+		{"PUT", "/apis/apps/v1/namespaces/ns1/replicasets/rs/status", RequestInfo{Verb: "update", Group: "apps", Version: "v1", Resource: "replicasets", Namespace: "ns1", Name: "rs", Subresource: "status"}},
+		{"POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", RequestInfo{Verb: "create", Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Namespace: "kube-system"}},
+		{"DELETE", "/api/v1/namespaces/ns1/pods", RequestInfo{Verb: "deletecollection", Version: "v1", Resource: "pods", Namespace: "ns1"}},
+		{"DELETE", "/api/v1/namespaces/ns1/pods/p1", RequestInfo{Verb: "delete", Version: "v1", Resource: "pods", Namespace: "ns1", Name: "p1"}},
+		{"PATCH", "/apis/example.dev/v1/widgets/w", RequestInfo{Verb: "patch", Group: "example.dev", Version: "v1", Resource: "widgets", Name: "w"}},
+		{"GET", "/apis/apps/v1", RequestInfo{Verb: "get", Path: "/apis/apps/v1"}},
+		{"GET", "/readyz", RequestInfo{Verb: "get", Path: "/readyz"}},
+	}
+	for _, tc := range cases {
+		u, err := url.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ParseRequest(tc.method, u); got != tc.want {
+			t.Errorf("%s %s:\n got %+v\nwant %+v", tc.method, tc.url, got, tc.want)
+		}
+	}
+}

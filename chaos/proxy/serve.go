@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// ServeHTTP handles one request from the subject: faults first, then the
+// API server.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info := ParseRequest(r.Method, r.URL)
+	rec := Request{Replica: p.opts.Replica, RequestInfo: info, Proto: r.Proto, Start: time.Now()}
+	rec.ID = p.begin(rec)
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		v := recover()
+		rec.End, rec.Code = time.Now(), sw.code
+		if v != nil {
+			rec.Code = 0 // the connection was reset
+		}
+		p.finish(rec)
+		if v != nil {
+			panic(v)
+		}
+	}()
+	if id, blackhole, ok := p.rules.partition(); ok {
+		rec.Fault = id
+		if blackhole {
+			p.waitWhileRule(r, id)
+		}
+		panic(http.ErrAbortHandler)
+	}
+	if rule, id, ok := p.rules.take(Respond, info, nil); ok {
+		rec.Fault = id
+		respond(sw, rule.Code, info)
+		return
+	}
+	if info.Verb == "watch" {
+		p.serveWatch(sw, r, info, &rec)
+		return
+	}
+	p.reverse.ServeHTTP(sw, r)
+}
+
+// waitWhileRule blocks until the rule is gone or the client gives up.
+func (p *Proxy) waitWhileRule(r *http.Request, id string) {
+	for {
+		changed := p.rules.watchChanges()
+		if !p.rules.has(id) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// respond answers with an API Status for code, as the API server would.
+func respond(w http.ResponseWriter, code int, info RequestInfo) {
+	gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
+	status := apierrors.NewGenericServerResponse(code, info.Verb, gr, info.Name, "injected by the steadystate fault proxy", 1, true).ErrStatus
+	if code == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(&status)
+}
+
+func writeStatus(w http.ResponseWriter, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]any{
+		"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "code": code,
+	})
+}
+
+// statusWriter remembers the status code and lets http.ResponseController
+// reach the underlying writer (flushing, hijacking for upgrades).
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusWriter) Flush() { http.NewResponseController(s.ResponseWriter).Flush() }
+
+// hopHeaders are connection-level headers never copied between hops.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Te", "Trailer", "Content-Length"}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+	for _, h := range hopHeaders {
+		dst.Del(h)
+	}
+}
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -1,0 +1,313 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// serveWatch forwards a watch and passes its events through the rules one
+// by one.
+func (p *Proxy) serveWatch(w *statusWriter, r *http.Request, info RequestInfo, rec *Request) {
+	expireID := ""
+	if resumable(info) {
+		if _, id, ok := p.rules.take(Expire, info, nil); ok {
+			expireID = id
+		}
+	}
+	out := r.Clone(r.Context())
+	out.URL.Scheme, out.URL.Host, out.Host, out.RequestURI = p.upstream.Scheme, p.upstream.Host, p.upstream.Host, ""
+	out.Header.Del("Authorization")
+	resp, err := p.rt.RoundTrip(out)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			writeStatus(w, http.StatusBadGateway, "fault proxy: API server unreachable: "+err.Error())
+		}
+		return
+	}
+	defer resp.Body.Close()
+	copyHeader(w.Header(), resp.Header)
+	contentType := resp.Header.Get("Content-Type")
+
+	if expireID != "" && resp.StatusCode == http.StatusOK {
+		// The real watch was opened only to learn its media type.
+		resp.Body.Close()
+		rec.Fault = expireID
+		status := expiredStatus(info.ResourceVersion, p.rvs.max(info.GroupResource()))
+		ev, err := errorEvent(contentType, status)
+		if err != nil {
+			writeStatus(w, http.StatusInternalServerError, "fault proxy: encode 410: "+err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		w.Write(ev)
+		w.Flush()
+		p.event(Event{Replica: p.opts.Replica, WatchID: rec.ID, Delivered: true, Fault: expireID, At: time.Now(),
+			EventMeta: EventMeta{Type: "ERROR", Kind: "Status", Code: status.Code, Reason: string(status.Reason), Message: status.Message}})
+		return
+	}
+	w.WriteHeader(resp.StatusCode)
+	if resp.StatusCode != http.StatusOK {
+		copyBody(w, resp)
+		return
+	}
+	w.Flush()
+	p.pump(w, r.Context(), resp, info, rec)
+}
+
+func copyBody(w http.ResponseWriter, resp *http.Response) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// resumable reports whether a watch resumes from a resource version, the
+// only kind the API server can answer with 410.
+func resumable(info RequestInfo) bool {
+	return info.ResourceVersion != "" && info.ResourceVersion != "0"
+}
+
+func expiredStatus(requested string, newest uint64) *metav1.Status {
+	oldest := newest
+	if rv, err := strconv.ParseUint(requested, 10, 64); err == nil && oldest <= rv {
+		oldest = rv + 1
+	}
+	return &metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: fmt.Sprintf("too old resource version: %s (%d)", requested, oldest),
+		Reason:  metav1.StatusReasonExpired,
+		Code:    http.StatusGone,
+	}
+}
+
+type frameOrErr struct {
+	f   frame
+	err error
+}
+
+// pump delivers a watch stream event by event, applying the rules.
+func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, info RequestInfo, rec *Request) {
+	aw := p.watches.add(rec.ID, info)
+	defer p.watches.remove(rec.ID)
+	done := make(chan struct{})
+	defer close(done)
+	frames := make(chan frameOrErr, 64)
+	go func() {
+		reader := newFrameReader(resp.Body, resp.Header.Get("Content-Type"))
+		for {
+			f, err := reader.next()
+			select {
+			case frames <- frameOrErr{f, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	var held []frame
+	defer func() { p.held.Add(-int64(len(held))) }()
+	record := func(f frame, delivered bool, fault string) {
+		p.event(Event{Replica: p.opts.Replica, WatchID: rec.ID, EventMeta: f.meta, Delivered: delivered, Fault: fault, At: time.Now()})
+	}
+	// cut ends the stream: cleanly, as when the API server closes a watch
+	// (the client resumes from its resource version), or with a reset, as
+	// on a network failure.
+	cut := func() {
+		for _, f := range held {
+			record(f, false, "cut")
+		}
+		resp.Body.Close()
+		if aw.reset {
+			rec.Fault = "reset"
+			panic(http.ErrAbortHandler)
+		}
+		rec.Fault = "cut"
+	}
+	// deliver writes one frame, or drops or delays it; false ends the watch.
+	deliver := func(f frame, v eventVerdict) bool {
+		if v.drop {
+			record(f, false, v.rule)
+			return true
+		}
+		if d := v.delay.Duration; d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-aw.cutCh:
+				record(f, false, "cut")
+				cut()
+				return false
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if _, err := w.Write(f.raw); err != nil {
+			return false
+		}
+		w.Flush()
+		record(f, true, v.rule)
+		return true
+	}
+	changes := p.rules.watchChanges()
+	for {
+		// A cut wins over everything else that is ready: events held by
+		// a stall that is lifted at the same moment must not slip out.
+		if aw.isCut() {
+			cut()
+			return
+		}
+		select {
+		case <-aw.cutCh:
+			cut()
+			return
+		case <-ctx.Done():
+			return
+		case <-changes:
+			changes = p.rules.watchChanges()
+			for len(held) > 0 && !aw.isCut() {
+				v := p.rules.forEvent(info, held[0].meta)
+				if v.hold {
+					break
+				}
+				f := held[0]
+				held = held[1:]
+				p.held.Add(-1)
+				if !deliver(f, v) {
+					return
+				}
+			}
+		case it := <-frames:
+			if it.err != nil {
+				return // the API server ended the watch; so do we
+			}
+			p.rvs.observe(info.GroupResource(), it.f.meta.ResourceVersion)
+			v := p.rules.forEvent(info, it.f.meta)
+			if v.hold || len(held) > 0 {
+				held = append(held, it.f) // keep order behind held events
+				p.held.Add(1)
+				continue
+			}
+			if !deliver(it.f, v) {
+				return
+			}
+		}
+	}
+}
+
+// watchRegistry tracks open watch streams so they can be cut.
+type watchRegistry struct {
+	mu      sync.Mutex
+	watches map[uint64]*activeWatch
+}
+
+type activeWatch struct {
+	info  RequestInfo
+	cutCh chan struct{}
+	reset bool // set before cutCh is closed
+	once  sync.Once
+}
+
+func (aw *activeWatch) isCut() bool {
+	select {
+	case <-aw.cutCh:
+		return true
+	default:
+		return false
+	}
+}
+
+func newWatchRegistry() *watchRegistry {
+	return &watchRegistry{watches: map[uint64]*activeWatch{}}
+}
+
+func (r *watchRegistry) add(id uint64, info RequestInfo) *activeWatch {
+	aw := &activeWatch{info: info, cutCh: make(chan struct{})}
+	r.mu.Lock()
+	r.watches[id] = aw
+	r.mu.Unlock()
+	return aw
+}
+
+func (r *watchRegistry) remove(id uint64) {
+	r.mu.Lock()
+	delete(r.watches, id)
+	r.mu.Unlock()
+}
+
+func (r *watchRegistry) cut(m Match, reset bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, aw := range r.watches {
+		if watchMatches(m, aw.info) {
+			aw.once.Do(func() {
+				aw.reset = reset
+				close(aw.cutCh)
+			})
+			n++
+		}
+	}
+	return n
+}
+
+func (r *watchRegistry) count(m Match) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, aw := range r.watches {
+		if watchMatches(m, aw.info) {
+			n++
+		}
+	}
+	return n
+}
+
+// watchMatches ignores Verbs: every registered stream is a watch.
+func watchMatches(m Match, info RequestInfo) bool {
+	m.Verbs = nil
+	return m.Matches(info)
+}
+
+// rvTracker remembers the newest resource version seen per resource, for
+// the "(Y)" of a synthetic 410 message.
+type rvTracker struct {
+	mu sync.Mutex
+	m  map[string]uint64
+}
+
+func newRVTracker() *rvTracker { return &rvTracker{m: map[string]uint64{}} }
+
+func (t *rvTracker) observe(resource, rv string) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	if n > t.m[resource] {
+		t.m[resource] = n
+	}
+	t.mu.Unlock()
+}
+
+func (t *rvTracker) max(resource string) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[resource]
+}

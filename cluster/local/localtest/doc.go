@@ -1,0 +1,2 @@
+// Package localtest starts local clusters for tests of other packages.
+package localtest

@@ -1,0 +1,114 @@
+package localtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/cluster/local"
+)
+
+// RequireBinaries finds the Kubernetes binaries. Without them a test cannot
+// run: it is skipped with the reason, or fails when
+// STEADYSTATE_REQUIRE_BINARIES=1 (as `make test` sets, after building them).
+func RequireBinaries(t testing.TB) local.Binaries {
+	t.Helper()
+	version := os.Getenv("KUBE_VERSION")
+	if version == "" {
+		version = local.DefaultKubeVersion
+	}
+	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), version)
+	if err != nil {
+		if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
+			t.Fatalf("Kubernetes binaries are required: %v", err)
+		}
+		t.Skipf("needs Kubernetes binaries, which are not built: %v", err)
+	}
+	return b
+}
+
+// Cluster is a running local cluster with admin clients.
+type Cluster struct {
+	*local.Cluster
+	REST *rest.Config
+	Kube kubernetes.Interface
+}
+
+// StartShared starts a cluster for a whole package, from TestMain: call
+// stop when m.Run returns. The error says why no cluster could start
+// (binaries not built, start-up failed); tests then call Require.
+func StartShared(opts local.Options) (c *Cluster, stop func(), err error) {
+	version := os.Getenv("KUBE_VERSION")
+	if version == "" {
+		version = local.DefaultKubeVersion
+	}
+	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), version)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	if opts.BinDir == "" {
+		opts.BinDir = filepath.Dir(b.APIServer)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	lc, err := local.Start(ctx, opts)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	cfg, err := lc.RESTConfig()
+	if err != nil {
+		lc.Stop()
+		return nil, func() {}, err
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	return &Cluster{Cluster: lc, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}, func() { lc.Stop() }, nil
+}
+
+// Require returns the shared cluster, or skips (fails under
+// STEADYSTATE_REQUIRE_BINARIES=1) with the reason it is missing.
+func Require(t testing.TB, c *Cluster, startErr error) *Cluster {
+	t.Helper()
+	if c != nil {
+		return c
+	}
+	if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
+		t.Fatalf("a local cluster is required: %v", startErr)
+	}
+	t.Skipf("needs a local cluster, which could not start: %v", startErr)
+	return nil
+}
+
+// Start starts a local cluster that is stopped when the test ends. Logs go
+// to a test temporary folder unless opts.LogDir is set.
+func Start(t testing.TB, opts local.Options) *Cluster {
+	t.Helper()
+	b := RequireBinaries(t)
+	if opts.BinDir == "" {
+		opts.BinDir = filepath.Dir(b.APIServer)
+	}
+	if opts.LogDir == "" {
+		opts.LogDir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := local.Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("start a local cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop the local cluster: %v", err)
+		}
+	})
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	return &Cluster{Cluster: c, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}
+}
