@@ -42,8 +42,10 @@ e2e: kube-bins ## the Ginkgo suites on PROVIDER; JUnit to $(ARTIFACTS)/junit.xml
 
 test: lint unit e2e ## everything CI runs
 
-bench: kube-bins ## local cluster start-to-ready and stop, medians in ms
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./cluster/local
+bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medians)
+	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
+	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
+	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
 
 lint: ## gofmt and go vet
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -29,3 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 func cluster(t *testing.T) *localtest.Cluster { return localtest.Require(t, shared, sharedErr) }
+
+func localtestRequire(b *testing.B) *localtest.Cluster {
+	return localtest.Require(b, shared, sharedErr)
+}

@@ -1,0 +1,52 @@
+package proxy
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	srv := httptest.NewServer(Handler(e.proxy))
+	defer srv.Close()
+	remote := &Remote{Base: srv.URL}
+	if got := remote.Replica(); got != "victim-0" {
+		t.Errorf("replica = %q", got)
+	}
+
+	id, err := remote.AddRule(Rule{Action: Respond, Code: 500, Match: Match{Verbs: []string{"get"}, Resource: "namespaces"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))
+	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err == nil {
+		t.Error("the rule added over HTTP did not act")
+	}
+	remote.RemoveRule(id)
+	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err != nil {
+		t.Errorf("the rule removed over HTTP still acts: %v", err)
+	}
+
+	inf := e.startInformer(t, e.victimConfig(false))
+	e.createCM(t, "seen", nil)
+	eventually(t, 10*time.Second, "an event", func() bool { return inf.saw("ADD seen") })
+	if n := remote.CutWatches(configMaps); n != 1 {
+		t.Errorf("cut over HTTP = %d, want 1", n)
+	}
+	if reqs := remote.Requests(); len(reqs) == 0 || reqs[0].Replica != "victim-0" {
+		t.Errorf("requests over HTTP = %+v", reqs)
+	}
+	if evs := remote.Events(); len(evs) == 0 {
+		t.Error("no events over HTTP")
+	}
+
+	if _, err := remote.AddRule(Rule{Action: "explode"}); err == nil || !strings.Contains(err.Error(), `unknown action "explode"`) {
+		t.Errorf("a bad rule over HTTP: %v", err)
+	}
+	remote.ClearRules()
+}
