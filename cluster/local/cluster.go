@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // Options configure a local cluster. The zero value gives the defaults.
@@ -71,7 +73,7 @@ type Cluster struct {
 	pki        *clusterPKI
 
 	mu    sync.Mutex
-	procs map[string]*process
+	procs map[string]*proc.Proc
 }
 
 // Component names, also the names of their log files.
@@ -98,7 +100,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{opts: opts, bins: bins, workDir: workDir, procs: map[string]*process{}}
+	c := &Cluster{opts: opts, bins: bins, workDir: workDir, procs: map[string]*proc.Proc{}}
 	defer func() {
 		if err != nil {
 			c.Stop()
@@ -171,7 +173,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	var kcm *process
+	var kcm *proc.Proc
 	if len(c.opts.Controllers) > 0 {
 		progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
 		kcm, err = c.start(ControllerManager, c.bins.ControllerManager, controllerManagerArgs(c.pki, kcmKubeconfig, c.opts.Controllers, p))
@@ -199,8 +201,8 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	return nil
 }
 
-func (c *Cluster) start(name, path string, args []string) (*process, error) {
-	p, err := startProcess(name, path, args, logPath(c.logDir, name))
+func (c *Cluster) start(name, path string, args []string) (*proc.Proc, error) {
+	p, err := proc.Start(proc.Spec{Name: name, Path: path, Args: args, LogPath: logPath(c.logDir, name)})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +216,7 @@ func (c *Cluster) anyAddressInUse() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range c.procs {
-		if p.addressInUse() {
+		if p.LogContains("address already in use") {
 			return true
 		}
 	}
@@ -251,7 +253,7 @@ func (c *Cluster) PIDs() map[string]int {
 	defer c.mu.Unlock()
 	pids := map[string]int{}
 	for name, p := range c.procs {
-		if !p.exited() {
+		if !p.Exited() {
 			pids[name] = p.PID()
 		}
 	}
@@ -274,16 +276,16 @@ func (c *Cluster) Stop() error {
 func (c *Cluster) stopProcesses() {
 	c.mu.Lock()
 	procs := c.procs
-	c.procs = map[string]*process{}
+	c.procs = map[string]*proc.Proc{}
 	c.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, name := range []string{ControllerManager, APIServer} {
 		if p := procs[name]; p != nil {
-			wg.Go(func() { p.stop(c.opts.StopGrace) })
+			wg.Go(func() { p.Stop(c.opts.StopGrace) })
 		}
 	}
 	wg.Wait()
 	if p := procs[Etcd]; p != nil {
-		p.stop(c.opts.StopGrace)
+		p.Stop(c.opts.StopGrace)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // pollInterval is how often start-up probes a component.
@@ -20,7 +22,7 @@ type healthCheck func(ctx context.Context) error
 
 // waitHealthy polls check until it passes, the process exits, the timeout
 // passes or ctx ends, and says which.
-func waitHealthy(ctx context.Context, p *process, timeout time.Duration, check healthCheck) error {
+func waitHealthy(ctx context.Context, p *proc.Proc, timeout time.Duration, check healthCheck) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -34,12 +36,12 @@ func waitHealthy(ctx context.Context, p *process, timeout time.Duration, check h
 			return nil
 		}
 		select {
-		case <-p.done:
-			return p.exitError()
+		case <-p.Done():
+			return p.ExitError()
 		case <-ctx.Done():
-			return fmt.Errorf("start-up of %s interrupted: %w", p.name, ctx.Err())
+			return fmt.Errorf("start-up of %s interrupted: %w", p.Name(), ctx.Err())
 		case <-deadline.C:
-			return fmt.Errorf("%s not healthy after %s (last check: %v); log: %s", p.name, timeout, last, p.logPath)
+			return fmt.Errorf("%s not healthy after %s (last check: %v); log: %s", p.Name(), timeout, last, p.LogPath())
 		case <-tick.C:
 		}
 	}
