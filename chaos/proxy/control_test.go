@@ -34,7 +34,7 @@ func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
 
 	inf := e.startInformer(t, e.victimConfig(false))
 	e.createCM(t, "seen", nil)
-	eventually(t, 10*time.Second, "an event", func() bool { return inf.saw("ADD seen") })
+	eventually(t, 10*time.Second, "an event", func() bool { return inf.Saw("ADD seen") })
 	if n := remote.CutWatches(configMaps); n != 1 {
 		t.Errorf("cut over HTTP = %d, want 1", n)
 	}

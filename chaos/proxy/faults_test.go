@@ -28,7 +28,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 	// client-go relists after a watch that ends within a second without
 	// events ("very short watch"); one event makes the cut an ordinary one.
 	e.createCM(t, "before-cut", nil)
-	eventually(t, 10*time.Second, "an event before the cut", func() bool { return inf.saw("ADD before-cut") })
+	eventually(t, 10*time.Second, "an event before the cut", func() bool { return inf.Saw("ADD before-cut") })
 	before := e.proxy.LastRequestID()
 	if n := e.proxy.CutWatches(configMaps); n != 1 {
 		t.Fatalf("cut %d watches, want the informer's one", n)
@@ -44,7 +44,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 		t.Errorf("a cut with a valid resource version caused a relist: %+v", lists)
 	}
 	e.createCM(t, "after-cut", nil)
-	eventually(t, 10*time.Second, "an event after the cut", func() bool { return inf.saw("ADD after-cut") })
+	eventually(t, 10*time.Second, "an event after the cut", func() bool { return inf.Saw("ADD after-cut") })
 }
 
 // TestExpireMakesTheInformerRelistAndLoseAnObject is the lost-events
@@ -57,7 +57,7 @@ func TestExpireMakesTheInformerRelistAndLoseAnObject(t *testing.T) {
 			e := newEnv(t, cluster(t))
 			inf := e.startInformer(t, e.victimConfig(protobuf))
 			e.createCM(t, "steady", nil)
-			eventually(t, 10*time.Second, "steady state", func() bool { return inf.saw("ADD steady") })
+			eventually(t, 10*time.Second, "steady state", func() bool { return inf.Saw("ADD steady") })
 			stall := e.addRule(t, Rule{Action: Stall, Match: configMaps})
 			e.createCM(t, "ghost", nil)
 			e.deleteCM(t, "ghost")
@@ -68,10 +68,10 @@ func TestExpireMakesTheInformerRelistAndLoseAnObject(t *testing.T) {
 			before := e.proxy.LastRequestID()
 			e.proxy.CutWatches(configMaps)
 			e.proxy.RemoveRule(stall)
-			eventually(t, 15*time.Second, "the informer to relist and see survivor", func() bool { return inf.has(e.ns, "survivor") })
+			eventually(t, 15*time.Second, "the informer to relist and see survivor", func() bool { return inf.Has(e.ns, "survivor") })
 
-			if inf.saw("ADD ghost") || inf.saw("DELETE ghost") {
-				t.Errorf("the informer saw ghost (%v); the relist should have hidden it", inf.seen)
+			if inf.Saw("ADD ghost") || inf.Saw("DELETE ghost") {
+				t.Errorf("the informer saw ghost (%v); the relist should have hidden it", inf.Seen())
 			}
 			var got410 bool
 			for _, ev := range e.proxy.Events() {
@@ -106,14 +106,14 @@ func TestStallDeliversNothingUntilLifted(t *testing.T) {
 	stall := e.addRule(t, Rule{Action: Stall, Match: configMaps})
 	e.createCM(t, "held", nil)
 	eventually(t, 10*time.Second, "the proxy to hold the event", func() bool { return e.proxy.Held() >= 1 })
-	if inf.saw("ADD held") {
+	if inf.Saw("ADD held") {
 		t.Fatal("the informer saw an event during a stall")
 	}
 	if e.proxy.ActiveWatches(configMaps) != 1 {
 		t.Error("the stalled watch should stay open")
 	}
 	e.proxy.RemoveRule(stall)
-	eventually(t, 10*time.Second, "the held event after the stall", func() bool { return inf.saw("ADD held") })
+	eventually(t, 10*time.Second, "the held event after the stall", func() bool { return inf.Saw("ADD held") })
 }
 
 func TestDropAndDelayMatchingEvents(t *testing.T) {
@@ -133,12 +133,12 @@ func TestDropAndDelayMatchingEvents(t *testing.T) {
 	}
 	created := time.Now()
 	e.createCM(t, "late", nil)
-	eventually(t, 10*time.Second, "the delayed event", func() bool { return inf.saw("ADD late") })
+	eventually(t, 10*time.Second, "the delayed event", func() bool { return inf.Saw("ADD late") })
 	if waited := time.Since(created); waited < 300*time.Millisecond {
 		t.Errorf("the delayed ADDED arrived after %s, before the 300ms delay", waited)
 	}
 	// Events arrive in order, so a's update was handled before late's add.
-	if inf.saw("UPDATE a") {
+	if inf.Saw("UPDATE a") {
 		t.Error("the informer saw the dropped MODIFIED event of a")
 	}
 	var dropped, delayed bool
@@ -182,7 +182,7 @@ func TestPartitionRefusesOrBlackholesEverything(t *testing.T) {
 	if err := get(5 * time.Second); err != nil {
 		t.Errorf("after the blackhole: %v", err)
 	}
-	eventually(t, 15*time.Second, "the informer to catch up after the partition", func() bool { return inf.has(e.ns, "during-blackhole") })
+	eventually(t, 15*time.Second, "the informer to catch up after the partition", func() bool { return inf.Has(e.ns, "during-blackhole") })
 	refused := 0
 	for _, r := range e.proxy.Requests() {
 		if r.Fault == refuse || r.Fault == hole {

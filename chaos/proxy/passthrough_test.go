@@ -31,12 +31,12 @@ func TestPassthroughWithoutFaults(t *testing.T) {
 			}
 			inf := e.startInformer(t, cfg)
 			for i := range 5 {
-				if !inf.has(e.ns, fmt.Sprintf("pre-%d", i)) {
+				if !inf.Has(e.ns, fmt.Sprintf("pre-%d", i)) {
 					t.Errorf("informer missing pre-%d after sync", i)
 				}
 			}
 			e.createCM(t, "live", nil)
-			eventually(t, 10*time.Second, "the informer to see a live create", func() bool { return inf.saw("ADD live") })
+			eventually(t, 10*time.Second, "the informer to see a live create", func() bool { return inf.Saw("ADD live") })
 
 			// Chunked list: the continue token must survive the proxy.
 			victim := kubernetes.NewForConfigOrDie(cfg)

@@ -2,19 +2,16 @@ package proxy
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
+	"github.com/steadystate-dev/steadystate/internal/victim"
 )
 
 // env is a proxy in front of the shared cluster, an admin client that
@@ -32,11 +29,7 @@ func newEnv(t *testing.T, c *localtest.Cluster) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	ns := fmt.Sprintf("proxy-%d", time.Now().UnixNano())
-	if _, err := c.Kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return &env{proxy: p, admin: c.Kube, ns: ns}
+	return &env{proxy: p, admin: c.Kube, ns: c.Namespace(t, "proxy")}
 }
 
 // victimConfig is how an unmodified client reaches the cluster through the
@@ -50,56 +43,17 @@ func (e *env) victimConfig(protobuf bool) *rest.Config {
 	return cfg
 }
 
-// informer is a client-go ConfigMap informer through the proxy that
-// records what its handler saw.
-type informer struct {
-	store cache.Store
-	mu    sync.Mutex
-	seen  []string // "ADD name", "UPDATE name", "DELETE name"
-}
-
-func (e *env) startInformer(t *testing.T, cfg *rest.Config) *informer {
+// startInformer runs an unmodified client-go ConfigMap informer through cfg.
+func (e *env) startInformer(t *testing.T, cfg *rest.Config) *victim.Informer {
 	t.Helper()
-	kube := kubernetes.NewForConfigOrDie(cfg)
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(e.ns))
-	inf := factory.Core().V1().ConfigMaps().Informer()
-	v := &informer{store: inf.GetStore()}
-	note := func(kind string, obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		v.mu.Lock()
-		v.seen = append(v.seen, kind+" "+obj.(*corev1.ConfigMap).Name)
-		v.mu.Unlock()
-	}
-	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { note("ADD", o) },
-		UpdateFunc: func(_, o any) { note("UPDATE", o) },
-		DeleteFunc: func(o any) { note("DELETE", o) },
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() { cancel(); factory.Shutdown() })
-	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	inf, stop, ok := victim.Start(ctx, cfg, e.ns, victim.ConfigMaps)
+	if !ok {
 		t.Fatal("the informer did not sync through the proxy")
 	}
-	return v
-}
-
-func (v *informer) saw(entry string) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, s := range v.seen {
-		if s == entry {
-			return true
-		}
-	}
-	return false
-}
-
-func (v *informer) has(ns, name string) bool {
-	_, ok, _ := v.store.GetByKey(ns + "/" + name)
-	return ok
+	t.Cleanup(stop)
+	return inf
 }
 
 func (e *env) createCM(t *testing.T, name string, data map[string]string) {
@@ -116,17 +70,7 @@ func (e *env) deleteCM(t *testing.T, name string) {
 	}
 }
 
-// eventually polls cond every 20 ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+var eventually = localtest.Eventually
 
 // requestsSince lists the proxy's requests with an ID above after that
 // match m.

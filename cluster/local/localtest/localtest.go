@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -111,4 +113,32 @@ func Start(t testing.TB, opts local.Options) *Cluster {
 	}
 	cfg.QPS, cfg.Burst = 200, 400
 	return &Cluster{Cluster: c, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}
+}
+
+// Namespace creates a namespace with a unique name for the test and waits
+// for its default service account (pods are refused before it exists).
+func (c *Cluster) Namespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns, err := c.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	Eventually(t, 30*time.Second, "the default service account of "+ns.Name, func() bool {
+		_, err := c.Kube.CoreV1().ServiceAccounts(ns.Name).Get(context.Background(), "default", metav1.GetOptions{})
+		return err == nil
+	})
+	return ns.Name
+}
+
+// Eventually polls cond every 20 ms until it holds, failing the test with
+// what it waited for once timeout has passed.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -1,0 +1,14 @@
+// Package chaos injects the faults that break real controllers: watch cuts,
+// stalls and forced relists, dropped and delayed events, partitions and
+// error responses (through the fault proxy, package proxy), etcd compaction
+// (the real 410 path), pod deletions, process kills and restarts, leader
+// failovers, and concurrent creates.
+//
+// Every fault is a small value behind one interface (Fault): it says whether
+// it can act on a target and why not, injects, and recovers. Inject and
+// Begin refuse an unavailable fault before touching anything, always
+// recover (on success, failure, panic and cancellation), and put each
+// injection on a Timeline shared with the suites and reports. A Registry
+// lists faults and a seeded Picker chooses among the available ones for
+// exploratory runs; the seed replays a run.
+package chaos

@@ -1,0 +1,141 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/proc"
+)
+
+// Fault is one kind of failure.
+type Fault interface {
+	// Name identifies the fault in timelines and reports.
+	Name() string
+	// Available returns nil when the fault can act on t, else why not.
+	Available(t Target) error
+	// Inject applies the fault. A fault with a duration holds it that long
+	// before returning; one without stays active until Recover.
+	Inject(ctx context.Context, t Target) (Injection, error)
+	// Recover undoes whatever the fault left active. It is idempotent.
+	Recover(ctx context.Context, t Target) error
+}
+
+// Target is what faults act on: the cluster and the subject's replicas.
+type Target struct {
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	// Replicas of the subject under test.
+	Replicas []Replica
+	// Etcd is the etcd client URL where the harness can reach storage
+	// (the local provider), empty elsewhere.
+	Etcd string
+}
+
+// Replica is one instance of the subject.
+type Replica struct {
+	// Identity is the replica's name, also its leader-election identity.
+	Identity string
+	// Proxy drives the fault proxy in front of the replica; nil when the
+	// replica talks to the API server directly.
+	Proxy proxy.Controller
+	// Process is the replica's process when it runs locally; nil on a
+	// cluster (pod faults apply there).
+	Process *proc.Proc
+}
+
+// replica finds a replica by identity.
+func (t Target) replica(identity string) (Replica, bool) {
+	for _, r := range t.Replicas {
+		if r.Identity == identity {
+			return r, true
+		}
+	}
+	return Replica{}, false
+}
+
+// Injection records one fault on the timeline.
+type Injection struct {
+	Fault string `json:"fault"`
+	// Target names what was hit: replicas, objects.
+	Target string    `json:"target,omitempty"`
+	Start  time.Time `json:"start"`
+	// End is when the fault stopped acting: when it was recovered, or the
+	// same as Start for an instantaneous fault.
+	End time.Time `json:"end"`
+	// Detail holds what the fault measured or chose (deleted pods, the
+	// failover time, the compacted revision).
+	Detail map[string]string `json:"detail,omitempty"`
+}
+
+// ErrUnavailable marks a fault refused because it cannot act on the target.
+var ErrUnavailable = errors.New("fault not available")
+
+func unavailable(f Fault, err error) error {
+	return fmt.Errorf("%w: %s: %v", ErrUnavailable, f.Name(), err)
+}
+
+// Inject checks that f is available, injects it, recovers it, and records
+// it on tl. Recovery runs even when ctx is cancelled or Inject panics.
+func Inject(ctx context.Context, tl *Timeline, f Fault, t Target) (inj Injection, err error) {
+	if err := f.Available(t); err != nil {
+		return Injection{}, unavailable(f, err)
+	}
+	defer func() {
+		if rerr := f.Recover(context.WithoutCancel(ctx), t); rerr != nil && err == nil {
+			err = fmt.Errorf("recover %s: %w", f.Name(), rerr)
+		}
+		if inj.End.IsZero() {
+			inj.End = time.Now()
+		}
+		tl.Add(inj)
+	}()
+	inj, err = f.Inject(ctx, t)
+	inj.Fault = f.Name()
+	return inj, err
+}
+
+// Active is a fault that stays injected until End.
+type Active struct {
+	tl    *Timeline
+	fault Fault
+	t     Target
+	inj   Injection
+	ended bool
+}
+
+// Begin injects f and leaves it active; the caller must call End (with
+// defer, or Ginkgo's DeferCleanup) to recover it.
+func Begin(ctx context.Context, tl *Timeline, f Fault, t Target) (*Active, error) {
+	if err := f.Available(t); err != nil {
+		return nil, unavailable(f, err)
+	}
+	inj, err := f.Inject(ctx, t)
+	inj.Fault = f.Name()
+	a := &Active{tl: tl, fault: f, t: t, inj: inj}
+	if err != nil {
+		a.End(ctx)
+		return nil, err
+	}
+	return a, nil
+}
+
+// End recovers the fault and records it. It is safe to call twice.
+func (a *Active) End(ctx context.Context) error {
+	if a.ended {
+		return nil
+	}
+	a.ended = true
+	err := a.fault.Recover(context.WithoutCancel(ctx), a.t)
+	a.inj.End = time.Now()
+	a.tl.Add(a.inj)
+	return err
+}
+
+// Injection is the record so far; End is zero while the fault is active.
+func (a *Active) Injection() Injection { return a.inj }

@@ -1,0 +1,283 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+)
+
+// proxied selects the replicas a proxy fault acts on: the named ones, or
+// every replica behind a proxy. The error says why none can be reached.
+func proxied(t Target, names []string) ([]Replica, error) {
+	var out []Replica
+	if len(names) == 0 {
+		for _, r := range t.Replicas {
+			if r.Proxy != nil {
+				out = append(out, r)
+			}
+		}
+		if len(out) == 0 {
+			return nil, errors.New("no replica of the subject runs behind the fault proxy")
+		}
+		return out, nil
+	}
+	for _, name := range names {
+		r, ok := t.replica(name)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("the subject has no replica %q", name)
+		case r.Proxy == nil:
+			return nil, fmt.Errorf("replica %q does not run behind the fault proxy", name)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func identities(rs []Replica) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Identity
+	}
+	return strings.Join(names, ",")
+}
+
+// ProxyRule installs one proxy rule on some replicas' proxies, holds it for
+// Duration (0: until Recover), then removes it. The constructors below name
+// the common ones.
+type ProxyRule struct {
+	Label string
+	Rule  proxy.Rule
+	// Replicas by identity; empty means every replica behind a proxy.
+	Replicas []string
+	Duration time.Duration
+
+	mu      sync.Mutex
+	applied map[proxy.Controller]string // proxy -> rule ID
+}
+
+// Stall holds every event of the subject's watches on resource.
+func Stall(resource string, d time.Duration) *ProxyRule {
+	return &ProxyRule{Label: "watch-stall", Rule: proxy.Rule{Action: proxy.Stall, Match: proxy.Match{Resource: resource}}, Duration: d}
+}
+
+// DropEvents drops the watch events on resource that ev selects.
+func DropEvents(resource string, ev proxy.EventMatch, d time.Duration) *ProxyRule {
+	return &ProxyRule{Label: "event-drop", Rule: proxy.Rule{Action: proxy.Drop, Match: proxy.Match{Resource: resource}, Event: ev}, Duration: d}
+}
+
+// DelayEvents delays the watch events on resource that ev selects.
+func DelayEvents(resource string, ev proxy.EventMatch, by, d time.Duration) *ProxyRule {
+	return &ProxyRule{Label: "event-delay", Rule: proxy.Rule{Action: proxy.Delay, Match: proxy.Match{Resource: resource}, Event: ev, Delay: metav1.Duration{Duration: by}}, Duration: d}
+}
+
+// Partition cuts the named replica off from the API server; blackhole
+// makes its requests hang instead of failing.
+func Partition(replica string, blackhole bool, d time.Duration) *ProxyRule {
+	return &ProxyRule{Label: "partition", Rule: proxy.Rule{Action: proxy.Partition, Blackhole: blackhole}, Replicas: []string{replica}, Duration: d}
+}
+
+// RespondWith answers the next count requests that m selects with code
+// (count 0: all while active).
+func RespondWith(code int, m proxy.Match, count int, d time.Duration) *ProxyRule {
+	return &ProxyRule{Label: "respond-" + strconv.Itoa(code), Rule: proxy.Rule{Action: proxy.Respond, Code: code, Match: m, Count: count}, Duration: d}
+}
+
+// Name is the label given by the constructor.
+func (f *ProxyRule) Name() string { return f.Label }
+
+// Available checks the rule and that the replicas are behind proxies.
+func (f *ProxyRule) Available(t Target) error {
+	if err := f.Rule.Validate(); err != nil {
+		return err
+	}
+	_, err := proxied(t, f.Replicas)
+	return err
+}
+
+// Inject installs the rule on every selected proxy.
+func (f *ProxyRule) Inject(ctx context.Context, t Target) (Injection, error) {
+	rs, err := proxied(t, f.Replicas)
+	if err != nil {
+		return Injection{}, err
+	}
+	inj := Injection{Target: identities(rs), Start: time.Now()}
+	f.mu.Lock()
+	f.applied = map[proxy.Controller]string{}
+	for _, r := range rs {
+		id, err := r.Proxy.AddRule(f.Rule)
+		if err != nil {
+			f.mu.Unlock()
+			return inj, fmt.Errorf("%s on %s: %w", f.Label, r.Identity, err)
+		}
+		f.applied[r.Proxy] = id
+	}
+	f.mu.Unlock()
+	if f.Duration > 0 {
+		select {
+		case <-time.After(f.Duration):
+		case <-ctx.Done():
+			return inj, ctx.Err()
+		}
+		f.Recover(ctx, t)
+		inj.End = time.Now()
+	}
+	return inj, nil
+}
+
+// Recover removes the rule from every proxy it was installed on.
+func (f *ProxyRule) Recover(context.Context, Target) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for p, id := range f.applied {
+		p.RemoveRule(id)
+	}
+	f.applied = nil
+	return nil
+}
+
+// WatchCut ends the subject's watches on Resource: cleanly (the client
+// resumes from its resource version), or with Reset as a network failure
+// (since 1.35 client-go relists at once).
+type WatchCut struct {
+	Resource string
+	Reset    bool
+	Replicas []string
+}
+
+// Name is watch-cut or watch-reset.
+func (f WatchCut) Name() string {
+	if f.Reset {
+		return "watch-reset"
+	}
+	return "watch-cut"
+}
+
+// Available needs replicas behind proxies.
+func (f WatchCut) Available(t Target) error {
+	_, err := proxied(t, f.Replicas)
+	return err
+}
+
+// Inject cuts the watches and records how many there were.
+func (f WatchCut) Inject(_ context.Context, t Target) (Injection, error) {
+	rs, err := proxied(t, f.Replicas)
+	if err != nil {
+		return Injection{}, err
+	}
+	inj := Injection{Target: identities(rs), Start: time.Now()}
+	n := 0
+	for _, r := range rs {
+		if f.Reset {
+			n += r.Proxy.ResetWatches(proxy.Match{Resource: f.Resource})
+		} else {
+			n += r.Proxy.CutWatches(proxy.Match{Resource: f.Resource})
+		}
+	}
+	inj.End = inj.Start
+	inj.Detail = map[string]string{"watches": strconv.Itoa(n)}
+	return inj, nil
+}
+
+// Recover has nothing to undo.
+func (WatchCut) Recover(context.Context, Target) error { return nil }
+
+// ForcedRelist makes the subject relist Resource: its watches are cut and
+// the re-watch is answered with the 410 Expired event the watch cache
+// sends, so client-go drops its resource version and lists again. Objects
+// created and deleted while the watch was stalled are then never seen.
+// Inject returns once every replica that had a watch has re-watched and got
+// its 410, or fails after Timeout (default 30s).
+type ForcedRelist struct {
+	Resource string
+	Replicas []string
+	Timeout  time.Duration
+
+	expire *ProxyRule
+}
+
+// Name is forced-relist.
+func (f *ForcedRelist) Name() string { return "forced-relist" }
+
+// Available needs replicas behind proxies.
+func (f *ForcedRelist) Available(t Target) error {
+	_, err := proxied(t, f.Replicas)
+	return err
+}
+
+// Inject arms a one-shot 410 per replica, cuts the watches, and waits for
+// the re-watches to take the 410s.
+func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) {
+	f.expire = &ProxyRule{Label: "expire", Replicas: f.Replicas,
+		Rule: proxy.Rule{Action: proxy.Expire, Match: proxy.Match{Resource: f.Resource}, Count: 1}}
+	inj, err := f.expire.Inject(ctx, t)
+	if err != nil {
+		return inj, err
+	}
+	f.expire.mu.Lock()
+	pending := map[proxy.Controller]string{}
+	cut := 0
+	for p, id := range f.expire.applied {
+		if n := p.CutWatches(proxy.Match{Resource: f.Resource}); n > 0 {
+			pending[p] = id
+			cut += n
+		}
+	}
+	f.expire.mu.Unlock()
+	inj.Detail = map[string]string{"watches": strconv.Itoa(cut)}
+	timeout := f.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for len(pending) > 0 {
+		for p, id := range pending {
+			if answered(p, id) {
+				delete(pending, p)
+			}
+		}
+		if len(pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			var late []string
+			for p := range pending {
+				late = append(late, p.Replica())
+			}
+			return inj, fmt.Errorf("replicas %v did not re-watch %s within %s of the cut", late, f.Resource, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return inj, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	inj.End = time.Now()
+	return inj, nil
+}
+
+// answered reports whether a request was answered by rule id.
+func answered(p proxy.Controller, id string) bool {
+	for _, r := range p.Requests() {
+		if r.Fault == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Recover removes any 410 rule not yet used.
+func (f *ForcedRelist) Recover(ctx context.Context, t Target) error {
+	if f.expire == nil {
+		return nil
+	}
+	return f.expire.Recover(ctx, t)
+}

@@ -1,0 +1,3 @@
+// Package victim runs unmodified client-go informers for fault tests and
+// records what their event handlers saw, in order.
+package victim
