@@ -15,7 +15,7 @@ GINKGO := $(GO) tool ginkgo
 # Unit and integration tests: every package but the Ginkgo suites.
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /suites/)
 
-.PHONY: all build test unit e2e bench kube-bins lint clean help
+.PHONY: all build test unit e2e bench kube-bins generate lint clean help
 all: build
 
 help: ## list the targets
@@ -46,6 +46,11 @@ bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medi
 	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
 	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
 	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
+
+generate: ## regenerate CRDs under fixtures/ with controller-gen (hack/tools module)
+	cd hack/tools && $(GO) tool controller-gen crd paths=github.com/chaos-mesh/chaos-mesh/api/v1alpha1 output:crd:dir=$(CURDIR)/_generated/chaosmesh
+	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/
+	rm -rf _generated
 
 lint: ## gofmt and go vet
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

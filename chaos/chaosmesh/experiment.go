@@ -1,0 +1,143 @@
+package chaosmesh
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+)
+
+// GroupVersion is the Chaos Mesh API the adapter speaks.
+var GroupVersion = schema.GroupVersion{Group: "chaos-mesh.org", Version: "v1alpha1"}
+
+// experiment is what PodKill and NetworkPartition share: one Chaos Mesh
+// object, created, watched for a condition, deleted.
+type experiment struct {
+	resource string // podchaos or networkchaos
+	kind     string // PodChaos or NetworkChaos
+	// Timeout bounds each wait on Chaos Mesh. Default 60s.
+	timeout time.Duration
+
+	created *unstructured.Unstructured
+}
+
+func (e *experiment) gvr() schema.GroupVersionResource { return GroupVersion.WithResource(e.resource) }
+
+// available checks that the cluster serves the experiment's kind.
+func (e *experiment) available(t chaos.Target) error {
+	if t.Kube == nil || t.Dynamic == nil {
+		return fmt.Errorf("no cluster client")
+	}
+	list, err := t.Kube.Discovery().ServerResourcesForGroupVersion(GroupVersion.String())
+	if err != nil {
+		return fmt.Errorf("Chaos Mesh is not installed: the cluster does not serve %s (%v)", GroupVersion, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == e.resource {
+			return nil
+		}
+	}
+	return fmt.Errorf("Chaos Mesh is not installed: the cluster does not serve %s %s", GroupVersion, e.kind)
+}
+
+// create makes the object and waits until Chaos Mesh reports AllInjected.
+func (e *experiment) create(ctx context.Context, t chaos.Target, namespace string, obj runtime.Object) (chaos.Injection, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return chaos.Injection{}, err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	u.SetAPIVersion(GroupVersion.String())
+	u.SetKind(e.kind)
+	u.SetGenerateName("steadystate-")
+	inj := chaos.Injection{Start: time.Now()}
+	created, err := t.Dynamic.Resource(e.gvr()).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		return inj, fmt.Errorf("create %s: %w", e.kind, err)
+	}
+	e.created = created
+	inj.Target = namespace + "/" + created.GetName()
+	if err := e.waitFor(ctx, t.Dynamic, v1alpha1.ConditionAllInjected); err != nil {
+		return inj, err
+	}
+	return inj, nil
+}
+
+// waitFor polls the experiment until condition is True.
+func (e *experiment) waitFor(ctx context.Context, dyn dynamic.Interface, condition v1alpha1.ChaosConditionType) error {
+	timeout := e.timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	client := dyn.Resource(e.gvr()).Namespace(e.created.GetNamespace())
+	for {
+		obj, err := client.Get(ctx, e.created.GetName(), metav1.GetOptions{})
+		if err == nil && hasCondition(obj, condition) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s %s/%s: Chaos Mesh did not report %s within %s; is its controller-manager running?",
+				e.kind, e.created.GetNamespace(), e.created.GetName(), condition, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func hasCondition(obj *unstructured.Unstructured, condition v1alpha1.ChaosConditionType) bool {
+	var status struct {
+		Status v1alpha1.ChaosStatus `json:"status"`
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &status); err != nil {
+		return false
+	}
+	for _, c := range status.Status.Conditions {
+		if c.Type == condition && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// remove deletes the experiment and waits until it is gone (Chaos Mesh
+// keeps a finalizer until it has recovered the targets).
+func (e *experiment) remove(ctx context.Context, t chaos.Target) error {
+	if e.created == nil {
+		return nil
+	}
+	client := t.Dynamic.Resource(e.gvr()).Namespace(e.created.GetNamespace())
+	name := e.created.GetName()
+	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s %s: %w", e.kind, name, err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, err := client.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			e.created = nil
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s %s is still there 60s after deletion: Chaos Mesh has not recovered it", e.kind, name)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
