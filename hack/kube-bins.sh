@@ -53,7 +53,7 @@ download() {
   err="$(sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p' <<<"$out")"
   [[ -n "$err" ]] || err="$out"
   case "$err" in
-    *"unknown revision"*|*"invalid version"*|*"not found"*|*"404"*|*"410 Gone"*)
+    *"unknown revision"*|*"invalid version"*|*"not found"*|*"not available"*|*"404"*|*"410 Gone"*)
       die "module $1 does not exist ($err); check KUBE_VERSION (it must be a released Kubernetes version such as v1.36.3)" ;;
     *)
       die "cannot download module $1 ($err); check that the Go module proxy (GOPROXY=$(go env GOPROXY)) is reachable, or point KUBE_BIN_DIR at binaries you already have" ;;
