@@ -47,8 +47,15 @@ bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medi
 	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
 	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
 
-generate: ## regenerate CRDs under fixtures/ with controller-gen (hack/tools module)
-	cd hack/tools && $(GO) tool controller-gen crd paths=github.com/chaos-mesh/chaos-mesh/api/v1alpha1 output:crd:dir=$(CURDIR)/_generated/chaosmesh
+CONTROLLER_GEN := $(CURDIR)/bin/controller-gen
+$(CONTROLLER_GEN): hack/tools/go.mod
+	cd hack/tools && $(GO) build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with controller-gen (hack/tools module)
+	$(CONTROLLER_GEN) object paths=./reference/api/...
+	$(CONTROLLER_GEN) crd paths=./reference/api/... output:crd:dir=fixtures/reference/crds
+	$(CONTROLLER_GEN) rbac:roleName=refctl paths=./reference/... output:rbac:dir=fixtures/reference/rbac
+	$(CONTROLLER_GEN) crd paths=github.com/chaos-mesh/chaos-mesh/api/v1alpha1 output:crd:dir=$(CURDIR)/_generated/chaosmesh
 	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/
 	rm -rf _generated
 

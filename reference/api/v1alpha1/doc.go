@@ -1,0 +1,8 @@
+// Package v1alpha1 holds the API of steadystate's reference controllers:
+// Workload (a CloneSet-shaped scalable workload), Cluster (a Cluster
+// API-shaped pausable, finalized resource), and Claim, Composite and Managed
+// (a Crossplane-shaped composition).
+//
+// +kubebuilder:object:generate=true
+// +groupName=reference.steadystate.dev
+package v1alpha1

@@ -1,0 +1,141 @@
+package refproc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/proc"
+)
+
+// Build compiles refctl into dir and returns its path. moduleRoot is the
+// steadystate module's folder.
+func Build(moduleRoot, dir string) (string, error) {
+	out := filepath.Join(dir, "refctl")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/refctl")
+	cmd.Dir = moduleRoot
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build refctl: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// Options say what to run.
+type Options struct {
+	// Binary is refctl's path (see Build).
+	Binary string
+	// Command is the refctl command: workload, cluster, composite, leader.
+	Command string
+	// Args are added after the command's own (--bug, timings).
+	Args []string
+	// Replicas is how many to run, named <Command>-0, <Command>-1, ...
+	Replicas int
+	// Upstream is how the proxies reach the API server.
+	Upstream *rest.Config
+	// Dir receives kubeconfigs and logs.
+	Dir string
+}
+
+// Subject is the running replicas.
+type Subject struct {
+	Replicas []chaos.Replica
+	proxies  []*proxy.Proxy
+}
+
+// Start runs the replicas, each behind its own proxy, with leader election
+// in namespace "default" unless Args say otherwise, and health and metrics
+// endpoints off (several replicas share the host).
+func Start(o Options) (*Subject, error) {
+	if o.Replicas < 1 {
+		return nil, errors.New("refproc: at least one replica")
+	}
+	s := &Subject{}
+	for i := range o.Replicas {
+		id := fmt.Sprintf("%s-%d", o.Command, i)
+		p, err := proxy.Start(proxy.Options{Upstream: o.Upstream, Replica: id})
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		s.proxies = append(s.proxies, p)
+		kubeconfig := filepath.Join(o.Dir, id+".kubeconfig")
+		if err := p.WriteKubeconfig(kubeconfig); err != nil {
+			s.Stop()
+			return nil, err
+		}
+		args := append([]string{o.Command, "--kubeconfig=" + kubeconfig, "--identity=" + id, "--health-addr=0", "--metrics-addr=0"}, o.Args...)
+		pr, err := proc.Start(proc.Spec{Name: id, Path: o.Binary, Args: args, LogPath: filepath.Join(o.Dir, id+".log")})
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		s.Replicas = append(s.Replicas, chaos.Replica{Identity: id, Proxy: p, Process: pr})
+	}
+	return s, nil
+}
+
+// Stop terminates every replica (SIGTERM, SIGKILL after 10s) and closes the
+// proxies.
+func (s *Subject) Stop() {
+	for _, r := range s.Replicas {
+		r.Process.Stop(10 * time.Second)
+	}
+	for _, p := range s.proxies {
+		p.Close()
+	}
+}
+
+// Proxy is the proxy of replica i.
+func (s *Subject) Proxy(i int) *proxy.Proxy { return s.proxies[i] }
+
+// LogContains reports whether replica i's log holds text.
+func (s *Subject) LogContains(i int, text string) bool {
+	return s.Replicas[i].Process.LogContains(text)
+}
+
+// CountInLog counts how often text appears in replica i's log.
+func (s *Subject) CountInLog(i int, text string) int {
+	data, err := os.ReadFile(s.Replicas[i].Process.LogPath())
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(data, []byte(text))
+}
+
+// Exited reports whether any replica has exited, and the first one's error.
+func (s *Subject) Exited() (bool, error) {
+	for _, r := range s.Replicas {
+		if r.Process.Exited() {
+			return true, r.Process.ExitError()
+		}
+	}
+	return false, nil
+}
+
+// WaitReady waits until cond holds, failing early if a replica exits.
+func (s *Subject) WaitReady(ctx context.Context, timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if exited, err := s.Exited(); exited {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready within %s", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
