@@ -53,7 +53,7 @@ $(CONTROLLER_GEN): hack/tools/go.mod
 
 generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with controller-gen (hack/tools module)
 	$(CONTROLLER_GEN) object paths=./reference/api/...
-	$(CONTROLLER_GEN) crd paths=./reference/api/... output:crd:dir=fixtures/reference/crds
+	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./reference/api/... output:crd:dir=fixtures/reference/crds
 	$(CONTROLLER_GEN) rbac:roleName=refctl paths=./reference/... output:rbac:dir=fixtures/reference/rbac
 	$(CONTROLLER_GEN) crd paths=github.com/chaos-mesh/chaos-mesh/api/v1alpha1 output:crd:dir=$(CURDIR)/_generated/chaosmesh
 	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/

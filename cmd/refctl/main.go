@@ -24,7 +24,12 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"workload": {"scalable workload (CloneSet shape)", runWorkload},
+	"workload":  {"scalable workload (CloneSet shape)", runWorkload},
+	"leader":    {"leader-only work (controller-runtime shape)", runLeader},
+	"cluster":   {"pausable, finalized resource (Cluster API shape)", runCluster},
+	"move":      {"move Clusters between clusters (clusterctl move shape)", runMove},
+	"composite": {"claim -> composite -> managed (Crossplane shape)", runComposite},
+	"external":  {"the fake external system composite talks to", runExternal},
 }
 
 func main() {

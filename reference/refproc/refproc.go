@@ -111,6 +111,25 @@ func (s *Subject) CountInLog(i int, text string) int {
 	return bytes.Count(data, []byte(text))
 }
 
+// LogHasLine reports whether some line of replica i's log holds every one
+// of parts.
+func (s *Subject) LogHasLine(i int, parts ...string) bool {
+	data, err := os.ReadFile(s.Replicas[i].Process.LogPath())
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		all := true
+		for _, p := range parts {
+			all = all && bytes.Contains(line, []byte(p))
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // Exited reports whether any replica has exited, and the first one's error.
 func (s *Subject) Exited() (bool, error) {
 	for _, r := range s.Replicas {

@@ -1,11 +1,13 @@
 package reftest
 
 import (
+	"encoding/json"
 	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +61,40 @@ func (env *Env) setup(dir string) error {
 	return err
 }
 
+// SecondCluster starts another local cluster with the reference CRDs, for
+// tests that need two (a move); it is stopped when the test ends.
+func SecondCluster(t *testing.T, name string) (*localtest.Cluster, client.Client) {
+	t.Helper()
+	c := localtest.Start(t, local.Options{Name: name})
+	if err := fixtures.Apply(t.Context(), c.REST, fixtures.Reference, "reference/crds/*.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.New(c.REST, client.Options{Scheme: wiring.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cl
+}
+
+// StartOn runs a subject against another cluster than the environment's.
+func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, replicas int, args ...string) *refproc.Subject {
+	t.Helper()
+	s, err := refproc.Start(refproc.Options{
+		Binary: env.Refctl, Command: command, Args: args, Replicas: replicas,
+		Upstream: c.REST, Dir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			keepLogs(t, s)
+		}
+	})
+	return s
+}
+
 // Require returns the environment or skips/fails with why it is missing.
 func (env *Env) Require(t *testing.T) *Env {
 	localtest.Require(t, env.Cluster, env.err)
@@ -68,27 +104,11 @@ func (env *Env) Require(t *testing.T) *Env {
 	return env
 }
 
-// Start runs a subject of command with args behind proxies; it is stopped
-// when the test ends.
+// Start runs a subject of command with args behind proxies on the
+// environment's cluster; it is stopped when the test ends.
 func (env *Env) Start(t *testing.T, command string, replicas int, args ...string) *refproc.Subject {
 	t.Helper()
-	s, err := refproc.Start(refproc.Options{
-		Binary: env.Refctl, Command: command, Args: args, Replicas: replicas,
-		Upstream: env.Cluster.REST, Dir: t.TempDir(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, r := range s.Replicas {
-				data, _ := os.ReadFile(r.Process.LogPath())
-				t.Logf("log of %s:\n%s", r.Identity, tail(data, 40))
-			}
-		}
-		s.Stop()
-	})
-	return s
+	return env.StartOn(t, env.Cluster, command, replicas, args...)
 }
 
 // Target is the chaos target for a subject.
@@ -109,6 +129,29 @@ func Repeat() int {
 func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	localtest.Eventually(t, timeout, what, cond)
+}
+
+// keepLogs copies the replicas' logs to $ARTIFACTS/<test>/ when ARTIFACTS
+// is set, and prints their last lines.
+func keepLogs(t *testing.T, s *refproc.Subject) {
+	dir := ""
+	if root := os.Getenv("ARTIFACTS"); root != "" {
+		dir = filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+		os.MkdirAll(dir, 0o755)
+	}
+	for i, r := range s.Replicas {
+		data, _ := os.ReadFile(r.Process.LogPath())
+		if dir != "" {
+			os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644)
+			p := s.Proxy(i)
+			for name, v := range map[string]any{"requests": p.Requests(), "events": p.Events()} {
+				if b, err := json.MarshalIndent(v, "", " "); err == nil {
+					os.WriteFile(filepath.Join(dir, r.Identity+"-proxy-"+name+".json"), b, 0o644)
+				}
+			}
+		}
+		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, tail(data, 20))
+	}
 }
 
 func tail(b []byte, n int) string {

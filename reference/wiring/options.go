@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -88,17 +91,32 @@ func NewManager(o Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Our own lock, so the Lease holder is --identity (controller-runtime
+	// would use hostname_uuid) and matches the replica's proxy identity.
+	var lock resourcelock.Interface
+	if o.LeaderElect {
+		coord, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		lock, err = resourcelock.New(resourcelock.LeasesResourceLock, o.LeaseNamespace, o.LeaseName,
+			coord.CoreV1(), coord.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: o.Identity})
+		if err != nil {
+			return nil, err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        Scheme(),
-		LeaderElection:                o.LeaderElect,
-		LeaderElectionID:              o.LeaseName,
-		LeaderElectionNamespace:       o.LeaseNamespace,
-		LeaderElectionReleaseOnCancel: o.ReleaseOnCancel,
-		LeaseDuration:                 &o.LeaseDuration,
-		RenewDeadline:                 &o.RenewDeadline,
-		RetryPeriod:                   &o.RetryPeriod,
-		HealthProbeBindAddress:        o.HealthAddr,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
+		LeaderElectionResourceLockInterface: lock,
+		Scheme:                              Scheme(),
+		LeaderElection:                      o.LeaderElect,
+		LeaderElectionID:                    o.LeaseName,
+		LeaderElectionNamespace:             o.LeaseNamespace,
+		LeaderElectionReleaseOnCancel:       o.ReleaseOnCancel,
+		LeaseDuration:                       &o.LeaseDuration,
+		RenewDeadline:                       &o.RenewDeadline,
+		RetryPeriod:                         &o.RetryPeriod,
+		HealthProbeBindAddress:              o.HealthAddr,
+		Metrics:                             metricsserver.Options{BindAddress: o.MetricsAddr},
 	})
 	if err != nil {
 		return nil, err
@@ -112,6 +130,16 @@ func NewManager(o Options) (manager.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// Client is a direct (uncached) client for kubeconfig with the reference
+// API in its scheme.
+func Client(kubeconfig string) (client.Client, error) {
+	cfg, err := restConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: Scheme()})
 }
 
 func restConfig(kubeconfig string) (*rest.Config, error) {

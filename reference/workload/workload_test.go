@@ -125,11 +125,15 @@ func (s *scenario) loseACreate(target chaos.Target, to int32) {
 	}
 }
 
+// Every run starts a fresh controller: after a 410, client-go's reflector
+// relists with exponential backoff (0.8s doubling to 30s, reset only after
+// two quiet minutes), so back-to-back forced relists in one process would
+// measure that backoff instead of the controller.
 func TestCorrectModeRecoversFromALostCreate(t *testing.T) {
 	e := env.Require(t)
-	subj := e.Start(t, "workload", 1, "--expectation-timeout="+timeout.String(), "--leader-elect=false")
 	for i := range reftest.Repeat() {
 		t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+			subj := e.Start(t, "workload", 1, "--expectation-timeout="+timeout.String(), "--leader-elect=false")
 			s := newScenario(t, e, 2)
 			s.waitConverged(2, 30*time.Second)
 			s.loseACreate(e.Target(subj), 3)
@@ -142,10 +146,10 @@ func TestCorrectModeRecoversFromALostCreate(t *testing.T) {
 
 func TestExpectationsNeverExpireBlocksForever(t *testing.T) {
 	e := env.Require(t)
-	subj := e.Start(t, "workload", 1, "--expectation-timeout="+timeout.String(), "--leader-elect=false", "--bug="+workload.BugExpectationsNeverExpire)
 	const overtime = "Expectation unsatisfied overtime"
 	for i := range reftest.Repeat() {
 		t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+			subj := e.Start(t, "workload", 1, "--expectation-timeout="+timeout.String(), "--leader-elect=false", "--bug="+workload.BugExpectationsNeverExpire)
 			s := newScenario(t, e, 2)
 			s.waitConverged(2, 30*time.Second)
 			before := subj.CountInLog(0, overtime)
@@ -173,16 +177,19 @@ func TestLateEventsOvershootWithoutExpectations(t *testing.T) {
 	e := env.Require(t)
 	for _, bug := range []string{"", workload.BugNoExpectations} {
 		t.Run("bug="+bug, func(t *testing.T) {
-			subj := e.Start(t, "workload", 1, "--leader-elect=false", "--bug="+bug)
 			for i := range reftest.Repeat() {
 				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+					subj := e.Start(t, "workload", 1, "--leader-elect=false", "--bug="+bug)
+					// Only this run's pods are delayed: a cluster-wide delay
+					// would also hold back every other pod in the informer's
+					// initial sync (watch-list sends them as ADDED events).
+					ns := e.Cluster.Namespace(t, "workload")
 					tl := chaos.NewTimeline()
-					delay, err := chaos.Begin(t.Context(), tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}}, 300*time.Millisecond, 0), e.Target(subj))
+					delay, err := chaos.Begin(t.Context(), tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), e.Target(subj))
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer delay.End(t.Context())
-					ns := e.Cluster.Namespace(t, "workload")
 					history := startHistory(t, e, ns)
 					s := newScenarioIn(t, e, ns, 3)
 					// The controller has caught up once its status counts

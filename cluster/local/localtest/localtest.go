@@ -115,14 +115,19 @@ func Start(t testing.TB, opts local.Options) *Cluster {
 	return &Cluster{Cluster: c, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}
 }
 
-// Namespace creates a namespace with a unique name for the test and waits
-// for its default service account (pods are refused before it exists).
+// Namespace creates a namespace with a unique name for the test, waits
+// for its default service account (pods are refused before it exists), and
+// deletes it when the test ends.
 func (c *Cluster) Namespace(t testing.TB, prefix string) string {
 	t.Helper()
 	ns, err := c.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
+	t.Cleanup(func() {
+		// Not waited for: objects a test left stuck on purpose may hold it.
+		c.Kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
 	Eventually(t, 30*time.Second, "the default service account of "+ns.Name, func() bool {
 		_, err := c.Kube.CoreV1().ServiceAccounts(ns.Name).Get(context.Background(), "default", metav1.GetOptions{})
 		return err == nil

@@ -1,0 +1,154 @@
+package composite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+)
+
+// The seeded bugs.
+const (
+	BugDeletingStatusNotPersisted = "deleting-status-not-persisted"
+	BugNoBlockingReason           = "no-blocking-reason"
+	BugExternalNameReuse          = "external-name-reuse"
+)
+
+// Finalizers.
+const (
+	ClaimFinalizer    = "claim.reference.steadystate.dev"
+	ProviderFinalizer = "managed.reference.steadystate.dev/provider"
+)
+
+// requeue is how often a waiting reconcile looks again.
+const requeue = time.Second
+
+// +kubebuilder:rbac:groups=reference.steadystate.dev,resources=claims;composites;manageds,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=reference.steadystate.dev,resources=claims/status;composites/status;manageds/status,verbs=get;update;patch
+
+// ClaimReconciler makes a Composite per Claim and deletes it in the
+// foreground.
+type ClaimReconciler struct {
+	client.Client
+	Bug string
+}
+
+var _ reconcile.Reconciler = (*ClaimReconciler)(nil)
+
+// SetupWithManager watches Claims and the Composites they own.
+func (r *ClaimReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&refv1.Claim{}).
+		Watches(&refv1.Composite{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}} // same name
+		})).
+		Complete(r)
+}
+
+// Reconcile drives a Claim.
+func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var claim refv1.Claim
+	if err := r.Get(ctx, req.NamespacedName, &claim); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !claim.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, &claim)
+	}
+	if !controllerutil.ContainsFinalizer(&claim, ClaimFinalizer) {
+		controllerutil.AddFinalizer(&claim, ClaimFinalizer)
+		return ctrl.Result{}, r.Update(ctx, &claim)
+	}
+	var xr refv1.Composite
+	err := r.Get(ctx, req.NamespacedName, &xr)
+	if apierrors.IsNotFound(err) {
+		xr = refv1.Composite{ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Namespace: claim.Namespace}, Spec: claim.Spec}
+		if err := r.Create(ctx, &xr); err != nil {
+			return ctrl.Result{}, err
+		}
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	changed := set(&claim.Status, claim.Generation, refv1.TypeSynced, metav1.ConditionTrue, refv1.ReasonReconcileSuccess, "")
+	if ready(xr.Status) {
+		changed = set(&claim.Status, claim.Generation, refv1.TypeReady, metav1.ConditionTrue, refv1.ReasonAvailable, "") || changed
+	} else {
+		msg := ""
+		if c := meta.FindStatusCondition(xr.Status.Conditions, refv1.TypeReady); c != nil {
+			msg = c.Message
+		}
+		changed = set(&claim.Status, claim.Generation, refv1.TypeReady, metav1.ConditionFalse, refv1.ReasonCreating, msg) || changed
+	}
+	if changed {
+		return ctrl.Result{}, r.Status().Update(ctx, &claim)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *ClaimReconciler) reconcileDelete(ctx context.Context, claim *refv1.Claim) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(claim, ClaimFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	message := "deleting the composite resource"
+	var xr refv1.Composite
+	err := r.Get(ctx, client.ObjectKeyFromObject(claim), &xr)
+	switch {
+	case apierrors.IsNotFound(err):
+		controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
+		return ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, claim))
+	case err != nil:
+		return ctrl.Result{}, err
+	case xr.DeletionTimestamp.IsZero():
+		if err := r.Delete(ctx, &xr, client.PropagationPolicy(metav1.DeletePropagationForeground)); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if r.Bug != BugNoBlockingReason {
+		if blocking, err := r.blockingReason(ctx, &xr); err != nil {
+			return ctrl.Result{}, err
+		} else if blocking != "" {
+			message = blocking
+		}
+	}
+	changed := set(&claim.Status, claim.Generation, refv1.TypeReady, metav1.ConditionFalse, refv1.ReasonDeleting, message)
+	if r.Bug == BugDeletingStatusNotPersisted {
+		// crossplane#5416: the condition was set on the in-memory object
+		// and the reconciler returned before writing status.
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	if changed {
+		if err := r.Status().Update(ctx, claim); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// blockingReason names a Managed of the Composite that cannot be deleted.
+func (r *ClaimReconciler) blockingReason(ctx context.Context, xr *refv1.Composite) (string, error) {
+	var list refv1.ManagedList
+	if err := r.List(ctx, &list, client.InNamespace(xr.Namespace)); err != nil {
+		return "", err
+	}
+	for _, mr := range list.Items {
+		owner := metav1.GetControllerOf(&mr)
+		if owner == nil || owner.UID != xr.UID {
+			continue
+		}
+		if c := meta.FindStatusCondition(mr.Status.Conditions, refv1.TypeSynced); c != nil && c.Status == metav1.ConditionFalse {
+			return fmt.Sprintf("waiting for Managed %s/%s to be deleted: %s", mr.Namespace, mr.Name, c.Message), nil
+		}
+		if !mr.DeletionTimestamp.IsZero() {
+			return fmt.Sprintf("waiting for Managed %s/%s to be deleted", mr.Namespace, mr.Name), nil
+		}
+	}
+	return "", nil
+}

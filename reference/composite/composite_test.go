@@ -1,0 +1,240 @@
+package composite_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/composite"
+	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/reference/reftest"
+)
+
+var env reftest.Env
+
+func TestMain(m *testing.M) { reftest.Main(m, "composite-test", &env) }
+
+type scenario struct {
+	t   *testing.T
+	e   *reftest.Env
+	ns  string
+	ext *external.Client
+}
+
+// start runs the composite controller (mode bug) against a fresh external
+// system, in a new namespace.
+func start(t *testing.T, e *reftest.Env, bug string) *scenario {
+	srv := httptest.NewServer(external.NewServer().Handler())
+	t.Cleanup(srv.Close)
+	e.Start(t, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL, "--bug="+bug)
+	s := &scenario{t: t, e: e, ns: e.Cluster.Namespace(t, "composite"), ext: &external.Client{Base: srv.URL}}
+	t.Cleanup(func() {
+		if t.Failed() {
+			ops, err := s.ext.Log(context.Background())
+			t.Logf("external operation log (err %v):", err)
+			for _, op := range ops {
+				t.Logf("  %s %s %s by %s -> %s", op.At.Format("05.000"), op.Op, op.Name, op.Owner, op.Result)
+			}
+			for _, name := range []string{"old", "new"} {
+				c, cerr := s.claim(name)
+				m, merr := s.managed(name)
+				var x refv1.Composite
+				xerr := s.e.Client.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &x)
+				t.Logf("%s: claim %v %+v fin=%v | composite %v %+v | managed %v uid=%s %+v", name, cerr, c.Status.Conditions, c.Finalizers, xerr, x.Status.Conditions, merr, m.UID, m.Status.Conditions)
+			}
+		}
+	})
+	return s
+}
+
+func (s *scenario) claim(name string) (*refv1.Claim, error) {
+	var c refv1.Claim
+	err := s.e.Client.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &c)
+	return &c, err
+}
+
+func (s *scenario) managed(name string) (*refv1.Managed, error) {
+	var m refv1.Managed
+	err := s.e.Client.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &m)
+	return &m, err
+}
+
+func readyOf(c *refv1.Claim) *metav1.Condition {
+	return meta.FindStatusCondition(c.Status.Conditions, refv1.TypeReady)
+}
+
+func (s *scenario) createReady(name, externalName string) {
+	s.t.Helper()
+	c := &refv1.Claim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns}, Spec: refv1.ExternalSpec{ExternalName: externalName}}
+	if err := s.e.Client.Create(s.t.Context(), c); err != nil {
+		s.t.Fatal(err)
+	}
+	reftest.Eventually(s.t, 20*time.Second, "claim "+name+" to be Ready", func() bool {
+		c, err := s.claim(name)
+		return err == nil && meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady)
+	})
+}
+
+func (s *scenario) configure(cfg external.Config) {
+	if err := s.ext.Configure(s.t.Context(), cfg); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *scenario) deleteClaim(name string) {
+	c, _ := s.claim(name)
+	if err := s.e.Client.Delete(s.t.Context(), c); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *scenario) failedDeletes() int {
+	ops, _ := s.ext.Log(context.Background())
+	n := 0
+	for _, op := range ops {
+		if op.Op == "delete" && op.Result == "failed" {
+			n++
+		}
+	}
+	return n
+}
+
+// finish lets deletes succeed and waits for the whole chain to go: the
+// foreground deletion must complete once nothing blocks it.
+func (s *scenario) finish(name string) {
+	s.configure(external.Config{})
+	reftest.Eventually(s.t, 30*time.Second, "claim "+name+" to be gone", func() bool {
+		_, err := s.claim(name)
+		return apierrors.IsNotFound(err)
+	})
+}
+
+func TestStatusWhileDeleting(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", composite.BugDeletingStatusNotPersisted} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			for i := range reftest.Repeat() {
+				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+					s := start(t, e, bug)
+					s.createReady("app", s.ns+"-db")
+					s.configure(external.Config{FailDeletes: true})
+					s.deleteClaim("app")
+					if bug == "" {
+						// (a) within 5s: deleting and Ready=False/Deleting.
+						reftest.Eventually(t, 5*time.Second, "Ready=False reason=Deleting", func() bool {
+							c, err := s.claim("app")
+							r := readyOf(c)
+							return err == nil && c.DeletionTimestamp != nil && r != nil && r.Status == metav1.ConditionFalse && r.Reason == refv1.ReasonDeleting
+						})
+					} else {
+						reftest.Eventually(t, 15*time.Second, "the deletion to be under way", func() bool { return s.failedDeletes() >= 2 })
+						c, _ := s.claim("app")
+						if r := readyOf(c); c.DeletionTimestamp == nil || r == nil || r.Status != metav1.ConditionTrue || r.Reason != refv1.ReasonAvailable {
+							t.Errorf("want the stale Ready=True/Available while deleting, got deleting=%v ready=%+v", c.DeletionTimestamp != nil, r)
+						}
+					}
+					s.finish("app")
+				})
+			}
+		})
+	}
+}
+
+func TestBlockingReasonIsNamed(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", composite.BugNoBlockingReason} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			for i := range reftest.Repeat() {
+				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+					s := start(t, e, bug)
+					s.createReady("app", s.ns+"-db")
+					s.configure(external.Config{FailDeletes: true})
+					s.deleteClaim("app")
+					names := func() bool {
+						c, err := s.claim("app")
+						r := readyOf(c)
+						return err == nil && r != nil && strings.Contains(r.Message, "Managed "+s.ns+"/app")
+					}
+					if bug == "" {
+						// (b) within 15s the claim names the blocking Managed.
+						reftest.Eventually(t, 15*time.Second, "the claim to name the blocking Managed", names)
+					} else {
+						reftest.Eventually(t, 15*time.Second, "several failed external deletes", func() bool { return s.failedDeletes() >= 3 })
+						if names() {
+							t.Error("no-blocking-reason named the blocking Managed")
+						}
+					}
+					s.finish("app")
+				})
+			}
+		})
+	}
+}
+
+// TestSameExternalName creates a new claim for an external name whose old
+// claim is still deleting it (a slow external delete).
+func TestSameExternalName(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", composite.BugExternalNameReuse} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			for i := range reftest.Repeat() {
+				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
+					s := start(t, e, bug)
+					s.createReady("old", s.ns+"-db")
+					oldMR, _ := s.managed("old")
+					s.configure(external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
+					s.deleteClaim("old")
+					reftest.Eventually(t, 10*time.Second, "the old Managed to start deleting", func() bool {
+						m, err := s.managed("old")
+						return err == nil && m.DeletionTimestamp != nil
+					})
+					s.createReady("new", s.ns+"-db")
+					newMR, _ := s.managed("new")
+					reftest.Eventually(t, 30*time.Second, "the old claim to be gone", func() bool {
+						_, err := s.claim("old")
+						return apierrors.IsNotFound(err)
+					})
+					ops, err := s.ext.Log(t.Context())
+					if err != nil {
+						t.Fatal(err)
+					}
+					reused := deleteAfterUse(ops, string(oldMR.UID), string(newMR.UID))
+					res, err := s.ext.Observe(t.Context(), s.ns+"-db", "test")
+					present := err == nil && res.Owner == string(newMR.UID)
+					c, _ := s.claim("new")
+					stillReady := meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady)
+					if bug == "" && (reused || !present || !stillReady) {
+						t.Errorf("(c) broken in correct mode: delete by old after use by new=%v, resource present for new=%v, new Ready=%v", reused, present, stillReady)
+					}
+					if bug != "" && (!reused || present || !stillReady) {
+						t.Errorf("external-name-reuse should show the old owner deleting what the Ready new one uses: reused=%v present=%v ready=%v", reused, present, stillReady)
+					}
+					s.deleteClaim("new")
+					s.finish("new")
+				})
+			}
+		})
+	}
+}
+
+// deleteAfterUse reports whether the log shows a successful delete by old
+// after any operation by new.
+func deleteAfterUse(ops []external.Op, old, new string) bool {
+	used := false
+	for _, op := range ops {
+		used = used || op.Owner == new
+		if used && op.Owner == old && op.Op == "delete" && op.Result == "ok" {
+			return true
+		}
+	}
+	return false
+}

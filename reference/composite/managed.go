@@ -1,0 +1,172 @@
+package composite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/external"
+)
+
+// CompositeReconciler makes the Managed of a Composite and mirrors its
+// readiness.
+type CompositeReconciler struct {
+	client.Client
+}
+
+var _ reconcile.Reconciler = (*CompositeReconciler)(nil)
+
+// SetupWithManager watches Composites and the Manageds they own.
+func (r *CompositeReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&refv1.Composite{}).Owns(&refv1.Managed{}).Complete(r)
+}
+
+// Reconcile ensures the Managed exists, owned with blockOwnerDeletion.
+func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var xr refv1.Composite
+	if err := r.Get(ctx, req.NamespacedName, &xr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !xr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // the garbage collector deletes the Managed
+	}
+	var mr refv1.Managed
+	err := r.Get(ctx, req.NamespacedName, &mr)
+	if apierrors.IsNotFound(err) {
+		mr = refv1.Managed{ObjectMeta: metav1.ObjectMeta{Name: xr.Name, Namespace: xr.Namespace}, Spec: xr.Spec}
+		if err := controllerutil.SetControllerReference(&xr, &mr, r.Scheme()); err != nil {
+			return ctrl.Result{}, err
+		}
+		mr.OwnerReferences[0].BlockOwnerDeletion = ptr.To(true)
+		return ctrl.Result{}, r.Create(ctx, &mr)
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	status, reason := metav1.ConditionFalse, refv1.ReasonCreating
+	if ready(mr.Status) {
+		status, reason = metav1.ConditionTrue, refv1.ReasonAvailable
+	}
+	if set(&xr.Status, xr.Generation, refv1.TypeReady, status, reason, "") {
+		return ctrl.Result{}, r.Status().Update(ctx, &xr)
+	}
+	return ctrl.Result{}, nil
+}
+
+// ManagedReconciler is the provider: it creates, observes and deletes the
+// external resource.
+type ManagedReconciler struct {
+	client.Client
+	External *external.Client
+	Bug      string
+}
+
+var _ reconcile.Reconciler = (*ManagedReconciler)(nil)
+
+// SetupWithManager watches Manageds with several workers: external calls
+// are slow, and providers reconcile Manageds concurrently (Crossplane's
+// default rate is 10), which is what lets a new Managed race an old one.
+func (r *ManagedReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&refv1.Managed{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		Complete(r)
+}
+
+// Reconcile keeps the external resource in step with the Managed.
+func (r *ManagedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var mr refv1.Managed
+	if err := r.Get(ctx, req.NamespacedName, &mr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	name, me := mr.Spec.ExternalName, string(mr.UID)
+	if !mr.DeletionTimestamp.IsZero() {
+		if !controllerutil.ContainsFinalizer(&mr, ProviderFinalizer) {
+			return ctrl.Result{}, nil
+		}
+		if err := r.External.Delete(ctx, name, me); err != nil {
+			msg := fmt.Sprintf("cannot delete external resource %s: %v", name, err)
+			if set(&mr.Status, mr.Generation, refv1.TypeSynced, metav1.ConditionFalse, refv1.ReasonReconcileError, msg) {
+				if err := r.Status().Update(ctx, &mr); err != nil {
+					return ctrl.Result{}, client.IgnoreNotFound(err)
+				}
+			}
+			return ctrl.Result{RequeueAfter: requeue}, nil
+		}
+		controllerutil.RemoveFinalizer(&mr, ProviderFinalizer)
+		return ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, &mr))
+	}
+	if !controllerutil.ContainsFinalizer(&mr, ProviderFinalizer) {
+		controllerutil.AddFinalizer(&mr, ProviderFinalizer)
+		return ctrl.Result{}, r.Update(ctx, &mr)
+	}
+
+	if r.Bug != BugExternalNameReuse {
+		// Do not touch the external resource while a predecessor with the
+		// same external name is still deleting it.
+		prev, err := r.predecessor(ctx, &mr)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if prev != "" {
+			msg := fmt.Sprintf("external name %s is still used by Managed %s, which is being deleted", name, prev)
+			if _, err := r.setReady(ctx, &mr, metav1.ConditionFalse, refv1.ReasonWaiting, msg); err != nil {
+				return ctrl.Result{}, err
+			}
+			return ctrl.Result{RequeueAfter: requeue}, nil
+		}
+	}
+	res, err := r.External.Observe(ctx, name, me)
+	switch {
+	case errors.Is(err, external.ErrNotFound):
+		if err := r.External.Create(ctx, name, me); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.setReady(ctx, &mr, metav1.ConditionFalse, refv1.ReasonCreating, "")
+	case err != nil:
+		return ctrl.Result{}, err
+	case res.Owner != me && r.Bug != BugExternalNameReuse:
+		// Its previous owner is still deleting it: wait, do not adopt.
+		msg := fmt.Sprintf("external resource %s still belongs to a previous owner (%s) that is deleting it", name, res.Owner)
+		if _, err := r.setReady(ctx, &mr, metav1.ConditionFalse, refv1.ReasonWaiting, msg); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	return r.setReady(ctx, &mr, metav1.ConditionTrue, refv1.ReasonAvailable, "")
+}
+
+// predecessor names another Managed in the namespace with the same
+// external name, if there is one.
+func (r *ManagedReconciler) predecessor(ctx context.Context, mr *refv1.Managed) (string, error) {
+	var list refv1.ManagedList
+	if err := r.List(ctx, &list, client.InNamespace(mr.Namespace)); err != nil {
+		return "", err
+	}
+	for _, other := range list.Items {
+		if other.UID != mr.UID && other.Spec.ExternalName == mr.Spec.ExternalName {
+			return other.Namespace + "/" + other.Name, nil
+		}
+	}
+	return "", nil
+}
+
+func (r *ManagedReconciler) setReady(ctx context.Context, mr *refv1.Managed, status metav1.ConditionStatus, reason, msg string) (ctrl.Result, error) {
+	changed := set(&mr.Status, mr.Generation, refv1.TypeReady, status, reason, msg)
+	changed = set(&mr.Status, mr.Generation, refv1.TypeSynced, metav1.ConditionTrue, refv1.ReasonReconcileSuccess, "") || changed
+	if changed {
+		return ctrl.Result{}, r.Status().Update(ctx, mr)
+	}
+	if status != metav1.ConditionTrue {
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	return ctrl.Result{}, nil
+}
