@@ -1,8 +1,8 @@
 package reftest
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
