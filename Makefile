@@ -15,7 +15,7 @@ GINKGO := $(GO) tool ginkgo
 # Unit and integration tests: every package but the Ginkgo suites.
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /suites/)
 
-.PHONY: all build test unit e2e bench kube-bins generate lint clean help
+.PHONY: all build test unit e2e bench kube-bins generate images lint clean help
 all: build
 
 help: ## list the targets
@@ -59,9 +59,12 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/
 	rm -rf _generated
 
+images: ## build the FROM scratch images (refctl) with a private Docker engine if none answers
+	hack/images.sh
+
 lint: ## gofmt and go vet
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 clean: ## remove build output and artifacts (not the binary cache)
-	rm -rf bin $(ARTIFACTS)
+	rm -rf bin _images $(ARTIFACTS)
