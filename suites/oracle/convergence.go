@@ -1,0 +1,98 @@
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotConverged is broken eventual stable reconciliation.
+var ErrNotConverged = errors.New("once the desired state stops changing, the observed state must match it within T and keep matching for W")
+
+// Match judges one state: whether it matches the desired state, and if
+// not, why (for the failure message).
+type Match func(s State) (bool, string)
+
+// Convergence checks eventual stable reconciliation over a History.
+type Convergence struct {
+	// Since is when the desired state last changed.
+	Since time.Time
+	// Within is T, the time allowed to converge.
+	Within time.Duration
+	// Window is W, how long the match must then hold.
+	Window time.Duration
+}
+
+// Result is a successful convergence.
+type Result struct {
+	// At is when the observed state began to match for good.
+	At time.Time
+	// Took is At - Since: the measured convergence time.
+	Took time.Duration
+}
+
+// Check judges the history as observed until now.
+func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
+	// Intervals of matching, from the state at Since onwards.
+	matching, _ := m(h.StateAt(c.Since))
+	start := c.Since
+	lastWhy := ""
+	var best *Result
+	consider := func(end time.Time) {
+		if matching && end.Sub(start) >= c.Window && best == nil {
+			best = &Result{At: start, Took: start.Sub(c.Since)}
+		}
+	}
+	h.Replay(func(at time.Time, s State) {
+		if !at.After(c.Since) {
+			return
+		}
+		ok, why := m(s)
+		if ok == matching {
+			return
+		}
+		consider(at)
+		matching, start = ok, at
+		if !ok {
+			lastWhy = why
+		}
+	})
+	consider(now)
+	switch {
+	case best == nil && !matching:
+		_, why := m(h.StateAt(now))
+		return Result{}, fmt.Errorf("%w: still not matching %s after the last change (T=%s): %s", ErrNotConverged, now.Sub(c.Since).Round(time.Millisecond), c.Within, why)
+	case best == nil:
+		return Result{}, fmt.Errorf("%w: matching for only %s of W=%s (last mismatch: %s)", ErrNotConverged, now.Sub(start).Round(time.Millisecond), c.Window, lastWhy)
+	case best.Took > c.Within:
+		return *best, fmt.Errorf("%w: converged only after %s, more than T=%s", ErrNotConverged, best.Took.Round(time.Millisecond), c.Within)
+	}
+	return *best, nil
+}
+
+// Wait watches the history until it has converged and held for the window,
+// or until Since+Within+Window has passed, and returns the verdict.
+func (c Convergence) Wait(ctx context.Context, h *History, m Match) (Result, error) {
+	deadline := c.Since.Add(c.Within + c.Window)
+	for {
+		changed := h.Changed()
+		now := time.Now()
+		r, err := c.Check(h, m, now)
+		if err == nil || now.After(deadline) {
+			return r, err
+		}
+		// Re-check when something changes, when a window may have
+		// completed, or at the deadline.
+		wake := time.Until(deadline)
+		if matching, _ := m(h.StateAt(now)); matching && c.Window < wake {
+			wake = c.Window / 4
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-changed:
+		case <-time.After(max(wake, 10*time.Millisecond)):
+		}
+	}
+}

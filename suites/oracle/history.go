@@ -1,0 +1,83 @@
+package oracle
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Event is one change a recorder saw.
+type Event struct {
+	At   time.Time
+	Type string // ADDED, MODIFIED, DELETED
+	// Key is namespace/name.
+	Key    string
+	Object *unstructured.Unstructured
+}
+
+// State maps namespace/name to the object as last seen.
+type State map[string]*unstructured.Unstructured
+
+// History is the ordered events of one resource.
+type History struct {
+	mu     sync.Mutex
+	events []Event
+	notify chan struct{}
+}
+
+// NewHistory makes an empty history.
+func NewHistory() *History { return &History{notify: make(chan struct{})} }
+
+// Add appends an event and wakes anyone waiting on Changed.
+func (h *History) Add(e Event) {
+	h.mu.Lock()
+	h.events = append(h.events, e)
+	close(h.notify)
+	h.notify = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// Changed is closed at the next Add.
+func (h *History) Changed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.notify
+}
+
+// Events returns a copy of the events.
+func (h *History) Events() []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.events)
+}
+
+// Replay calls f with the state after each event, in order.
+func (h *History) Replay(f func(at time.Time, s State)) {
+	s := State{}
+	for _, e := range h.Events() {
+		if e.Type == "DELETED" {
+			delete(s, e.Key)
+		} else {
+			s[e.Key] = e.Object
+		}
+		f(e.At, s)
+	}
+}
+
+// StateAt is the state after every event up to and including t.
+func (h *History) StateAt(t time.Time) State {
+	s := State{}
+	for _, e := range h.Events() {
+		if e.At.After(t) {
+			break
+		}
+		if e.Type == "DELETED" {
+			delete(s, e.Key)
+		} else {
+			s[e.Key] = e.Object
+		}
+	}
+	return s
+}
