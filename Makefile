@@ -15,7 +15,7 @@ GINKGO := $(GO) tool ginkgo
 # Unit and integration tests: every package but the Ginkgo suites.
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v /suites/)
 
-.PHONY: all build test unit e2e bench kube-bins generate images lint clean help
+.PHONY: all build test unit e2e bench kube-bins generate images selftest lint clean help
 all: build
 
 help: ## list the targets
@@ -39,6 +39,9 @@ e2e: kube-bins ## the Ginkgo suites on PROVIDER; JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	$(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/...
 	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
+
+selftest: kube-bins ## every suite against every reference subject mode; prints the matrix (SELFTEST_REPEAT=N)
+	$(GO) run ./cmd/steadystate selftest
 
 test: lint unit e2e ## everything CI runs
 

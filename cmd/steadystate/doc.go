@@ -5,4 +5,5 @@
 //	steadystate cluster down [--name N]   stop a cluster started by `cluster up`
 //	steadystate cluster status [--name N] show whether it is up and how to reach it
 //	steadystate report FILE.xml           print a JUnit report's summary
+//	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it)
 package main

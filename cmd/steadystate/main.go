@@ -15,6 +15,7 @@ const usage = `usage:
   steadystate cluster down [--name NAME]     stop a cluster started by 'cluster up'
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
   steadystate report FILE.xml                print a JUnit report's summary
+  steadystate selftest                       run every suite against every reference subject mode
 
 Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS (see README.md).
 `
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return clusterCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout)
+	case "selftest":
+		return selftestCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
