@@ -193,9 +193,12 @@ func TestCleanupWhilePaused(t *testing.T) {
 					if n := len(cleanups(t, e.Client, ns, "frozen")); n != 0 || obj.DeletionTimestamp == nil {
 						t.Fatalf("paused and deleting: %d cleanup records (want 0), deleting=%v", n, obj.DeletionTimestamp != nil)
 					}
-					if c := meta.FindStatusCondition(obj.Status.Conditions, refv1.TypePaused); c == nil || c.Status != metav1.ConditionTrue {
-						t.Errorf("Paused condition = %+v", c)
-					}
+					// The controller logs before it writes the condition.
+					reftest.Eventually(t, 10*time.Second, "the Paused condition", func() bool {
+						obj, err := get(e.Client, ns, "frozen")
+						return err == nil && meta.IsStatusConditionTrue(obj.Status.Conditions, refv1.TypePaused)
+					})
+					obj, _ = get(e.Client, ns, "frozen")
 					if err := e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"paused":false}}`))); err != nil {
 						t.Fatal(err)
 					}
