@@ -12,8 +12,9 @@ export KUBE_VERSION PROVIDER ARTIFACTS
 
 GO     ?= go
 GINKGO := $(GO) tool ginkgo
-# Unit and integration tests: every package but the Ginkgo suites.
-UNIT_PKGS = $(shell $(GO) list ./... | grep -v /suites/)
+# Unit and integration tests: every package but the Ginkgo suites (those
+# with a *_suite_test.go, which `make e2e` runs).
+UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
 .PHONY: all build test unit e2e bench kube-bins generate images selftest lint clean help
 all: build

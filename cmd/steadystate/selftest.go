@@ -20,6 +20,9 @@ var selftestCells = []reports.Cell{
 	{Suite: "lostevents", Subject: "workload"},
 	{Suite: "lostevents", Subject: "workload", Bug: "expectations-never-expire"},
 	{Suite: "lostevents", Subject: "workload", Bug: "no-expectations"},
+	{Suite: "leader", Subject: "leader"},
+	{Suite: "leader", Subject: "leader", Bug: "start-leader-runnables-on-shutdown"},
+	{Suite: "leader", Subject: "leader", Bug: "ignore-lost-lease"},
 }
 
 // selftestCommand runs the matrix SELFTEST_REPEAT times (default 1) from

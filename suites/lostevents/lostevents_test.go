@@ -1,6 +1,7 @@
 package lostevents
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -21,12 +24,20 @@ import (
 // more pods than its replicas.
 var ErrOvershoot = errors.New("a scalable workload must never run more pods than spec.replicas")
 
+// expectationTimeout is the reference subject's --expectation-timeout:
+// short, so the suite stays fast (upstream's is 5 minutes).
+const expectationTimeout = 2 * time.Second
+
+func startSubject(ctx context.Context) (*refproc.Subject, chaos.Target) {
+	return subject.Start(ctx, nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+expectationTimeout.String())
+}
+
 var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "lostevents") })
 
 	It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), func(ctx SpecContext) {
-		subject, target := startSubject()
+		subj, target := startSubject(ctx)
 		w := newWorkload(ctx, ns, 2)
 		created := time.Now()
 		tl := chaos.NewTimeline()
@@ -60,7 +71,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		var took time.Duration
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, subject.Proxy(0)) }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, subj.Proxy(0)) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the lost create", Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, converged(ns))
 				took = r.Took
@@ -77,7 +88,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	})
 
 	It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
-		_, target := startSubject()
+		_, target := startSubject(ctx)
 		tl := chaos.NewTimeline()
 		delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), target)
 		Expect(err).NotTo(HaveOccurred())

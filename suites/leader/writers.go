@@ -1,0 +1,89 @@
+package leader
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+)
+
+// ErrTwoWriters is the safety property of leader election.
+var ErrTwoWriters = errors.New("only the replica holding a valid Lease may write")
+
+// term is one state of the Lease: who held it, and until when it was valid.
+type term struct {
+	holder       string
+	renew, until time.Time
+}
+
+// terms reads every recorded state of the Lease.
+func terms(h *oracle.History, key string) []term {
+	var out []term
+	h.Replay(func(_ time.Time, s oracle.State) {
+		obj := s[key]
+		if obj == nil {
+			return
+		}
+		holder, _, _ := unstructured.NestedString(obj.Object, "spec", "holderIdentity")
+		renewRaw, _, _ := unstructured.NestedString(obj.Object, "spec", "renewTime")
+		seconds, _, _ := unstructured.NestedInt64(obj.Object, "spec", "leaseDurationSeconds")
+		renew, err := time.Parse(time.RFC3339Nano, renewRaw)
+		if err != nil {
+			return
+		}
+		t := term{holder: holder, renew: renew, until: renew.Add(time.Duration(seconds) * time.Second)}
+		if len(out) == 0 || out[len(out)-1] != t {
+			out = append(out, t)
+		}
+	})
+	return out
+}
+
+// validHolder is the replica holding a valid Lease at t, or "".
+func validHolder(ts []term, t time.Time) string {
+	holder := ""
+	for _, term := range ts {
+		if term.renew.After(t) {
+			break
+		}
+		holder = ""
+		if !t.After(term.until) {
+			holder = term.holder
+		}
+	}
+	return holder
+}
+
+var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
+// onlyHolderWrites checks every successful write in the replicas' proxy
+// logs against the Lease's history. Writes to Leases (the election itself)
+// and Events are not leader-only work.
+func onlyHolderWrites(lease *oracle.History, key string, replicas map[string]*proxy.Proxy) error {
+	ts := terms(lease, key)
+	var errs []error
+	for identity, p := range replicas {
+		for _, r := range p.Requests() {
+			if !slices.Contains(writeVerbs, r.Verb) || r.Code < 200 || r.Code > 299 || r.Resource == "leases" || r.Resource == "events" {
+				continue
+			}
+			if h := validHolder(ts, r.Start); h != identity {
+				if h == "" {
+					h = "nobody"
+				}
+				what := r.Resource + "/" + r.Name
+				if r.Name == "" {
+					what = "a new " + r.Resource + " object"
+				}
+				errs = append(errs, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
+					ErrTwoWriters, identity, r.Verb, what, r.Start.Format("15:04:05.000"), h))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

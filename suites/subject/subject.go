@@ -1,0 +1,80 @@
+package subject
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/reference/wiring"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+var refctl string
+
+// Connect is the all-processes half of a suite's SynchronizedBeforeSuite:
+// it connects to the cluster, applies the reference CRDs and builds refctl.
+func Connect(ctx SpecContext, kubeconfig []byte) {
+	testenv.Connect(kubeconfig)
+	Expect(fixtures.Apply(ctx, testenv.Get().REST, fixtures.Reference, "reference/crds/*.yaml")).To(Succeed())
+	_, file, _, _ := runtime.Caller(0)
+	dir, err := os.MkdirTemp("", "steadystate-refctl-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	refctl, err = refproc.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// Refctl is the path of the built refctl.
+func Refctl() string { return refctl }
+
+// Bug is SUBJECT_BUG when it belongs to component (a refctl command), else
+// "": a bug of the mover leaves the controller correct and the other way
+// round.
+func Bug(component string) string {
+	bug := os.Getenv("SUBJECT_BUG")
+	if slices.Contains(wiring.Bugs[component], bug) {
+		return bug
+	}
+	return ""
+}
+
+// Start runs refctl command with replicas behind proxies against upstream
+// (nil: the suite's cluster), with the component's bug, stopped when the
+// spec ends; a failing spec gets the replicas' log tails in its report.
+func Start(ctx context.Context, upstream *rest.Config, command string, replicas int, args ...string) (*refproc.Subject, chaos.Target) {
+	env := testenv.Get()
+	if upstream == nil {
+		upstream = env.REST
+	}
+	s, err := refproc.Start(refproc.Options{
+		Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Dir: GinkgoT().TempDir(),
+		Args: append([]string{"--bug=" + Bug(command)}, args...),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		s.Stop()
+		if CurrentSpecReport().Failed() {
+			for _, r := range s.Replicas {
+				AddReportEntry(r.Identity+" log", ReportEntryVisibilityFailureOrVerbose, tail(r.Process.LogPath()))
+			}
+		}
+	})
+	return s, chaos.Target{Kube: env.Kube, Replicas: s.Replicas}
+}
+
+func tail(path string) string {
+	data, _ := os.ReadFile(path)
+	if len(data) > 4000 {
+		data = data[len(data)-4000:]
+	}
+	return string(data)
+}
