@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/reference/leader"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
@@ -45,6 +46,15 @@ func markers(t *testing.T, e *reftest.Env, ns, identity string) int {
 	return len(list.Items)
 }
 
+func contends(p *proxy.Proxy) bool {
+	for _, r := range p.Requests() {
+		if r.Resource == "leases" && r.Code == 200 {
+			return true
+		}
+	}
+	return false
+}
+
 func other(s *refproc.Subject, identity string) (int, string) {
 	for i, r := range s.Replicas {
 		if r.Identity != identity {
@@ -63,7 +73,10 @@ func TestNonLeaderShutdown(t *testing.T) {
 					s, ns := start(t, e, bug)
 					lead := holder(e, ns)
 					reftest.Eventually(t, 10*time.Second, "the leader's marker", func() bool { return markers(t, e, ns, lead) == 1 })
-					_, follower := other(s, lead)
+					fi, follower := other(s, lead)
+					// Only a follower that takes part in the election counts:
+					// its proxy has seen it read the Lease.
+					reftest.Eventually(t, 15*time.Second, follower+" to contend for the Lease", func() bool { return contends(s.Proxy(fi)) })
 					if _, err := chaos.Inject(t.Context(), chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target(s)); err != nil {
 						t.Fatal(err)
 					}
