@@ -84,3 +84,15 @@ func (r *recorder) Events() []Event {
 	defer r.mu.Unlock()
 	return slices.Clone(r.events)
 }
+
+// Answered reports whether a request that m selects got HTTP code.
+func (r *recorder) Answered(m Match, code int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, req := range r.requests {
+		if req.Code == code && m.Matches(req.RequestInfo) {
+			return true
+		}
+	}
+	return false
+}

@@ -46,15 +46,6 @@ func markers(t *testing.T, e *reftest.Env, ns, identity string) int {
 	return len(list.Items)
 }
 
-func contends(p *proxy.Proxy) bool {
-	for _, r := range p.Requests() {
-		if r.Resource == "leases" && r.Code == 200 {
-			return true
-		}
-	}
-	return false
-}
-
 func other(s *refproc.Subject, identity string) (int, string) {
 	for i, r := range s.Replicas {
 		if r.Identity != identity {
@@ -76,7 +67,7 @@ func TestNonLeaderShutdown(t *testing.T) {
 					fi, follower := other(s, lead)
 					// Only a follower that takes part in the election counts:
 					// its proxy has seen it read the Lease.
-					reftest.Eventually(t, 15*time.Second, follower+" to contend for the Lease", func() bool { return contends(s.Proxy(fi)) })
+					reftest.Eventually(t, 15*time.Second, follower+" to contend for the Lease", func() bool { return s.Proxy(fi).Answered(proxy.Match{Resource: "leases"}, 200) })
 					if _, err := chaos.Inject(t.Context(), chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target(s)); err != nil {
 						t.Fatal(err)
 					}

@@ -95,7 +95,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		follower := e.other(e.holder())
 		// Only a follower that takes part in the election counts: its
 		// proxy has seen it read the Lease.
-		Eventually(func() bool { return contends(e.proxies[follower]) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
+		Eventually(func() bool { return e.proxies[follower].Answered(proxy.Match{Resource: "leases"}, 200) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
 		_, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the follower was terminated", Run: func() error { return err }},
@@ -148,15 +148,6 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 func wroteSince(p *proxy.Proxy, t time.Time) bool {
 	for _, r := range p.Requests() {
 		if r.Start.After(t) && r.Code >= 200 && r.Code < 300 && r.Resource == "configmaps" && r.Verb != "get" && r.Verb != "list" && r.Verb != "watch" {
-			return true
-		}
-	}
-	return false
-}
-
-func contends(p *proxy.Proxy) bool {
-	for _, r := range p.Requests() {
-		if r.Resource == "leases" && r.Code == 200 {
 			return true
 		}
 	}
