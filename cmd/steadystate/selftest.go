@@ -23,6 +23,10 @@ var selftestCells = []reports.Cell{
 	{Suite: "leader", Subject: "leader"},
 	{Suite: "leader", Subject: "leader", Bug: "start-leader-runnables-on-shutdown"},
 	{Suite: "leader", Subject: "leader", Bug: "ignore-lost-lease"},
+	{Suite: "foreground", Subject: "composite"},
+	{Suite: "foreground", Subject: "composite", Bug: "deleting-status-not-persisted"},
+	{Suite: "foreground", Subject: "composite", Bug: "no-blocking-reason"},
+	{Suite: "foreground", Subject: "composite", Bug: "external-name-reuse"},
 }
 
 // selftestCommand runs the matrix SELFTEST_REPEAT times (default 1) from

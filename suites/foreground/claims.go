@@ -1,0 +1,102 @@
+package foreground
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+var (
+	claims   = refv1.GroupVersion.WithResource("claims")
+	manageds = refv1.GroupVersion.WithResource("manageds")
+)
+
+// composition is the subject, its external system and the recorded
+// histories of one namespace's claims and managed resources.
+type composition struct {
+	ns       string
+	dyn      dynamic.Interface
+	ext      *external.Client
+	claims   *oracle.History
+	manageds *oracle.History
+}
+
+func start(ctx context.Context, ns string) *composition {
+	srv := httptest.NewServer(external.NewServer().Handler())
+	DeferCleanup(srv.Close)
+	subject.Start(ctx, nil, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL)
+	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: &external.Client{Base: srv.URL}}
+	var stop func()
+	var err error
+	c.claims, stop, err = oracle.Record(ctx, c.dyn, claims, ns)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	c.manageds, stop, err = oracle.Record(ctx, c.dyn, manageds, ns)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	return c
+}
+
+func (c *composition) create(ctx context.Context, name, externalName string) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": refv1.GroupVersion.String(), "kind": "Claim",
+		"metadata": map[string]any{"name": name, "namespace": c.ns},
+		"spec":     map[string]any{"externalName": externalName},
+	}}
+	_, err := c.dyn.Resource(claims).Namespace(c.ns).Create(ctx, obj, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+func (c *composition) delete(ctx context.Context, name string) {
+	Expect(c.dyn.Resource(claims).Namespace(c.ns).Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
+}
+
+func (c *composition) configure(ctx context.Context, cfg external.Config) {
+	Expect(c.ext.Configure(ctx, cfg)).To(Succeed())
+}
+
+// ready reads the Ready condition of a claim in a state.
+func ready(s oracle.State, key string) (status, reason, message string, deleting, exists bool) {
+	obj := s[key]
+	if obj == nil {
+		return "", "", "", false, false
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == refv1.TypeReady {
+			status, _ = m["status"].(string)
+			reason, _ = m["reason"].(string)
+			message, _ = m["message"].(string)
+		}
+	}
+	return status, reason, message, obj.GetDeletionTimestamp() != nil, true
+}
+
+func isReady(key string) oracle.Match {
+	return func(s oracle.State) (bool, string) {
+		status, reason, msg, _, _ := ready(s, key)
+		return status == "True", "Ready=" + status + " " + reason + " " + msg
+	}
+}
+
+func gone(key string) oracle.Match {
+	return func(s oracle.State) (bool, string) {
+		_, _, _, _, exists := ready(s, key)
+		return !exists, key + " still exists"
+	}
+}
+
+func contains(s, part string) bool { return strings.Contains(s, part) }

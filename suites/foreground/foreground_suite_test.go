@@ -1,0 +1,20 @@
+package foreground
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+func TestForeground(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Foreground deletion")
+}
+
+var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+
+var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)
