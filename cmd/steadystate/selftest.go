@@ -27,6 +27,10 @@ var selftestCells = []reports.Cell{
 	{Suite: "foreground", Subject: "composite", Bug: "deleting-status-not-persisted"},
 	{Suite: "foreground", Subject: "composite", Bug: "no-blocking-reason"},
 	{Suite: "foreground", Subject: "composite", Bug: "external-name-reuse"},
+	{Suite: "finalizer", Subject: "cluster"},
+	{Suite: "finalizer", Subject: "move", Bug: "strip-then-delete"},
+	{Suite: "finalizer", Subject: "cluster", Bug: "finalizer-while-deleting"},
+	{Suite: "finalizer", Subject: "cluster", Bug: "cleanup-while-paused"},
 }
 
 // selftestCommand runs the matrix SELFTEST_REPEAT times (default 1) from

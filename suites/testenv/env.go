@@ -32,6 +32,8 @@ type Clients struct {
 	Kube kubernetes.Interface
 	// Klient is e2e-framework's client, for its wait conditions.
 	Klient klient.Client
+	// Kubeconfig is an admin kubeconfig file, for tools run as processes.
+	Kubeconfig string
 }
 
 var clients *Clients
@@ -94,7 +96,13 @@ func Connect(kubeconfig []byte) {
 	Expect(err).NotTo(HaveOccurred())
 	kl, err := klient.New(restCfg)
 	Expect(err).NotTo(HaveOccurred())
-	clients = &Clients{REST: restCfg, Kube: kube, Klient: kl}
+	f, err := os.CreateTemp("", "steadystate-kubeconfig-")
+	Expect(err).NotTo(HaveOccurred())
+	_, err = f.Write(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(f.Close()).To(Succeed())
+	DeferCleanup(os.Remove, f.Name())
+	clients = &Clients{REST: restCfg, Kube: kube, Klient: kl, Kubeconfig: f.Name()}
 }
 
 // TeardownCluster runs in the first parallel process after every other one

@@ -1,0 +1,20 @@
+package finalizer
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+func TestFinalizer(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Finalizer race")
+}
+
+var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+
+var _ = SynchronizedAfterSuite(stopTarget, testenv.TeardownCluster)

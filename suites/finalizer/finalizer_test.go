@@ -1,0 +1,195 @@
+package finalizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/capi"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+var clusters = refv1.GroupVersion.WithResource("clusters")
+
+// The safety properties, stated as bugs.md does.
+var (
+	ErrFinalizerWhileDeleting = errors.New("a controller must never try to add its finalizer to an object being deleted")
+	ErrCleanupWhilePaused     = errors.New("a paused object that gets a deletionTimestamp must cause no external cleanup")
+)
+
+const foreign = "infrastructure.steadystate.dev/hold"
+
+func create(ctx context.Context, dyn dynamic.Interface, ns, name string, finalizers ...string) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": refv1.GroupVersion.String(), "kind": "Cluster",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec":     map[string]any{"endpoint": "https://" + name},
+	}}
+	if len(finalizers) > 0 {
+		obj.SetFinalizers(finalizers)
+	}
+	_, err := dyn.Resource(clusters).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+func record(ctx context.Context, dyn dynamic.Interface, ns string) *oracle.History {
+	h, stop, err := oracle.Record(ctx, dyn, clusters, ns)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(stop)
+	return h
+}
+
+// running matches a state where every name is there, unpaused and carrying
+// the controller's finalizer.
+func running(ns string, names ...string) oracle.Match {
+	return func(s oracle.State) (bool, string) {
+		for _, n := range names {
+			obj := s[ns+"/"+n]
+			if obj == nil {
+				return false, n + " is missing"
+			}
+			paused, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
+			if paused || !slices.Contains(obj.GetFinalizers(), capi.Finalizer) || obj.GetDeletionTimestamp() != nil {
+				return false, fmt.Sprintf("%s: paused=%v finalizers=%v deleting=%v", n, paused, obj.GetFinalizers(), obj.GetDeletionTimestamp() != nil)
+			}
+		}
+		return true, ""
+	}
+}
+
+func empty(s oracle.State) (bool, string) {
+	for key, obj := range s {
+		paused, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
+		return false, fmt.Sprintf("%s is still there (deleting=%v paused=%v finalizers=%v)", key, obj.GetDeletionTimestamp() != nil, paused, obj.GetFinalizers())
+	}
+	return true, ""
+}
+
+// noCleanupWhilePaused reads the cleanup records the reference controller
+// leaves (its external side effect).
+func noCleanupWhilePaused(ctx context.Context, kube kubernetes.Interface, ns string) error {
+	cms, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: capi.LabelCleanupOf})
+	if err != nil {
+		return err
+	}
+	for _, cm := range cms.Items {
+		if cm.Data["paused"] == "true" {
+			return fmt.Errorf("%w: cleanup of %s ran while it was paused", ErrCleanupWhilePaused, cm.Labels[capi.LabelCleanupOf])
+		}
+	}
+	return nil
+}
+
+var _ = Describe("A pausable, finalized resource", Label("capability:movable"), func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "finalizer") })
+
+	It("moves to another cluster leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
+		tgt, tgtREST := moveTarget(ctx)
+		tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
+		_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func(ctx SpecContext) { tgtKube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
+		subject.Start(ctx, nil, "cluster", 1, "--leader-elect=false")
+		subject.Start(ctx, tgtREST, "cluster", 1, "--leader-elect=false")
+		env := testenv.Get()
+		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
+		source, dest := record(ctx, dyn, ns), record(ctx, tgtDyn, ns)
+		names := []string{"alpha", "beta"}
+		created := time.Now()
+		for _, n := range names {
+			create(ctx, dyn, ns, n)
+		}
+		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, source, running(ns, names...))
+
+		By("moving with refctl move")
+		out, moveErr := exec.CommandContext(ctx, subject.Refctl(), "move", "--from-kubeconfig="+env.Kubeconfig, "--to-kubeconfig="+tgt.Kubeconfig(),
+			"--namespace="+ns, "--step-delay=1s", "--bug="+subject.Bug("move")).CombinedOutput()
+		moved := time.Now()
+		testenv.ExpectValid(oracle.Validate(
+			oracle.Check{Stage: oracle.Assumption, Name: "the objects ran on the source", Run: func() error { return readyErr }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the mover finished", Run: func() error {
+				if moveErr != nil {
+					return fmt.Errorf("refctl move: %v: %s", moveErr, out)
+				}
+				return nil
+			}},
+			oracle.Check{Stage: oracle.Liveness, Name: "P1: every source object is gone within 30s", Run: func() error {
+				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, source, empty)
+				return err
+			}},
+			oracle.Check{Stage: oracle.Liveness, Name: "every object runs on the target within 30s", Run: func() error {
+				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, dest, running(ns, names...))
+				return err
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "P4: no external cleanup while paused", Run: func() error { return noCleanupWhilePaused(ctx, env.Kube, ns) }},
+		))
+	})
+
+	It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
+		subj, _ := subject.Start(ctx, nil, "cluster", 1, "--leader-elect=false")
+		env := testenv.Get()
+		dyn := dynamic.NewForConfigOrDie(env.REST)
+		h := record(ctx, dyn, ns)
+		created := time.Now()
+		create(ctx, dyn, ns, "held", foreign)
+		DeferCleanup(func(ctx SpecContext) { // let the namespace go
+			dyn.Resource(clusters).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		})
+		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, h, running(ns, "held"))
+		Expect(dyn.Resource(clusters).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
+		deleted := time.Now()
+		var released time.Time
+		testenv.ExpectValid(oracle.Validate(
+			oracle.Check{Stage: oracle.Assumption, Name: "the object ran before", Run: func() error { return readyErr }},
+			oracle.Check{Stage: oracle.Liveness, Name: "cleanup runs and the controller's finalizer is released within 15s", Run: func() error {
+				r, err := oracle.Convergence{Since: deleted, Within: 15 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, h, func(s oracle.State) (bool, string) {
+					obj := s[ns+"/held"]
+					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), capi.Finalizer), "the controller's finalizer is still there"
+				})
+				released = r.At
+				return err
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added while deleting", Run: func() error {
+				return quietFor(ctx, subj.Proxy(0), released, 2*time.Second)
+			}},
+		))
+	})
+})
+
+// quietFor watches the controller's proxy log for W after since and fails
+// at the first 422 the API server answered it on a Cluster.
+func quietFor(ctx context.Context, p *proxy.Proxy, since time.Time, w time.Duration) error {
+	deadline := since.Add(w)
+	for {
+		for _, r := range p.Requests() {
+			if r.Resource == "clusters" && r.Code == 422 {
+				return fmt.Errorf("%w: the API server answered %s clusters/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, r.Name, r.Start.Format("15:04:05.000"))
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
