@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 )
 
@@ -30,16 +29,7 @@ func TestMain(m *testing.M) {
 		runLeaderReplica()
 		return
 	}
-	dir, err := os.MkdirTemp("", "chaos-test-logs-")
-	if err != nil {
-		panic(err)
-	}
-	var stop func()
-	shared, stop, sharedErr = localtest.StartShared(local.Options{Name: "chaos-test", LogDir: dir})
-	code := m.Run()
-	stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(localtest.RunShared(m, "chaos-test", &shared, &sharedErr))
 }
 
 func cluster(t *testing.T) *localtest.Cluster { return localtest.Require(t, shared, sharedErr) }

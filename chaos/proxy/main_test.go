@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 )
 
@@ -15,18 +14,7 @@ var (
 	sharedErr error
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "proxy-test-logs-")
-	if err != nil {
-		panic(err)
-	}
-	var stop func()
-	shared, stop, sharedErr = localtest.StartShared(local.Options{Name: "proxy-test", LogDir: dir})
-	code := m.Run()
-	stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(localtest.RunShared(m, "proxy-test", &shared, &sharedErr)) }
 
 func cluster(t *testing.T) *localtest.Cluster { return localtest.Require(t, shared, sharedErr) }
 

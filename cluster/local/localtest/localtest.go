@@ -147,3 +147,19 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// RunShared is a TestMain body: it starts one cluster named name for the
+// package (its logs in a temporary folder), stores it in *c (or why it
+// could not start in *startErr, for Require), runs the tests and stops it.
+func RunShared(m *testing.M, name string, c **Cluster, startErr *error) int {
+	dir, err := os.MkdirTemp("", name+"-logs-")
+	if err != nil {
+		*startErr = err
+		return m.Run()
+	}
+	defer os.RemoveAll(dir)
+	var stop func()
+	*c, stop, *startErr = StartShared(local.Options{Name: name, LogDir: dir})
+	defer stop()
+	return m.Run()
+}
