@@ -35,6 +35,11 @@ type Config struct {
 	BinDir string
 	// Kubeconfig and Context select an existing cluster. KUBECONFIG, KUBE_CONTEXT.
 	Kubeconfig, Context string
+	// Controllers are the kube-controller-manager controllers a local
+	// cluster runs, comma-separated in KCM_CONTROLLERS; default
+	// local.DefaultControllers. A suite whose subject is one of them (the
+	// ReplicaSet controller) runs the cluster without it.
+	Controllers []string
 	// Artifacts is where control-plane logs go, in a folder per cluster.
 	// ARTIFACTS, default _artifacts.
 	Artifacts string
@@ -52,7 +57,15 @@ func ConfigFromEnv() Config {
 		Kubeconfig:  os.Getenv("KUBECONFIG"),
 		Context:     os.Getenv("KUBE_CONTEXT"),
 		Artifacts:   os.Getenv("ARTIFACTS"),
+		Controllers: splitList(os.Getenv("KCM_CONTROLLERS")),
 	}
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // Providers lists the valid provider names.
@@ -73,6 +86,7 @@ func New(cfg Config) (Provider, error) {
 			KubeVersion: cfg.KubeVersion,
 			BinDir:      cfg.BinDir,
 			LogDir:      filepath.Join(cfg.Artifacts, "cluster-"+cfg.Name),
+			Controllers: cfg.Controllers,
 			Progress:    cfg.Progress,
 		}), nil
 	case Existing:

@@ -15,6 +15,11 @@ func TestLostEvents(t *testing.T) {
 	RunSpecs(t, "Lost events")
 }
 
-var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+	if subject.Kind() == "replicaset" {
+		return subject.WithoutReplicaSetController(ctx)
+	}
+	return testenv.SetupCluster(ctx)
+}, subject.Connect)
 
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

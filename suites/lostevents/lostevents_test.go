@@ -14,7 +14,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -24,12 +23,26 @@ import (
 // more pods than its replicas.
 var ErrOvershoot = errors.New("a scalable workload must never run more pods than spec.replicas")
 
-// expectationTimeout is the reference subject's --expectation-timeout:
-// short, so the suite stays fast (upstream's is 5 minutes).
-const expectationTimeout = 2 * time.Second
+// expectationTimeout is how long the subject keeps unsatisfied scale
+// expectations: the reference subject's --expectation-timeout is short so
+// the suite stays fast; Kubernetes' ReplicaSet controller has a fixed
+// ExpectationsTimeout of 5 minutes.
+func expectationTimeout() time.Duration {
+	if subject.Kind() == "replicaset" {
+		return 5 * time.Minute
+	}
+	return 2 * time.Second
+}
 
-func startSubject(ctx context.Context) (*refproc.Subject, chaos.Target) {
-	return subject.Start(ctx, nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+expectationTimeout.String())
+// startSubject runs the scalable workload's controller: refctl workload,
+// or with SUBJECT=replicaset kube-controller-manager's ReplicaSet
+// controller.
+func startSubject(ctx context.Context) (*proxy.Proxy, chaos.Target) {
+	if subject.Kind() == "replicaset" {
+		return subject.StartReplicaSetController(ctx)
+	}
+	s, target := subject.Start(ctx, nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+expectationTimeout().String())
+	return s.Proxy(0), target
 }
 
 var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
@@ -37,7 +50,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "lostevents") })
 
 	It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), func(ctx SpecContext) {
-		subj, target := startSubject(ctx)
+		subjectProxy, target := startSubject(ctx)
 		w := newWorkload(ctx, ns, 2)
 		created := time.Now()
 		tl := chaos.NewTimeline()
@@ -67,11 +80,11 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, target)
 		Expect(stall.End(ctx)).To(Succeed())
 
-		recovery := oracle.Convergence{Since: scaled, Within: expectationTimeout + 15*time.Second, Window: 2 * time.Second}
+		recovery := oracle.Convergence{Since: scaled, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}
 		var took time.Duration
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, subj.Proxy(0)) }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, subjectProxy) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the lost create", Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, converged(ns))
 				took = r.Took

@@ -7,20 +7,31 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-var workloads = refv1.GroupVersion.WithResource("workloads")
+// kindOf is the workload resource under test: the reference Workload, or
+// a ReplicaSet with SUBJECT=replicaset.
+func kindOf() (schema.GroupVersionResource, string, string) {
+	if subject.Kind() == "replicaset" {
+		return appsv1.SchemeGroupVersion.WithResource("replicasets"), appsv1.SchemeGroupVersion.String(), "ReplicaSet"
+	}
+	return refv1.GroupVersion.WithResource("workloads"), refv1.GroupVersion.String(), "Workload"
+}
 
 // workload is a Workload under test and the history of it and its pods.
 type workload struct {
+	gvr     schema.GroupVersionResource
 	dyn     dynamic.Interface
 	ns      string
 	history *oracle.History
@@ -29,24 +40,28 @@ type workload struct {
 
 func newWorkload(ctx context.Context, ns string, replicas int64) *workload {
 	dyn := dynamic.NewForConfigOrDie(testenv.Get().REST)
-	w := &workload{dyn: dyn, ns: ns}
+	gvr, apiVersion, kind := kindOf()
+	w := &workload{gvr: gvr, dyn: dyn, ns: ns}
 	var stop func()
 	var err error
-	w.history, stop, err = oracle.Record(ctx, dyn, workloads, ns)
+	w.history, stop, err = oracle.Record(ctx, dyn, gvr, ns)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stop)
 	w.pods, stop, err = oracle.Record(ctx, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stop)
 	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": refv1.GroupVersion.String(), "kind": "Workload",
+		"apiVersion": apiVersion, "kind": kind,
 		"metadata": map[string]any{"name": "web", "namespace": ns},
 		"spec": map[string]any{"replicas": replicas, "template": map[string]any{
 			"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
 			"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "steadystate.invalid/none"}}},
 		}},
 	}}
-	_, err = dyn.Resource(workloads).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	if kind == "ReplicaSet" {
+		unstructured.SetNestedStringMap(obj.Object, map[string]string{"app": "web"}, "spec", "selector", "matchLabels")
+	}
+	_, err = dyn.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return w
 }
@@ -54,7 +69,7 @@ func newWorkload(ctx context.Context, ns string, replicas int64) *workload {
 // scale sets spec.replicas and returns when the change was accepted.
 func (w *workload) scale(ctx context.Context, n int64) time.Time {
 	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, n)
-	_, err := w.dyn.Resource(workloads).Namespace(w.ns).Patch(ctx, "web", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
+	_, err := w.dyn.Resource(w.gvr).Namespace(w.ns).Patch(ctx, "web", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return time.Now()
 }
@@ -65,7 +80,7 @@ func converged(ns string) oracle.Match {
 	return func(s oracle.State) (bool, string) {
 		obj := s[ns+"/web"]
 		if obj == nil {
-			return false, "the Workload does not exist"
+			return false, "the workload does not exist"
 		}
 		spec, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas")
 		status, _, _ := unstructured.NestedInt64(obj.Object, "status", "replicas")
