@@ -48,13 +48,6 @@ func create(ctx context.Context, dyn dynamic.Interface, ns, name string, finaliz
 	Expect(err).NotTo(HaveOccurred())
 }
 
-func record(ctx context.Context, dyn dynamic.Interface, ns string) *oracle.History {
-	h, stop, err := oracle.Record(ctx, dyn, clusters, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	return h
-}
-
 // running matches a state where every name is there, unpaused and carrying
 // the controller's finalizer.
 func running(ns string, names ...string) oracle.Match {
@@ -110,7 +103,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		subject.Start(ctx, tgtREST, "cluster", 1, "--leader-elect=false")
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
-		source, dest := record(ctx, dyn, ns), record(ctx, tgtDyn, ns)
+		source, dest := testenv.Record(ctx, dyn, clusters, ns), testenv.Record(ctx, tgtDyn, clusters, ns)
 		names := []string{"alpha", "beta"}
 		created := time.Now()
 		for _, n := range names {
@@ -146,7 +139,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		subj, _ := subject.Start(ctx, nil, "cluster", 1, "--leader-elect=false")
 		env := testenv.Get()
 		dyn := dynamic.NewForConfigOrDie(env.REST)
-		h := record(ctx, dyn, ns)
+		h := testenv.Record(ctx, dyn, clusters, ns)
 		created := time.Now()
 		create(ctx, dyn, ns, "held", foreign)
 		DeferCleanup(func(ctx SpecContext) { // let the namespace go

@@ -38,14 +38,8 @@ func start(ctx context.Context, ns string) *composition {
 	DeferCleanup(srv.Close)
 	subject.Start(ctx, nil, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL)
 	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: &external.Client{Base: srv.URL}}
-	var stop func()
-	var err error
-	c.claims, stop, err = oracle.Record(ctx, c.dyn, claims, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	c.manageds, stop, err = oracle.Record(ctx, c.dyn, manageds, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
+	c.claims = testenv.Record(ctx, c.dyn, claims, ns)
+	c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)
 	return c
 }
 

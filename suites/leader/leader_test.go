@@ -42,9 +42,7 @@ type election struct {
 func start(ctx context.Context, ns string) *election {
 	s, target := subject.Start(ctx, nil, "leader", 2, "--lease-namespace="+ns, "--work-namespace="+ns,
 		"--lease-duration="+leaseDuration.String(), "--renew-deadline=2s", "--retry-period="+retryPeriod.String(), "--heartbeat=200ms")
-	h, stop, err := oracle.Record(ctx, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
+	h := testenv.Record(ctx, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), ns)
 	e := &election{ns: ns, subj: s, target: target, lease: h, proxies: map[string]*proxy.Proxy{}}
 	for i, r := range s.Replicas {
 		e.proxies[r.Identity] = s.Proxy(i)

@@ -54,6 +54,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		w := newWorkload(ctx, ns, 2)
 		created := time.Now()
 		tl := chaos.NewTimeline()
+		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
 
 		healthy := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}
 		_, healthyErr := healthy.Wait(ctx, w.history, converged(ns))
@@ -103,6 +104,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
 		_, target := startSubject(ctx)
 		tl := chaos.NewTimeline()
+		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
 		delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), target)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(delay.End)

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,14 +41,8 @@ func newWorkload(ctx context.Context, ns string, replicas int64) *workload {
 	dyn := dynamic.NewForConfigOrDie(testenv.Get().REST)
 	gvr, apiVersion, kind := kindOf()
 	w := &workload{gvr: gvr, dyn: dyn, ns: ns}
-	var stop func()
-	var err error
-	w.history, stop, err = oracle.Record(ctx, dyn, gvr, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
-	w.pods, stop, err = oracle.Record(ctx, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(stop)
+	w.history = testenv.Record(ctx, dyn, gvr, ns)
+	w.pods = testenv.Record(ctx, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": apiVersion, "kind": kind,
 		"metadata": map[string]any{"name": "web", "namespace": ns},
@@ -61,7 +54,7 @@ func newWorkload(ctx context.Context, ns string, replicas int64) *workload {
 	if kind == "ReplicaSet" {
 		unstructured.SetNestedStringMap(obj.Object, map[string]string{"app": "web"}, "spec", "selector", "matchLabels")
 	}
-	_, err = dyn.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	_, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return w
 }

@@ -81,3 +81,24 @@ func (h *History) StateAt(t time.Time) State {
 	}
 	return s
 }
+
+// EventRecord is the JSON form of one event, for artifacts.
+type EventRecord struct {
+	At     time.Time      `json:"at"`
+	Type   string         `json:"type"`
+	Key    string         `json:"key"`
+	Object map[string]any `json:"object"`
+}
+
+// Records returns the events in their JSON form.
+func (h *History) Records() []EventRecord {
+	events := h.Events()
+	out := make([]EventRecord, len(events))
+	for i, e := range events {
+		out[i] = EventRecord{At: e.At, Type: e.Type, Key: e.Key}
+		if e.Object != nil {
+			out[i].Object = e.Object.Object
+		}
+	}
+	return out
+}

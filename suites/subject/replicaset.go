@@ -68,6 +68,7 @@ func StartReplicaSetController(ctx context.Context) (*proxy.Proxy, chaos.Target)
 			AddReportEntry("kcm-replicaset log", ReportEntryVisibilityFailureOrVerbose, tail(kcm.LogPath()))
 		}
 	})
+	keep("kcm-replicaset", kcm.LogPath(), p)
 	// An open watch is recorded at its start, before it has a status code.
 	Eventually(func() bool {
 		return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Resource == "pods" && r.Verb == "watch" })

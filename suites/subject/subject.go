@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
@@ -68,7 +69,20 @@ func Start(ctx context.Context, upstream *rest.Config, command string, replicas 
 			}
 		}
 	})
+	for i, r := range s.Replicas {
+		keep(r.Identity, r.Process.LogPath(), s.Proxy(i))
+	}
 	return s, chaos.Target{Kube: env.Kube, Replicas: s.Replicas}
+}
+
+// keep saves a replica's log and its proxy's request and event logs with
+// the spec's artifacts if the spec fails. Registered after the stop, so it
+// runs first (cleanups run last-in, first-out) while the proxy still holds
+// its history: Close does not clear it either way.
+func keep(identity, logPath string, p *proxy.Proxy) {
+	testenv.KeepFileOnFailure(identity+".log", logPath)
+	testenv.KeepOnFailure(identity+"-proxy-requests", func() any { return p.Requests() })
+	testenv.KeepOnFailure(identity+"-proxy-events", func() any { return p.Events() })
 }
 
 func tail(path string) string {

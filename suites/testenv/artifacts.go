@@ -1,0 +1,59 @@
+package testenv
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+)
+
+// SpecArtifacts is the folder a failing spec's artifacts go to:
+// $ARTIFACTS/<spec text>/ (ARTIFACTS defaults to _artifacts).
+func SpecArtifacts() string {
+	root := os.Getenv("ARTIFACTS")
+	if root == "" {
+		root = "_artifacts"
+	}
+	name := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(CurrentSpecReport().FullText(), "-")
+	return filepath.Join(root, strings.Trim(name, "-"))
+}
+
+// KeepOnFailure writes data() as JSON to <SpecArtifacts>/<name>.json when
+// the current spec fails; a passing spec keeps nothing.
+func KeepOnFailure(name string, data func() any) {
+	DeferCleanup(func() {
+		if !CurrentSpecReport().Failed() {
+			return
+		}
+		b, err := json.MarshalIndent(data(), "", " ")
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		write(name+".json", b)
+	})
+}
+
+// KeepFileOnFailure copies the file at path into the spec's artifacts when
+// the current spec fails.
+func KeepFileOnFailure(name, path string) {
+	DeferCleanup(func() {
+		if !CurrentSpecReport().Failed() {
+			return
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		write(name, b)
+	})
+}
+
+func write(name string, data []byte) {
+	dir := SpecArtifacts()
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+}
