@@ -2,7 +2,6 @@ package capi_test
 
 import (
 	"context"
-	"fmt"
 	"os/exec"
 	"testing"
 	"time"
@@ -73,89 +72,77 @@ func seenAt(t *testing.T, s *refproc.Subject, c client.Client, ns, name, msg str
 func TestMoveDeletesTheSourceOnlyInTheRightOrder(t *testing.T) {
 	e := env.Require(t)
 	target, targetClient := reftest.SecondCluster(t, "capi-target")
-	for _, bug := range []string{"", mover.BugStripThenDelete} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					ns := e.Cluster.Namespace(t, "move")
-					if _, err := target.Kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					src := e.Start(t, "cluster", 1, "--leader-elect=false")
-					e.StartOn(t, target, "cluster", 1, "--leader-elect=false")
-					names := []string{"alpha", "beta"}
-					for _, n := range names {
-						create(t, e.Client, ns, n, false)
-						waitFinalized(t, e.Client, ns, n)
-					}
-					out, err := exec.CommandContext(t.Context(), e.Refctl, "move", "--from-kubeconfig="+e.Cluster.Kubeconfig(),
-						"--to-kubeconfig="+target.Kubeconfig(), "--namespace="+ns, "--step-delay=1s", "--bug="+bug).CombinedOutput()
-					if err != nil {
-						t.Fatalf("refctl move: %v\n%s", err, out)
-					}
-					for _, n := range names {
-						reftest.Eventually(t, 15*time.Second, n+" to run on the target", func() bool {
-							obj, err := get(targetClient, ns, n)
-							return err == nil && !obj.Spec.Paused && controllerutil.ContainsFinalizer(obj, capi.Finalizer) && obj.Spec.Endpoint == "https://"+n
-						})
-					}
-					for _, n := range names {
-						if bug == "" {
-							// P1: every source object is gone within 30s.
-							reftest.Eventually(t, 30*time.Second, n+" to be gone from the source", func() bool {
-								_, err := get(e.Client, ns, n)
-								return apierrors.IsNotFound(err)
-							})
-							continue
-						}
-						obj := seenAt(t, src, e.Client, ns, n, "paused, skipping")
-						if obj.DeletionTimestamp == nil || !obj.Spec.Paused || !controllerutil.ContainsFinalizer(obj, capi.Finalizer) {
-							t.Errorf("%s on the source: deleting=%v paused=%v finalizers=%v; want the stuck zombie", n, obj.DeletionTimestamp != nil, obj.Spec.Paused, obj.Finalizers)
-						}
-						// Let the namespace go: release the zombie by hand.
-						e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
-					}
+	reftest.EachMode(t, []string{"", mover.BugStripThenDelete}, func(t *testing.T, bug string) {
+		ns := e.Cluster.Namespace(t, "move")
+		if _, err := target.Kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		src := e.Start(t, "cluster", 1, "--leader-elect=false")
+		e.StartOn(t, target, "cluster", 1, "--leader-elect=false")
+		names := []string{"alpha", "beta"}
+		for _, n := range names {
+			create(t, e.Client, ns, n, false)
+			waitFinalized(t, e.Client, ns, n)
+		}
+		out, err := exec.CommandContext(t.Context(), e.Refctl, "move", "--from-kubeconfig="+e.Cluster.Kubeconfig(),
+			"--to-kubeconfig="+target.Kubeconfig(), "--namespace="+ns, "--step-delay=1s", "--bug="+bug).CombinedOutput()
+		if err != nil {
+			t.Fatalf("refctl move: %v\n%s", err, out)
+		}
+		for _, n := range names {
+			reftest.Eventually(t, 15*time.Second, n+" to run on the target", func() bool {
+				obj, err := get(targetClient, ns, n)
+				return err == nil && !obj.Spec.Paused && controllerutil.ContainsFinalizer(obj, capi.Finalizer) && obj.Spec.Endpoint == "https://"+n
+			})
+		}
+		for _, n := range names {
+			if bug == "" {
+				// P1: every source object is gone within 30s.
+				reftest.Eventually(t, 30*time.Second, n+" to be gone from the source", func() bool {
+					_, err := get(e.Client, ns, n)
+					return apierrors.IsNotFound(err)
 				})
+				continue
 			}
-		})
-	}
+			obj := seenAt(t, src, e.Client, ns, n, "paused, skipping")
+			if obj.DeletionTimestamp == nil || !obj.Spec.Paused || !controllerutil.ContainsFinalizer(obj, capi.Finalizer) {
+				t.Errorf("%s on the source: deleting=%v paused=%v finalizers=%v; want the stuck zombie", n, obj.DeletionTimestamp != nil, obj.Spec.Paused, obj.Finalizers)
+			}
+			// Let the namespace go: release the zombie by hand.
+			e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
+		}
+	})
 }
 
 func TestFinalizerWhileDeleting(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", capi.BugFinalizerWhileDeleting} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					ns := e.Cluster.Namespace(t, "finalizer")
-					s := e.Start(t, "cluster", 1, "--leader-elect=false", "--bug="+bug)
-					create(t, e.Client, ns, "held", false, hold)
-					waitFinalized(t, e.Client, ns, "held")
-					obj, _ := get(e.Client, ns, "held")
-					if err := e.Client.Delete(t.Context(), obj); err != nil {
-						t.Fatal(err)
-					}
-					reftest.Eventually(t, 15*time.Second, "cleanup and the controller's finalizer released", func() bool {
-						obj, err := get(e.Client, ns, "held")
-						return err == nil && !controllerutil.ContainsFinalizer(obj, capi.Finalizer) && len(cleanups(t, e.Client, ns, "held")) == 1
-					})
-					const forbidden = "no new finalizers can be added if the object is being deleted"
-					if bug != "" {
-						reftest.Eventually(t, 15*time.Second, "the 422 from re-adding the finalizer", func() bool {
-							return s.LogHasLine(0, forbidden) && got422(s)
-						})
-					} else {
-						seenAt(t, s, e.Client, ns, "held", "reconciling")
-						if got422(s) || s.LogHasLine(0, forbidden) {
-							t.Error("the correct controller tried to add a finalizer to a deleting object")
-						}
-					}
-					obj, _ = get(e.Client, ns, "held")
-					e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
-				})
-			}
+	reftest.EachMode(t, []string{"", capi.BugFinalizerWhileDeleting}, func(t *testing.T, bug string) {
+		ns := e.Cluster.Namespace(t, "finalizer")
+		s := e.Start(t, "cluster", 1, "--leader-elect=false", "--bug="+bug)
+		create(t, e.Client, ns, "held", false, hold)
+		waitFinalized(t, e.Client, ns, "held")
+		obj, _ := get(e.Client, ns, "held")
+		if err := e.Client.Delete(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		reftest.Eventually(t, 15*time.Second, "cleanup and the controller's finalizer released", func() bool {
+			obj, err := get(e.Client, ns, "held")
+			return err == nil && !controllerutil.ContainsFinalizer(obj, capi.Finalizer) && len(cleanups(t, e.Client, ns, "held")) == 1
 		})
-	}
+		const forbidden = "no new finalizers can be added if the object is being deleted"
+		if bug != "" {
+			reftest.Eventually(t, 15*time.Second, "the 422 from re-adding the finalizer", func() bool {
+				return s.LogHasLine(0, forbidden) && got422(s)
+			})
+		} else {
+			seenAt(t, s, e.Client, ns, "held", "reconciling")
+			if got422(s) || s.LogHasLine(0, forbidden) {
+				t.Error("the correct controller tried to add a finalizer to a deleting object")
+			}
+		}
+		obj, _ = get(e.Client, ns, "held")
+		e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
+	})
 }
 
 func got422(s *refproc.Subject) bool {
@@ -169,46 +156,40 @@ func got422(s *refproc.Subject) bool {
 
 func TestCleanupWhilePaused(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", capi.BugCleanupWhilePaused} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					ns := e.Cluster.Namespace(t, "paused")
-					s := e.Start(t, "cluster", 1, "--leader-elect=false", "--bug="+bug)
-					create(t, e.Client, ns, "frozen", true)
-					waitFinalized(t, e.Client, ns, "frozen")
-					obj, _ := get(e.Client, ns, "frozen")
-					if err := e.Client.Delete(t.Context(), obj); err != nil {
-						t.Fatal(err)
-					}
-					if bug != "" {
-						// P4 broken: external cleanup for a paused object.
-						reftest.Eventually(t, 15*time.Second, "the cleanup record", func() bool { return len(cleanups(t, e.Client, ns, "frozen")) == 1 })
-						if rec := cleanups(t, e.Client, ns, "frozen")[0]; rec.Data["paused"] != "true" {
-							t.Errorf("cleanup record %v, want it made while paused", rec.Data)
-						}
-						return
-					}
-					obj = seenAt(t, s, e.Client, ns, "frozen", "paused, skipping")
-					if n := len(cleanups(t, e.Client, ns, "frozen")); n != 0 || obj.DeletionTimestamp == nil {
-						t.Fatalf("paused and deleting: %d cleanup records (want 0), deleting=%v", n, obj.DeletionTimestamp != nil)
-					}
-					// The controller logs before it writes the condition.
-					reftest.Eventually(t, 10*time.Second, "the Paused condition", func() bool {
-						obj, err := get(e.Client, ns, "frozen")
-						return err == nil && meta.IsStatusConditionTrue(obj.Status.Conditions, refv1.TypePaused)
-					})
-					obj, _ = get(e.Client, ns, "frozen")
-					if err := e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"paused":false}}`))); err != nil {
-						t.Fatal(err)
-					}
-					reftest.Eventually(t, 15*time.Second, "cleanup after unpausing, then the object gone", func() bool {
-						_, err := get(e.Client, ns, "frozen")
-						recs := cleanups(t, e.Client, ns, "frozen")
-						return apierrors.IsNotFound(err) && len(recs) == 1 && recs[0].Data["paused"] == "false"
-					})
-				})
+	reftest.EachMode(t, []string{"", capi.BugCleanupWhilePaused}, func(t *testing.T, bug string) {
+		ns := e.Cluster.Namespace(t, "paused")
+		s := e.Start(t, "cluster", 1, "--leader-elect=false", "--bug="+bug)
+		create(t, e.Client, ns, "frozen", true)
+		waitFinalized(t, e.Client, ns, "frozen")
+		obj, _ := get(e.Client, ns, "frozen")
+		if err := e.Client.Delete(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		if bug != "" {
+			// P4 broken: external cleanup for a paused object.
+			reftest.Eventually(t, 15*time.Second, "the cleanup record", func() bool { return len(cleanups(t, e.Client, ns, "frozen")) == 1 })
+			if rec := cleanups(t, e.Client, ns, "frozen")[0]; rec.Data["paused"] != "true" {
+				t.Errorf("cleanup record %v, want it made while paused", rec.Data)
 			}
+			return
+		}
+		obj = seenAt(t, s, e.Client, ns, "frozen", "paused, skipping")
+		if n := len(cleanups(t, e.Client, ns, "frozen")); n != 0 || obj.DeletionTimestamp == nil {
+			t.Fatalf("paused and deleting: %d cleanup records (want 0), deleting=%v", n, obj.DeletionTimestamp != nil)
+		}
+		// The controller logs before it writes the condition.
+		reftest.Eventually(t, 10*time.Second, "the Paused condition", func() bool {
+			obj, err := get(e.Client, ns, "frozen")
+			return err == nil && meta.IsStatusConditionTrue(obj.Status.Conditions, refv1.TypePaused)
 		})
-	}
+		obj, _ = get(e.Client, ns, "frozen")
+		if err := e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"paused":false}}`))); err != nil {
+			t.Fatal(err)
+		}
+		reftest.Eventually(t, 15*time.Second, "cleanup after unpausing, then the object gone", func() bool {
+			_, err := get(e.Client, ns, "frozen")
+			recs := cleanups(t, e.Client, ns, "frozen")
+			return apierrors.IsNotFound(err) && len(recs) == 1 && recs[0].Data["paused"] == "false"
+		})
+	})
 }

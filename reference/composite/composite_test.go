@@ -2,7 +2,6 @@ package composite_test
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -120,110 +119,92 @@ func (s *scenario) finish(name string) {
 
 func TestStatusWhileDeleting(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", composite.BugDeletingStatusNotPersisted} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					s := start(t, e, bug)
-					s.createReady("app", s.ns+"-db")
-					s.configure(external.Config{FailDeletes: true})
-					s.deleteClaim("app")
-					if bug == "" {
-						// (a) within 5s: deleting and Ready=False/Deleting.
-						reftest.Eventually(t, 5*time.Second, "Ready=False reason=Deleting", func() bool {
-							c, err := s.claim("app")
-							r := readyOf(c)
-							return err == nil && c.DeletionTimestamp != nil && r != nil && r.Status == metav1.ConditionFalse && r.Reason == refv1.ReasonDeleting
-						})
-					} else {
-						reftest.Eventually(t, 15*time.Second, "the deletion to be under way", func() bool { return s.failedDeletes() >= 2 })
-						c, _ := s.claim("app")
-						if r := readyOf(c); c.DeletionTimestamp == nil || r == nil || r.Status != metav1.ConditionTrue || r.Reason != refv1.ReasonAvailable {
-							t.Errorf("want the stale Ready=True/Available while deleting, got deleting=%v ready=%+v", c.DeletionTimestamp != nil, r)
-						}
-					}
-					s.finish("app")
-				})
+	reftest.EachMode(t, []string{"", composite.BugDeletingStatusNotPersisted}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		s.configure(external.Config{FailDeletes: true})
+		s.deleteClaim("app")
+		if bug == "" {
+			// (a) within 5s: deleting and Ready=False/Deleting.
+			reftest.Eventually(t, 5*time.Second, "Ready=False reason=Deleting", func() bool {
+				c, err := s.claim("app")
+				r := readyOf(c)
+				return err == nil && c.DeletionTimestamp != nil && r != nil && r.Status == metav1.ConditionFalse && r.Reason == refv1.ReasonDeleting
+			})
+		} else {
+			reftest.Eventually(t, 15*time.Second, "the deletion to be under way", func() bool { return s.failedDeletes() >= 2 })
+			c, _ := s.claim("app")
+			if r := readyOf(c); c.DeletionTimestamp == nil || r == nil || r.Status != metav1.ConditionTrue || r.Reason != refv1.ReasonAvailable {
+				t.Errorf("want the stale Ready=True/Available while deleting, got deleting=%v ready=%+v", c.DeletionTimestamp != nil, r)
 			}
-		})
-	}
+		}
+		s.finish("app")
+	})
 }
 
 func TestBlockingReasonIsNamed(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", composite.BugNoBlockingReason} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					s := start(t, e, bug)
-					s.createReady("app", s.ns+"-db")
-					s.configure(external.Config{FailDeletes: true})
-					s.deleteClaim("app")
-					names := func() bool {
-						c, err := s.claim("app")
-						r := readyOf(c)
-						return err == nil && r != nil && strings.Contains(r.Message, "Managed "+s.ns+"/app")
-					}
-					if bug == "" {
-						// (b) within 15s the claim names the blocking Managed.
-						reftest.Eventually(t, 15*time.Second, "the claim to name the blocking Managed", names)
-					} else {
-						reftest.Eventually(t, 15*time.Second, "several failed external deletes", func() bool { return s.failedDeletes() >= 3 })
-						if names() {
-							t.Error("no-blocking-reason named the blocking Managed")
-						}
-					}
-					s.finish("app")
-				})
+	reftest.EachMode(t, []string{"", composite.BugNoBlockingReason}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		s.configure(external.Config{FailDeletes: true})
+		s.deleteClaim("app")
+		names := func() bool {
+			c, err := s.claim("app")
+			r := readyOf(c)
+			return err == nil && r != nil && strings.Contains(r.Message, "Managed "+s.ns+"/app")
+		}
+		if bug == "" {
+			// (b) within 15s the claim names the blocking Managed.
+			reftest.Eventually(t, 15*time.Second, "the claim to name the blocking Managed", names)
+		} else {
+			reftest.Eventually(t, 15*time.Second, "several failed external deletes", func() bool { return s.failedDeletes() >= 3 })
+			if names() {
+				t.Error("no-blocking-reason named the blocking Managed")
 			}
-		})
-	}
+		}
+		s.finish("app")
+	})
 }
 
 // TestSameExternalName creates a new claim for an external name whose old
 // claim is still deleting it (a slow external delete).
 func TestSameExternalName(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", composite.BugExternalNameReuse} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					s := start(t, e, bug)
-					s.createReady("old", s.ns+"-db")
-					oldMR, _ := s.managed("old")
-					s.configure(external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
-					s.deleteClaim("old")
-					reftest.Eventually(t, 10*time.Second, "the old Managed to start deleting", func() bool {
-						m, err := s.managed("old")
-						return err == nil && m.DeletionTimestamp != nil
-					})
-					s.createReady("new", s.ns+"-db")
-					newMR, _ := s.managed("new")
-					reftest.Eventually(t, 30*time.Second, "the old claim to be gone", func() bool {
-						_, err := s.claim("old")
-						return apierrors.IsNotFound(err)
-					})
-					ops, err := s.ext.Log(t.Context())
-					if err != nil {
-						t.Fatal(err)
-					}
-					reused := deleteAfterUse(ops, string(oldMR.UID), string(newMR.UID))
-					res, err := s.ext.Observe(t.Context(), s.ns+"-db", "test")
-					present := err == nil && res.Owner == string(newMR.UID)
-					c, _ := s.claim("new")
-					stillReady := meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady)
-					if bug == "" && (reused || !present || !stillReady) {
-						t.Errorf("(c) broken in correct mode: delete by old after use by new=%v, resource present for new=%v, new Ready=%v", reused, present, stillReady)
-					}
-					if bug != "" && (!reused || present || !stillReady) {
-						t.Errorf("external-name-reuse should show the old owner deleting what the Ready new one uses: reused=%v present=%v ready=%v", reused, present, stillReady)
-					}
-					s.deleteClaim("new")
-					s.finish("new")
-				})
-			}
+	reftest.EachMode(t, []string{"", composite.BugExternalNameReuse}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("old", s.ns+"-db")
+		oldMR, _ := s.managed("old")
+		s.configure(external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
+		s.deleteClaim("old")
+		reftest.Eventually(t, 10*time.Second, "the old Managed to start deleting", func() bool {
+			m, err := s.managed("old")
+			return err == nil && m.DeletionTimestamp != nil
 		})
-	}
+		s.createReady("new", s.ns+"-db")
+		newMR, _ := s.managed("new")
+		reftest.Eventually(t, 30*time.Second, "the old claim to be gone", func() bool {
+			_, err := s.claim("old")
+			return apierrors.IsNotFound(err)
+		})
+		ops, err := s.ext.Log(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reused := deleteAfterUse(ops, string(oldMR.UID), string(newMR.UID))
+		res, err := s.ext.Observe(t.Context(), s.ns+"-db", "test")
+		present := err == nil && res.Owner == string(newMR.UID)
+		c, _ := s.claim("new")
+		stillReady := meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady)
+		if bug == "" && (reused || !present || !stillReady) {
+			t.Errorf("(c) broken in correct mode: delete by old after use by new=%v, resource present for new=%v, new Ready=%v", reused, present, stillReady)
+		}
+		if bug != "" && (!reused || present || !stillReady) {
+			t.Errorf("external-name-reuse should show the old owner deleting what the Ready new one uses: reused=%v present=%v ready=%v", reused, present, stillReady)
+		}
+		s.deleteClaim("new")
+		s.finish("new")
+	})
 }
 
 // deleteAfterUse reports whether the log shows a successful delete by old

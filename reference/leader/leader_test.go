@@ -2,7 +2,6 @@ package leader_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -57,34 +56,28 @@ func other(s *refproc.Subject, identity string) (int, string) {
 
 func TestNonLeaderShutdown(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", leader.BugStartOnShutdown} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					s, ns := start(t, e, bug)
-					lead := holder(e, ns)
-					reftest.Eventually(t, 10*time.Second, "the leader's marker", func() bool { return markers(t, e, ns, lead) == 1 })
-					fi, follower := other(s, lead)
-					// Only a follower that takes part in the election counts:
-					// its proxy has seen it read the Lease.
-					reftest.Eventually(t, 15*time.Second, follower+" to contend for the Lease", func() bool { return s.Proxy(fi).Answered(proxy.Match{Resource: "leases"}, 200) })
-					if _, err := chaos.Inject(t.Context(), chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target(s)); err != nil {
-						t.Fatal(err)
-					}
-					got := markers(t, e, ns, follower)
-					if bug == "" && got != 0 {
-						t.Errorf("the non-leader %s wrote %d leader markers while shutting down", follower, got)
-					}
-					if bug != "" && got != 1 {
-						t.Errorf("with %s the non-leader %s should write one marker on shutdown, wrote %d", bug, follower, got)
-					}
-					if h := holder(e, ns); h != lead {
-						t.Errorf("the Lease moved from %s to %s when a follower stopped", lead, h)
-					}
-				})
-			}
-		})
-	}
+	reftest.EachMode(t, []string{"", leader.BugStartOnShutdown}, func(t *testing.T, bug string) {
+		s, ns := start(t, e, bug)
+		lead := holder(e, ns)
+		reftest.Eventually(t, 10*time.Second, "the leader's marker", func() bool { return markers(t, e, ns, lead) == 1 })
+		fi, follower := other(s, lead)
+		// Only a follower that takes part in the election counts:
+		// its proxy has seen it read the Lease.
+		reftest.Eventually(t, 15*time.Second, follower+" to contend for the Lease", func() bool { return s.Proxy(fi).Answered(proxy.Match{Resource: "leases"}, 200) })
+		if _, err := chaos.Inject(t.Context(), chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target(s)); err != nil {
+			t.Fatal(err)
+		}
+		got := markers(t, e, ns, follower)
+		if bug == "" && got != 0 {
+			t.Errorf("the non-leader %s wrote %d leader markers while shutting down", follower, got)
+		}
+		if bug != "" && got != 1 {
+			t.Errorf("with %s the non-leader %s should write one marker on shutdown, wrote %d", bug, follower, got)
+		}
+		if h := holder(e, ns); h != lead {
+			t.Errorf("the Lease moved from %s to %s when a follower stopped", lead, h)
+		}
+	})
 }
 
 // TestPartitionedLeader blackholes the leader until the other replica takes
@@ -92,44 +85,38 @@ func TestNonLeaderShutdown(t *testing.T) {
 // then; with ignore-lost-lease it writes again: two writers.
 func TestPartitionedLeader(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", leader.BugIgnoreLostLease} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					s, ns := start(t, e, bug)
-					old := holder(e, ns)
-					oldIdx, successor := other(s, old)
-					oldIdx = 1 - oldIdx
-					part, err := chaos.Begin(t.Context(), chaos.NewTimeline(), chaos.Partition(old, true, 0), e.Target(s))
-					if err != nil {
-						t.Fatal(err)
-					}
-					reftest.Eventually(t, 30*time.Second, successor+" to take the Lease", func() bool { return holder(e, ns) == successor })
-					healed := time.Now()
-					part.End(t.Context())
+	reftest.EachMode(t, []string{"", leader.BugIgnoreLostLease}, func(t *testing.T, bug string) {
+		s, ns := start(t, e, bug)
+		old := holder(e, ns)
+		oldIdx, successor := other(s, old)
+		oldIdx = 1 - oldIdx
+		part, err := chaos.Begin(t.Context(), chaos.NewTimeline(), chaos.Partition(old, true, 0), e.Target(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reftest.Eventually(t, 30*time.Second, successor+" to take the Lease", func() bool { return holder(e, ns) == successor })
+		healed := time.Now()
+		part.End(t.Context())
 
-					writesAfter := func() int {
-						n := 0
-						for _, r := range s.Proxy(oldIdx).Requests() {
-							if r.Resource == "configmaps" && (r.Verb == "create" || r.Verb == "update") && r.Code > 0 && r.Code < 300 && r.Start.After(healed) {
-								n++
-							}
-						}
-						return n
-					}
-					if bug == "" {
-						reftest.Eventually(t, 30*time.Second, "the old leader to exit", func() bool { return s.Replicas[oldIdx].Process.Exited() })
-						if n := writesAfter(); n != 0 {
-							t.Errorf("the old leader %s wrote %d times after losing the Lease", old, n)
-						}
-						return
-					}
-					reftest.Eventually(t, 30*time.Second, "the old leader to write again", func() bool { return writesAfter() > 0 })
-					if s.Replicas[oldIdx].Process.Exited() {
-						t.Error("with ignore-lost-lease the old leader should keep running")
-					}
-				})
+		writesAfter := func() int {
+			n := 0
+			for _, r := range s.Proxy(oldIdx).Requests() {
+				if r.Resource == "configmaps" && (r.Verb == "create" || r.Verb == "update") && r.Code > 0 && r.Code < 300 && r.Start.After(healed) {
+					n++
+				}
 			}
-		})
-	}
+			return n
+		}
+		if bug == "" {
+			reftest.Eventually(t, 30*time.Second, "the old leader to exit", func() bool { return s.Replicas[oldIdx].Process.Exited() })
+			if n := writesAfter(); n != 0 {
+				t.Errorf("the old leader %s wrote %d times after losing the Lease", old, n)
+			}
+			return
+		}
+		reftest.Eventually(t, 30*time.Second, "the old leader to write again", func() bool { return writesAfter() > 0 })
+		if s.Replicas[oldIdx].Process.Exited() {
+			t.Error("with ignore-lost-lease the old leader should keep running")
+		}
+	})
 }

@@ -166,3 +166,15 @@ func tail(b []byte, n int) string {
 	}
 	return string(b)
 }
+
+// EachMode runs scenario for every mode ("" is the correct mode), Repeat()
+// times each, as subtests bug=<mode>/run_<i>.
+func EachMode(t *testing.T, modes []string, scenario func(t *testing.T, bug string)) {
+	for _, bug := range modes {
+		t.Run("bug="+bug, func(t *testing.T) {
+			for i := range Repeat() {
+				t.Run("run "+strconv.Itoa(i), func(t *testing.T) { scenario(t, bug) })
+			}
+		})
+	}
+}

@@ -175,39 +175,33 @@ func TestExpectationsNeverExpireBlocksForever(t *testing.T) {
 // than replicas, while the correct mode waits for its expectations.
 func TestLateEventsOvershootWithoutExpectations(t *testing.T) {
 	e := env.Require(t)
-	for _, bug := range []string{"", workload.BugNoExpectations} {
-		t.Run("bug="+bug, func(t *testing.T) {
-			for i := range reftest.Repeat() {
-				t.Run(fmt.Sprint("run ", i), func(t *testing.T) {
-					subj := e.Start(t, "workload", 1, "--leader-elect=false", "--bug="+bug)
-					// Only this run's pods are delayed: a cluster-wide delay
-					// would also hold back every other pod in the informer's
-					// initial sync (watch-list sends them as ADDED events).
-					ns := e.Cluster.Namespace(t, "workload")
-					tl := chaos.NewTimeline()
-					delay, err := chaos.Begin(t.Context(), tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), e.Target(subj))
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer delay.End(t.Context())
-					history := startHistory(t, e, ns)
-					s := newScenarioIn(t, e, ns, 3)
-					// The controller has caught up once its status counts
-					// every live pod and three are left.
-					reftest.Eventually(t, 30*time.Second, "the workload to settle at 3 pods", func() bool {
-						return s.status() == 3 && len(s.livePods()) == 3
-					})
-					peak := peakLivePods(history.Seen())
-					if bug == "" && peak != 3 {
-						t.Errorf("correct mode had %d live pods at once for 3 replicas", peak)
-					}
-					if bug != "" && peak <= 3 {
-						t.Errorf("no-expectations peaked at %d pods for 3 replicas; late events should make it overshoot", peak)
-					}
-				})
-			}
+	reftest.EachMode(t, []string{"", workload.BugNoExpectations}, func(t *testing.T, bug string) {
+		subj := e.Start(t, "workload", 1, "--leader-elect=false", "--bug="+bug)
+		// Only this run's pods are delayed: a cluster-wide delay
+		// would also hold back every other pod in the informer's
+		// initial sync (watch-list sends them as ADDED events).
+		ns := e.Cluster.Namespace(t, "workload")
+		tl := chaos.NewTimeline()
+		delay, err := chaos.Begin(t.Context(), tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), e.Target(subj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer delay.End(t.Context())
+		history := startHistory(t, e, ns)
+		s := newScenarioIn(t, e, ns, 3)
+		// The controller has caught up once its status counts
+		// every live pod and three are left.
+		reftest.Eventually(t, 30*time.Second, "the workload to settle at 3 pods", func() bool {
+			return s.status() == 3 && len(s.livePods()) == 3
 		})
-	}
+		peak := peakLivePods(history.Seen())
+		if bug == "" && peak != 3 {
+			t.Errorf("correct mode had %d live pods at once for 3 replicas", peak)
+		}
+		if bug != "" && peak <= 3 {
+			t.Errorf("no-expectations peaked at %d pods for 3 replicas; late events should make it overshoot", peak)
+		}
+	})
 }
 
 // startHistory records the pods of ns as an admin watch sees them, in order.
