@@ -121,6 +121,21 @@ func TestPickerReplaysFromItsSeed(t *testing.T) {
 	}
 }
 
+func TestSeedFromEnv(t *testing.T) {
+	t.Setenv("CHAOS_SEED", "")
+	if s, err := SeedFromEnv(); s != 0 || err != nil {
+		t.Errorf("unset: %d, %v", s, err)
+	}
+	t.Setenv("CHAOS_SEED", "42")
+	if s, err := SeedFromEnv(); s != 42 || err != nil {
+		t.Errorf("42: %d, %v", s, err)
+	}
+	t.Setenv("CHAOS_SEED", "banana")
+	if _, err := SeedFromEnv(); err == nil || !strings.Contains(err.Error(), `CHAOS_SEED="banana"`) {
+		t.Errorf("banana: %v", err)
+	}
+}
+
 func TestTimelineOrdersAndSaves(t *testing.T) {
 	tl := NewTimeline()
 	late, early := time.Now().Add(time.Second), time.Now()

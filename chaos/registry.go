@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,6 +40,20 @@ func NewPicker(seed uint64) *Picker {
 		seed = uint64(time.Now().UnixNano())
 	}
 	return &Picker{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// SeedFromEnv is CHAOS_SEED, or 0 (a fresh seed) when it is unset. A value
+// that is not a number is an error naming the variable.
+func SeedFromEnv() (uint64, error) {
+	v := os.Getenv("CHAOS_SEED")
+	if v == "" {
+		return 0, nil
+	}
+	seed, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("CHAOS_SEED=%q is not a seed: use the number a previous run printed", v)
+	}
+	return seed, nil
 }
 
 // Seed is the seed that replays this picker's choices.
