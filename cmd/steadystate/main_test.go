@@ -156,6 +156,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"cluster", "up"}, []string{"KUBE_VERSION=banana"}, 1, `KUBE_VERSION="banana" is not a Kubernetes release version`},
 		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
 		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
+		{[]string{"selftest"}, []string{"SELFTEST_REPEAT=2"}, 1, "run it in the steadystate module's root folder"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

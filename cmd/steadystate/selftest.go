@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,9 @@ var selftestCells = []reports.Cell{
 func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: selftest takes no arguments (use SELFTEST_REPEAT)", errUsage)
+	}
+	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
+		return errors.New("selftest runs the suites from source: run it in the steadystate module's root folder (make selftest does)")
 	}
 	repeat := 1
 	if v := os.Getenv("SELFTEST_REPEAT"); v != "" {
