@@ -1,0 +1,69 @@
+package lostevents
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+var _ = Describe("A scalable workload under watch stalls and pod deletions", Label("capability:scalable"), func() {
+	var ns string
+	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
+
+	It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
+		_, target := startSubject(ctx)
+		w := newWorkload(ctx, ns, 2)
+		tl := chaos.NewTimeline()
+		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		_, healthyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, converged(ns))
+
+		By("holding the pod watch while scaling to 4, until the new pods exist")
+		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), target)
+		Expect(err).NotTo(HaveOccurred())
+		scaled := w.scale(ctx, 4)
+		Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15 * time.Second).Should(Equal(4))
+		Expect(stall.End(ctx)).To(Succeed())
+
+		testenv.ExpectValid(oracle.Validate(
+			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
+			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the stall", Run: func() error {
+				_, err := oracle.Convergence{Since: scaled, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, converged(ns))
+				return err
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
+		))
+	})
+
+	It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
+		_, target := startSubject(ctx)
+		w := newWorkload(ctx, ns, 4)
+		tl := chaos.NewTimeline()
+		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		_, healthyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, converged(ns))
+
+		By("deleting half of the pods (grace 0), three times")
+		var last time.Time
+		var stormErr error
+		for range 3 {
+			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "app=web", Fraction: 0.5}, target); err != nil {
+				stormErr = err
+			}
+			last = time.Now()
+			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(4), "replacements between rounds")
+		}
+		testenv.ExpectValid(oracle.Validate(
+			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the storm", Run: func() error { return healthyErr }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the storm happened", Run: func() error { return stormErr }},
+			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the storm", Run: func() error {
+				_, err := oracle.Convergence{Since: last, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, converged(ns))
+				return err
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
+		))
+	})
+})
