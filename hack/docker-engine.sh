@@ -36,11 +36,14 @@ ours_running() {
 }
 
 install_engine() {
-  command -v dockerd >/dev/null && return
-  [[ $(id -u) == 0 ]] || die "dockerd is not installed and this is not root: install Debian's docker.io (apt-get install docker.io) or start an engine, then retry"
-  log "installing Debian's docker.io"
+  local missing=()
+  command -v dockerd >/dev/null || missing+=(docker.io)
+  command -v jq >/dev/null || missing+=(jq) # for the runc wrapper
+  ((${#missing[@]})) || return 0
+  [[ $(id -u) == 0 ]] || die "${missing[*]} not installed and this is not root: install them (apt-get install ${missing[*]}) or start an engine, then retry"
+  log "installing Debian's ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
 write_runc_wrapper() {
@@ -74,7 +77,6 @@ start() {
     return
   fi
   install_engine
-  command -v jq >/dev/null || die "jq is needed for the runc wrapper: apt-get install jq"
   [[ $(id -u) == 0 ]] || die "starting dockerd needs root"
   mkdir -p "$DIR"
   write_runc_wrapper
