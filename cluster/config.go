@@ -72,23 +72,33 @@ func splitList(s string) []string {
 var Providers = []string{Local, Existing}
 
 // New returns the provider cfg names, or an error listing the valid ones.
+// LocalOptions are the options of a local cluster named name (default
+// cfg.Name, else "steadystate"), its logs in $ARTIFACTS/cluster-<name>/.
+func (cfg Config) LocalOptions(name string) local.Options {
+	if name == "" {
+		name = cfg.Name
+	}
+	if name == "" {
+		name = "steadystate"
+	}
+	artifacts := cfg.Artifacts
+	if artifacts == "" {
+		artifacts = "_artifacts"
+	}
+	return local.Options{
+		Name:        name,
+		KubeVersion: cfg.KubeVersion,
+		BinDir:      cfg.BinDir,
+		LogDir:      filepath.Join(artifacts, "cluster-"+name),
+		Controllers: cfg.Controllers,
+		Progress:    cfg.Progress,
+	}
+}
+
 func New(cfg Config) (Provider, error) {
-	if cfg.Name == "" {
-		cfg.Name = "steadystate"
-	}
-	if cfg.Artifacts == "" {
-		cfg.Artifacts = "_artifacts"
-	}
 	switch cfg.Provider {
 	case "", Local:
-		return local.NewProvider(local.Options{
-			Name:        cfg.Name,
-			KubeVersion: cfg.KubeVersion,
-			BinDir:      cfg.BinDir,
-			LogDir:      filepath.Join(cfg.Artifacts, "cluster-"+cfg.Name),
-			Controllers: cfg.Controllers,
-			Progress:    cfg.Progress,
-		}), nil
+		return local.NewProvider(cfg.LocalOptions("")), nil
 	case Existing:
 		// With no explicit kubeconfig, KUBECONFIG may list several files:
 		// leave it to kubectl's loading rules.

@@ -29,3 +29,15 @@ func TestNewRejectsUnknownProviders(t *testing.T) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+func TestLocalOptionsCarryEverySetting(t *testing.T) {
+	cfg := Config{KubeVersion: "v1.36.3", BinDir: "/bins", Artifacts: "/art", Controllers: []string{"namespace-controller"}}
+	o := cfg.LocalOptions("up")
+	if o.Name != "up" || o.KubeVersion != "v1.36.3" || o.BinDir != "/bins" || o.LogDir != "/art/cluster-up" ||
+		len(o.Controllers) != 1 || o.Controllers[0] != "namespace-controller" {
+		t.Errorf("LocalOptions = %+v", o)
+	}
+	if o := (Config{}).LocalOptions(""); o.Name != "steadystate" || o.LogDir != "_artifacts/cluster-steadystate" {
+		t.Errorf("defaults: %+v", o)
+	}
+}

@@ -39,9 +39,12 @@ func BinDirFor(cacheRoot, version string) string {
 }
 
 // FindBinaries locates the control-plane binaries: in binDir when it is set
-// (KUBE_BIN_DIR), else in the cache folder for version. The error names the
-// folder and the command that fills it.
+// (KUBE_BIN_DIR), else in the cache folder for version (empty: the
+// default). The error names the folder and the command that fills it.
 func FindBinaries(binDir, version string) (Binaries, error) {
+	if version == "" {
+		version = DefaultKubeVersion
+	}
 	if binDir == "" {
 		if !kubeVersionPattern.MatchString(version) {
 			return Binaries{}, fmt.Errorf("KUBE_VERSION=%q is not a Kubernetes release version: use the form v1.Y.Z, for example %s", version, DefaultKubeVersion)

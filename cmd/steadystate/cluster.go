@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/cluster"
@@ -52,14 +51,9 @@ func clusterUp(ctx context.Context, name string, stdout, stderr io.Writer) error
 	if cfg.Provider != "" && cfg.Provider != cluster.Local {
 		return fmt.Errorf("`cluster up` starts local clusters only; PROVIDER=%s is not supported here", cfg.Provider)
 	}
-	if cfg.Artifacts == "" {
-		cfg.Artifacts = "_artifacts"
-	}
+	cfg.Progress = stderr
 	start := time.Now()
-	c, err := local.Start(ctx, local.Options{
-		Name: name, KubeVersion: cfg.KubeVersion, BinDir: cfg.BinDir,
-		LogDir: filepath.Join(cfg.Artifacts, "cluster-"+name), Progress: stderr,
-	})
+	c, err := local.Start(ctx, cfg.LocalOptions(name))
 	if err != nil {
 		return err
 	}

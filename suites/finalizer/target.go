@@ -3,7 +3,6 @@ package finalizer
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -34,16 +33,10 @@ func moveTarget(ctx context.Context) (*local.Cluster, *rest.Config) {
 		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local")
 	}
 	targetOnce.Do(func() {
-		artifacts := cfg.Artifacts
-		if artifacts == "" {
-			artifacts = "_artifacts"
-		}
 		startCtx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		target, targetErr = local.Start(startCtx, local.Options{
-			Name: "move-target", KubeVersion: cfg.KubeVersion, BinDir: cfg.BinDir,
-			LogDir: filepath.Join(artifacts, "cluster-move-target-"+strconv.Itoa(os.Getpid())), Progress: GinkgoWriter,
-		})
+		cfg.Progress = GinkgoWriter
+		target, targetErr = local.Start(startCtx, cfg.LocalOptions("move-target-"+strconv.Itoa(os.Getpid())))
 		if targetErr != nil {
 			return
 		}

@@ -44,11 +44,7 @@ func Kind() string { return os.Getenv("SUBJECT") }
 // ReplicaSet controller, as a local process behind a fault proxy, stopped
 // when the spec ends.
 func StartReplicaSetController(ctx context.Context) (*proxy.Proxy, chaos.Target) {
-	version := os.Getenv("KUBE_VERSION")
-	if version == "" {
-		version = local.DefaultKubeVersion
-	}
-	bins, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), version)
+	bins, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION"))
 	Expect(err).NotTo(HaveOccurred())
 	env := testenv.Get()
 	p, err := proxy.Start(proxy.Options{Upstream: env.REST, Replica: "kcm-replicaset"})

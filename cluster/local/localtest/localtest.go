@@ -20,11 +20,7 @@ import (
 // STEADYSTATE_REQUIRE_BINARIES=1 (as `make test` sets, after building them).
 func RequireBinaries(t testing.TB) local.Binaries {
 	t.Helper()
-	version := os.Getenv("KUBE_VERSION")
-	if version == "" {
-		version = local.DefaultKubeVersion
-	}
-	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), version)
+	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION"))
 	if err != nil {
 		if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
 			t.Fatalf("Kubernetes binaries are required: %v", err)
@@ -45,11 +41,7 @@ type Cluster struct {
 // stop when m.Run returns. The error says why no cluster could start
 // (binaries not built, start-up failed); tests then call Require.
 func StartShared(opts local.Options) (c *Cluster, stop func(), err error) {
-	version := os.Getenv("KUBE_VERSION")
-	if version == "" {
-		version = local.DefaultKubeVersion
-	}
-	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), version)
+	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION"))
 	if err != nil {
 		return nil, func() {}, err
 	}
