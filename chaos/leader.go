@@ -9,6 +9,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // LeaderFailover kills (or, with Graceful, terminates) exactly the replica
@@ -59,7 +60,7 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 		return inj, err
 	}
 	inj.Detail["oldHolder"] = old
-	inj.Detail["transitionsBefore"] = strconv.Itoa(int(ptrValue(lease.Spec.LeaseTransitions)))
+	inj.Detail["transitionsBefore"] = strconv.Itoa(int(ptr.Deref(lease.Spec.LeaseTransitions, 0)))
 	timeout := f.Timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
@@ -72,7 +73,7 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 				inj.End = time.Now()
 				inj.Detail["newHolder"] = h
 				inj.Detail["failover"] = inj.End.Sub(inj.Start).String()
-				inj.Detail["transitionsAfter"] = strconv.Itoa(int(ptrValue(lease.Spec.LeaseTransitions)))
+				inj.Detail["transitionsAfter"] = strconv.Itoa(int(ptr.Deref(lease.Spec.LeaseTransitions, 0)))
 				return inj, nil
 			}
 		}
@@ -95,12 +96,4 @@ func holder(l *coordinationv1.Lease) string {
 		return ""
 	}
 	return *l.Spec.HolderIdentity
-}
-
-func ptrValue[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
 )
@@ -150,21 +151,8 @@ func keepLogs(t *testing.T, s *refproc.Subject) {
 				}
 			}
 		}
-		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, tail(data, 20))
+		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, proc.Tail(r.Process.LogPath(), 20))
 	}
-}
-
-func tail(b []byte, n int) string {
-	lines := 0
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '\n' {
-			lines++
-			if lines > n {
-				return string(b[i+1:])
-			}
-		}
-	}
-	return string(b)
 }
 
 // EachMode runs scenario for every mode ("" is the correct mode), Repeat()

@@ -3,7 +3,6 @@ package foreground
 import (
 	"context"
 	"net/http/httptest"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
@@ -92,5 +91,3 @@ func gone(key string) oracle.Match {
 		return !exists, key + " still exists"
 	}
 }
-
-func contains(s, part string) bool { return strings.Contains(s, part) }

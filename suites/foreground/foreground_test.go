@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -45,7 +46,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 			oracle.Check{Stage: oracle.Liveness, Name: "the blocking Managed is named within 15s", Run: func() error {
 				_, err := oracle.Convergence{Since: deleted, Within: 15 * time.Second, Window: time.Second}.Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
 					_, _, msg, _, _ := ready(s, key)
-					return contains(msg, "Managed "+key), fmt.Sprintf("Ready message %q does not name Managed %s", msg, key)
+					return strings.Contains(msg, "Managed "+key), fmt.Sprintf("Ready message %q does not name Managed %s", msg, key)
 				})
 				return err
 			}},

@@ -61,7 +61,7 @@ func StartReplicaSetController(ctx context.Context) (*proxy.Proxy, chaos.Target)
 		kcm.Stop(10 * time.Second)
 		p.Close()
 		if CurrentSpecReport().Failed() {
-			AddReportEntry("kcm-replicaset log", ReportEntryVisibilityFailureOrVerbose, tail(kcm.LogPath()))
+			AddReportEntry("kcm-replicaset log", ReportEntryVisibilityFailureOrVerbose, proc.Tail(kcm.LogPath(), 40))
 		}
 	})
 	keep("kcm-replicaset", kcm.LogPath(), p)

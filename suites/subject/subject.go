@@ -14,6 +14,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -65,7 +66,7 @@ func Start(ctx context.Context, upstream *rest.Config, command string, replicas 
 		s.Stop()
 		if CurrentSpecReport().Failed() {
 			for _, r := range s.Replicas {
-				AddReportEntry(r.Identity+" log", ReportEntryVisibilityFailureOrVerbose, tail(r.Process.LogPath()))
+				AddReportEntry(r.Identity+" log", ReportEntryVisibilityFailureOrVerbose, proc.Tail(r.Process.LogPath(), 40))
 			}
 		}
 	})
@@ -83,12 +84,4 @@ func keep(identity, logPath string, p *proxy.Proxy) {
 	testenv.KeepFileOnFailure(identity+".log", logPath)
 	testenv.KeepOnFailure(identity+"-proxy-requests", func() any { return p.Requests() })
 	testenv.KeepOnFailure(identity+"-proxy-events", func() any { return p.Events() })
-}
-
-func tail(path string) string {
-	data, _ := os.ReadFile(path)
-	if len(data) > 4000 {
-		data = data[len(data)-4000:]
-	}
-	return string(data)
 }
