@@ -33,22 +33,11 @@ type Env struct {
 // Main starts the environment, runs the tests and tears it down; call it
 // from TestMain.
 func Main(m *testing.M, name string, env *Env) {
-	dir, err := os.MkdirTemp("", "reftest-"+name+"-")
-	if err != nil {
-		panic(err)
-	}
-	var stop func()
-	env.Cluster, stop, env.err = localtest.StartShared(local.Options{Name: name, LogDir: filepath.Join(dir, "cluster")})
-	if env.err == nil {
-		env.err = env.setup(dir)
-	}
-	code := m.Run()
-	stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(localtest.RunShared(m, name, &env.Cluster, &env.err, env.setup))
 }
 
-func (env *Env) setup(dir string) error {
+// setup applies the reference CRDs, makes a client and builds refctl.
+func (env *Env) setup(_ *localtest.Cluster, dir string) error {
 	if err := fixtures.Apply(context.Background(), env.Cluster.REST, fixtures.Reference, "reference/crds/*.yaml"); err != nil {
 		return err
 	}

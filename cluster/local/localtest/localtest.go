@@ -141,9 +141,10 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 }
 
 // RunShared is a TestMain body: it starts one cluster named name for the
-// package (its logs in a temporary folder), stores it in *c (or why it
-// could not start in *startErr, for Require), runs the tests and stops it.
-func RunShared(m *testing.M, name string, c **Cluster, startErr *error) int {
+// package (its logs in a temporary folder), runs each setup step with the
+// cluster and that folder, stores the cluster in *c (or why it or a step
+// failed in *startErr, for Require), runs the tests and stops it.
+func RunShared(m *testing.M, name string, c **Cluster, startErr *error, setup ...func(c *Cluster, dir string) error) int {
 	dir, err := os.MkdirTemp("", name+"-logs-")
 	if err != nil {
 		*startErr = err
@@ -153,5 +154,11 @@ func RunShared(m *testing.M, name string, c **Cluster, startErr *error) int {
 	var stop func()
 	*c, stop, *startErr = StartShared(local.Options{Name: name, LogDir: dir})
 	defer stop()
+	for _, step := range setup {
+		if *startErr != nil {
+			break
+		}
+		*startErr = step(*c, dir)
+	}
 	return m.Run()
 }
