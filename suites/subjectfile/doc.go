@@ -1,0 +1,24 @@
+// Package subjectfile is the subject file format: a versioned YAML file that
+// describes a controller steadystate did not write, so the suites can run it
+// and drive it. It says how to run the controller (a command, started once
+// per replica with a kubeconfig that points at that replica's fault proxy)
+// and binds the capabilities the suites test: a scalable workload (its
+// resource, an object template and the field paths of desired and observed
+// replicas) and a leader-elected manager (its Lease and timings).
+//
+// Load reads and validates a file. Every problem is an *Error naming the
+// subject, the field and what is expected, so a vendor can fix the file
+// without reading the harness.
+//
+//	apiVersion: steadystate.dev/v1alpha1
+//	kind: Subject
+//	name: replicaset
+//	run:
+//	  command: ["{{.KubeBinDir}}/kube-controller-manager", "--kubeconfig={{.Kubeconfig}}", ...]
+//	capabilities:
+//	  scalableWorkload:
+//	    resource: replicasets
+//	    template: {apiVersion: apps/v1, kind: ReplicaSet, spec: {...}}
+//	    replicasPath: spec.replicas
+//	    statusReplicasPath: status.replicas
+package subjectfile

@@ -1,0 +1,66 @@
+package subjectfile
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+// Vars are the values a command, an env value or a Lease name can use.
+type Vars struct {
+	// Kubeconfig is the replica's kubeconfig: it points at the replica's
+	// fault proxy (KUBECONFIG is set to it as well).
+	Kubeconfig string
+	// Identity is the replica's name, unique per replica: use it as the
+	// leader-election identity.
+	Identity string
+	// Namespace is the spec's namespace.
+	Namespace string
+	// KubeBinDir is the folder of the Kubernetes binaries the harness
+	// uses (kube-controller-manager among them).
+	KubeBinDir string
+}
+
+const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}"
+
+var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b"}
+
+// Expand fills in a template of the file.
+func Expand(s string, v Vars) (string, error) {
+	t, err := template.New("").Option("missingkey=error").Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a template: %v", s, err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		return "", fmt.Errorf("%q cannot be filled in: %v", s, err)
+	}
+	return b.String(), nil
+}
+
+// Command is run.command filled in for one replica.
+func (f *File) Command(v Vars) ([]string, error) {
+	out := make([]string, len(f.Run.Command))
+	for i, c := range f.Run.Command {
+		s, err := Expand(c, v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// Environ is run.env filled in for one replica, as KEY=value pairs, with
+// KUBECONFIG first.
+func (f *File) Environ(v Vars) ([]string, error) {
+	out := []string{"KUBECONFIG=" + v.Kubeconfig}
+	for k, val := range f.Run.Env {
+		s, err := Expand(val, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k+"="+s)
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+package subjectfile_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+)
+
+const leader = `
+apiVersion: steadystate.dev/v1alpha1
+kind: Subject
+name: my-manager
+run:
+  command: [/bin/manager, "--kubeconfig={{.Kubeconfig}}", "--id={{.Identity}}", "--lease-namespace={{.Namespace}}"]
+capabilities:
+  leaderElected:
+    lease: {name: my-manager, namespace: "{{.Namespace}}"}
+    leaseDuration: 3s
+    retryPeriod: 500ms
+`
+
+func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
+	data, err := fixtures.Subjects.ReadFile("subjects/replicaset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := subjectfile.Parse(data, "replicaset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Capabilities.ScalableWorkload
+	if s == nil || s.ExpectationTimeout.Duration != 5*time.Minute || f.Capabilities.LeaderElected != nil {
+		t.Fatalf("bindings = %+v", f.Capabilities)
+	}
+	cmd, err := f.Command(subjectfile.Vars{Kubeconfig: "/tmp/k", KubeBinDir: "/opt/bin"})
+	if err != nil || cmd[0] != "/opt/bin/kube-controller-manager" || cmd[1] != "--kubeconfig=/tmp/k" {
+		t.Fatalf("command = %q, %v", cmd, err)
+	}
+	if f.Run.StartTimeout.Duration != subjectfile.DefaultStartTimeout {
+		t.Fatalf("start timeout default = %s", f.Run.StartTimeout)
+	}
+}
+
+func TestLeaderDefaults(t *testing.T) {
+	f, err := subjectfile.Parse([]byte(leader), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Capabilities.LeaderElected
+	if l.Replicas != 2 || l.LeaseDuration.Duration != 3*time.Second {
+		t.Fatalf("leaderElected = %+v", l)
+	}
+	ns, err := subjectfile.Expand(l.Lease.Namespace, subjectfile.Vars{Namespace: "leader-1"})
+	if err != nil || ns != "leader-1" {
+		t.Fatalf("lease namespace = %q, %v", ns, err)
+	}
+}
+
+// TestBadFiles checks that each mistake is named: the subject, the field
+// and what is expected.
+func TestBadFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"unknown nested field", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaseDurashun: 3s", []string{`subject "my-manager"`, "capabilities.leaderElected.leaseDurashun: unknown field", "one of lease, leaseDuration"}},
+		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of leaderElected, scalableWorkload"}},
+		{"missing binding", "    lease: {name: my-manager, namespace: \"{{.Namespace}}\"}\n", "", []string{"capabilities.leaderElected.lease.name: missing", "lease.namespace: missing"}},
+		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
+		{"unknown template variable", "{{.Identity}}", "{{.Replica}}", []string{"run.command[2]", "can't evaluate field Replica", "{{.Kubeconfig}}, {{.Identity}}"}},
+		{"wrong type", "command: [", "command: /bin/manager\n  args: [", []string{"run.command: /bin/manager is a string; expected a list", "run.args: unknown field"}},
+		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha1"}},
+		{"one replica", "retryPeriod: 500ms", "retryPeriod: 500ms\n    replicas: 1", []string{"capabilities.leaderElected.replicas: 1", "at least 2"}},
+		{"no capability", "capabilities:\n  leaderElected:", "capabilities: {}\nx:\n  leaderElected:", []string{"x: unknown field"}},
+		{"not yaml", "kind: Subject", "kind: [Subject", []string{"(file): not YAML"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := subjectfile.Parse([]byte(strings.Replace(leader, tc.old, tc.new, 1)), "m.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingScalableBindings(t *testing.T) {
+	_, err := subjectfile.Parse([]byte("apiVersion: steadystate.dev/v1alpha1\nkind: Subject\nname: w\nrun: {command: [x]}\ncapabilities:\n  scalableWorkload: {resource: widgets, template: {kind: Widget}, replicasPath: spec..replicas}\n"), "w.yaml")
+	for _, w := range []string{"template.apiVersion: missing", "statusReplicasPath: missing", `replicasPath: "spec..replicas" is not a field path`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not say %q", err, w)
+		}
+	}
+}
+
+func TestIntNamesTheBindingThatDoesNotResolve(t *testing.T) {
+	f, err := subjectfile.Parse([]byte(leader), "m.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{"kind": "Widget", "metadata": map[string]any{"name": "web", "namespace": "ns"}, "status": map[string]any{"replicas": int64(3), "phase": "Up"}}}
+	if n, err := f.Int(obj, "capabilities.scalableWorkload.statusReplicasPath", "status.replicas"); err != nil || n != 3 {
+		t.Fatalf("Int = %d, %v", n, err)
+	}
+	_, err = f.Int(obj, "capabilities.scalableWorkload.statusReplicasPath", "status.ready")
+	if err == nil || !strings.Contains(err.Error(), `subject "my-manager"`) || !strings.Contains(err.Error(), "statusReplicasPath: status.ready does not resolve on the live Widget ns/web") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err = f.Int(obj, "x", "status.phase"); err == nil || !strings.Contains(err.Error(), "not an integer") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,119 @@
+package subjectfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The version and kind every subject file declares.
+const (
+	APIVersion = "steadystate.dev/v1alpha1"
+	Kind       = "Subject"
+)
+
+// File is a subject file.
+type File struct {
+	APIVersion   string       `json:"apiVersion"`
+	Kind         string       `json:"kind"`
+	Name         string       `json:"name"`
+	Run          Run          `json:"run"`
+	Capabilities Capabilities `json:"capabilities"`
+
+	// Path is where the file was read from ("" when parsed from bytes);
+	// Run.Manifests are relative to its folder.
+	Path string `json:"-"`
+}
+
+// Run says how to start one replica of the controller.
+type Run struct {
+	// Command is the program and its arguments. Each element is a Go
+	// template with the fields of Vars; KUBECONFIG is set as well.
+	Command []string `json:"command"`
+	// Env adds environment variables (templates too).
+	Env map[string]string `json:"env,omitempty"`
+	// Manifests are applied before the controller starts (CRDs, RBAC):
+	// paths relative to the subject file.
+	Manifests []string `json:"manifests,omitempty"`
+	// DisableControllers are kube-controller-manager controllers the
+	// local cluster runs without, because the subject does their work
+	// (replicaset-controller for a ReplicaSet controller). Other providers
+	// cannot turn controllers off; there the subject shares the work.
+	DisableControllers []string `json:"disableControllers,omitempty"`
+	// StartTimeout bounds the wait for the controller's first request to
+	// the API server; a replica that exits or stays silent fails the start.
+	// Default 30s.
+	StartTimeout Duration `json:"startTimeout,omitempty"`
+}
+
+// Capabilities binds what the suites test. A capability left out makes
+// its suite skip the subject.
+type Capabilities struct {
+	ScalableWorkload *ScalableWorkload `json:"scalableWorkload,omitempty"`
+	LeaderElected    *LeaderElected    `json:"leaderElected,omitempty"`
+}
+
+// ScalableWorkload binds a resource whose controller keeps a number of pods
+// running (a ReplicaSet, a CloneSet). The lost-events suite creates it from
+// Template in a fresh namespace, scales it through ReplicasPath and judges
+// convergence by StatusReplicasPath (and ObservedGenerationPath, if set).
+type ScalableWorkload struct {
+	// Resource is the plural resource name; group and version come from
+	// Template's apiVersion.
+	Resource string `json:"resource"`
+	// Template is the object to create; the suite sets its name,
+	// namespace and replicas. Its pods must carry no node name, so that a
+	// delete removes them at once on a cluster without kubelets.
+	Template map[string]any `json:"template"`
+	// ReplicasPath is the dotted path of the desired replica count.
+	ReplicasPath string `json:"replicasPath"`
+	// StatusReplicasPath is the dotted path of the observed replica count
+	// the controller writes.
+	StatusReplicasPath string `json:"statusReplicasPath"`
+	// ObservedGenerationPath, when set, must equal metadata.generation for
+	// the status to count.
+	ObservedGenerationPath string `json:"observedGenerationPath,omitempty"`
+	// ExpectationTimeout is how long the controller may wait before it
+	// notices a lost event on its own (Kubernetes' ReplicaSet controller:
+	// 5m). Recovery after a lost create is allowed this plus 15s.
+	ExpectationTimeout Duration `json:"expectationTimeout,omitempty"`
+}
+
+// LeaderElected binds a manager whose replicas elect a leader with a Lease.
+type LeaderElected struct {
+	// Lease names the Lease; both fields are templates (use
+	// {{.Namespace}} to elect in the spec's namespace).
+	Lease ObjectRef `json:"lease"`
+	// Replicas started for the election suite; default 2, at least 2.
+	Replicas int `json:"replicas,omitempty"`
+	// LeaseDuration and RetryPeriod are the manager's settings; failover
+	// must take at most LeaseDuration + 2*RetryPeriod (+1s).
+	LeaseDuration Duration `json:"leaseDuration"`
+	RetryPeriod   Duration `json:"retryPeriod"`
+}
+
+// ObjectRef names a namespaced object.
+type ObjectRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+}
+
+// Duration is a time.Duration written as "30s" in the file.
+type Duration struct{ time.Duration }
+
+// UnmarshalJSON reads a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is a string such as \"30s\", not %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"30s\"", s)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }

@@ -1,0 +1,140 @@
+package subjectfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/cluster/local"
+)
+
+var (
+	namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+)
+
+// DefaultStartTimeout bounds a replica's start when run.startTimeout is
+// not set.
+const DefaultStartTimeout = 30 * time.Second
+
+// Validate checks the bindings and fills in defaults. Parse calls it.
+func (f *File) Validate() error {
+	var errs []error
+	bad := func(field, problem, expected string) {
+		errs = append(errs, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: problem, Expected: expected})
+	}
+	if f.APIVersion != APIVersion {
+		bad("apiVersion", fmt.Sprintf("%q is not a version this harness reads", f.APIVersion), APIVersion)
+	}
+	if f.Kind != Kind {
+		bad("kind", fmt.Sprintf("%q", f.Kind), Kind)
+	}
+	if !namePattern.MatchString(f.Name) {
+		bad("name", fmt.Sprintf("%q is not a name", f.Name), "lower-case letters, digits and '-', such as my-controller")
+	}
+	if len(f.Run.Command) == 0 {
+		bad("run.command", "missing", "the program and its arguments, such as [\"/usr/local/bin/manager\", \"--kubeconfig={{.Kubeconfig}}\"]")
+	}
+	for i, c := range f.Run.Command {
+		if _, err := Expand(c, sampleVars); err != nil {
+			bad(fmt.Sprintf("run.command[%d]", i), err.Error(), "a template using only "+varNames)
+		}
+	}
+	for k, v := range f.Run.Env {
+		if _, err := Expand(v, sampleVars); err != nil {
+			bad("run.env."+k, err.Error(), "a template using only "+varNames)
+		}
+	}
+	for i, m := range f.Run.Manifests {
+		if _, err := os.Stat(f.Manifest(m)); err != nil {
+			bad(fmt.Sprintf("run.manifests[%d]", i), fmt.Sprintf("%q cannot be read: %v", m, errors.Unwrap(err)), "a YAML file, relative to the subject file")
+		}
+	}
+	for i, c := range f.Run.DisableControllers {
+		if !slices.Contains(local.DefaultControllers, c) {
+			bad(fmt.Sprintf("run.disableControllers[%d]", i), fmt.Sprintf("%q is not a controller the local cluster runs", c), "one of "+strings.Join(local.DefaultControllers, ", "))
+		}
+	}
+	if f.Run.StartTimeout.Duration == 0 {
+		f.Run.StartTimeout.Duration = DefaultStartTimeout
+	}
+	c := f.Capabilities
+	if c.ScalableWorkload == nil && c.LeaderElected == nil {
+		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected")
+	}
+	if s := c.ScalableWorkload; s != nil {
+		s.validate(bad)
+	}
+	if l := c.LeaderElected; l != nil {
+		l.validate(bad)
+	}
+	return errors.Join(errs...)
+}
+
+func (s *ScalableWorkload) validate(bad func(field, problem, expected string)) {
+	const at = "capabilities.scalableWorkload."
+	if s.Resource == "" {
+		bad(at+"resource", "missing", "the plural resource name, such as replicasets")
+	}
+	if s.Template == nil {
+		bad(at+"template", "missing", "the object to create, with apiVersion, kind and spec")
+	} else {
+		for _, k := range []string{"apiVersion", "kind"} {
+			if v, _ := s.Template[k].(string); v == "" {
+				bad(at+"template."+k, "missing", "the workload's "+k)
+			}
+		}
+	}
+	for field, p := range map[string]string{"replicasPath": s.ReplicasPath, "statusReplicasPath": s.StatusReplicasPath} {
+		if p == "" {
+			bad(at+field, "missing", "a dotted field path such as "+map[string]string{"replicasPath": "spec.replicas", "statusReplicasPath": "status.replicas"}[field])
+		}
+	}
+	for field, p := range map[string]string{"replicasPath": s.ReplicasPath, "statusReplicasPath": s.StatusReplicasPath, "observedGenerationPath": s.ObservedGenerationPath} {
+		if p != "" && !pathPattern.MatchString(p) {
+			bad(at+field, fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.replicas")
+		}
+	}
+}
+
+func (l *LeaderElected) validate(bad func(field, problem, expected string)) {
+	const at = "capabilities.leaderElected."
+	if l.Lease.Name == "" {
+		bad(at+"lease.name", "missing", "the Lease's name")
+	}
+	if l.Lease.Namespace == "" {
+		bad(at+"lease.namespace", "missing", "the Lease's namespace, such as {{.Namespace}} (the spec's own)")
+	}
+	for field, v := range map[string]string{"lease.name": l.Lease.Name, "lease.namespace": l.Lease.Namespace} {
+		if _, err := Expand(v, sampleVars); err != nil {
+			bad(at+field, err.Error(), "a template using only "+varNames)
+		}
+	}
+	if l.Replicas == 0 {
+		l.Replicas = 2
+	}
+	if l.Replicas < 2 {
+		bad(at+"replicas", fmt.Sprintf("%d", l.Replicas), "at least 2: an election needs a follower")
+	}
+	if l.LeaseDuration.Duration <= 0 {
+		bad(at+"leaseDuration", "missing", "the manager's lease duration, such as \"15s\"")
+	}
+	if l.RetryPeriod.Duration <= 0 {
+		bad(at+"retryPeriod", "missing", "the manager's retry period, such as \"2s\"")
+	} else if l.RetryPeriod.Duration >= l.LeaseDuration.Duration {
+		bad(at+"retryPeriod", l.RetryPeriod.String()+" is not shorter than leaseDuration", "a retry period shorter than the lease duration")
+	}
+}
+
+// Manifest resolves a run.manifests entry against the file's folder.
+func (f *File) Manifest(m string) string {
+	if filepath.IsAbs(m) || f.Path == "" {
+		return m
+	}
+	return filepath.Join(filepath.Dir(f.Path), m)
+}
