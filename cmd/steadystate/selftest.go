@@ -29,7 +29,7 @@ var selftestCells = []reports.Cell{
 	{Suite: "foreground", Subject: "composite", Bug: "no-blocking-reason"},
 	{Suite: "foreground", Subject: "composite", Bug: "external-name-reuse"},
 	{Suite: "finalizer", Subject: "cluster"},
-	{Suite: "finalizer", Subject: "move", Bug: "strip-then-delete"},
+	{Suite: "finalizer", Subject: "cluster", Bug: "strip-then-delete"},
 	{Suite: "finalizer", Subject: "cluster", Bug: "finalizer-while-deleting"},
 	{Suite: "finalizer", Subject: "cluster", Bug: "cleanup-while-paused"},
 }

@@ -43,6 +43,10 @@ type Options struct {
 	Upstream *rest.Config
 	// Dir receives kubeconfigs and logs.
 	Dir string
+	// Spec, when set, says how to run replica id with its kubeconfig
+	// instead of refctl: any controller can run behind the proxies.
+	// Binary and Args are then unused; Command still names the replicas.
+	Spec func(id, kubeconfig string) (proc.Spec, error)
 }
 
 // Subject is the running replicas.
@@ -72,8 +76,13 @@ func Start(o Options) (*Subject, error) {
 			s.Stop()
 			return nil, err
 		}
-		args := append([]string{o.Command, "--kubeconfig=" + kubeconfig, "--identity=" + id, "--health-addr=0", "--metrics-addr=0"}, o.Args...)
-		pr, err := proc.Start(proc.Spec{Name: id, Path: o.Binary, Args: args, LogPath: filepath.Join(o.Dir, id+".log")})
+		spec, err := o.spec(id, kubeconfig)
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		spec.Name, spec.LogPath = id, filepath.Join(o.Dir, id+".log")
+		pr, err := proc.Start(spec)
 		if err != nil {
 			s.Stop()
 			return nil, err
@@ -81,6 +90,14 @@ func Start(o Options) (*Subject, error) {
 		s.Replicas = append(s.Replicas, chaos.Replica{Identity: id, Proxy: p, Process: pr})
 	}
 	return s, nil
+}
+
+func (o Options) spec(id, kubeconfig string) (proc.Spec, error) {
+	if o.Spec != nil {
+		return o.Spec(id, kubeconfig)
+	}
+	args := append([]string{o.Command, "--kubeconfig=" + kubeconfig, "--identity=" + id, "--health-addr=0", "--metrics-addr=0"}, o.Args...)
+	return proc.Spec{Path: o.Binary, Args: args}, nil
 }
 
 // Stop terminates every replica (SIGTERM, SIGKILL after 10s) and closes the

@@ -15,6 +15,6 @@ func TestFinalizer(t *testing.T) {
 	RunSpecs(t, "Finalizer race")
 }
 
-var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
 
 var _ = SynchronizedAfterSuite(stopTarget, testenv.TeardownCluster)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
@@ -93,14 +93,14 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "finalizer") })
 
-	It("moves to another cluster leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
+	It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
+		m := subject.Movable()
 		tgt, tgtREST := moveTarget(ctx)
 		tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
 		_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func(ctx SpecContext) { tgtKube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
-		subject.Start(ctx, nil, "cluster", 1, "--leader-elect=false")
-		subject.Start(ctx, tgtREST, "cluster", 1, "--leader-elect=false")
+		controllers := []chaos.Target{m.StartResourceController(ctx, nil), m.StartResourceController(ctx, tgtREST)}
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
 		source, dest := testenv.Record(ctx, dyn, clusters, ns), testenv.Record(ctx, tgtDyn, clusters, ns)
@@ -111,18 +111,12 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		}
 		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, source, running(ns, names...))
 
-		By("moving with refctl move")
-		out, moveErr := exec.CommandContext(ctx, subject.Refctl(), "move", "--from-kubeconfig="+env.Kubeconfig, "--to-kubeconfig="+tgt.Kubeconfig(),
-			"--namespace="+ns, "--step-delay=1s", "--bug="+subject.Bug("move")).CombinedOutput()
+		By("moving to the target cluster")
+		out, moveErr := m.Move(ctx, env.Kubeconfig, tgt.Kubeconfig(), ns)
 		moved := time.Now()
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the objects ran on the source", Run: func() error { return readyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the mover finished", Run: func() error {
-				if moveErr != nil {
-					return fmt.Errorf("refctl move: %v: %s", moveErr, out)
-				}
-				return nil
-			}},
+			oracle.Check{Stage: oracle.Assumption, Name: "the mover finished", Run: func() error { return moverErr("move", out, moveErr) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "P1: every source object is gone within 30s", Run: func() error {
 				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, source, empty)
 				return err
@@ -131,12 +125,30 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, dest, running(ns, names...))
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "P4: no external cleanup while paused", Run: func() error { return noCleanupWhilePaused(ctx, env.Kube, ns) }},
+			oracle.Check{Stage: oracle.Liveness, Name: "P1: moved back, every object is gone from the target and runs on the source within 30s", Run: func() error {
+				By("moving back to the source cluster")
+				out, err := m.Move(ctx, tgt.Kubeconfig(), env.Kubeconfig, ns)
+				if err := moverErr("move back", out, err); err != nil {
+					return err
+				}
+				back := time.Now()
+				if _, err := (oracle.Convergence{Since: back, Within: 30 * time.Second, Window: time.Second}).Wait(ctx, dest, empty); err != nil {
+					return err
+				}
+				_, err = oracle.Convergence{Since: back, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, source, running(ns, names...))
+				return err
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added to a deleting object, either way", Run: func() error {
+				return errors.Join(no422(controllers[0].Replicas[0].Proxy), no422(controllers[1].Replicas[0].Proxy))
+			}},
+			oracle.Check{Stage: oracle.Safety, Name: "P4: no external cleanup while paused, on either cluster", Run: func() error {
+				return errors.Join(noCleanupWhilePaused(ctx, env.Kube, ns), noCleanupWhilePaused(ctx, tgtKube, ns))
+			}},
 		))
 	})
 
 	It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
-		subj, _ := subject.Start(ctx, nil, "cluster", 1, "--leader-elect=false")
+		controller := subject.Movable().StartResourceController(ctx, nil)
 		env := testenv.Get()
 		dyn := dynamic.NewForConfigOrDie(env.REST)
 		h := testenv.Record(ctx, dyn, clusters, ns)
@@ -160,21 +172,39 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added while deleting", Run: func() error {
-				return quietFor(ctx, subj.Proxy(0), released, 2*time.Second)
+				return quietFor(ctx, controller.Replicas[0].Proxy, released, 2*time.Second)
 			}},
 		))
 	})
 })
 
+// moverErr is the mover's failure with its output.
+func moverErr(what string, out []byte, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", what, err, out)
+	}
+	return nil
+}
+
+// no422 fails at the first 422 the API server answered the controller on
+// a Cluster: "no new finalizers can be added if the object is being
+// deleted".
+func no422(p proxy.Controller) error {
+	for _, r := range p.Requests() {
+		if r.Resource == "clusters" && r.Code == 422 {
+			return fmt.Errorf("%w: the API server answered %s clusters/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, r.Name, r.Start.Format("15:04:05.000"))
+		}
+	}
+	return nil
+}
+
 // quietFor watches the controller's proxy log for W after since and fails
-// at the first 422 the API server answered it on a Cluster.
-func quietFor(ctx context.Context, p *proxy.Proxy, since time.Time, w time.Duration) error {
+// at the first 422.
+func quietFor(ctx context.Context, p proxy.Controller, since time.Time, w time.Duration) error {
 	deadline := since.Add(w)
 	for {
-		for _, r := range p.Requests() {
-			if r.Resource == "clusters" && r.Code == 422 {
-				return fmt.Errorf("%w: the API server answered %s clusters/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, r.Name, r.Start.Format("15:04:05.000"))
-			}
+		if err := no422(p); err != nil {
+			return err
 		}
 		if time.Now().After(deadline) {
 			return nil

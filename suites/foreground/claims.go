@@ -33,9 +33,10 @@ type composition struct {
 }
 
 func start(ctx context.Context, ns string) *composition {
+	subj := subject.Composite()
 	srv := httptest.NewServer(external.NewServer().Handler())
 	DeferCleanup(srv.Close)
-	subject.Start(ctx, nil, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL)
+	subj.StartComposite(ctx, srv.URL)
 	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: &external.Client{Base: srv.URL}}
 	c.claims = testenv.Record(ctx, c.dyn, claims, ns)
 	c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)

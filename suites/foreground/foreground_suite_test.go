@@ -15,6 +15,6 @@ func TestForeground(t *testing.T) {
 	RunSpecs(t, "Foreground deletion")
 }
 
-var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
 
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

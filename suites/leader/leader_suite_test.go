@@ -15,6 +15,6 @@ func TestLeader(t *testing.T) {
 	RunSpecs(t, "Leader election")
 }
 
-var _ = SynchronizedBeforeSuite(testenv.SetupCluster, subject.Connect)
+var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
 
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,44 +16,44 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-)
-
-// Lease timings of the reference subject: short, so failovers are quick.
-const (
-	leaseDuration = 3 * time.Second
-	retryPeriod   = 500 * time.Millisecond
-	leaseName     = "refctl-leader"
 )
 
 // ErrSlowFailover is the liveness property of leader election.
 var ErrSlowFailover = errors.New("after the holder dies, another replica must hold the Lease within the lease duration plus two retry periods")
 
+// election is the subject's replicas electing in the spec's namespace,
+// and the recorded history of their Lease.
 type election struct {
-	ns      string
-	subj    *refproc.Subject
-	target  chaos.Target
-	lease   *oracle.History
-	proxies map[string]*proxy.Proxy
+	*subjectfile.LeaderElected
+	leaseNS, leaseName string
+	target             chaos.Target
+	lease              *oracle.History
+	proxies            map[string]proxy.Controller
 }
 
+// start runs the subject's managers (the spec is skipped when the subject
+// is not leader-elected) and waits for a holder.
 func start(ctx context.Context, ns string) *election {
-	s, target := subject.Start(ctx, nil, "leader", 2, "--lease-namespace="+ns, "--work-namespace="+ns,
-		"--lease-duration="+leaseDuration.String(), "--renew-deadline=2s", "--retry-period="+retryPeriod.String(), "--heartbeat=200ms")
-	h := testenv.Record(ctx, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), ns)
-	e := &election{ns: ns, subj: s, target: target, lease: h, proxies: map[string]*proxy.Proxy{}}
-	for i, r := range s.Replicas {
-		e.proxies[r.Identity] = s.Proxy(i)
+	s := subject.LeaderElected()
+	e := &election{LeaderElected: s.Election(), proxies: map[string]proxy.Controller{}}
+	var err error
+	e.leaseNS, e.leaseName, err = subject.Lease(e.LeaderElected, ns)
+	Expect(err).NotTo(HaveOccurred())
+	e.lease = testenv.Record(ctx, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS)
+	e.target = s.StartManagers(ctx, ns)
+	for _, r := range e.target.Replicas {
+		e.proxies[r.Identity] = r.Proxy
 	}
-	Eventually(e.holder).WithContext(ctx).WithTimeout(30 * time.Second).ShouldNot(BeEmpty())
+	Eventually(e.holder).WithContext(ctx).WithTimeout(30*time.Second).ShouldNot(BeEmpty(), "a replica should take Lease %s/%s", e.leaseNS, e.leaseName)
 	return e
 }
 
 func (e *election) holder() string {
-	l, err := testenv.Get().Kube.CoordinationV1().Leases(e.ns).Get(context.Background(), leaseName, metav1.GetOptions{})
+	l, err := testenv.Get().Kube.CoordinationV1().Leases(e.leaseNS).Get(context.Background(), e.leaseName, metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil {
 		return ""
 	}
@@ -60,7 +61,7 @@ func (e *election) holder() string {
 }
 
 func (e *election) replica(identity string) chaos.Replica {
-	for _, r := range e.subj.Replicas {
+	for _, r := range e.target.Replicas {
 		if r.Identity == identity {
 			return r
 		}
@@ -70,7 +71,7 @@ func (e *election) replica(identity string) chaos.Replica {
 }
 
 func (e *election) other(identity string) string {
-	for _, r := range e.subj.Replicas {
+	for _, r := range e.target.Replicas {
 		if r.Identity != identity {
 			return r.Identity
 		}
@@ -80,7 +81,7 @@ func (e *election) other(identity string) string {
 
 func (e *election) oneWriter() oracle.Check {
 	return oracle.Check{Stage: oracle.Safety, Name: "only the Lease holder writes", Run: func() error {
-		return onlyHolderWrites(e.lease, e.ns+"/"+leaseName, e.proxies)
+		return onlyHolderWrites(e.lease, e.leaseNS+"/"+e.leaseName, e.proxies)
 	}}
 }
 
@@ -93,7 +94,9 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		follower := e.other(e.holder())
 		// Only a follower that takes part in the election counts: its
 		// proxy has seen it read the Lease.
-		Eventually(func() bool { return e.proxies[follower].Answered(proxy.Match{Resource: "leases"}, 200) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
+		Eventually(func() bool {
+			return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
+		}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
 		_, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the follower was terminated", Run: func() error { return err }},
@@ -103,14 +106,14 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 
 	It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
 		e := start(ctx, ns)
-		inj, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.LeaderFailover{LeaseNamespace: ns, LeaseName: leaseName, Timeout: 30 * time.Second}, e.target)
+		inj, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the holder was killed", Run: func() error { return err }},
 			oracle.Check{Stage: oracle.Liveness, Name: "another replica takes the Lease in time", Run: func() error {
 				took, _ := time.ParseDuration(inj.Detail["failover"])
 				before, _ := strconv.Atoi(inj.Detail["transitionsBefore"])
 				after, _ := strconv.Atoi(inj.Detail["transitionsAfter"])
-				bound := leaseDuration + 2*retryPeriod + time.Second
+				bound := e.LeaseDuration.Duration + 2*e.RetryPeriod.Duration + time.Second
 				switch {
 				case took > bound:
 					return fmt.Errorf("%w: took %s, bound %s", ErrSlowFailover, took, bound)
@@ -137,17 +140,14 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		// one or the other, then judge the writes.
 		oldProxy := e.proxies[old]
 		Eventually(func() bool {
-			return e.replica(old).Process.Exited() || wroteSince(oldProxy, healed)
+			p := e.replica(old).Process
+			return (p != nil && p.Exited()) || wroteSince(oldProxy, healed)
 		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
 		testenv.ExpectValid(oracle.Validate(e.oneWriter()))
 	})
 })
 
-func wroteSince(p *proxy.Proxy, t time.Time) bool {
-	for _, r := range p.Requests() {
-		if r.Start.After(t) && r.Code >= 200 && r.Code < 300 && r.Resource == "configmaps" && r.Verb != "get" && r.Verb != "list" && r.Verb != "watch" {
-			return true
-		}
-	}
-	return false
+// wroteSince reports whether a replica made a leader-only write after t.
+func wroteSince(p proxy.Controller, t time.Time) bool {
+	return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Start.After(t) && leaderOnlyWrite(r) })
 }

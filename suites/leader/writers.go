@@ -61,15 +61,21 @@ func validHolder(ts []term, t time.Time) string {
 
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 
+// leaderOnlyWrite is a successful write other than to Leases (the
+// election itself) and Events.
+func leaderOnlyWrite(r proxy.Request) bool {
+	return slices.Contains(writeVerbs, r.Verb) && r.Code >= 200 && r.Code <= 299 && r.Resource != "leases" && r.Resource != "events"
+}
+
 // onlyHolderWrites checks every successful write in the replicas' proxy
 // logs against the Lease's history. Writes to Leases (the election itself)
 // and Events are not leader-only work.
-func onlyHolderWrites(lease *oracle.History, key string, replicas map[string]*proxy.Proxy) error {
+func onlyHolderWrites(lease *oracle.History, key string, replicas map[string]proxy.Controller) error {
 	ts := terms(lease, key)
 	var errs []error
 	for identity, p := range replicas {
 		for _, r := range p.Requests() {
-			if !slices.Contains(writeVerbs, r.Verb) || r.Code < 200 || r.Code > 299 || r.Resource == "leases" || r.Resource == "events" {
+			if !leaderOnlyWrite(r) {
 				continue
 			}
 			if h := validHolder(ts, r.Start); h != identity {

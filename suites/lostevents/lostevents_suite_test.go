@@ -15,11 +15,6 @@ func TestLostEvents(t *testing.T) {
 	RunSpecs(t, "Lost events")
 }
 
-var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-	if subject.Kind() == "replicaset" {
-		return subject.WithoutReplicaSetController(ctx)
-	}
-	return testenv.SetupCluster(ctx)
-}, subject.Connect)
+var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
 
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

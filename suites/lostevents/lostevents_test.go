@@ -1,7 +1,6 @@
 package lostevents
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
-	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -23,48 +21,25 @@ import (
 // more pods than its replicas.
 var ErrOvershoot = errors.New("a scalable workload must never run more pods than spec.replicas")
 
-// expectationTimeout is how long the subject keeps unsatisfied scale
-// expectations: the reference subject's --expectation-timeout is short so
-// the suite stays fast; Kubernetes' ReplicaSet controller has a fixed
-// ExpectationsTimeout of 5 minutes.
-func expectationTimeout() time.Duration {
-	if subject.Kind() == "replicaset" {
-		return 5 * time.Minute
-	}
-	return 2 * time.Second
-}
-
-// startSubject runs the scalable workload's controller: refctl workload,
-// or with SUBJECT=replicaset kube-controller-manager's ReplicaSet
-// controller.
-func startSubject(ctx context.Context) (*proxy.Proxy, chaos.Target) {
-	if subject.Kind() == "replicaset" {
-		return subject.StartReplicaSetController(ctx)
-	}
-	s, target := subject.Start(ctx, nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+expectationTimeout().String())
-	return s.Proxy(0), target
-}
-
 var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "lostevents") })
 
 	It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), func(ctx SpecContext) {
-		subjectProxy, target := startSubject(ctx)
-		w := newWorkload(ctx, ns, 2)
-		created := time.Now()
+		w := startSubject(ctx, ns)
+		created := w.create(ctx, 2)
 		tl := chaos.NewTimeline()
 		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
 
 		healthy := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}
-		_, healthyErr := healthy.Wait(ctx, w.history, converged(ns))
+		_, healthyErr := healthy.Wait(ctx, w.history, w.converged)
 
 		By("stalling the pod watch, scaling up by one, deleting the new pod, forcing a relist")
 		before := map[string]bool{}
 		for _, p := range w.livePods() {
 			before[p] = true
 		}
-		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), target)
+		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
 		Expect(err).NotTo(HaveOccurred())
 		scaled := w.scale(ctx, 3)
 		var lost string
@@ -78,22 +53,22 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		}).WithContext(ctx).WithTimeout(15*time.Second).WithPolling(20*time.Millisecond).ShouldNot(BeEmpty(), "the subject should create a pod")
 		name := lost[len(ns)+1:]
 		Expect(testenv.Get().Kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
-		_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, target)
+		_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, w.target)
 		Expect(stall.End(ctx)).To(Succeed())
 
-		recovery := oracle.Convergence{Since: scaled, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}
+		recovery := oracle.Convergence{Since: scaled, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}
 		var took time.Duration
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, subjectProxy) }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, w.proxy()) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the lost create", Run: func() error {
-				r, err := recovery.Wait(ctx, w.history, converged(ns))
+				r, err := recovery.Wait(ctx, w.history, w.converged)
 				took = r.Took
 				return err
 			}},
 			oracle.Check{Stage: oracle.Liveness, Name: "a later scale change is acted on within 30s", Run: func() error {
 				later := oracle.Convergence{Since: w.scale(ctx, 4), Within: 30 * time.Second, Window: time.Second}
-				_, err := later.Wait(ctx, w.history, converged(ns))
+				_, err := later.Wait(ctx, w.history, w.converged)
 				return err
 			}},
 		)
@@ -102,17 +77,16 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	})
 
 	It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
-		_, target := startSubject(ctx)
+		w := startSubject(ctx, ns)
 		tl := chaos.NewTimeline()
 		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
-		delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), target)
+		delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), w.target)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(delay.End)
-		w := newWorkload(ctx, ns, 3)
-		created := time.Now()
+		created := w.create(ctx, 3)
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges with late events", Run: func() error {
-				_, err := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, converged(ns))
+				_, err := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 3) }},
@@ -123,7 +97,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 
 // forcedRelist checks that the fault really happened: the injection
 // succeeded and the proxy answered a re-watch with 410 Expired.
-func forcedRelist(injectErr error, p *proxy.Proxy) error {
+func forcedRelist(injectErr error, p proxy.Controller) error {
 	if injectErr != nil {
 		return injectErr
 	}

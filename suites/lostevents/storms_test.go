@@ -16,14 +16,14 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
 
 	It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
-		_, target := startSubject(ctx)
-		w := newWorkload(ctx, ns, 2)
+		w := startSubject(ctx, ns)
+		created := w.create(ctx, 2)
 		tl := chaos.NewTimeline()
 		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
-		_, healthyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, converged(ns))
+		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
 
 		By("holding the pod watch while scaling to 4, until the new pods exist")
-		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), target)
+		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
 		Expect(err).NotTo(HaveOccurred())
 		scaled := w.scale(ctx, 4)
 		Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15 * time.Second).Should(Equal(4))
@@ -32,7 +32,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the stall", Run: func() error {
-				_, err := oracle.Convergence{Since: scaled, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, converged(ns))
+				_, err := oracle.Convergence{Since: scaled, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
@@ -40,17 +40,17 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 	})
 
 	It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
-		_, target := startSubject(ctx)
-		w := newWorkload(ctx, ns, 4)
+		w := startSubject(ctx, ns)
+		created := w.create(ctx, 4)
 		tl := chaos.NewTimeline()
 		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
-		_, healthyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, converged(ns))
+		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
 
 		By("deleting half of the pods (grace 0), three times")
 		var last time.Time
 		var stormErr error
 		for range 3 {
-			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "app=web", Fraction: 0.5}, target); err != nil {
+			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Fraction: 0.5}, w.target); err != nil {
 				stormErr = err
 			}
 			last = time.Now()
@@ -60,7 +60,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the storm", Run: func() error { return healthyErr }},
 			oracle.Check{Stage: oracle.Assumption, Name: "the storm happened", Run: func() error { return stormErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the storm", Run: func() error {
-				_, err := oracle.Convergence{Since: last, Within: expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, converged(ns))
+				_, err := oracle.Convergence{Since: last, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},

@@ -2,87 +2,98 @@ package lostevents
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-// kindOf is the workload resource under test: the reference Workload, or
-// a ReplicaSet with SUBJECT=replicaset.
-func kindOf() (schema.GroupVersionResource, string, string) {
-	if subject.Kind() == "replicaset" {
-		return appsv1.SchemeGroupVersion.WithResource("replicasets"), appsv1.SchemeGroupVersion.String(), "ReplicaSet"
-	}
-	return refv1.GroupVersion.WithResource("workloads"), refv1.GroupVersion.String(), "Workload"
-}
-
-// workload is a Workload under test and the history of it and its pods.
+// workload is the subject's workload object "web" under test and the
+// history of it and its pods.
 type workload struct {
-	gvr     schema.GroupVersionResource
+	bind    *subject.Workload
+	target  chaos.Target
 	dyn     dynamic.Interface
 	ns      string
 	history *oracle.History
 	pods    *oracle.History
 }
 
-func newWorkload(ctx context.Context, ns string, replicas int64) *workload {
-	dyn := dynamic.NewForConfigOrDie(testenv.Get().REST)
-	gvr, apiVersion, kind := kindOf()
-	w := &workload{gvr: gvr, dyn: dyn, ns: ns}
-	w.history = testenv.Record(ctx, dyn, gvr, ns)
-	w.pods = testenv.Record(ctx, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": apiVersion, "kind": kind,
-		"metadata": map[string]any{"name": "web", "namespace": ns},
-		"spec": map[string]any{"replicas": replicas, "template": map[string]any{
-			"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
-			"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "steadystate.invalid/none"}}},
-		}},
-	}}
-	if kind == "ReplicaSet" {
-		unstructured.SetNestedStringMap(obj.Object, map[string]string{"app": "web"}, "spec", "selector", "matchLabels")
-	}
-	_, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+// startSubject runs the subject's controller (the spec is skipped when
+// the subject is not a scalable workload) and records the namespace.
+func startSubject(ctx context.Context, ns string) *workload {
+	s := subject.Scalable()
+	w := &workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
+	w.target = s.StartWorkloadController(ctx)
+	w.history = testenv.Record(ctx, w.dyn, w.bind.GVR(), ns)
+	w.pods = testenv.Record(ctx, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
 	return w
 }
 
-// scale sets spec.replicas and returns when the change was accepted.
+// create makes the workload with replicas. It fails at once, naming the
+// binding, if the subject's field paths do not resolve on the live object.
+func (w *workload) create(ctx context.Context, replicas int64) time.Time {
+	ns := w.ns
+	_, err := w.dyn.Resource(w.bind.GVR()).Namespace(ns).Create(ctx, w.bind.New(ns, "web", replicas), metav1.CreateOptions{})
+	created := time.Now()
+	Expect(err).NotTo(HaveOccurred())
+	// Bindings that never resolve fail the spec with the subject file's
+	// field, not as a controller that did not converge.
+	var bindErr error
+	Eventually(func() bool {
+		obj := w.history.StateAt(time.Now())[ns+"/web"]
+		if obj == nil {
+			bindErr = fmt.Errorf("%s %s/web was never recorded", w.bind.Kind(), ns)
+			return false
+		}
+		_, _, _, bindErr = w.bind.Replicas(obj)
+		return bindErr == nil
+	}).WithContext(ctx).WithTimeout(30*time.Second).Should(BeTrue(), func() string { return bindErr.Error() })
+	return created
+}
+
+// proxy is the fault proxy in front of the subject's replica.
+func (w *workload) proxy() proxy.Controller { return w.target.Replicas[0].Proxy }
+
+// expectationTimeout is how long the subject may keep unsatisfied scale
+// expectations before it notices a lost event on its own.
+func (w *workload) expectationTimeout() time.Duration { return w.bind.ExpectationTimeout() }
+
+// scale sets the desired replicas and returns when the change was accepted.
 func (w *workload) scale(ctx context.Context, n int64) time.Time {
-	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, n)
-	_, err := w.dyn.Resource(w.gvr).Namespace(w.ns).Patch(ctx, "web", "application/merge-patch+json", []byte(patch), metav1.PatchOptions{})
+	patch, err := json.Marshal(w.bind.ReplicasPatch(n))
+	Expect(err).NotTo(HaveOccurred())
+	_, err = w.dyn.Resource(w.bind.GVR()).Namespace(w.ns).Patch(ctx, "web", types.MergePatchType, patch, metav1.PatchOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return time.Now()
 }
 
-// converged matches a state where status.replicas equals spec.replicas for
-// the current generation.
-func converged(ns string) oracle.Match {
-	return func(s oracle.State) (bool, string) {
-		obj := s[ns+"/web"]
-		if obj == nil {
-			return false, "the workload does not exist"
-		}
-		spec, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas")
-		status, _, _ := unstructured.NestedInt64(obj.Object, "status", "replicas")
-		observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
-		if status != spec || observed != obj.GetGeneration() {
-			return false, fmt.Sprintf("status.replicas=%d (observed generation %d of %d), spec.replicas=%d", status, observed, obj.GetGeneration(), spec)
-		}
-		return true, ""
+// converged matches a state where the observed replicas equal the desired
+// replicas for the current generation.
+func (w *workload) converged(s oracle.State) (bool, string) {
+	obj := s[w.ns+"/web"]
+	if obj == nil {
+		return false, "the workload does not exist"
 	}
+	spec, status, current, err := w.bind.Replicas(obj)
+	switch {
+	case err != nil:
+		return false, err.Error()
+	case status != spec || !current:
+		return false, fmt.Sprintf("observed replicas %d (current generation: %v), desired %d", status, current, spec)
+	}
+	return true, ""
 }
 
 // livePods lists the names of the pods that exist at the end of history.

@@ -1,7 +1,6 @@
 package subject
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
-	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
@@ -23,9 +21,14 @@ import (
 var refctl string
 
 // Connect is the all-processes half of a suite's SynchronizedBeforeSuite:
-// it connects to the cluster, applies the reference CRDs and builds refctl.
+// it connects to the cluster, applies the reference CRDs and builds refctl,
+// or applies a subject file's manifests.
 func Connect(ctx SpecContext, kubeconfig []byte) {
 	testenv.Connect(kubeconfig)
+	if f, ok := Selected().(*fileSubject); ok {
+		f.applyManifests(ctx)
+		return
+	}
 	Expect(fixtures.Apply(ctx, testenv.Get().REST, fixtures.Reference, "reference/crds/*.yaml")).To(Succeed())
 	_, file, _, _ := runtime.Caller(0)
 	dir, err := os.MkdirTemp("", "steadystate-refctl-")
@@ -34,9 +37,6 @@ func Connect(ctx SpecContext, kubeconfig []byte) {
 	refctl, err = refproc.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
 	Expect(err).NotTo(HaveOccurred())
 }
-
-// Refctl is the path of the built refctl.
-func Refctl() string { return refctl }
 
 // Bug is SUBJECT_BUG when it belongs to component (a refctl command), else
 // "": a bug of the mover leaves the controller correct and the other way
@@ -49,18 +49,12 @@ func Bug(component string) string {
 	return ""
 }
 
-// Start runs refctl command with replicas behind proxies against upstream
-// (nil: the suite's cluster), with the component's bug, stopped when the
-// spec ends; a failing spec gets the replicas' log tails in its report.
-func Start(ctx context.Context, upstream *rest.Config, command string, replicas int, args ...string) (*refproc.Subject, chaos.Target) {
-	env := testenv.Get()
-	if upstream == nil {
-		upstream = env.REST
-	}
-	s, err := refproc.Start(refproc.Options{
-		Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Dir: GinkgoT().TempDir(),
-		Args: append([]string{"--bug=" + Bug(command)}, args...),
-	})
+// run starts replicas with refproc, stopped when the spec ends; a failing
+// spec gets the replicas' log tails in its report and their logs and
+// proxy logs in its artifacts.
+func run(o refproc.Options) (*refproc.Subject, chaos.Target) {
+	o.Dir = GinkgoT().TempDir()
+	s, err := refproc.Start(o)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		s.Stop()
@@ -73,7 +67,7 @@ func Start(ctx context.Context, upstream *rest.Config, command string, replicas 
 	for i, r := range s.Replicas {
 		keep(r.Identity, r.Process.LogPath(), s.Proxy(i))
 	}
-	return s, chaos.Target{Kube: env.Kube, Replicas: s.Replicas}
+	return s, chaos.Target{Kube: testenv.Get().Kube, Replicas: s.Replicas}
 }
 
 // keep saves a replica's log and its proxy's request and event logs with

@@ -1,0 +1,130 @@
+package subject
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+)
+
+// Subject is a controller under test.
+type Subject interface {
+	Name() string
+}
+
+// ScalableWorkload is a controller that keeps a number of pods running for
+// a resource (Workload, ReplicaSet, CloneSet).
+type ScalableWorkload interface {
+	Subject
+	// Workload is the binding, nil when the subject has none.
+	Workload() *Workload
+	// StartWorkloadController runs one replica for the current spec.
+	StartWorkloadController(ctx context.Context) chaos.Target
+}
+
+// LeaderElectedManager is a controller whose replicas elect a leader with
+// a Lease and do leader-only work.
+type LeaderElectedManager interface {
+	Subject
+	// Election is the binding, nil when the subject has none; the Lease
+	// fields are templates of the spec's namespace (see Lease).
+	Election() *subjectfile.LeaderElected
+	// StartManagers runs Election().Replicas replicas electing in ns.
+	StartManagers(ctx context.Context, ns string) chaos.Target
+}
+
+// MovableResource is a controller of a finalized, pausable resource and
+// the tool that moves that resource between clusters.
+type MovableResource interface {
+	Subject
+	// StartResourceController runs one replica against upstream.
+	StartResourceController(ctx context.Context, upstream *rest.Config) chaos.Target
+	// Move moves every object of namespace from one cluster to the other.
+	Move(ctx context.Context, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
+}
+
+// ForegroundComposite is a controller of a composite resource that owns
+// managed resources backed by an external system, deleted in the
+// foreground.
+type ForegroundComposite interface {
+	Subject
+	// StartComposite runs one replica talking to the external system.
+	StartComposite(ctx context.Context, externalURL string) chaos.Target
+}
+
+// Scalable is the selected subject as a scalable workload, or skips the
+// spec when it is not one.
+func Scalable() ScalableWorkload {
+	s := Selected()
+	if s == nil {
+		return referenceWorkload{}
+	}
+	if w, ok := s.(ScalableWorkload); ok && w.Workload() != nil {
+		return w
+	}
+	return skip[ScalableWorkload](s, "scalable workload", "capabilities.scalableWorkload")
+}
+
+// LeaderElected is the selected subject as a leader-elected manager, or
+// skips the spec when it is not one.
+func LeaderElected() LeaderElectedManager {
+	s := Selected()
+	if s == nil {
+		return referenceLeader{}
+	}
+	if l, ok := s.(LeaderElectedManager); ok && l.Election() != nil {
+		return l
+	}
+	return skip[LeaderElectedManager](s, "leader-elected manager", "capabilities.leaderElected")
+}
+
+// Movable is the selected subject as a movable resource, or skips the spec
+// when it is not one.
+func Movable() MovableResource {
+	s := Selected()
+	if s == nil {
+		return referenceCluster{}
+	}
+	if m, ok := s.(MovableResource); ok {
+		return m
+	}
+	return skip[MovableResource](s, "movable, finalized resource", "")
+}
+
+// Composite is the selected subject as a foreground-deleted composite, or
+// skips the spec when it is not one.
+func Composite() ForegroundComposite {
+	s := Selected()
+	if s == nil {
+		return referenceComposite{}
+	}
+	if c, ok := s.(ForegroundComposite); ok {
+		return c
+	}
+	return skip[ForegroundComposite](s, "foreground-deleted composite", "")
+}
+
+func skip[T any](s Subject, capability, binding string) T {
+	how := "only the reference controller has it"
+	if binding != "" {
+		how = "a subject file binds it under " + binding
+	}
+	Skip(fmt.Sprintf("subject %s is not a %s (%s)", s.Name(), capability, how))
+	var zero T
+	return zero
+}
+
+// Lease is the namespace and name of the Lease an election in the spec's
+// namespace ns uses.
+func Lease(e *subjectfile.LeaderElected, ns string) (namespace, name string, err error) {
+	v := subjectfile.Vars{Namespace: ns}
+	if namespace, err = subjectfile.Expand(e.Lease.Namespace, v); err != nil {
+		return "", "", err
+	}
+	name, err = subjectfile.Expand(e.Lease.Name, v)
+	return namespace, name, err
+}

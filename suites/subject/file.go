@@ -1,0 +1,104 @@
+package subject
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/proc"
+	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// fileSubject is a controller described by a subject file.
+type fileSubject struct{ f *subjectfile.File }
+
+var (
+	_ ScalableWorkload     = (*fileSubject)(nil)
+	_ LeaderElectedManager = (*fileSubject)(nil)
+)
+
+func (s *fileSubject) Name() string { return s.f.Name }
+
+func (s *fileSubject) Workload() *Workload {
+	if s.f.Capabilities.ScalableWorkload == nil {
+		return nil
+	}
+	return &Workload{file: s.f}
+}
+
+func (s *fileSubject) Election() *subjectfile.LeaderElected { return s.f.Capabilities.LeaderElected }
+
+func (s *fileSubject) StartWorkloadController(ctx context.Context) chaos.Target {
+	return s.start(ctx, "", 1)
+}
+
+func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target {
+	return s.start(ctx, ns, s.f.Capabilities.LeaderElected.Replicas)
+}
+
+func (s *fileSubject) start(ctx context.Context, ns string, replicas int) chaos.Target {
+	subj, target := run(fileOptions(s.f, ns, replicas, testenv.Get().REST))
+	if err := waitStarted(ctx, s.f, subj); err != nil {
+		Fail(err.Error())
+	}
+	return target
+}
+
+// fileOptions runs the file's command once per replica behind a proxy.
+func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Config) refproc.Options {
+	binDir := ""
+	if bins, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION")); err == nil {
+		binDir = filepath.Dir(bins.ControllerManager)
+	}
+	return refproc.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(id, kubeconfig string) (proc.Spec, error) {
+		vars := subjectfile.Vars{Kubeconfig: kubeconfig, Identity: id, Namespace: ns, KubeBinDir: binDir}
+		cmd, err := f.Command(vars)
+		if err != nil {
+			return proc.Spec{}, &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.command", Problem: err.Error()}
+		}
+		env, err := f.Environ(vars)
+		if err != nil {
+			return proc.Spec{}, &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.env", Problem: err.Error()}
+		}
+		return proc.Spec{Path: cmd[0], Args: cmd[1:], Env: env}, nil
+	}}
+}
+
+// waitStarted waits until every replica has made a request through its
+// proxy. A replica that exits first, or stays silent for run.startTimeout,
+// fails the start with its log tail.
+func waitStarted(ctx context.Context, f *subjectfile.File, s *refproc.Subject) error {
+	for i, r := range s.Replicas {
+		p := s.Proxy(i)
+		err := s.WaitReady(ctx, f.Run.StartTimeout.Duration, func() bool { return len(p.Requests()) > 0 })
+		if err == nil {
+			continue
+		}
+		problem := fmt.Sprintf("replica %s made no request to the API server within %s (run.startTimeout); its log ends:\n%s", r.Identity, f.Run.StartTimeout, proc.Tail(r.Process.LogPath(), 15))
+		if r.Process.Exited() {
+			problem = fmt.Sprintf("replica %s exited at start: %v", r.Identity, r.Process.ExitError())
+		}
+		return &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.command", Problem: problem,
+			Expected: "a controller that keeps running and talks to the API server through KUBECONFIG"}
+	}
+	return nil
+}
+
+// applyManifests applies run.manifests (CRDs, RBAC) before any replica
+// starts.
+func (s *fileSubject) applyManifests(ctx context.Context) {
+	for _, m := range s.f.Run.Manifests {
+		path := s.f.Manifest(m)
+		Expect(fixtures.Apply(ctx, testenv.Get().REST, os.DirFS(filepath.Dir(path)), filepath.Base(path))).To(Succeed(), "subject %s: run.manifests: apply %s", s.f.Name, path)
+	}
+}

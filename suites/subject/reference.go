@@ -1,0 +1,101 @@
+package subject
+
+import (
+	"context"
+	"os/exec"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// The reference controllers as subjects, in the mode SUBJECT_BUG names,
+// with short expectation and lease settings so the suites stay fast.
+type (
+	referenceWorkload  struct{}
+	referenceLeader    struct{}
+	referenceCluster   struct{}
+	referenceComposite struct{}
+)
+
+var (
+	_ ScalableWorkload     = referenceWorkload{}
+	_ LeaderElectedManager = referenceLeader{}
+	_ MovableResource      = referenceCluster{}
+	_ ForegroundComposite  = referenceComposite{}
+)
+
+// startRefctl runs refctl command with replicas behind proxies against
+// upstream (nil: the suite's cluster), with the component's bug.
+func startRefctl(upstream *rest.Config, command string, replicas int, args ...string) chaos.Target {
+	if upstream == nil {
+		upstream = testenv.Get().REST
+	}
+	_, target := run(refproc.Options{
+		Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream,
+		Args: append([]string{"--bug=" + Bug(command)}, args...),
+	})
+	return target
+}
+
+const referenceExpectationTimeout = 2 * time.Second
+
+func (referenceWorkload) Name() string { return "workload" }
+
+func (referenceWorkload) Workload() *Workload {
+	return &Workload{file: &subjectfile.File{Name: "workload", Capabilities: subjectfile.Capabilities{ScalableWorkload: &subjectfile.ScalableWorkload{
+		Resource: "workloads",
+		Template: map[string]any{
+			"apiVersion": refv1.GroupVersion.String(), "kind": "Workload",
+			"spec": map[string]any{"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "steadystate.invalid/none"}}},
+			}},
+		},
+		ReplicasPath: "spec.replicas", StatusReplicasPath: "status.replicas", ObservedGenerationPath: "status.observedGeneration",
+		ExpectationTimeout: subjectfile.Duration{Duration: referenceExpectationTimeout},
+	}}}}
+}
+
+func (referenceWorkload) StartWorkloadController(context.Context) chaos.Target {
+	return startRefctl(nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+referenceExpectationTimeout.String())
+}
+
+func (referenceLeader) Name() string { return "leader" }
+
+func (referenceLeader) Election() *subjectfile.LeaderElected {
+	return &subjectfile.LeaderElected{
+		Lease: subjectfile.ObjectRef{Name: "refctl-leader", Namespace: "{{.Namespace}}"}, Replicas: 2,
+		LeaseDuration: subjectfile.Duration{Duration: 3 * time.Second}, RetryPeriod: subjectfile.Duration{Duration: 500 * time.Millisecond},
+	}
+}
+
+func (l referenceLeader) StartManagers(_ context.Context, ns string) chaos.Target {
+	e := l.Election()
+	return startRefctl(nil, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns,
+		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline=2s", "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
+}
+
+func (referenceCluster) Name() string { return "cluster" }
+
+func (referenceCluster) StartResourceController(_ context.Context, upstream *rest.Config) chaos.Target {
+	return startRefctl(upstream, "cluster", 1, "--leader-elect=false")
+}
+
+// Move runs refctl move, one second between its steps so a racing
+// controller has time to act, with the mover's bug.
+func (referenceCluster) Move(ctx context.Context, from, to, ns string) ([]byte, error) {
+	return exec.CommandContext(ctx, refctl, "move", "--from-kubeconfig="+from, "--to-kubeconfig="+to,
+		"--namespace="+ns, "--step-delay=1s", "--bug="+Bug("move")).CombinedOutput()
+}
+
+func (referenceComposite) Name() string { return "composite" }
+
+func (referenceComposite) StartComposite(_ context.Context, externalURL string) chaos.Target {
+	return startRefctl(nil, "composite", 1, "--leader-elect=false", "--external-url="+externalURL)
+}

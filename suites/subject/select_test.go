@@ -1,0 +1,80 @@
+package subject
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+)
+
+func TestChoose(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: steadystate.dev/v1alpha1\nkind: Subject\nname: x\nrun: {command: [x]}\ncapabilities: {scalableWorkload: {resource: widgets}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, name, bug string
+		want            string // "" for no error
+		subject         string
+	}{
+		{subject: ""},
+		{name: "workload", bug: "no-expectations", subject: "workload"},
+		{name: "cluster", bug: "strip-then-delete", subject: "cluster"},
+		{bug: "ignore-lost-lease", subject: ""},
+		{name: "replicaset", subject: "replicaset"},
+		{name: "workload", bug: "ignore-lost-lease", want: "SUBJECT_BUG=ignore-lost-lease is not a bug of subject workload: use one of expectations-never-expire, no-expectations"},
+		{bug: "typo", want: "SUBJECT_BUG=typo is not a bug of any reference controller"},
+		{name: "nginx", want: `SUBJECT="nginx" is not a built-in subject: use one of cluster, composite, leader, replicaset, workload, or SUBJECT_FILE`},
+		{name: "replicaset", bug: "no-expectations", want: "applies to the reference subjects only"},
+		{file: bad, name: "workload", want: "are both set"},
+		{file: bad, want: `subject file ` + bad + ` (subject "x"): capabilities.scalableWorkload.template: missing`},
+	} {
+		s, err := choose(tc.file, tc.name, tc.bug)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("choose(%q, %q, %q): %v", tc.file, tc.name, tc.bug, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("choose(%q, %q, %q) = %v, want an error saying %q", tc.file, tc.name, tc.bug, err, tc.want)
+		case tc.want == "" && tc.subject == "" && s != nil:
+			t.Errorf("choose(%q, %q, %q) = %s, want each suite's reference subject (nil)", tc.file, tc.name, tc.bug, s.Name())
+		case tc.want == "" && tc.subject != "" && (s == nil || s.Name() != tc.subject):
+			t.Errorf("choose(%q, %q, %q) = %v, want %s", tc.file, tc.name, tc.bug, s, tc.subject)
+		}
+	}
+}
+
+// TestStartFailsNamingTheSubject starts a command that exits at once and
+// one that never talks to the API server: each start fails with the
+// subject, the field and the replica's log.
+func TestStartFailsNamingTheSubject(t *testing.T) {
+	for _, tc := range []struct {
+		command []string
+		want    []string
+	}{
+		{[]string{"/bin/sh", "-c", "echo cannot read {{.Kubeconfig}} >&2; exit 3"}, []string{`(subject "broken"): run.command: replica broken-0 exited at start: broken-0 exited during start-up (exit status 3)`, "cannot read /", "expected a controller that keeps running"}},
+		{[]string{"/bin/sleep", "60"}, []string{"replica broken-0 made no request to the API server within 300ms (run.startTimeout)"}},
+	} {
+		f := &subjectfile.File{Path: "broken.yaml", Name: "broken", Run: subjectfile.Run{Command: tc.command, StartTimeout: subjectfile.Duration{Duration: 300 * time.Millisecond}}}
+		o := fileOptions(f, "ns", 1, &rest.Config{Host: "https://127.0.0.1:1"})
+		o.Dir = t.TempDir()
+		s, err := refproc.Start(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = waitStarted(context.Background(), f, s)
+		s.Stop()
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %v does not say %q", tc.command, err, w)
+			}
+		}
+	}
+}
