@@ -43,13 +43,16 @@ func start(ctx context.Context, ns string) *composition {
 	return c
 }
 
-func (c *composition) create(ctx context.Context, name, externalName string) {
-	obj := &unstructured.Unstructured{Object: map[string]any{
+func (c *composition) claim(name, externalName string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": refv1.GroupVersion.String(), "kind": "Claim",
 		"metadata": map[string]any{"name": name, "namespace": c.ns},
 		"spec":     map[string]any{"externalName": externalName},
 	}}
-	_, err := c.dyn.Resource(claims).Namespace(c.ns).Create(ctx, obj, metav1.CreateOptions{})
+}
+
+func (c *composition) create(ctx context.Context, name, externalName string) {
+	_, err := c.dyn.Resource(claims).Namespace(c.ns).Create(ctx, c.claim(name, externalName), metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 }
 

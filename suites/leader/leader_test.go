@@ -97,7 +97,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		Eventually(func() bool {
 			return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
 		}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
-		_, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
+		_, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the follower was terminated", Run: func() error { return err }},
 			e.oneWriter(),
@@ -106,7 +106,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 
 	It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
 		e := start(ctx, ns)
-		inj, err := chaos.Inject(ctx, chaos.NewTimeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
+		inj, err := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the holder was killed", Run: func() error { return err }},
 			oracle.Check{Stage: oracle.Liveness, Name: "another replica takes the Lease in time", Run: func() error {
@@ -131,7 +131,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		e := start(ctx, ns)
 		old := e.holder()
 		successor := e.other(old)
-		part, err := chaos.Begin(ctx, chaos.NewTimeline(), chaos.Partition(old, true, 0), e.target)
+		part, err := chaos.Begin(ctx, testenv.Timeline(), chaos.Partition(old, true, 0), e.target)
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(e.holder).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(successor), "the successor should take the Lease")
 		healed := time.Now()

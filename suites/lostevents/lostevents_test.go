@@ -28,8 +28,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), func(ctx SpecContext) {
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 2)
-		tl := chaos.NewTimeline()
-		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		tl := testenv.Timeline()
 
 		healthy := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}
 		_, healthyErr := healthy.Wait(ctx, w.history, w.converged)
@@ -78,8 +77,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 
 	It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
 		w := startSubject(ctx, ns)
-		tl := chaos.NewTimeline()
-		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		tl := testenv.Timeline()
 		delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), w.target)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(delay.End)

@@ -18,8 +18,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 	It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 2)
-		tl := chaos.NewTimeline()
-		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		tl := testenv.Timeline()
 		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
 
 		By("holding the pod watch while scaling to 4, until the new pods exist")
@@ -42,8 +41,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 	It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 4)
-		tl := chaos.NewTimeline()
-		testenv.KeepOnFailure("fault-timeline", func() any { return tl.Injections() })
+		tl := testenv.Timeline()
 		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
 
 		By("deleting half of the pods (grace 0), three times")

@@ -92,3 +92,20 @@ func TestValidateStopsAtTheFirstFailingStage(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestMergeOrdersSourcesByTime(t *testing.T) {
+	base := time.Now()
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	merged := Merge(
+		[]Entry{{At: at(10), Source: "pods", What: "ADDED a"}, {At: at(30), Source: "pods", What: "DELETED a"}},
+		[]Entry{{At: at(20), Source: "fault", What: "stall pods: start"}, {At: at(30), Source: "fault", What: "stall pods: end"}},
+	)
+	var b strings.Builder
+	if err := WriteMerged(&b, base, merged); err != nil {
+		t.Fatal(err)
+	}
+	want := "   +0.010s  pods   ADDED a\n   +0.020s  fault  stall pods: start\n   +0.030s  pods   DELETED a\n   +0.030s  fault  stall pods: end\n"
+	if b.String() != want {
+		t.Fatalf("merged:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

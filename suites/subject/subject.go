@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
@@ -65,17 +64,7 @@ func run(o refproc.Options) (*refproc.Subject, chaos.Target) {
 		}
 	})
 	for i, r := range s.Replicas {
-		keep(r.Identity, r.Process.LogPath(), s.Proxy(i))
+		testenv.KeepProxy(r.Identity, r.Process.LogPath(), s.Proxy(i))
 	}
 	return s, chaos.Target{Kube: testenv.Get().Kube, Replicas: s.Replicas}
-}
-
-// keep saves a replica's log and its proxy's request and event logs with
-// the spec's artifacts if the spec fails. Registered after the stop, so it
-// runs first (cleanups run last-in, first-out) while the proxy still holds
-// its history: Close does not clear it either way.
-func keep(identity, logPath string, p *proxy.Proxy) {
-	testenv.KeepFileOnFailure(identity+".log", logPath)
-	testenv.KeepOnFailure(identity+"-proxy-requests", func() any { return p.Requests() })
-	testenv.KeepOnFailure(identity+"-proxy-events", func() any { return p.Events() })
 }

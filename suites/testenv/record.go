@@ -13,11 +13,13 @@ import (
 
 // Record starts recording resource in namespace for the current spec: the
 // recorder stops when the spec ends, and a failing spec keeps the history
-// as <resource>-history.json in its artifacts.
+// as <resource>-history.json in its artifacts and merges it into
+// history.txt.
 func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
 	h, stop, err := oracle.Record(ctx, dyn, gvr, namespace)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
 	KeepOnFailure(gvr.Resource+"-history", func() any { return h.Records() })
+	addToHistory(func() []oracle.Entry { return h.Entries(gvr.Resource) })
 	return h
 }
