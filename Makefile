@@ -5,6 +5,9 @@ KUBE_VERSION ?= v1.36.3
 PROVIDER     ?= local
 ARTIFACTS    ?= $(CURDIR)/_artifacts
 GINKGO_FLAGS ?=
+# Suite settings, after ginkgo's "--": -steadystate.converge-timeout=30s,
+# -steadystate.window=1s, -steadystate.recovery-margin=15s (the defaults).
+SUITE_FLAGS  ?=
 ifdef CI
 GINKGO_FLAGS += --no-color
 endif
@@ -38,7 +41,7 @@ unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo su
 
 e2e: kube-bins ## the Ginkgo suites on PROVIDER; JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
-	$(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/...
+	$(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
 	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
 
 selftest: kube-bins ## every suite against every reference subject mode; prints the matrix (SELFTEST_REPEAT=N)

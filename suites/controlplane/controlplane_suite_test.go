@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"flag"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -8,6 +10,11 @@ import (
 
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
+
+func TestMain(m *testing.M) {
+	testenv.RegisterFlags(flag.CommandLine)
+	os.Exit(m.Run())
+}
 
 func TestControlPlane(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -1,6 +1,8 @@
 package finalizer
 
 import (
+	"flag"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,6 +11,11 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
+
+func TestMain(m *testing.M) {
+	testenv.RegisterFlags(flag.CommandLine)
+	os.Exit(m.Run())
+}
 
 func TestFinalizer(t *testing.T) {
 	RegisterFailHandler(Fail)

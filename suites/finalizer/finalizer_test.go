@@ -109,7 +109,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		for _, n := range names {
 			create(ctx, dyn, ns, n)
 		}
-		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, source, running(ns, names...))
+		_, readyErr := testenv.Settle(created).Wait(ctx, source, running(ns, names...))
 
 		By("moving to the target cluster")
 		out, moveErr := m.Move(ctx, env.Kubeconfig, tgt.Kubeconfig(), ns)
@@ -118,24 +118,24 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 			oracle.Check{Stage: oracle.Assumption, Name: "the objects ran on the source", Run: func() error { return readyErr }},
 			oracle.Check{Stage: oracle.Assumption, Name: "the mover finished", Run: func() error { return moverErr("move", out, moveErr) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "P1: every source object is gone within 30s", Run: func() error {
-				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, source, empty)
+				_, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, empty)
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "every object runs on the target within 30s", Run: func() error {
-				_, err := oracle.Convergence{Since: moved, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, dest, running(ns, names...))
+			oracle.Check{Stage: oracle.Liveness, Name: "every object runs on the target within T", Run: func() error {
+				_, err := testenv.Settle(moved).Wait(ctx, dest, running(ns, names...))
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "P1: moved back, every object is gone from the target and runs on the source within 30s", Run: func() error {
+			oracle.Check{Stage: oracle.Liveness, Name: "P1: moved back, every object is gone from the target within 30s and runs on the source within T", Run: func() error {
 				By("moving back to the source cluster")
 				out, err := m.Move(ctx, tgt.Kubeconfig(), env.Kubeconfig, ns)
 				if err := moverErr("move back", out, err); err != nil {
 					return err
 				}
 				back := time.Now()
-				if _, err := (oracle.Convergence{Since: back, Within: 30 * time.Second, Window: time.Second}).Wait(ctx, dest, empty); err != nil {
+				if _, err := testenv.Within(back, 30*time.Second).Wait(ctx, dest, empty); err != nil {
 					return err
 				}
-				_, err = oracle.Convergence{Since: back, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, source, running(ns, names...))
+				_, err = testenv.Settle(back).Wait(ctx, source, running(ns, names...))
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added to a deleting object, either way", Run: func() error {
@@ -157,14 +157,14 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		DeferCleanup(func(ctx SpecContext) { // let the namespace go
 			dyn.Resource(clusters).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		})
-		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, h, running(ns, "held"))
+		_, readyErr := testenv.Settle(created).Wait(ctx, h, running(ns, "held"))
 		Expect(dyn.Resource(clusters).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 		deleted := time.Now()
 		var released time.Time
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the object ran before", Run: func() error { return readyErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "cleanup runs and the controller's finalizer is released within 15s", Run: func() error {
-				r, err := oracle.Convergence{Since: deleted, Within: 15 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, h, func(s oracle.State) (bool, string) {
+				r, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, h, func(s oracle.State) (bool, string) {
 					obj := s[ns+"/held"]
 					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), capi.Finalizer), "the controller's finalizer is still there"
 				})

@@ -28,7 +28,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		key := ns + "/app"
 		created := time.Now()
 		c.create(ctx, "app", ns+"-db")
-		_, readyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, c.claims, isReady(key))
+		_, readyErr := testenv.Settle(created).Wait(ctx, c.claims, isReady(key))
 
 		By("making external deletes fail, then deleting the claim")
 		c.configure(ctx, external.Config{FailDeletes: true})
@@ -44,15 +44,15 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 				return err
 			}},
 			oracle.Check{Stage: oracle.Liveness, Name: "the blocking Managed is named within 15s", Run: func() error {
-				_, err := oracle.Convergence{Since: deleted, Within: 15 * time.Second, Window: time.Second}.Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
+				_, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
 					_, _, msg, _, _ := ready(s, key)
 					return strings.Contains(msg, "Managed "+key), fmt.Sprintf("Ready message %q does not name Managed %s", msg, key)
 				})
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "the deletion completes within 30s once unblocked", Run: func() error {
+			oracle.Check{Stage: oracle.Liveness, Name: "the deletion completes within T once unblocked", Run: func() error {
 				c.configure(ctx, external.Config{})
-				_, err := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, c.claims, gone(key))
+				_, err := testenv.Settle(time.Now()).Wait(ctx, c.claims, gone(key))
 				return err
 			}},
 		))
@@ -62,7 +62,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		c := start(ctx, ns)
 		name := ns + "-db"
 		c.create(ctx, "old", name)
-		_, readyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, c.claims, isReady(ns+"/old"))
+		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.claims, isReady(ns+"/old"))
 		oldUID := managedUID(ctx, c, "old")
 
 		By("deleting the old claim slowly and creating a new one for the same external name")
@@ -78,7 +78,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the old claim was Ready before", Run: func() error { return readyErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "the new claim becomes Ready and the old one goes", Run: func() error {
-				if _, err := (oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
+				if _, err := testenv.Settle(created).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
 					ok, why := isReady(ns + "/new")(s)
 					gone, _ := gone(ns + "/old")(s)
 					return ok && gone, why

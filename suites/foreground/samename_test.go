@@ -25,7 +25,7 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 		tl := testenv.Timeline()
 		race := &chaos.ConcurrentCreate{N: 3, Resource: claims, Object: c.claim("app", name)}
 		_, raceErr := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
-		_, readyErr := oracle.Convergence{Since: time.Now(), Within: 30 * time.Second, Window: 500 * time.Millisecond}.Wait(ctx, c.claims, isReady(key))
+		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.claims, isReady(key))
 
 		By("deleting the claim slowly and creating it again under the same name until the API server accepts it")
 		c.configure(ctx, external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
@@ -54,8 +54,8 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 				return nil
 			}},
 			oracle.Check{Stage: oracle.Assumption, Name: "the claim was Ready before", Run: func() error { return readyErr }},
-			oracle.Check{Stage: oracle.Liveness, Name: "the re-created claim becomes Ready within 30s, its Managed owning the external resource", Run: func() error {
-				if _, err := (oracle.Convergence{Since: recreated, Within: 30 * time.Second, Window: time.Second}).Wait(ctx, c.claims, isReady(key)); err != nil {
+			oracle.Check{Stage: oracle.Liveness, Name: "the re-created claim becomes Ready within T, its Managed owning the external resource", Run: func() error {
+				if _, err := testenv.Settle(recreated).Wait(ctx, c.claims, isReady(key)); err != nil {
 					return err
 				}
 				uid := managedUID(ctx, c, "app")

@@ -30,7 +30,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		created := w.create(ctx, 2)
 		tl := testenv.Timeline()
 
-		healthy := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}
+		healthy := testenv.Settle(created)
 		_, healthyErr := healthy.Wait(ctx, w.history, w.converged)
 
 		By("stalling the pod watch, scaling up by one, deleting the new pod, forcing a relist")
@@ -55,7 +55,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, w.target)
 		Expect(stall.End(ctx)).To(Succeed())
 
-		recovery := oracle.Convergence{Since: scaled, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}
+		recovery := testenv.Recovery(scaled, w.expectationTimeout())
 		var took time.Duration
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
@@ -66,7 +66,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 				return err
 			}},
 			oracle.Check{Stage: oracle.Liveness, Name: "a later scale change is acted on within 30s", Run: func() error {
-				later := oracle.Convergence{Since: w.scale(ctx, 4), Within: 30 * time.Second, Window: time.Second}
+				later := testenv.Within(w.scale(ctx, 4), 30*time.Second)
 				_, err := later.Wait(ctx, w.history, w.converged)
 				return err
 			}},
@@ -84,7 +84,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		created := w.create(ctx, 3)
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges with late events", Run: func() error {
-				_, err := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
+				_, err := testenv.Settle(created).Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 3) }},

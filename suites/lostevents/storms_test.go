@@ -19,7 +19,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 2)
 		tl := testenv.Timeline()
-		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
+		_, healthyErr := testenv.Settle(created).Wait(ctx, w.history, w.converged)
 
 		By("holding the pod watch while scaling to 4, until the new pods exist")
 		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
@@ -31,7 +31,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the stall", Run: func() error {
-				_, err := oracle.Convergence{Since: scaled, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
+				_, err := testenv.Recovery(scaled, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
@@ -42,7 +42,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 4)
 		tl := testenv.Timeline()
-		_, healthyErr := oracle.Convergence{Since: created, Within: 30 * time.Second, Window: time.Second}.Wait(ctx, w.history, w.converged)
+		_, healthyErr := testenv.Settle(created).Wait(ctx, w.history, w.converged)
 
 		By("deleting half of the pods (grace 0), three times")
 		var last time.Time
@@ -58,7 +58,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the storm", Run: func() error { return healthyErr }},
 			oracle.Check{Stage: oracle.Assumption, Name: "the storm happened", Run: func() error { return stormErr }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the storm", Run: func() error {
-				_, err := oracle.Convergence{Since: last, Within: w.expectationTimeout() + 15*time.Second, Window: 2 * time.Second}.Wait(ctx, w.history, w.converged)
+				_, err := testenv.Recovery(last, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
 			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
