@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -39,7 +40,10 @@ type Options struct {
 	ReleaseOnCancel bool
 	HealthAddr      string
 	MetricsAddr     string
-	Bug             string
+	// WatchNamespace limits the controller to one namespace ("" for all),
+	// so several instances can run side by side, one per spec.
+	WatchNamespace string
+	Bug            string
 }
 
 // Bind registers the flags on fs with their defaults.
@@ -56,6 +60,7 @@ func (o *Options) Bind(fs *flag.FlagSet, controller string) {
 	fs.BoolVar(&o.ReleaseOnCancel, "release-on-cancel", true, "release the Lease on graceful shutdown")
 	fs.StringVar(&o.HealthAddr, "health-addr", ":8081", "health probe address (/healthz, /readyz); 0 disables")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", ":8080", "metrics address; 0 disables")
+	fs.StringVar(&o.WatchNamespace, "watch-namespace", "", "reconcile only this namespace (default: all)")
 	fs.StringVar(&o.Bug, "bug", "", "seeded bug to switch on: "+fmt.Sprint(Bugs[controller]))
 }
 
@@ -105,7 +110,12 @@ func NewManager(o Options) (manager.Manager, error) {
 			return nil, err
 		}
 	}
+	var cacheOpts cache.Options
+	if o.WatchNamespace != "" {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Cache:                               cacheOpts,
 		LeaderElectionResourceLockInterface: lock,
 		Scheme:                              Scheme(),
 		LeaderElection:                      o.LeaderElect,

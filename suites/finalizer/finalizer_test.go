@@ -100,7 +100,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func(ctx SpecContext) { tgtKube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
-		controllers := []chaos.Target{m.StartResourceController(ctx, nil), m.StartResourceController(ctx, tgtREST)}
+		controllers := []chaos.Target{m.StartResourceController(ctx, nil, ns), m.StartResourceController(ctx, tgtREST, ns)}
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
 		source, dest := testenv.Record(ctx, dyn, clusters, ns), testenv.Record(ctx, tgtDyn, clusters, ns)
@@ -148,7 +148,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 	})
 
 	It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
-		controller := subject.Movable().StartResourceController(ctx, nil)
+		controller := subject.Movable().StartResourceController(ctx, nil, ns)
 		env := testenv.Get()
 		dyn := dynamic.NewForConfigOrDie(env.REST)
 		h := testenv.Record(ctx, dyn, clusters, ns)

@@ -36,7 +36,7 @@ func start(ctx context.Context, ns string) *composition {
 	subj := subject.Composite()
 	srv := httptest.NewServer(external.NewServer().Handler())
 	DeferCleanup(srv.Close)
-	subj.StartComposite(ctx, srv.URL)
+	subj.StartComposite(ctx, ns, srv.URL)
 	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: &external.Client{Base: srv.URL}}
 	c.claims = testenv.Record(ctx, c.dyn, claims, ns)
 	c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)

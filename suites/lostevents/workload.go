@@ -35,7 +35,7 @@ type workload struct {
 func startSubject(ctx context.Context, ns string) *workload {
 	s := subject.Scalable()
 	w := &workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
-	w.target = s.StartWorkloadController(ctx)
+	w.target = s.StartWorkloadController(ctx, ns)
 	w.history = testenv.Record(ctx, w.dyn, w.bind.GVR(), ns)
 	w.pods = testenv.Record(ctx, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
 	return w

@@ -11,7 +11,9 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 )
 
-// Subject is a controller under test.
+// Subject is a controller under test. Every Start method gets the spec's
+// namespace: a subject that limits itself to it lets specs run in
+// parallel (ginkgo -p), each with its own replicas and faults.
 type Subject interface {
 	Name() string
 }
@@ -22,8 +24,9 @@ type ScalableWorkload interface {
 	Subject
 	// Workload is the binding, nil when the subject has none.
 	Workload() *Workload
-	// StartWorkloadController runs one replica for the current spec.
-	StartWorkloadController(ctx context.Context) chaos.Target
+	// StartWorkloadController runs one replica for the current spec,
+	// which works in namespace ns.
+	StartWorkloadController(ctx context.Context, ns string) chaos.Target
 }
 
 // LeaderElectedManager is a controller whose replicas elect a leader with
@@ -41,8 +44,9 @@ type LeaderElectedManager interface {
 // the tool that moves that resource between clusters.
 type MovableResource interface {
 	Subject
-	// StartResourceController runs one replica against upstream.
-	StartResourceController(ctx context.Context, upstream *rest.Config) chaos.Target
+	// StartResourceController runs one replica against upstream for
+	// namespace ns.
+	StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target
 	// Move moves every object of namespace from one cluster to the other.
 	Move(ctx context.Context, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
 }
@@ -52,8 +56,9 @@ type MovableResource interface {
 // foreground.
 type ForegroundComposite interface {
 	Subject
-	// StartComposite runs one replica talking to the external system.
-	StartComposite(ctx context.Context, externalURL string) chaos.Target
+	// StartComposite runs one replica for namespace ns, talking to the
+	// external system.
+	StartComposite(ctx context.Context, ns, externalURL string) chaos.Target
 }
 
 // Scalable is the selected subject as a scalable workload, or skips the

@@ -38,8 +38,8 @@ func (s *fileSubject) Workload() *Workload {
 
 func (s *fileSubject) Election() *subjectfile.LeaderElected { return s.f.Capabilities.LeaderElected }
 
-func (s *fileSubject) StartWorkloadController(ctx context.Context) chaos.Target {
-	return s.start(ctx, "", 1)
+func (s *fileSubject) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
+	return s.start(ctx, ns, 1)
 }
 
 func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target {

@@ -62,8 +62,8 @@ func (referenceWorkload) Workload() *Workload {
 	}}}}
 }
 
-func (referenceWorkload) StartWorkloadController(context.Context) chaos.Target {
-	return startRefctl(nil, "workload", 1, "--leader-elect=false", "--expectation-timeout="+referenceExpectationTimeout.String())
+func (referenceWorkload) StartWorkloadController(_ context.Context, ns string) chaos.Target {
+	return startRefctl(nil, "workload", 1, "--leader-elect=false", "--watch-namespace="+ns, "--expectation-timeout="+referenceExpectationTimeout.String())
 }
 
 func (referenceLeader) Name() string { return "leader" }
@@ -77,14 +77,14 @@ func (referenceLeader) Election() *subjectfile.LeaderElected {
 
 func (l referenceLeader) StartManagers(_ context.Context, ns string) chaos.Target {
 	e := l.Election()
-	return startRefctl(nil, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns,
+	return startRefctl(nil, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
 		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline=2s", "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
 }
 
 func (referenceCluster) Name() string { return "cluster" }
 
-func (referenceCluster) StartResourceController(_ context.Context, upstream *rest.Config) chaos.Target {
-	return startRefctl(upstream, "cluster", 1, "--leader-elect=false")
+func (referenceCluster) StartResourceController(_ context.Context, upstream *rest.Config, ns string) chaos.Target {
+	return startRefctl(upstream, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)
 }
 
 // Move runs refctl move, one second between its steps so a racing
@@ -96,6 +96,6 @@ func (referenceCluster) Move(ctx context.Context, from, to, ns string) ([]byte, 
 
 func (referenceComposite) Name() string { return "composite" }
 
-func (referenceComposite) StartComposite(_ context.Context, externalURL string) chaos.Target {
-	return startRefctl(nil, "composite", 1, "--leader-elect=false", "--external-url="+externalURL)
+func (referenceComposite) StartComposite(_ context.Context, ns, externalURL string) chaos.Target {
+	return startRefctl(nil, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+externalURL)
 }
