@@ -5,6 +5,9 @@
 #
 # Environment:
 #   KUBE_VERSION          Kubernetes version to build (default v1.36.3)
+#   KUBE_EXTRA_BINS       more k8s.io/kubernetes commands to build into the same
+#                         folder (the kind node image needs kubeadm kubelet kubectl
+#                         kube-scheduler kube-proxy)
 #   STEADYSTATE_CACHE_DIR cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/steadystate)
 #
 # k8s.io/kubernetes cannot be built with `go install pkg@version` because its
@@ -16,7 +19,8 @@ set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
 CACHE_ROOT="${STEADYSTATE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/steadystate}"
-BINARIES=(etcd kube-apiserver kube-controller-manager)
+read -r -a EXTRA_BINS <<<"${KUBE_EXTRA_BINS:-}"
+BINARIES=(etcd kube-apiserver kube-controller-manager "${EXTRA_BINS[@]}")
 
 log() { printf 'kube-bins: %s\n' "$*" >&2; }
 die() { printf 'kube-bins: error: %s\n' "$*" >&2; exit 1; }
@@ -29,13 +33,15 @@ PATCH="${BASH_REMATCH[2]}"
 STAGING_VERSION="v0.${MINOR}.${PATCH}"
 
 BIN_DIR="$CACHE_ROOT/kube/$KUBE_VERSION/bin"
-complete=1
-for b in "${BINARIES[@]}"; do [[ -x "$BIN_DIR/$b" ]] || complete=0; done
-if (( complete )); then
+MISSING=()
+for b in "${BINARIES[@]}"; do [[ -x "$BIN_DIR/$b" ]] || MISSING+=("$b"); done
+if (( ${#MISSING[@]} == 0 )); then
   log "binaries for $KUBE_VERSION already built in $BIN_DIR"
   echo "$BIN_DIR"
   exit 0
 fi
+KUBE_CMDS=()
+for b in "${MISSING[@]}"; do [[ "$b" == etcd ]] || KUBE_CMDS+=("k8s.io/kubernetes/cmd/$b"); done
 
 command -v go >/dev/null || die "go is not on PATH; install Go (https://go.dev/doc/install) or add /usr/local/go/bin to PATH"
 
@@ -61,8 +67,8 @@ download() {
 }
 
 start=$(date +%s)
-log "building etcd, kube-apiserver, kube-controller-manager $KUBE_VERSION from source into $BIN_DIR"
-log "this takes about 8-10 minutes on 2 cores the first time; later runs reuse the cache"
+log "building ${MISSING[*]} $KUBE_VERSION from source into $BIN_DIR"
+log "this takes about 5-8 minutes on 2 cores for the first three, 3-5 more for the node image's; later runs reuse the cache"
 
 log "[1/4] downloading k8s.io/kubernetes@$KUBE_VERSION"
 KDIR="$(cd "$WORK" && download "k8s.io/kubernetes@$KUBE_VERSION")"
@@ -100,16 +106,19 @@ done
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=mod"
 log "[2/4] resolving modules"
 (cd "$WORK/kube" && go mod download k8s.io/kubernetes >/dev/null 2>&1 || true)
-log "[3/4] compiling kube-apiserver and kube-controller-manager (the slow step)"
-(cd "$WORK/kube" && go build -trimpath -ldflags "$LDFLAGS" -o "$WORK/out/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager) \
-  || die "building Kubernetes $KUBE_VERSION failed (see the compiler output above)"
-log "[4/4] compiling etcd v$ETCD_VERSION"
-(cd "$WORK/etcd" && go build -trimpath -ldflags "-s -w" -o "$WORK/out/etcd" go.etcd.io/etcd/server/v3) \
-  || die "building etcd v$ETCD_VERSION failed (see the compiler output above)"
+if (( ${#KUBE_CMDS[@]} > 0 )); then
+  log "[3/4] compiling ${KUBE_CMDS[*]##*/} (the slow step)"
+  (cd "$WORK/kube" && go build -trimpath -ldflags "$LDFLAGS" -o "$WORK/out/" "${KUBE_CMDS[@]}") \
+    || die "building Kubernetes $KUBE_VERSION failed (see the compiler output above)"
+fi
+if [[ " ${MISSING[*]} " == *" etcd "* ]]; then
+  log "[4/4] compiling etcd v$ETCD_VERSION"
+  (cd "$WORK/etcd" && go build -trimpath -ldflags "-s -w" -o "$WORK/out/etcd" go.etcd.io/etcd/server/v3) \
+    || die "building etcd v$ETCD_VERSION failed (see the compiler output above)"
+fi
 
 mkdir -p "$BIN_DIR"
-for b in "${BINARIES[@]}"; do mv -f "$WORK/out/$b" "$BIN_DIR/$b"; done
+for b in "${MISSING[@]}"; do mv -f "$WORK/out/$b" "$BIN_DIR/$b"; done
 echo "$ETCD_VERSION" >"$BIN_DIR/../etcd-version"
 log "built in $(( $(date +%s) - start ))s"
 echo "$BIN_DIR"
