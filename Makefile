@@ -11,7 +11,15 @@ SUITE_FLAGS  ?=
 ifdef CI
 GINKGO_FLAGS += --no-color
 endif
-export KUBE_VERSION PROVIDER ARTIFACTS
+KIND_CONFIG  ?= $(CURDIR)/kind-config.yaml
+export KUBE_VERSION PROVIDER ARTIFACTS KIND_CONFIG
+
+# With PROVIDER=kind the suites run with a Docker engine (the one that
+# answers, or a private one for the run) and the node image (pulled where a
+# registry answers, else built from source once per version).
+ifeq ($(PROVIDER),kind)
+WITH_CLUSTER_TOOLS := hack/with-docker.sh hack/kind-run.sh
+endif
 
 GO     ?= go
 GINKGO := $(GO) tool ginkgo
@@ -19,7 +27,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e bench kube-bins generate images selftest lint clean help
+.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -39,9 +47,9 @@ endif
 unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo suites)
 	STEADYSTATE_REQUIRE_BINARIES=1 $(GO) test -count=1 $(UNIT_PKGS)
 
-e2e: kube-bins ## the Ginkgo suites on PROVIDER; JUnit to $(ARTIFACTS)/junit.xml
+e2e: kube-bins ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
-	$(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
+	$(WITH_CLUSTER_TOOLS) $(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
 	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
 
 selftest: kube-bins ## every suite against every reference subject mode; prints the matrix (SELFTEST_REPEAT=N)
@@ -66,12 +74,22 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/
 	rm -rf _generated
 
+kind-image: ## the offline kind node image for KUBE_VERSION, built from source (pulled instead if KIND_NODE_IMAGE names a pullable one)
+	hack/with-docker.sh hack/kind-image.sh
+
+kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)
+	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run TestClusterLifecycle ./cluster/kind
+
 images: ## build the FROM scratch images (refctl) with a private Docker engine if none answers
 	hack/images.sh
 
-lint: ## gofmt and go vet
+lint: actionlint ## gofmt, go vet and actionlint
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+actionlint: ## check the GitHub Actions workflows (actionlint, built from the hack/tools module)
+	cd hack/tools && $(GO) build -o $(CURDIR)/bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
+	bin/actionlint
 
 clean: ## remove build output and artifacts (not the binary cache)
 	rm -rf bin _images $(ARTIFACTS)

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/e2e-framework/support"
 
 	"github.com/steadystate-dev/steadystate/cluster/existing"
+	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 )
 
@@ -20,12 +21,13 @@ type Provider = support.E2EClusterProvider
 const (
 	Local    = "local"
 	Existing = "existing"
+	Kind     = "kind"
 )
 
 // Config selects and configures a provider. ConfigFromEnv fills it the way
 // `make e2e` documents.
 type Config struct {
-	// Provider is local (default) or existing. PROVIDER.
+	// Provider is local (default), kind or existing. PROVIDER.
 	Provider string
 	// Name names a cluster the harness creates. Default "steadystate".
 	Name string
@@ -40,6 +42,9 @@ type Config struct {
 	// local.DefaultControllers. A suite whose subject is one of them (the
 	// ReplicaSet controller) runs the cluster without it.
 	Controllers []string
+	// Kind configures the kind provider: KIND_CLUSTER_NAME, KIND_NODE_IMAGE,
+	// KIND_CONFIG (kind-config.yaml), KIND_KEEP=1 to keep the cluster.
+	Kind kind.Options
 	// Artifacts is where control-plane logs go, in a folder per cluster.
 	// ARTIFACTS, default _artifacts.
 	Artifacts string
@@ -48,7 +53,7 @@ type Config struct {
 }
 
 // ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
-// KUBE_CONTEXT and ARTIFACTS.
+// KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS and the KIND_* variables.
 func ConfigFromEnv() Config {
 	return Config{
 		Provider:    os.Getenv("PROVIDER"),
@@ -58,6 +63,13 @@ func ConfigFromEnv() Config {
 		Context:     os.Getenv("KUBE_CONTEXT"),
 		Artifacts:   os.Getenv("ARTIFACTS"),
 		Controllers: splitList(os.Getenv("KCM_CONTROLLERS")),
+		Kind: kind.Options{
+			Name:        os.Getenv("KIND_CLUSTER_NAME"),
+			Image:       os.Getenv("KIND_NODE_IMAGE"),
+			KubeVersion: os.Getenv("KUBE_VERSION"),
+			ConfigFile:  os.Getenv("KIND_CONFIG"),
+			Keep:        os.Getenv("KIND_KEEP") == "1",
+		},
 	}
 }
 
@@ -69,7 +81,7 @@ func splitList(s string) []string {
 }
 
 // Providers lists the valid provider names.
-var Providers = []string{Local, Existing}
+var Providers = []string{Local, Kind, Existing}
 
 // New returns the provider cfg names, or an error listing the valid ones.
 // LocalOptions are the options of a local cluster named name (default
@@ -99,6 +111,12 @@ func New(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:
 		return local.NewProvider(cfg.LocalOptions("")), nil
+	case Kind:
+		o := cfg.Kind
+		if o.Progress == nil {
+			o.Progress = cfg.Progress
+		}
+		return kind.NewProvider(o), nil
 	case Existing:
 		// With no explicit kubeconfig, KUBECONFIG may list several files:
 		// leave it to kubectl's loading rules.

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/cluster/existing"
+	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 )
 
 func TestNewPicksTheProvider(t *testing.T) {
-	for name, want := range map[string]any{"": &local.Provider{}, Local: &local.Provider{}, Existing: &existing.Provider{}} {
+	for name, want := range map[string]any{"": &local.Provider{}, Local: &local.Provider{}, Existing: &existing.Provider{}, Kind: &kind.Provider{}} {
 		p, err := New(Config{Provider: name})
 		if err != nil {
 			t.Fatalf("New(%q): %v", name, err)
@@ -23,7 +24,7 @@ func TestNewPicksTheProvider(t *testing.T) {
 
 func TestNewRejectsUnknownProviders(t *testing.T) {
 	_, err := New(Config{Provider: "minikube"})
-	if err == nil || !strings.Contains(err.Error(), `PROVIDER="minikube" is not a cluster provider: use one of local, existing`) {
+	if err == nil || !strings.Contains(err.Error(), `PROVIDER="minikube" is not a cluster provider: use one of local, kind, existing`) {
 		t.Fatalf("err = %v", err)
 	}
 }

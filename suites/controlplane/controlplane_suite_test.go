@@ -23,4 +23,6 @@ func TestControlPlane(t *testing.T) {
 
 var _ = SynchronizedBeforeSuite(testenv.SetupCluster, testenv.Connect)
 
+var _ = ReportAfterEach(testenv.NoteFailure)
+
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

@@ -24,4 +24,6 @@ func TestForeground(t *testing.T) {
 
 var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
 
+var _ = ReportAfterEach(testenv.NoteFailure)
+
 var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

@@ -13,12 +13,16 @@ import (
 // SpecArtifacts is the folder a failing spec's artifacts go to:
 // $ARTIFACTS/<spec text>/ (ARTIFACTS defaults to _artifacts).
 func SpecArtifacts() string {
-	root := os.Getenv("ARTIFACTS")
-	if root == "" {
-		root = "_artifacts"
-	}
 	name := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(CurrentSpecReport().FullText(), "-")
-	return filepath.Join(root, strings.Trim(name, "-"))
+	return filepath.Join(artifactsRoot(), strings.Trim(name, "-"))
+}
+
+// artifactsRoot is $ARTIFACTS, default _artifacts.
+func artifactsRoot() string {
+	if root := os.Getenv("ARTIFACTS"); root != "" {
+		return root
+	}
+	return "_artifacts"
 }
 
 // KeepOnFailure writes data() as JSON to <SpecArtifacts>/<name>.json when

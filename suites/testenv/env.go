@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -107,10 +108,35 @@ func Connect(kubeconfig []byte) {
 
 // TeardownCluster runs in the first parallel process after every other one
 // has finished, also after a failure or Ctrl-C.
+// When a spec failed, providers whose logs are not already in the
+// artifacts (kind's nodes) export them to $ARTIFACTS/cluster-logs first.
 func TeardownCluster(ctx SpecContext) {
 	if provider == nil {
 		return
 	}
+	if _, err := os.Stat(failureMarker()); err == nil && cluster.ConfigFromEnv().Provider == cluster.Kind {
+		dest := filepath.Join(artifactsRoot(), "cluster-logs")
+		if err := provider.ExportLogs(ctx, dest); err != nil {
+			fmt.Fprintf(GinkgoWriter, "exporting the cluster's logs to %s: %v\n", dest, err)
+		}
+	}
+	os.Remove(failureMarker())
 	Expect(provider.Destroy(ctx)).To(Succeed())
 	provider = nil
+}
+
+// NoteFailure is a ReportAfterEach body: a failing spec, in any parallel
+// process, leaves a marker so TeardownCluster exports the cluster's logs.
+//
+//	var _ = ReportAfterEach(testenv.NoteFailure)
+func NoteFailure(r SpecReport) {
+	if r.Failed() {
+		os.MkdirAll(artifactsRoot(), 0o755)
+		os.WriteFile(failureMarker(), nil, 0o644)
+	}
+}
+
+// failureMarker is per run: every parallel process shares the seed.
+func failureMarker() string {
+	return filepath.Join(artifactsRoot(), fmt.Sprintf(".failed-%d", GinkgoRandomSeed()))
 }

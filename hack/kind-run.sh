@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# kind-run.sh CMD [ARGS...] makes sure the kind node image exists (pulled, or
+# built from source by hack/kind-image.sh), then runs CMD with KIND_NODE_IMAGE
+# set to it. Run it under hack/with-docker.sh.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+KIND_NODE_IMAGE="$("$HERE/kind-image.sh" | tail -n1)"
+export KIND_NODE_IMAGE
+exec "$@"
