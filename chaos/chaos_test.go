@@ -156,7 +156,7 @@ func TestUnavailableOnTheWrongTarget(t *testing.T) {
 	}{
 		{EtcdCompaction{}, "etcd is not reachable"},
 		{ProcessFault{Replica: "r0", Action: Kill}, `the subject has no replica "r0"`},
-		{ProcessFault{Replica: "r0", Action: Kill}.withTarget(), `replica "r0" is not a local process`},
+		{ProcessFault{Replica: "r0", Action: Kill}.withTarget(), `replica "r0" is neither a local process nor a pod`},
 		{ProcessFault{Replica: "r0", Action: "explode"}, "unknown process action"},
 		{Stall("pods", 0), "no replica of the subject runs behind the fault proxy"},
 		{Partition("r9", false, time.Second), `no replica "r9"`},

@@ -45,8 +45,16 @@ type Replica struct {
 	// replica talks to the API server directly.
 	Proxy proxy.Controller
 	// Process is the replica's process when it runs locally; nil on a
-	// cluster (pod faults apply there).
+	// cluster.
 	Process *proc.Proc
+	// Pod is the replica's pod when it runs on a cluster: process faults
+	// become pod deletions there. Nil locally.
+	Pod *PodRef
+}
+
+// PodRef names a replica's pod.
+type PodRef struct {
+	Namespace, Name string
 }
 
 // replica finds a replica by identity.

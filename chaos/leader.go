@@ -26,17 +26,18 @@ type LeaderFailover struct {
 // Name is leader-failover.
 func (f LeaderFailover) Name() string { return "leader-failover" }
 
-// Available needs a Lease name and replicas that are local processes.
+// Available needs a Lease name and replicas that are local processes or
+// pods.
 func (f LeaderFailover) Available(t Target) error {
 	if f.LeaseNamespace == "" || f.LeaseName == "" {
 		return errors.New("leader failover needs the Lease's namespace and name")
 	}
 	for _, r := range t.Replicas {
-		if r.Process != nil {
+		if r.Process != nil || r.Pod != nil {
 			return nil
 		}
 	}
-	return errors.New("no replica of the subject is a local process (on a cluster, delete the holder's pod)")
+	return errors.New("no replica of the subject is a local process or a pod")
 }
 
 // Inject reads the holder, stops it and waits for a new holder.
@@ -48,8 +49,8 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 	}
 	old := holder(lease)
 	r, ok := t.replica(old)
-	if !ok || r.Process == nil {
-		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is not a local replica of the subject", f.LeaseNamespace, f.LeaseName, old)
+	if !ok || (r.Process == nil && r.Pod == nil) {
+		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is not a replica of the subject", f.LeaseNamespace, f.LeaseName, old)
 	}
 	action := Kill
 	if f.Graceful {

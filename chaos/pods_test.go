@@ -8,6 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/steadystate-dev/steadystate/internal/victim"
 )
@@ -63,5 +66,37 @@ func TestPodDeletionWhileTheWatchIsStalled(t *testing.T) {
 	}
 	if got := tl.Injections(); len(got) != 2 || got[0].Fault != "watch-stall" || got[1].Fault != "pod-deletion" {
 		t.Errorf("timeline = %+v", got)
+	}
+}
+
+// TestProcessFaultsOnPods: on a cluster a kill deletes the replica's pod
+// with grace 0 and a terminate with the grace asked for; a restart is
+// refused before anything happens.
+func TestProcessFaultsOnPods(t *testing.T) {
+	for _, tc := range []struct {
+		action ProcessAction
+		grace  int64
+	}{{Kill, 0}, {Terminate, 7}} {
+		kube := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "leader-abc", Namespace: "ns"}})
+		var asked *int64
+		kube.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			asked = a.(k8stesting.DeleteAction).GetDeleteOptions().GracePeriodSeconds
+			return false, nil, nil
+		})
+		target := Target{Kube: kube, Replicas: []Replica{{Identity: "leader-abc", Pod: &PodRef{Namespace: "ns", Name: "leader-abc"}}}}
+		inj, err := Inject(t.Context(), nil, ProcessFault{Replica: "leader-abc", Action: tc.action, Grace: 7 * time.Second}, target)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.action, err)
+		}
+		if asked == nil || *asked != tc.grace || inj.Detail["pod"] != "ns/leader-abc" {
+			t.Fatalf("%s: grace %v, injection %+v", tc.action, asked, inj)
+		}
+		if _, err := kube.CoreV1().Pods("ns").Get(t.Context(), "leader-abc", metav1.GetOptions{}); err == nil {
+			t.Fatalf("%s: the pod is still there", tc.action)
+		}
+	}
+	target := Target{Kube: fake.NewClientset(), Replicas: []Replica{{Identity: "x", Pod: &PodRef{Namespace: "ns", Name: "x"}}}}
+	if _, err := Inject(t.Context(), nil, ProcessFault{Replica: "x", Action: Restart}, target); err == nil || !strings.Contains(err.Error(), "cannot be restarted in place") {
+		t.Fatalf("restart on a pod: %v", err)
 	}
 }

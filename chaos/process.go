@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ProcessAction is what a ProcessFault does to a replica's process.
@@ -23,7 +27,8 @@ const (
 )
 
 // ProcessFault acts on the process of a replica that runs locally. On a
-// cluster the same faults are pod deletions (grace 0 for a kill).
+// cluster the same faults are pod deletions: grace 0 for a kill, a graceful
+// delete (Grace) for a terminate; a pod cannot be restarted in place.
 type ProcessFault struct {
 	Replica string
 	Action  ProcessAction
@@ -45,19 +50,27 @@ func (f ProcessFault) Available(t Target) error {
 	if !ok {
 		return fmt.Errorf("the subject has no replica %q", f.Replica)
 	}
-	if r.Process == nil {
-		return fmt.Errorf("replica %q is not a local process (on a cluster, use pod deletion)", f.Replica)
+	switch {
+	case r.Process == nil && r.Pod == nil:
+		return fmt.Errorf("replica %q is neither a local process nor a pod", f.Replica)
+	case r.Process == nil && f.Action == Restart:
+		return fmt.Errorf("replica %q is a pod: it cannot be restarted in place (its Deployment replaces it under a new name); use kill or terminate", f.Replica)
+	case r.Process == nil && t.Kube == nil:
+		return fmt.Errorf("replica %q is a pod and the target has no cluster client", f.Replica)
 	}
 	return nil
 }
 
 // Inject acts and returns once the process has exited (and, for Restart,
 // started again).
-func (f ProcessFault) Inject(_ context.Context, t Target) (Injection, error) {
+func (f ProcessFault) Inject(ctx context.Context, t Target) (Injection, error) {
 	r, _ := t.replica(f.Replica)
 	grace := f.Grace
 	if grace == 0 {
 		grace = 10 * time.Second
+	}
+	if r.Process == nil {
+		return f.deletePod(ctx, t, *r.Pod, grace)
 	}
 	p := r.Process
 	inj := Injection{Target: f.Replica, Start: time.Now(), Detail: map[string]string{"pid": strconv.Itoa(p.PID())}}
@@ -78,3 +91,26 @@ func (f ProcessFault) Inject(_ context.Context, t Target) (Injection, error) {
 // Recover has nothing to undo: a killed replica stays down until the
 // harness restarts it.
 func (ProcessFault) Recover(context.Context, Target) error { return nil }
+
+// deletePod is the fault on a pod: deleted with grace 0 (kill) or grace
+// (terminate), and waited for until the API server no longer has it.
+func (f ProcessFault) deletePod(ctx context.Context, t Target, pod PodRef, grace time.Duration) (Injection, error) {
+	inj := Injection{Target: f.Replica, Start: time.Now(), Detail: map[string]string{"pod": pod.Namespace + "/" + pod.Name}}
+	seconds := int64(grace / time.Second)
+	if f.Action == Kill {
+		seconds = 0
+	}
+	pods := t.Kube.CoreV1().Pods(pod.Namespace)
+	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &seconds}); err != nil {
+		return inj, fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, grace+30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	inj.End = time.Now()
+	if err != nil {
+		return inj, fmt.Errorf("pod %s/%s still exists %s after its deletion", pod.Namespace, pod.Name, grace+30*time.Second)
+	}
+	return inj, nil
+}
