@@ -124,21 +124,24 @@ func TestStartRejectsBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("STEADYSTATE_CACHE_DIR", t.TempDir())
-			before := workDirs(t)
+			tc.opts.Name = "bad-input"
+			before := workDirs(t, tc.opts.Name)
 			_, err := Start(t.Context(), tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Start error = %v, want it to contain %q", err, tc.want)
 			}
-			if after := workDirs(t); len(after) != len(before) {
+			if after := workDirs(t, tc.opts.Name); len(after) != len(before) {
 				t.Errorf("a failed Start left a temporary folder: %v", after)
 			}
 		})
 	}
 }
 
-func workDirs(t *testing.T) []string {
+// workDirs lists the temporary folders of clusters named name: other
+// clusters on the machine (a suite run beside the tests) do not count.
+func workDirs(t *testing.T, name string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(os.TempDir(), workDirPrefix+"*"))
+	m, err := filepath.Glob(filepath.Join(os.TempDir(), workDirPrefix+name+"-*"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func brokenBinDir(t *testing.T, b Binaries) string {
 
 func TestStartFailureStopsEverythingAndSaysWhy(t *testing.T) {
 	b := requireBinaries(t)
-	before := workDirs(t)
+	before := workDirs(t, "broken")
 	logDir := t.TempDir()
 	_, err := Start(t.Context(), Options{Name: "broken", BinDir: brokenBinDir(t, b), LogDir: logDir})
 	if err == nil {
@@ -39,7 +39,7 @@ func TestStartFailureStopsEverythingAndSaysWhy(t *testing.T) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
 	}
-	if after := workDirs(t); len(after) != len(before) {
+	if after := workDirs(t, "broken"); len(after) != len(before) {
 		t.Errorf("temporary folder left behind: %v", after)
 	}
 	assertNoChildren(t)
@@ -47,14 +47,14 @@ func TestStartFailureStopsEverythingAndSaysWhy(t *testing.T) {
 
 func TestInterruptedStartStopsEverything(t *testing.T) {
 	b := requireBinaries(t)
-	before := workDirs(t)
+	before := workDirs(t, "interrupted")
 	ctx, cancel := context.WithCancel(t.Context())
 	progress := &signalWriter{match: "starting kube-apiserver", fn: cancel}
 	_, err := Start(ctx, Options{Name: "interrupted", BinDir: binDirOf(b), Progress: progress})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("Start error = %v, want an interrupted start-up", err)
 	}
-	if after := workDirs(t); len(after) != len(before) {
+	if after := workDirs(t, "interrupted"); len(after) != len(before) {
 		t.Errorf("temporary folder left behind: %v", after)
 	}
 	assertNoChildren(t)
