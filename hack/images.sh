@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# images.sh builds steadystate's FROM scratch images (refctl) with a Docker
+# images.sh builds steadystate's FROM scratch images (refctl, faultproxy) with a Docker
 # engine, starting a private one for the build if none answers and stopping
 # it afterwards, then runs each image once to show the binary works there.
 #   IMAGE_TAG   tag to build (default dev)
 set -euo pipefail
+export DOCKER_BUILDKIT=0 # the legacy builder, explicitly: Debian's docker.io has no buildx
 cd "$(dirname "$0")/.."
 TAG="${IMAGE_TAG:-dev}"
 OUT="_images"
 
 log() { printf 'images: %s\n' "$*" >&2; }
 
-mkdir -p "$OUT/refctl"
-log "building a static refctl"
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT/refctl/refctl" ./cmd/refctl
+for cmd in refctl faultproxy; do
+  mkdir -p "$OUT/$cmd"
+  log "building a static $cmd"
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT/$cmd/$cmd" "./cmd/$cmd"
+done
 
 started=0
 if ! DOCKER_HOST="$(hack/docker-engine.sh env 2>/dev/null)"; then
@@ -31,5 +34,14 @@ if out="$(docker run --rm "$image" workload --bug=nope 2>&1)"; then
   log "error: $image accepted an unknown --bug"; exit 1
 fi
 grep -q "valid: expectations-never-expire, no-expectations" <<<"$out" || { log "error: $image did not run: $out"; exit 1; }
+size="$(docker image inspect -f '{{.Size}}' "$image")"
+log "built $image ($((size / 1024 / 1024)) MiB) and ran it"
+
+image="steadystate/faultproxy:$TAG"
+log "docker build $image"
+docker build -q -t "$image" -f hack/images/faultproxy.Dockerfile "$OUT/faultproxy" >/dev/null
+# Outside a pod it must say it needs one.
+out="$(docker run --rm -e POD_NAME=x "$image" 2>&1 || true)"
+grep -q "the proxy reaches the API server with the pod's service account" <<<"$out" || { log "error: $image did not run: $out"; exit 1; }
 size="$(docker image inspect -f '{{.Size}}' "$image")"
 log "built $image ($((size / 1024 / 1024)) MiB) and ran it"

@@ -50,3 +50,29 @@ func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
 	}
 	remote.ClearRules()
 }
+
+// TestMirrorOutlivesTheProxy reads a proxy's logs through a Mirror, stops
+// the proxy's control API, and still has the logs.
+func TestMirrorOutlivesTheProxy(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	srv := httptest.NewServer(Handler(e.proxy))
+	m := NewMirror(&Remote{Base: srv.URL}, 50*time.Millisecond)
+	defer m.Close()
+	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))
+	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(reqs []Request) bool {
+		for _, r := range reqs {
+			if r.Resource == "namespaces" && r.Name == e.ns {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, 5*time.Second, "the mirror to copy the request", func() bool { return seen(m.Requests()) })
+	srv.Close()
+	if !seen(m.Requests()) {
+		t.Fatal("the mirror lost the request once the proxy stopped answering")
+	}
+}
