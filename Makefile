@@ -52,8 +52,8 @@ e2e: kube-bins ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit t
 	$(WITH_CLUSTER_TOOLS) $(GINKGO) --junit-report=junit.xml --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
 	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
 
-selftest: kube-bins ## every suite against every reference subject mode; prints the matrix (SELFTEST_REPEAT=N)
-	$(GO) run ./cmd/steadystate selftest
+selftest: kube-bins ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N)
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest
 
 test: lint unit e2e ## everything CI runs
 

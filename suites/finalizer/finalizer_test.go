@@ -95,7 +95,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 
 	It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
 		m := subject.Movable()
-		tgt, tgtREST := moveTarget(ctx)
+		tgtKubeconfig, tgtREST := moveTarget(ctx)
 		tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
 		_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -112,7 +112,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		_, readyErr := testenv.Settle(created).Wait(ctx, source, running(ns, names...))
 
 		By("moving to the target cluster")
-		out, moveErr := m.Move(ctx, env.Kubeconfig, tgt.Kubeconfig(), ns)
+		out, moveErr := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
 		moved := time.Now()
 		testenv.ExpectValid(oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the objects ran on the source", Run: func() error { return readyErr }},
@@ -127,7 +127,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 			}},
 			oracle.Check{Stage: oracle.Liveness, Name: "P1: moved back, every object is gone from the target within 30s and runs on the source within T", Run: func() error {
 				By("moving back to the source cluster")
-				out, err := m.Move(ctx, tgt.Kubeconfig(), env.Kubeconfig, ns)
+				out, err := m.Move(ctx, tgtKubeconfig, env.Kubeconfig, ns)
 				if err := moverErr("move back", out, err); err != nil {
 					return err
 				}

@@ -10,47 +10,53 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/steadystate-dev/steadystate/cluster"
-	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 )
 
-// The move target: a second local cluster, started on first use in each
-// parallel process and stopped after the suite.
+// The move target: a second cluster of the suite's provider (local or
+// kind), started on first use in each parallel process and deleted after
+// the suite.
 var (
 	targetOnce sync.Once
-	target     *local.Cluster
+	target     cluster.Provider
 	targetREST *rest.Config
 	targetErr  error
 )
 
-// moveTarget returns the target cluster, or skips the spec when the suite
-// does not run on the local provider (it cannot make a second cluster).
-func moveTarget(ctx context.Context) (*local.Cluster, *rest.Config) {
-	cfg := cluster.ConfigFromEnv()
-	if cfg.Provider != "" && cfg.Provider != cluster.Local {
-		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local")
+// moveTarget returns the target's kubeconfig path and client config, or
+// skips the spec when the provider cannot make a second cluster (existing).
+func moveTarget(ctx context.Context) (kubeconfig string, cfg *rest.Config) {
+	c := cluster.ConfigFromEnv()
+	if c.Provider == cluster.Existing {
+		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local or kind")
 	}
 	targetOnce.Do(func() {
 		startCtx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cfg.Progress = GinkgoWriter
-		target, targetErr = local.Start(startCtx, cfg.LocalOptions("move-target-"+strconv.Itoa(os.Getpid())))
-		if targetErr != nil {
+		c.Progress = GinkgoWriter
+		name := "move-target-" + strconv.Itoa(os.Getpid())
+		c.Name, c.Kind.Name = name, name
+		if target, targetErr = cluster.New(c); targetErr != nil {
 			return
 		}
-		if targetREST, targetErr = target.RESTConfig(); targetErr != nil {
+		var path string
+		if path, targetErr = target.Create(startCtx); targetErr != nil {
+			return
+		}
+		if targetREST, targetErr = clientcmd.BuildConfigFromFlags("", path); targetErr != nil {
 			return
 		}
 		targetErr = fixtures.Apply(startCtx, targetREST, fixtures.Reference, "reference/crds/*.yaml")
 	})
 	Expect(targetErr).NotTo(HaveOccurred(), "start the move target cluster")
-	return target, targetREST
+	return target.GetKubeconfig(), targetREST
 }
 
-func stopTarget() {
+func stopTarget(ctx SpecContext) {
 	if target != nil {
-		Expect(target.Stop()).To(Succeed())
+		Expect(target.Destroy(ctx)).To(Succeed())
 	}
 }

@@ -2,10 +2,8 @@ package foreground
 
 import (
 	"context"
-	"net/http/httptest"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -34,10 +32,9 @@ type composition struct {
 
 func start(ctx context.Context, ns string) *composition {
 	subj := subject.Composite()
-	srv := httptest.NewServer(external.NewServer().Handler())
-	DeferCleanup(srv.Close)
-	subj.StartComposite(ctx, ns, srv.URL)
-	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: &external.Client{Base: srv.URL}}
+	url, ext := subject.External(ctx, ns)
+	subj.StartComposite(ctx, ns, url)
+	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: ext}
 	c.claims = testenv.Record(ctx, c.dyn, claims, ns)
 	c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)
 	return c

@@ -140,8 +140,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		// one or the other, then judge the writes.
 		oldProxy := e.proxies[old]
 		Eventually(func() bool {
-			p := e.replica(old).Process
-			return (p != nil && p.Exited()) || wroteSince(oldProxy, healed)
+			return subject.Exited(ctx, e.replica(old)) || wroteSince(oldProxy, healed)
 		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
 		testenv.ExpectValid(oracle.Validate(e.oneWriter()))
 	})

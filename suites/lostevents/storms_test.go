@@ -8,6 +8,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -48,7 +49,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		var last time.Time
 		var stormErr error
 		for range 3 {
-			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Fraction: 0.5}, w.target); err != nil {
+			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.target); err != nil {
 				stormErr = err
 			}
 			last = time.Now()

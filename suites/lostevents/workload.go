@@ -37,7 +37,8 @@ func startSubject(ctx context.Context, ns string) *workload {
 	w := &workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
 	w.target = s.StartWorkloadController(ctx, ns)
 	w.history = testenv.Record(ctx, w.dyn, w.bind.GVR(), ns)
-	w.pods = testenv.Record(ctx, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns)
+	// The workload's pods, not the subject's own when it runs in pods.
+	w.pods = testenv.RecordSelected(ctx, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
 	return w
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -17,8 +18,13 @@ import (
 // as it arrives. It returns once the initial state is in the history; stop
 // ends the watch.
 func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) (h *History, stop func(), err error) {
+	return RecordSelected(ctx, dyn, gvr, namespace, "")
+}
+
+// RecordSelected is Record for the objects a label selector matches.
+func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) (h *History, stop func(), err error) {
 	h = NewHistory()
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, nil)
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, func(o *metav1.ListOptions) { o.LabelSelector = selector })
 	inf := factory.ForResource(gvr).Informer()
 	add := func(typ string, obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {

@@ -31,15 +31,17 @@ var (
 )
 
 // startRefctl runs refctl command with replicas behind proxies against
-// upstream (nil: the suite's cluster), with the component's bug.
-func startRefctl(upstream *rest.Config, command string, replicas int, args ...string) chaos.Target {
+// upstream (nil: the suite's cluster), with the component's bug, for
+// namespace ns: as local processes, or as pods on the suite's cluster.
+func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string, replicas int, args ...string) chaos.Target {
+	args = append([]string{"--bug=" + Bug(command)}, args...)
+	if upstream == nil && Placement() == Pods {
+		return startPods(ctx, ns, command, replicas, args)
+	}
 	if upstream == nil {
 		upstream = testenv.Get().REST
 	}
-	_, target := run(refproc.Options{
-		Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream,
-		Args: append([]string{"--bug=" + Bug(command)}, args...),
-	})
+	_, target := run(refproc.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
 	return target
 }
 
@@ -62,8 +64,8 @@ func (referenceWorkload) Workload() *Workload {
 	}}}}
 }
 
-func (referenceWorkload) StartWorkloadController(_ context.Context, ns string) chaos.Target {
-	return startRefctl(nil, "workload", 1, "--leader-elect=false", "--watch-namespace="+ns, "--expectation-timeout="+referenceExpectationTimeout.String())
+func (referenceWorkload) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
+	return startRefctl(ctx, nil, ns, "workload", 1, "--leader-elect=false", "--watch-namespace="+ns, "--expectation-timeout="+referenceExpectationTimeout.String())
 }
 
 func (referenceLeader) Name() string { return "leader" }
@@ -75,16 +77,16 @@ func (referenceLeader) Election() *subjectfile.LeaderElected {
 	}
 }
 
-func (l referenceLeader) StartManagers(_ context.Context, ns string) chaos.Target {
+func (l referenceLeader) StartManagers(ctx context.Context, ns string) chaos.Target {
 	e := l.Election()
-	return startRefctl(nil, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
+	return startRefctl(ctx, nil, ns, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
 		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline=2s", "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
 }
 
 func (referenceCluster) Name() string { return "cluster" }
 
-func (referenceCluster) StartResourceController(_ context.Context, upstream *rest.Config, ns string) chaos.Target {
-	return startRefctl(upstream, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)
+func (referenceCluster) StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target {
+	return startRefctl(ctx, upstream, ns, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)
 }
 
 // Move runs refctl move, one second between its steps so a racing
@@ -96,6 +98,6 @@ func (referenceCluster) Move(ctx context.Context, from, to, ns string) ([]byte, 
 
 func (referenceComposite) Name() string { return "composite" }
 
-func (referenceComposite) StartComposite(_ context.Context, ns, externalURL string) chaos.Target {
-	return startRefctl(nil, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+externalURL)
+func (referenceComposite) StartComposite(ctx context.Context, ns, externalURL string) chaos.Target {
+	return startRefctl(ctx, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+externalURL)
 }

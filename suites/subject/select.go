@@ -50,7 +50,11 @@ func Selected() Subject {
 }
 
 func choose(file, name, bug string) (Subject, error) {
-	switch {
+	switch p := Placement(); {
+	case p != Processes && p != Pods:
+		return nil, fmt.Errorf("SUBJECT_PLACEMENT=%q: use %s or %s", p, Processes, Pods)
+	case file != "" && p == Pods:
+		return nil, fmt.Errorf("SUBJECT_FILE=%s runs its command as local processes: set SUBJECT_PLACEMENT=%s (subject files name no images yet)", file, Processes)
 	case file != "" && name != "":
 		return nil, fmt.Errorf("SUBJECT=%s and SUBJECT_FILE=%s are both set: set one", name, file)
 	case file != "" && bug != "":
@@ -68,6 +72,9 @@ func choose(file, name, bug string) (Subject, error) {
 	data, err := fixtures.Subjects.ReadFile("subjects/" + name + ".yaml")
 	if err != nil {
 		return nil, fmt.Errorf("SUBJECT=%q is not a built-in subject: use one of %s, or SUBJECT_FILE for your own controller", name, strings.Join(builtins(), ", "))
+	}
+	if Placement() == Pods {
+		return nil, fmt.Errorf("SUBJECT=%s runs its command as local processes: set SUBJECT_PLACEMENT=%s", name, Processes)
 	}
 	if bug != "" {
 		return nil, fmt.Errorf("SUBJECT_BUG=%s applies to the reference subjects only, not to SUBJECT=%s", bug, name)
@@ -121,7 +128,8 @@ func builtins() []string {
 
 // SetupCluster is a suite's SynchronizedBeforeSuite first function: it
 // checks the subject choice before anything starts, then brings the
-// cluster up, without the controllers a subject file replaces.
+// cluster up, without the controllers a subject file replaces, and loads
+// the subject's images when its replicas run in pods.
 func SetupCluster(ctx SpecContext) []byte {
 	if f, ok := Selected().(*fileSubject); ok && len(f.f.Run.DisableControllers) > 0 {
 		var rest []string
@@ -132,5 +140,9 @@ func SetupCluster(ctx SpecContext) []byte {
 		}
 		Expect(os.Setenv("KCM_CONTROLLERS", strings.Join(rest, ","))).To(Succeed())
 	}
-	return testenv.SetupCluster(ctx)
+	kubeconfig := testenv.SetupCluster(ctx)
+	if Placement() == Pods {
+		testenv.LoadImages(ctx, RefctlImage, FaultProxyImage)
+	}
+	return kubeconfig
 }

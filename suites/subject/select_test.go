@@ -37,6 +37,8 @@ func TestChoose(t *testing.T) {
 		{file: bad, name: "workload", want: "are both set"},
 		{file: bad, want: `subject file ` + bad + ` (subject "x"): capabilities.scalableWorkload.template: missing`},
 	} {
+		t.Setenv("PROVIDER", "local")
+		t.Setenv("SUBJECT_PLACEMENT", "")
 		s, err := choose(tc.file, tc.name, tc.bug)
 		switch {
 		case tc.want == "" && err != nil:
@@ -48,6 +50,28 @@ func TestChoose(t *testing.T) {
 		case tc.want == "" && tc.subject != "" && (s == nil || s.Name() != tc.subject):
 			t.Errorf("choose(%q, %q, %q) = %v, want %s", tc.file, tc.name, tc.bug, s, tc.subject)
 		}
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	for _, tc := range []struct{ provider, placement, name, file, want string }{
+		{provider: "kind", want: ""},
+		{provider: "kind", name: "replicaset", want: "SUBJECT=replicaset runs its command as local processes: set SUBJECT_PLACEMENT=processes"},
+		{provider: "kind", file: "x.yaml", want: "SUBJECT_FILE=x.yaml runs its command as local processes"},
+		{provider: "kind", placement: "processes", name: "replicaset", want: ""},
+		{provider: "local", placement: "vms", want: `SUBJECT_PLACEMENT="vms": use processes or pods`},
+	} {
+		t.Setenv("PROVIDER", tc.provider)
+		t.Setenv("SUBJECT_PLACEMENT", tc.placement)
+		_, err := choose(tc.file, tc.name, "")
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: err = %v, want %q", tc, err, tc.want)
+		}
+	}
+	t.Setenv("PROVIDER", "kind")
+	t.Setenv("SUBJECT_PLACEMENT", "")
+	if Placement() != Pods {
+		t.Errorf("default placement on kind = %s, want pods", Placement())
 	}
 }
 

@@ -29,6 +29,9 @@ func Connect(ctx SpecContext, kubeconfig []byte) {
 		return
 	}
 	Expect(fixtures.Apply(ctx, testenv.Get().REST, fixtures.Reference, "reference/crds/*.yaml")).To(Succeed())
+	if Placement() == Pods {
+		Expect(fixtures.Apply(ctx, testenv.Get().REST, fixtures.Reference, "reference/rbac/*.yaml")).To(Succeed())
+	}
 	_, file, _, _ := runtime.Caller(0)
 	dir, err := os.MkdirTemp("", "steadystate-refctl-")
 	Expect(err).NotTo(HaveOccurred())
@@ -64,7 +67,8 @@ func run(o refproc.Options) (*refproc.Subject, chaos.Target) {
 		}
 	})
 	for i, r := range s.Replicas {
-		testenv.KeepProxy(r.Identity, r.Process.LogPath(), s.Proxy(i))
+		logPath := r.Process.LogPath()
+		testenv.KeepProxy(r.Identity, func() ([]byte, error) { return os.ReadFile(logPath) }, s.Proxy(i))
 	}
 	return s, chaos.Target{Kube: testenv.Get().Kube, Replicas: s.Replicas}
 }

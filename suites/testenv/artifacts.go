@@ -43,11 +43,17 @@ func KeepOnFailure(name string, data func() any) {
 // KeepFileOnFailure copies the file at path into the spec's artifacts when
 // the current spec fails.
 func KeepFileOnFailure(name, path string) {
+	keepOnFailure(name, func() ([]byte, error) { return os.ReadFile(path) })
+}
+
+// keepOnFailure writes what read returns (or its error) as name when the
+// current spec fails.
+func keepOnFailure(name string, read func() ([]byte, error)) {
 	DeferCleanup(func() {
 		if !CurrentSpecReport().Failed() {
 			return
 		}
-		b, err := os.ReadFile(path)
+		b, err := read()
 		if err != nil {
 			b = []byte(err.Error())
 		}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/e2e-framework/klient"
+	"sigs.k8s.io/e2e-framework/support"
 
 	"github.com/steadystate-dev/steadystate/cluster"
 )
@@ -139,4 +140,19 @@ func NoteFailure(r SpecReport) {
 // failureMarker is per run: every parallel process shares the seed.
 func failureMarker() string {
 	return filepath.Join(artifactsRoot(), fmt.Sprintf(".failed-%d", GinkgoRandomSeed()))
+}
+
+// LoadImages copies images from the harness's Docker engine into the
+// cluster's nodes, for providers that can (kind). Call it in SetupCluster's
+// process, after the cluster is up.
+func LoadImages(ctx context.Context, images ...string) {
+	loader, ok := provider.(support.E2EClusterProviderWithImageLoader)
+	if !ok {
+		Fail(fmt.Sprintf("the %s provider cannot load images into its nodes: run subjects in pods with PROVIDER=kind, or as local processes", providerName(cluster.ConfigFromEnv())))
+	}
+	for _, image := range images {
+		start := time.Now()
+		Expect(loader.LoadImage(ctx, image)).To(Succeed(), "load %s into the cluster (make images builds it)", image)
+		fmt.Fprintf(GinkgoWriter, "loaded %s in %s\n", image, time.Since(start).Round(time.Millisecond))
+	}
 }

@@ -58,12 +58,13 @@ func Timeline() *chaos.Timeline {
 	return tl
 }
 
-// KeepProxy keeps a replica's log and its proxy's requests and events with
-// a failing spec's artifacts, and merges them into history.txt. Call it
-// after registering the replica's stop: cleanups run last-in, first-out,
-// so this runs first, and the proxy's history survives Close anyway.
-func KeepProxy(identity, logPath string, p proxy.Controller) {
-	KeepFileOnFailure(identity+".log", logPath)
+// KeepProxy keeps a replica's log (read by log) and its proxy's requests
+// and events with a failing spec's artifacts, and merges them into
+// history.txt. Call it after registering the replica's stop: cleanups run
+// last-in, first-out, so this runs first, and the proxy's history survives
+// Close anyway.
+func KeepProxy(identity string, log func() ([]byte, error), p proxy.Controller) {
+	keepOnFailure(identity+".log", log)
 	KeepOnFailure(identity+"-proxy-requests", func() any { return p.Requests() })
 	KeepOnFailure(identity+"-proxy-events", func() any { return p.Events() })
 	addToHistory(func() []oracle.Entry { return proxyEntries(identity, p) })

@@ -16,7 +16,12 @@ import (
 // as <resource>-history.json in its artifacts and merges it into
 // history.txt.
 func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
-	h, stop, err := oracle.Record(ctx, dyn, gvr, namespace)
+	return RecordSelected(ctx, dyn, gvr, namespace, "")
+}
+
+// RecordSelected is Record for the objects a label selector matches.
+func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
+	h, stop, err := oracle.RecordSelected(ctx, dyn, gvr, namespace, selector)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
 	KeepOnFailure(gvr.Resource+"-history", func() any { return h.Records() })
