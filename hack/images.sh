@@ -10,6 +10,11 @@ TAG="${IMAGE_TAG:-dev}"
 OUT="_images"
 
 log() { printf 'images: %s\n' "$*" >&2; }
+# build ARGS: docker build, quiet unless it fails.
+build() {
+  local out
+  out="$(docker build -q "$@" 2>&1)" || { printf '%s\n' "$out" >&2; return 1; }
+}
 
 for cmd in refctl faultproxy; do
   mkdir -p "$OUT/$cmd"
@@ -27,7 +32,7 @@ trap '[[ $started == 1 ]] && hack/docker-engine.sh stop' EXIT
 
 image="steadystate/refctl:$TAG"
 log "docker build $image"
-docker build -q -t "$image" -f hack/images/refctl.Dockerfile "$OUT/refctl" >/dev/null
+build -t "$image" -f hack/images/refctl.Dockerfile "$OUT/refctl"
 # A bad --bug must be refused with the list of valid ones: proves the
 # binary starts inside the empty image.
 if out="$(docker run --rm "$image" workload --bug=nope 2>&1)"; then
@@ -39,7 +44,7 @@ log "built $image ($((size / 1024 / 1024)) MiB) and ran it"
 
 image="steadystate/faultproxy:$TAG"
 log "docker build $image"
-docker build -q -t "$image" -f hack/images/faultproxy.Dockerfile "$OUT/faultproxy" >/dev/null
+build -t "$image" -f hack/images/faultproxy.Dockerfile "$OUT/faultproxy"
 # Outside a pod it must say it needs one.
 out="$(docker run --rm -e POD_NAME=x "$image" 2>&1 || true)"
 grep -q "the proxy reaches the API server with the pod's service account" <<<"$out" || { log "error: $image did not run: $out"; exit 1; }

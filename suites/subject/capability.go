@@ -64,61 +64,45 @@ type ForegroundComposite interface {
 // Scalable is the selected subject as a scalable workload, or skips the
 // spec when it is not one.
 func Scalable() ScalableWorkload {
-	s := Selected()
-	if s == nil {
-		return referenceWorkload{}
-	}
-	if w, ok := s.(ScalableWorkload); ok && w.Workload() != nil {
-		return w
-	}
-	return skip[ScalableWorkload](s, "scalable workload", "capabilities.scalableWorkload")
+	return capability(ScalableWorkload(referenceWorkload{}), "scalable workload", "capabilities.scalableWorkload",
+		func(w ScalableWorkload) bool { return w.Workload() != nil })
 }
 
 // LeaderElected is the selected subject as a leader-elected manager, or
 // skips the spec when it is not one.
 func LeaderElected() LeaderElectedManager {
-	s := Selected()
-	if s == nil {
-		return referenceLeader{}
-	}
-	if l, ok := s.(LeaderElectedManager); ok && l.Election() != nil {
-		return l
-	}
-	return skip[LeaderElectedManager](s, "leader-elected manager", "capabilities.leaderElected")
+	return capability(LeaderElectedManager(referenceLeader{}), "leader-elected manager", "capabilities.leaderElected",
+		func(l LeaderElectedManager) bool { return l.Election() != nil })
 }
 
 // Movable is the selected subject as a movable resource, or skips the spec
 // when it is not one.
 func Movable() MovableResource {
-	s := Selected()
-	if s == nil {
-		return referenceCluster{}
-	}
-	if m, ok := s.(MovableResource); ok {
-		return m
-	}
-	return skip[MovableResource](s, "movable, finalized resource", "")
+	return capability(MovableResource(referenceCluster{}), "movable, finalized resource", "", nil)
 }
 
 // Composite is the selected subject as a foreground-deleted composite, or
 // skips the spec when it is not one.
 func Composite() ForegroundComposite {
-	s := Selected()
-	if s == nil {
-		return referenceComposite{}
-	}
-	if c, ok := s.(ForegroundComposite); ok {
-		return c
-	}
-	return skip[ForegroundComposite](s, "foreground-deleted composite", "")
+	return capability(ForegroundComposite(referenceComposite{}), "foreground-deleted composite", "", nil)
 }
 
-func skip[T any](s Subject, capability, binding string) T {
+// capability is the selected subject as a T (reference when none is
+// selected); a subject that is no T, or whose binding is missing (bound
+// says), skips the spec saying where the binding would go.
+func capability[T Subject](reference T, what, binding string, bound func(T) bool) T {
+	s := Selected()
+	if s == nil {
+		return reference
+	}
+	if c, ok := s.(T); ok && (bound == nil || bound(c)) {
+		return c
+	}
 	how := "only the reference controller has it"
 	if binding != "" {
 		how = "a subject file binds it under " + binding
 	}
-	Skip(fmt.Sprintf("subject %s is not a %s (%s)", s.Name(), capability, how))
+	Skip(fmt.Sprintf("subject %s is not a %s (%s)", s.Name(), what, how))
 	var zero T
 	return zero
 }
