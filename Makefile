@@ -78,7 +78,7 @@ kind-image: ## the offline kind node image for KUBE_VERSION, built from source (
 	hack/with-docker.sh hack/kind-image.sh
 
 kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)
-	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run TestClusterLifecycle ./cluster/kind
+	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run "TestClusterLifecycle|TestInterruptedCreateLeavesNothing" ./cluster/kind
 
 images: ## build the FROM scratch images (refctl) with a private Docker engine if none answers
 	hack/images.sh

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,4 +88,23 @@ func ready(n corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// TestInterruptedCreateLeavesNothing cancels a create halfway: the cluster
+// kind was making is deleted once kind's create returns.
+func TestInterruptedCreateLeavesNothing(t *testing.T) {
+	if os.Getenv("STEADYSTATE_REQUIRE_KIND") != "1" {
+		t.Skip("needs a Docker engine and the kind node image: run `make kind-test`")
+	}
+	config, _ := filepath.Abs(filepath.Join("..", "..", "kind-config.yaml"))
+	p := NewProvider(Options{Name: "steadystate-interrupted", Image: os.Getenv("KIND_NODE_IMAGE"), ConfigFile: config, Progress: os.Stderr})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := p.Create(ctx); err == nil || !strings.Contains(err.Error(), "context deadline exceeded") {
+		t.Fatalf("Create = %v, want it interrupted", err)
+	}
+	out, _ := exec.Command("docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster=steadystate-interrupted", "-q").Output()
+	if len(strings.TrimSpace(string(out))) != 0 {
+		t.Fatalf("containers left after an interrupted create: %s", out)
+	}
 }

@@ -107,14 +107,27 @@ func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 	fmt.Fprintf(p.o.Progress, "kind: creating cluster %s with %s (waiting up to %s for the node)\n", p.o.Name, p.o.Image, p.o.WaitReady)
 	start := time.Now()
 	p.attempted = true
-	err = p.kind.Create(p.o.Name,
-		kindcluster.CreateWithConfigFile(p.o.ConfigFile),
-		kindcluster.CreateWithNodeImage(p.o.Image),
-		kindcluster.CreateWithWaitForReady(p.o.WaitReady),
-		kindcluster.CreateWithKubeconfigPath(p.kubeconfig),
-		kindcluster.CreateWithDisplayUsage(false),
-		kindcluster.CreateWithDisplaySalutation(false),
-	)
+	created := make(chan error, 1)
+	go func() {
+		created <- p.kind.Create(p.o.Name,
+			kindcluster.CreateWithConfigFile(p.o.ConfigFile),
+			kindcluster.CreateWithNodeImage(p.o.Image),
+			kindcluster.CreateWithWaitForReady(p.o.WaitReady),
+			kindcluster.CreateWithKubeconfigPath(p.kubeconfig),
+			kindcluster.CreateWithDisplayUsage(false),
+			kindcluster.CreateWithDisplaySalutation(false),
+		)
+	}()
+	select {
+	case err = <-created:
+	case <-ctx.Done():
+		// kind's create cannot be cancelled: let it finish, then delete
+		// what it made, so an interrupt leaves no cluster behind.
+		fmt.Fprintf(p.o.Progress, "kind: interrupted; deleting cluster %s once its create returns\n", p.o.Name)
+		<-created
+		p.Destroy(context.WithoutCancel(ctx))
+		return "", fmt.Errorf("create kind cluster %s: %w", p.o.Name, ctx.Err())
+	}
 	if err != nil {
 		// kind removes the nodes of a failed create itself; make sure.
 		p.Destroy(ctx)

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -62,7 +63,8 @@ func SetupCluster(ctx SpecContext) []byte {
 	start := time.Now()
 	kubeconfig, err := p.Create(startCtx)
 	Expect(err).NotTo(HaveOccurred(), "bring up the %s cluster", providerName(cfg))
-	fmt.Fprintf(GinkgoWriter, "cluster ready in %s\n", time.Since(start).Round(time.Millisecond))
+	// On stderr as well: the figure belongs in every run's output.
+	fmt.Fprintf(io.MultiWriter(GinkgoWriter, os.Stderr), "%s cluster ready in %s\n", providerName(cfg), time.Since(start).Round(time.Millisecond))
 	data, err := os.ReadFile(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 	return rewriteContext(data, p.GetKubectlContext())
