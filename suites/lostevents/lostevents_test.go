@@ -59,7 +59,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		var took time.Duration
 		err = oracle.Validate(
 			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, w.proxy()) }},
+			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, w.subjectProxy()) }},
 			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the lost create", Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, w.converged)
 				took = r.Took

@@ -64,8 +64,8 @@ func (w *workload) create(ctx context.Context, replicas int64) time.Time {
 	return created
 }
 
-// proxy is the fault proxy in front of the subject's replica.
-func (w *workload) proxy() proxy.Controller { return w.target.Replicas[0].Proxy }
+// subjectProxy is the fault proxy in front of the subject's replica.
+func (w *workload) subjectProxy() proxy.Controller { return w.target.Replicas[0].Proxy }
 
 // expectationTimeout is how long the subject may keep unsatisfied scale
 // expectations before it notices a lost event on its own.
