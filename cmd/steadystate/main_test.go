@@ -157,6 +157,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
 		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
 		{[]string{"selftest"}, []string{"SELFTEST_REPEAT=2"}, 1, "run it in the steadystate module's root folder"},
+		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 1, `"nope" is not a suite of the matrix`},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

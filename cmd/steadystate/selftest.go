@@ -41,6 +41,10 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(args) > 0 {
 		return fmt.Errorf("%w: selftest takes no arguments (use SELFTEST_REPEAT)", errUsage)
 	}
+	selected, err := cellsOf(os.Getenv("SELFTEST_SUITES"))
+	if err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
 		return errors.New("selftest runs the suites from source: run it in the steadystate module's root folder (make selftest does)")
 	}
@@ -58,8 +62,8 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	root, _ = filepath.Abs(filepath.Join(root, "selftest"))
 	start := time.Now()
-	cells := make([]reports.Cell, len(selftestCells))
-	for i, cell := range selftestCells {
+	cells := make([]reports.Cell, len(selected))
+	for i, cell := range selected {
 		for n := 1; n <= repeat; n++ {
 			dir := filepath.Join(root, cell.Suite, cell.Subject+"-"+cell.Mode(), strconv.Itoa(n))
 			run := runCell(ctx, cell, dir)
@@ -76,6 +80,32 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("the self-test failed: a correct mode did not pass or a bug was not caught every time")
 	}
 	return nil
+}
+
+// cellsOf is the matrix, or its rows for a comma-separated list of suites
+// (SELFTEST_SUITES), refusing names that are not suites of it.
+func cellsOf(suites string) ([]reports.Cell, error) {
+	if suites == "" {
+		return selftestCells, nil
+	}
+	known := map[string]bool{}
+	for _, c := range selftestCells {
+		known[c.Suite] = true
+	}
+	want := map[string]bool{}
+	for _, s := range strings.Split(suites, ",") {
+		if !known[s] {
+			return nil, fmt.Errorf("SELFTEST_SUITES=%q: %q is not a suite of the matrix (lostevents, leader, foreground, finalizer)", suites, s)
+		}
+		want[s] = true
+	}
+	var out []reports.Cell
+	for _, c := range selftestCells {
+		if want[c.Suite] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 func outcome(r reports.Run) string {
