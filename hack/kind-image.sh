@@ -137,14 +137,14 @@ if [[ ! -x "$TOOLS/pause" ]]; then
   CGO_ENABLED=0 GOBIN="$TOOLS.tmp" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION" 2> >(grep -v '^go: downloading' >&2) \
     || die "building coredns $COREDNS_VERSION failed (see above)"
   for p in main/ptp main/loopback ipam/host-local meta/portmap; do
-    CGO_ENABLED=0 GOBIN="$TOOLS.tmp" go install -trimpath -ldflags "-s -w" "github.com/containernetworking/plugins/plugins/$p@$CNI_VERSION" \
+    CGO_ENABLED=0 GOBIN="$TOOLS.tmp" go install -trimpath -ldflags "-s -w" "github.com/containernetworking/plugins/plugins/$p@$CNI_VERSION" 2> >(grep -v '^go: downloading' >&2) \
       || die "building CNI plugin $p $CNI_VERSION failed (see above)"
   done
   # The proxy will not list cri-tools' versions, which go install needs:
   # build it from a wrapper module instead.
   mkdir -p "$WORK/crictl"
   printf 'module steadystate.local/crictl\n\ngo 1.26.0\n\nrequire sigs.k8s.io/cri-tools %s\n' "$CRICTL_VERSION" >"$WORK/crictl/go.mod"
-  (cd "$WORK/crictl" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$TOOLS.tmp/crictl" sigs.k8s.io/cri-tools/cmd/crictl) \
+  (cd "$WORK/crictl" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$TOOLS.tmp/crictl" sigs.k8s.io/cri-tools/cmd/crictl) 2> >(grep -v '^go: downloading' >&2) \
     || die "building crictl $CRICTL_VERSION failed (see above)"
   command -v gcc >/dev/null || die "gcc is needed for the pause binary: apt-get install -y gcc libc6-dev"
   gcc -Os -static -DVERSION="v$PAUSE_VERSION-steadystate" -o "$TOOLS.tmp/pause" "$KDIR/build/pause/linux/pause.c" \
@@ -159,7 +159,7 @@ if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     command -v debootstrap >/dev/null || { log "installing debootstrap"; apt-get install -y debootstrap >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y debootstrap >/dev/null; } || die "cannot install debootstrap (apt-get install -y debootstrap)"; }
     mirror="${DEBIAN_MIRROR:-$(sed -n 's/^URIs:[[:space:]]*\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)}"
     mirror="${mirror:-http://deb.debian.org/debian}"
-    log "debootstrap from $mirror (about 3 minutes)"
+    log "debootstrap from $mirror (1 to 3 minutes)"
     debootstrap --variant=minbase \
       --include=systemd,systemd-sysv,dbus,containerd,runc,iptables,iproute2,ca-certificates,mount,kmod,socat,conntrack,ethtool,util-linux,jq,procps,libseccomp2 \
       bookworm "$WORK/rootfs" "$mirror" >"$WORK/debootstrap.log" 2>&1 \
