@@ -14,6 +14,9 @@
 //     replicaset (Kubernetes' ReplicaSet controller, fixtures/subjects);
 //   - neither: each suite's own reference controller, in its correct mode.
 //
-// Locally every replica is a process behind its own fault proxy; the chaos
-// target a Start method returns reaches both.
+// Every replica runs behind its own fault proxy, limited to the spec's
+// namespace: as a local process, or (SUBJECT_PLACEMENT=pods, the default
+// on kind) as a pod of a Deployment with the proxy as a sidecar, driven
+// through the API server's pod proxy subresource. The chaos target a Start
+// method returns reaches replicas and proxies either way.
 package subject
