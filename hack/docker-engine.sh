@@ -81,7 +81,9 @@ start() {
   mkdir -p "$DIR"
   write_runc_wrapper
   log "starting a private dockerd (socket $SOCK, log $DIR/dockerd.log)"
-  dockerd --host "$PRIVATE" --data-root "$DIR/data" --exec-root "$DIR/exec" --pidfile "$PIDFILE" \
+  # In a session of its own: a Ctrl-C meant for the harness must not stop
+  # the engine under the harness's cleanup (deleting its kind cluster).
+  setsid dockerd --host "$PRIVATE" --data-root "$DIR/data" --exec-root "$DIR/exec" --pidfile "$PIDFILE" \
     --add-runtime "steadystate-runc=$DIR/runc-wrapper" --default-runtime steadystate-runc \
     --iptables=true >"$DIR/dockerd.log" 2>&1 &
   local pid=$!
