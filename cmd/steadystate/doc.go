@@ -5,5 +5,6 @@
 //	steadystate cluster down [--name N]   stop a cluster started by `cluster up`
 //	steadystate cluster status [--name N] show whether it is up and how to reach it
 //	steadystate report FILE.xml           print a JUnit report's summary
-//	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it)
+//	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
+//	                                      SELFTEST_SUITES=a,b runs some suites)
 package main
