@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -34,7 +35,7 @@ func (w *Workload) ExpectationTimeout() time.Duration { return w.binding().Expec
 
 // New is the template with name, namespace and replicas set.
 func (w *Workload) New(ns, name string, replicas int64) *unstructured.Unstructured {
-	obj := &unstructured.Unstructured{Object: runtimeDeepCopy(w.binding().Template)}
+	obj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(w.binding().Template)}
 	obj.SetName(name)
 	obj.SetNamespace(ns)
 	unstructured.SetNestedField(obj.Object, replicas, strings.Split(w.binding().ReplicasPath, ".")...)
@@ -69,8 +70,4 @@ func (w *Workload) Replicas(obj *unstructured.Unstructured) (spec, status int64,
 		current = observed == obj.GetGeneration()
 	}
 	return spec, status, current, nil
-}
-
-func runtimeDeepCopy(m map[string]any) map[string]any {
-	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,7 +87,7 @@ func shape(v any, t reflect.Type, path string) []*Error {
 		return nil
 	}
 	wrong := func(expected string) []*Error {
-		return []*Error{{Field: path, Problem: fmt.Sprintf("%s is a %s", describe(v), kindOf(v)), Expected: expected}}
+		return []*Error{{Field: path, Problem: mismatch(v), Expected: expected}}
 	}
 	switch {
 	case t == durationType:
@@ -113,7 +115,7 @@ func shape(v any, t reflect.Type, path string) []*Error {
 		for k, val := range m {
 			ft, ok := fields[k]
 			if !ok {
-				out = append(out, &Error{Field: join(path, k), Problem: "unknown field", Expected: "one of " + strings.Join(sortedKeys(fields), ", ")})
+				out = append(out, &Error{Field: join(path, k), Problem: "unknown field", Expected: "one of " + strings.Join(slices.Sorted(maps.Keys(fields)), ", ")})
 				continue
 			}
 			out = append(out, shape(val, ft, join(path, k))...)

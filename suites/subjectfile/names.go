@@ -1,10 +1,6 @@
 package subjectfile
 
-import (
-	"fmt"
-	"reflect"
-	"slices"
-)
+import "fmt"
 
 func join(path, field string) string {
 	if path == "" {
@@ -13,37 +9,20 @@ func join(path, field string) string {
 	return path + "." + field
 }
 
-func sortedKeys(m map[string]reflect.Type) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
+// mismatch says what a decoded JSON value is: "/bin/x is a string", "the
+// value is a list".
+func mismatch(v any) string {
+	switch v := v.(type) {
 	case string:
-		return "string"
+		return v + " is a string"
 	case float64:
-		return "number"
+		return fmt.Sprintf("%v is a number", v)
 	case bool:
-		return "boolean"
+		return fmt.Sprintf("%v is a boolean", v)
 	case []any:
-		return "list"
+		return "the value is a list"
 	case map[string]any:
-		return "mapping"
+		return "the value is a mapping"
 	}
-	return fmt.Sprintf("%T", v)
-}
-
-func describe(v any) string {
-	switch v.(type) {
-	case []any:
-		return "the value"
-	case map[string]any:
-		return "the value"
-	}
-	return fmt.Sprintf("%v", v)
+	return fmt.Sprintf("%v is a %T", v, v)
 }

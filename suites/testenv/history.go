@@ -3,7 +3,8 @@ package testenv
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,13 +132,8 @@ func details(d map[string]string) string {
 	if len(d) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(d))
-	for k := range d {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		parts = append(parts, k+"="+d[k])
 	}
 	return " (" + strings.Join(parts, " ") + ")"
