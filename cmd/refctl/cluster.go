@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/reference/mover"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
@@ -45,7 +46,7 @@ func runMove(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := wiring.ValidateBug("move", *bug); err != nil {
+	if err := catalog.ValidateBug("move", *bug); err != nil {
 		return err
 	}
 	if *from == "" || *to == "" {

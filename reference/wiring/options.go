@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 )
 
@@ -61,12 +63,12 @@ func (o *Options) Bind(fs *flag.FlagSet, controller string) {
 	fs.StringVar(&o.HealthAddr, "health-addr", ":8081", "health probe address (/healthz, /readyz); 0 disables")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", ":8080", "metrics address; 0 disables")
 	fs.StringVar(&o.WatchNamespace, "watch-namespace", "", "reconcile only this namespace (default: all)")
-	fs.StringVar(&o.Bug, "bug", "", "seeded bug to switch on: "+fmt.Sprint(Bugs[controller]))
+	fs.StringVar(&o.Bug, "bug", "", "seeded bug to switch on: "+strings.Join(catalog.BugsOf(controller), ", "))
 }
 
 // Validate checks the bug and the durations.
 func (o *Options) Validate(controller string) error {
-	if err := ValidateBug(controller, o.Bug); err != nil {
+	if err := catalog.ValidateBug(controller, o.Bug); err != nil {
 		return err
 	}
 	switch {

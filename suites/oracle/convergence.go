@@ -59,14 +59,15 @@ func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
 		}
 	})
 	consider(now)
+	deadline := c.Since.Add(c.Within)
 	switch {
 	case best == nil && !matching:
 		_, why := m(h.StateAt(now))
-		return Result{}, fmt.Errorf("%w: still not matching %s after the last change (T=%s): %s", ErrNotConverged, now.Sub(c.Since).Round(time.Millisecond), c.Within, why)
+		return Result{}, BrokeAt(deadline, fmt.Errorf("%w: still not matching %s after the last change (T=%s): %s", ErrNotConverged, now.Sub(c.Since).Round(time.Millisecond), c.Within, why))
 	case best == nil:
-		return Result{}, fmt.Errorf("%w: matching for only %s of W=%s (last mismatch: %s)", ErrNotConverged, now.Sub(start).Round(time.Millisecond), c.Window, lastWhy)
+		return Result{}, BrokeAt(deadline, fmt.Errorf("%w: matching for only %s of W=%s (last mismatch: %s)", ErrNotConverged, now.Sub(start).Round(time.Millisecond), c.Window, lastWhy))
 	case best.Took > c.Within:
-		return *best, fmt.Errorf("%w: converged only after %s, more than T=%s", ErrNotConverged, best.Took.Round(time.Millisecond), c.Within)
+		return *best, BrokeAt(deadline, fmt.Errorf("%w: converged only after %s, more than T=%s", ErrNotConverged, best.Took.Round(time.Millisecond), c.Within))
 	}
 	return *best, nil
 }

@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +19,17 @@ type Event struct {
 	Object *unstructured.Unstructured
 }
 
+// Revision is the event's resource version as a number: the store's
+// revision of the change. Events of one cluster's resources, recorded by
+// different watches, order exactly by it (arrival times may interleave).
+func (e Event) Revision() int64 {
+	if e.Object == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(e.Object.GetResourceVersion(), 10, 64)
+	return n
+}
+
 // State maps namespace/name to the object as last seen.
 type State map[string]*unstructured.Unstructured
 
@@ -25,6 +38,8 @@ type History struct {
 	mu     sync.Mutex
 	events []Event
 	notify chan struct{}
+	// lost says why the history may miss events; empty while complete.
+	lost string
 }
 
 // NewHistory makes an empty history.
@@ -37,6 +52,28 @@ func (h *History) Add(e Event) {
 	close(h.notify)
 	h.notify = make(chan struct{})
 	h.mu.Unlock()
+}
+
+// lose marks the history incomplete and wakes waiters.
+func (h *History) lose(why string) {
+	h.mu.Lock()
+	if h.lost == "" {
+		h.lost = why
+	}
+	close(h.notify)
+	h.notify = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// Incomplete says why the history may have missed events, or returns nil
+// while it is complete.
+func (h *History) Incomplete() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lost == "" {
+		return nil
+	}
+	return errors.New(h.lost)
 }
 
 // Changed is closed at the next Add.

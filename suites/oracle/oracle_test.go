@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 var t0 = time.Unix(1000, 0)
@@ -70,26 +72,44 @@ func TestConvergence(t *testing.T) {
 	}
 }
 
-func TestValidateStopsAtTheFirstFailingStage(t *testing.T) {
+func TestValidateEvaluatesEveryStage(t *testing.T) {
 	errTwoWriters := errors.New("at most one replica writes at any time")
+	prop := func(id string, stage verdict.Stage) verdict.Property {
+		return verdict.Property{ID: "s/" + id, Stage: stage, Sentence: id}
+	}
 	ran := map[string]bool{}
-	check := func(stage Stage, name string, err error) Check {
-		return Check{Stage: stage, Name: name, Run: func() error { ran[name] = true; return err }}
+	check := func(p verdict.Property, err error) Check {
+		return Check{Property: p, Run: func() error { ran[p.ID] = true; return err }}
 	}
-	err := Validate(
-		check(Safety, "one writer", errTwoWriters),
-		check(Liveness, "replicas", ErrNotConverged),
-		check(Assumption, "fault happened", nil),
+	writers, replicas, fault := prop("one-writer", verdict.Invariant), prop("replicas", verdict.Convergence), prop("fault", verdict.Assumption)
+	broke := t0.Add(1500 * time.Millisecond)
+	recs := Validate(t0,
+		check(writers, BrokeAt(broke, errTwoWriters)),
+		check(replicas, ErrNotConverged),
+		check(fault, nil),
 	)
-	if !errors.Is(err, ErrNotConverged) || errors.Is(err, errTwoWriters) || ran["one writer"] {
-		t.Fatalf("err = %v (ran %v): convergence must fail before invariants run", err, ran)
+	if len(recs) != 3 || recs[0].ID != fault.ID || recs[1].ID != replicas.ID || recs[2].ID != writers.ID {
+		t.Fatalf("records not in stage order: %+v", recs)
 	}
-	err = Validate(check(Assumption, "fault happened", errors.New("no 410 recorded")), check(Liveness, "x", nil))
-	if !errors.Is(err, ErrAssumption) || !strings.Contains(err.Error(), `assumption "fault happened"`) {
-		t.Fatalf("err = %v", err)
+	if !ran[writers.ID] || recs[2].Outcome != verdict.Broken || recs[2].At != "+1.500s" {
+		t.Fatalf("a broken convergence must not hide a broken invariant: %+v", recs[2])
 	}
-	if err := Validate(check(Safety, "one writer", errTwoWriters)); !errors.Is(err, errTwoWriters) {
-		t.Fatalf("err = %v", err)
+	if got := verdict.BrokenIDs(recs); len(got) != 2 {
+		t.Fatalf("broken = %v, want both", got)
+	}
+
+	ran = map[string]bool{}
+	recs = Validate(t0, check(fault, errors.New("no 410 recorded")), check(replicas, nil))
+	if ran[replicas.ID] || recs[1].Outcome != verdict.NotEvaluated || !strings.Contains(recs[1].Reason, "s/fault did not hold") {
+		t.Fatalf("after a failed assumption nothing else may run: %+v", recs)
+	}
+	if a, ok := verdict.FailedAssumption(recs); !ok || a.Reason != "no 410 recorded" {
+		t.Fatalf("failed assumption = %+v, %v", a, ok)
+	}
+	fig := Figures{}
+	recs = Validate(t0, Check{Property: replicas, Figures: fig, Run: func() error { fig["took"] = "2s"; return nil }})
+	if recs[0].Outcome != verdict.Held || recs[0].Figures["took"] != "2s" {
+		t.Fatalf("record = %+v", recs[0])
 	}
 }
 

@@ -3,54 +3,93 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// Stage orders the checks of a scenario.
-type Stage int
+// Figures are what a check measured (e.g. "took": "1.2s"); a check's Run
+// fills the map it was given.
+type Figures map[string]string
 
-// The stages, in the order Validate runs them.
-const (
-	Assumption Stage = iota
-	Liveness
-	Safety
-)
-
-func (s Stage) String() string {
-	return [...]string{"assumption", "convergence", "invariant"}[s]
-}
-
-// ErrAssumption marks a scenario that did not set up what it tests (the
-// fault never happened, the controller was not healthy before it): the
-// subject is not to blame.
-var ErrAssumption = errors.New("the scenario's assumptions must hold before the controller is judged")
-
-// Check is one named check of a scenario.
+// Check is one property check of a scenario.
 type Check struct {
-	Stage Stage
-	Name  string
-	Run   func() error
+	Property verdict.Property
+	// Run judges the property: nil when it held, otherwise why it broke.
+	// An error wrapped with BrokeAt says when.
+	Run func() error
+	// Figures, when set, are filled by Run and kept in the record.
+	Figures Figures
 }
 
-// Validate runs assumptions, then convergence, then invariants, and
-// returns every failure of the first stage that fails, each naming its
-// check; assumption failures wrap ErrAssumption.
-func Validate(checks ...Check) error {
-	for _, stage := range []Stage{Assumption, Liveness, Safety} {
-		var errs []error
+// ErrNotEvaluated marks a check that could not judge its property (what it
+// needed did not happen); wrap it with the reason.
+var ErrNotEvaluated = errors.New("not evaluated")
+
+// Violation is a broken property with the moment it broke.
+type Violation struct {
+	At  time.Time
+	Err error
+}
+
+func (v *Violation) Error() string { return v.Err.Error() }
+func (v *Violation) Unwrap() error { return v.Err }
+
+// BrokeAt says that err broke at t, so the record can point into the
+// merged history.
+func BrokeAt(t time.Time, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Violation{At: t, Err: err}
+}
+
+// Validate evaluates every check and returns one record per check, in
+// stage order: assumptions, then convergence, then invariants. Every
+// stage is evaluated, so a broken convergence never hides a broken
+// invariant; only an assumption that did not hold stops the rest (they
+// are recorded as not evaluated: the scenario did not set up what it
+// tests). Offsets in the records are from base, the spec's start.
+func Validate(base time.Time, checks ...Check) []verdict.Record {
+	var out []verdict.Record
+	failed := ""
+	for _, stage := range []verdict.Stage{verdict.Assumption, verdict.Convergence, verdict.Invariant} {
 		for _, c := range checks {
-			if c.Stage != stage {
+			if c.Property.Stage != stage {
 				continue
 			}
-			if err := c.Run(); err != nil {
-				if stage == Assumption && !errors.Is(err, ErrAssumption) {
-					err = fmt.Errorf("%w: %w", ErrAssumption, err)
-				}
-				errs = append(errs, fmt.Errorf("%s %q: %w", stage, c.Name, err))
+			if failed != "" {
+				out = append(out, verdict.Record{Property: c.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed + " did not hold"})
+				continue
+			}
+			r := Judge(base, c.Property, c.Run())
+			if len(c.Figures) > 0 {
+				r.Figures = c.Figures
+			}
+			out = append(out, r)
+		}
+		for _, r := range out {
+			if r.Stage == verdict.Assumption && r.Outcome == verdict.Broken && failed == "" {
+				failed = r.ID
 			}
 		}
-		if len(errs) > 0 {
-			return errors.Join(errs...)
-		}
 	}
-	return nil
+	return out
+}
+
+// Judge makes the record of one property from its check's error.
+func Judge(base time.Time, p verdict.Property, err error) verdict.Record {
+	r := verdict.Record{Property: p, Outcome: verdict.Held}
+	if err == nil {
+		return r
+	}
+	r.Outcome, r.Reason = verdict.Broken, err.Error()
+	if errors.Is(err, ErrNotEvaluated) {
+		r.Outcome = verdict.NotEvaluated
+	}
+	var v *Violation
+	if errors.As(err, &v) && !v.At.IsZero() {
+		r.At = fmt.Sprintf("%+.3fs", v.At.Sub(base).Seconds())
+	}
+	return r
 }

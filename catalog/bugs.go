@@ -1,0 +1,111 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Bug is one seeded bug of a reference controller.
+type Bug struct {
+	// Name is the --bug value.
+	Name string
+	// Component is the refctl command that has the bug.
+	Component string
+	// Subject is the reference subject (SUBJECT) it belongs to.
+	Subject string
+	// Suite must catch it.
+	Suite string
+	// Breaks are the exact ids of the properties it must break: every one
+	// of them, and no other.
+	Breaks []string
+	// Origin is the upstream issue it reproduces, or "synthetic: " and the
+	// textbook bug it stands for.
+	Origin string
+}
+
+// Synthetic reports whether the bug stands for a textbook bug rather than
+// reproducing an upstream one.
+func (b Bug) Synthetic() bool { return strings.HasPrefix(b.Origin, "synthetic") }
+
+// Bugs is every seeded bug, in the self-test's order.
+var Bugs = []Bug{
+	{Name: "expectations-never-expire", Component: "workload", Subject: "workload", Suite: "lostevents",
+		Breaks: []string{LostCreateRecovered.ID},
+		Origin: "openkruise/kruise#1765 (fixed behind a feature gate by #1829)"},
+	{Name: "no-expectations", Component: "workload", Subject: "workload", Suite: "lostevents",
+		Breaks: []string{LostNoOvershoot.ID},
+		Origin: "synthetic: a controller with no scale expectations acts on a stale cache and runs too many pods"},
+	{Name: "start-leader-runnables-on-shutdown", Component: "leader", Subject: "leader", Suite: "leader",
+		Breaks: []string{LeaderOneWriter.ID},
+		Origin: "kubernetes-sigs/controller-runtime#2719 (fixed by #2724)"},
+	{Name: "ignore-lost-lease", Component: "leader", Subject: "leader", Suite: "leader",
+		Breaks: []string{LeaderOneWriter.ID},
+		Origin: "synthetic: a leader that keeps doing leader-only work after it lost its Lease (split brain)"},
+	{Name: "deleting-status-not-persisted", Component: "composite", Subject: "composite", Suite: "foreground",
+		Breaks: []string{FgDeletingStatus.ID},
+		Origin: "crossplane/crossplane#5416 (fixed by #5425)"},
+	{Name: "no-blocking-reason", Component: "composite", Subject: "composite", Suite: "foreground",
+		Breaks: []string{FgBlockerNamed.ID},
+		Origin: "crossplane/crossplane#5416's class, bug (b) of bugs.md: nothing on the claim names the undeletable Managed (unfixed upstream)"},
+	{Name: "external-name-reuse", Component: "composite", Subject: "composite", Suite: "foreground",
+		Breaks: []string{FgSuccessorReady.ID, FgNoDeleteInUse.ID},
+		Origin: "crossplane/crossplane#5416's class, bug (c) of bugs.md: two Managed for one external resource (unfixed upstream)"},
+	{Name: "strip-then-delete", Component: "move", Subject: "cluster", Suite: "finalizer",
+		Breaks: []string{FinP1.ID, FinP2.ID},
+		Origin: "kubernetes-sigs/cluster-api#11812 (fixed by #11814)"},
+	{Name: "finalizer-while-deleting", Component: "cluster", Subject: "cluster", Suite: "finalizer",
+		Breaks: []string{FinP3.ID},
+		Origin: "synthetic: a controller that adds its finalizer without checking deletionTimestamp (the API server answers 422)"},
+	{Name: "cleanup-while-paused", Component: "cluster", Subject: "cluster", Suite: "finalizer",
+		Breaks: []string{FinP4.ID},
+		Origin: "synthetic: a controller that runs external cleanup for a paused object being deleted"},
+}
+
+// Suites are the suites of the self-test and their reference subjects, in
+// order.
+var Suites = []struct{ Name, Subject string }{
+	{"lostevents", "workload"}, {"leader", "leader"}, {"foreground", "composite"}, {"finalizer", "cluster"},
+}
+
+// Lookup finds a bug by name.
+func Lookup(name string) (Bug, bool) {
+	i := slices.IndexFunc(Bugs, func(b Bug) bool { return b.Name == name })
+	if i < 0 {
+		return Bug{}, false
+	}
+	return Bugs[i], true
+}
+
+// BugsOf lists the names of a component's bugs.
+func BugsOf(component string) []string {
+	var names []string
+	for _, b := range Bugs {
+		if b.Component == component {
+			names = append(names, b.Name)
+		}
+	}
+	return names
+}
+
+// Names lists every bug's name.
+func Names() []string {
+	names := make([]string, len(Bugs))
+	for i, b := range Bugs {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// ValidateBug accepts "" (the correct mode) or a bug of component, and
+// otherwise says which bugs are valid and where a misplaced one belongs.
+func ValidateBug(component, bug string) error {
+	valid := BugsOf(component)
+	if bug == "" || slices.Contains(valid, bug) {
+		return nil
+	}
+	if b, ok := Lookup(bug); ok {
+		return fmt.Errorf("--bug=%s belongs to refctl %s, not refctl %s; valid here: %s", bug, b.Component, component, strings.Join(valid, ", "))
+	}
+	return fmt.Errorf("unknown --bug=%s for refctl %s; valid: %s (or none for the correct mode)", bug, component, strings.Join(valid, ", "))
+}

@@ -1,0 +1,82 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+func p(id string, stage verdict.Stage, sentence string) verdict.Property {
+	return verdict.Property{ID: id, Stage: stage, Sentence: sentence}
+}
+
+// Evidence is checked in every spec: a recorder that lost events (its
+// watch ended in a 410 and would have had to relist) makes the spec an
+// error, never a pass.
+var EvidenceComplete = p("evidence/complete", verdict.Assumption, "every recorded history is complete: no watch had to relist or fell behind")
+
+// Lost events (OpenKruise CloneSet, bugs.md 2).
+var (
+	LostHealthyBefore   = p("lostevents/healthy-before-fault", verdict.Assumption, "the workload converged before the fault")
+	LostEventWithheld   = p("lostevents/event-withheld", verdict.Assumption, "the new pod's ADDED event was withheld from the subject and its re-watch answered 410 Expired")
+	LostStormHappened   = p("lostevents/storm-happened", verdict.Assumption, "the pod deletion storm deleted pods")
+	LostCreateRecovered = p("lostevents/recovers-lost-create", verdict.Convergence, "status.replicas converges after the lost create, within the expectation timeout plus the recovery margin")
+	LostLaterScale      = p("lostevents/later-scale-acted-on", verdict.Convergence, "a later scale change is acted on within 30s")
+	LostLateEvents      = p("lostevents/converges-late-events", verdict.Convergence, "status.replicas converges within T while pod events arrive late")
+	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas converges after a stalled pod watch resumes")
+	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas converges after a pod deletion storm")
+	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going)")
+)
+
+// Leader election (controller-runtime, bugs.md 4).
+var (
+	LeaderFollowerTerminated = p("leader/follower-terminated", verdict.Assumption, "a follower that contends for the Lease was terminated gracefully")
+	LeaderHolderKilled       = p("leader/holder-killed", verdict.Assumption, "the Lease holder was killed")
+	LeaderPartitioned        = p("leader/leader-partitioned", verdict.Assumption, "the leader was partitioned and a successor took the Lease")
+	LeaderFailover           = p("leader/failover-in-time", verdict.Convergence, "after the holder dies another replica holds the Lease within the lease duration plus two jittered retry periods, leaseTransitions +1")
+	LeaderOneWriter          = p("leader/only-holder-writes", verdict.Invariant, "every leader-only write is made by the replica holding a valid Lease at that moment")
+)
+
+// Foreground deletion (Crossplane claims, bugs.md 3).
+var (
+	FgReadyBefore       = p("foreground/ready-before", verdict.Assumption, "the claim was Ready before its deletion")
+	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked by a Managed the external system would not delete")
+	FgOneCreateWins     = p("foreground/one-create-wins", verdict.Assumption, "exactly one of the concurrent creates of one claim won")
+	FgOldDeleting       = p("foreground/old-still-deleting", verdict.Assumption, "the successor claim was created while its predecessor was still deleting")
+	FgDeletingStatus    = p("foreground/deleting-status", verdict.Convergence, "(a) within 5s of the delete the claim shows Ready=False reason=Deleting, and keeps showing it until it is gone")
+	FgBlockerNamed      = p("foreground/blocker-named", verdict.Convergence, "(b) within 15s a condition message on the claim names the blocking Managed")
+	FgDeletionCompletes = p("foreground/deletion-completes", verdict.Convergence, "the deletion completes within T once the external system deletes again")
+	FgSuccessorReady    = p("foreground/successor-ready", verdict.Convergence, "(c) the successor claim becomes Ready within T, its Managed owning the external resource")
+	FgNoDeleteInUse     = p("foreground/no-delete-in-use", verdict.Invariant, "(c) a deleting owner never deletes an external resource after its successor created or observed it")
+)
+
+// Finalizer race (Cluster API clusterctl move, bugs.md 1).
+var (
+	FinRanBefore     = p("finalizer/ran-before", verdict.Assumption, "every object ran (finalizer on, unpaused) before the move")
+	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover finished without an error")
+	FinP1            = p("finalizer/P1", verdict.Convergence, "P1: every source object is gone within 30s of the mover finishing")
+	FinRunsAfterMove = p("finalizer/runs-after-move", verdict.Convergence, "every moved object runs on the destination within T")
+	FinReleased      = p("finalizer/finalizer-released", verdict.Convergence, "a deleted object's cleanup runs and the controller's finalizer is released within 15s")
+	FinP2            = p("finalizer/P2", verdict.Invariant, "P2: no object stays deleting, paused and finalized for more than 30s")
+	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (no 422 from the API server)")
+	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
+)
+
+// Properties lists every property, by suite.
+var Properties = []verdict.Property{
+	EvidenceComplete,
+	LostHealthyBefore, LostEventWithheld, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostNoOvershoot,
+	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
+	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
+	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinReleased, FinP2, FinP3, FinP4,
+}
+
+// Property looks a property up by id.
+func Property(id string) (verdict.Property, error) {
+	i := slices.IndexFunc(Properties, func(p verdict.Property) bool { return p.ID == id })
+	if i < 0 {
+		return verdict.Property{}, fmt.Errorf("%q is not a property of the catalog", id)
+	}
+	return Properties[i], nil
+}

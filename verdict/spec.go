@@ -1,0 +1,152 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// SpecOutcome is how one spec ended. Only Broken is a finding.
+type SpecOutcome string
+
+// The spec outcomes.
+const (
+	Passed      SpecOutcome = "passed"
+	BrokenSpec  SpecOutcome = "broken"
+	Error       SpecOutcome = "error"
+	SkippedSpec SpecOutcome = "skipped"
+)
+
+// Spec is one spec's verdict.
+type Spec struct {
+	Suite   string      `json:"suite"`
+	Name    string      `json:"name"`
+	Outcome SpecOutcome `json:"outcome"`
+	// Broken are the ids of the properties that broke (Outcome broken).
+	Broken []string `json:"broken,omitempty"`
+	// Reason explains an error or a skip.
+	Reason  string   `json:"reason,omitempty"`
+	Records []Record `json:"records,omitempty"`
+	Seconds float64  `json:"seconds"`
+}
+
+// Records reads the property records a spec attached to its report.
+func Records(r types.SpecReport) []Record {
+	var out []Record
+	for _, e := range r.ReportEntries {
+		if e.Name != EntryName {
+			continue
+		}
+		if rec, ok := e.Value.GetRawValue().(Record); ok {
+			out = append(out, rec)
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal([]byte(e.Value.AsJSON), &rec); err == nil && rec.ID != "" {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// Classify judges one spec from its report and the records it attached.
+func Classify(suite string, r types.SpecReport) Spec {
+	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Seconds: r.RunTime.Seconds()}
+	broken := BrokenIDs(s.Records)
+	switch {
+	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+		s.Outcome, s.Reason = SkippedSpec, firstLine(r.Failure.Message)
+		if s.Reason == "" {
+			s.Reason = "skipped by the run's filters"
+		}
+	case r.State.Is(types.SpecStatePanicked | types.SpecStateInterrupted | types.SpecStateAborted | types.SpecStateTimedout):
+		s.Outcome, s.Reason = Error, fmt.Sprintf("%s: %s", r.State, failure(r))
+	case r.State == types.SpecStateFailed:
+		if a, ok := FailedAssumption(s.Records); ok {
+			s.Outcome, s.Reason = Error, fmt.Sprintf("assumption %s did not hold: %s", a.ID, a.Reason)
+		} else if len(broken) > 0 {
+			s.Outcome, s.Broken = BrokenSpec, broken
+		} else {
+			s.Outcome, s.Reason = Error, "failed outside any property: "+failure(r)
+		}
+	default: // passed
+		s.Outcome = Passed
+		for _, rec := range s.Records {
+			if rec.Outcome != Held {
+				s.Outcome, s.Reason = Error, fmt.Sprintf("the spec passed but %s is %s: %s", rec.ID, rec.Outcome, rec.Reason)
+				break
+			}
+		}
+	}
+	return s
+}
+
+// Specs classifies every spec of a suite's report. A suite-level node
+// (BeforeSuite, AfterSuite and the like) appears only when it failed, as
+// an error: its specs did not run, or the run did not clean up.
+func Specs(rep types.Report) []Spec {
+	suite := rep.SuiteDescription
+	var out []Spec
+	for _, r := range rep.SpecReports {
+		if r.LeafNodeType != types.NodeTypeIt {
+			if r.State.Is(types.SpecStateFailureStates) {
+				out = append(out, Spec{Suite: suite, Name: "[" + r.LeafNodeType.String() + "]", Outcome: Error,
+					Reason: fmt.Sprintf("%s %s: %s", r.LeafNodeType, r.State, failure(r)), Seconds: r.RunTime.Seconds()})
+			}
+			continue
+		}
+		out = append(out, Classify(suite, r))
+	}
+	if !rep.SuiteSucceeded && len(out) == 0 {
+		out = append(out, Spec{Suite: suite, Name: "[suite]", Outcome: Error, Reason: "the suite failed before any spec ran: " + strings.Join(rep.SpecialSuiteFailureReasons, "; ")})
+	}
+	return out
+}
+
+// ReadReport reads a Ginkgo JSON report (--json-report) with Ginkgo's own
+// types.
+func ReadReport(path string) ([]types.Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var reps []types.Report
+	if err := json.Unmarshal(data, &reps); err != nil {
+		return nil, fmt.Errorf("%s is not a Ginkgo JSON report (--json-report): %w", path, err)
+	}
+	return reps, nil
+}
+
+func specName(r types.SpecReport) string {
+	if t := r.FullText(); t != "" {
+		return t
+	}
+	return "[" + r.LeafNodeType.String() + "]"
+}
+
+func failure(r types.SpecReport) string {
+	msg := firstLine(r.Failure.Message)
+	if msg == "" {
+		msg = "(no message)"
+	}
+	if loc := r.Failure.Location; loc.FileName != "" {
+		msg += fmt.Sprintf(" (%s:%d)", shortPath(loc.FileName), loc.LineNumber)
+	}
+	return msg
+}
+
+func shortPath(p string) string {
+	parts := strings.Split(p, "/")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return strings.Join(parts, "/")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
