@@ -57,7 +57,7 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int) chaos.
 // fileOptions runs the file's command once per replica behind a proxy.
 func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Config) refproc.Options {
 	binDir := ""
-	if bins, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION")); err == nil {
+	if bins, err := local.FindBinaries(testenv.Run().Cluster.BinDir, testenv.Run().Cluster.KubeVersion); err == nil {
 		binDir = filepath.Dir(bins.ControllerManager)
 	}
 	return refproc.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(id, kubeconfig string) (proc.Spec, error) {

@@ -3,7 +3,6 @@ package subject
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -19,16 +18,16 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // Where replicas run: as local processes, or as a Deployment on the
-// cluster, each pod carrying the fault proxy as a sidecar. SUBJECT_PLACEMENT
-// chooses; the default is pods on kind and processes elsewhere.
+// cluster, each pod carrying the fault proxy as a sidecar. The run's
+// configuration chooses (SUBJECT_PLACEMENT; pods on kind, processes
+// elsewhere).
 const (
-	Processes = "processes"
-	Pods      = "pods"
+	Processes = testenv.Processes
+	Pods      = testenv.Pods
 )
 
 // The images of a subject in pods, loaded into the cluster by the provider
@@ -45,17 +44,8 @@ const PodLabel = "steadystate.dev/subject"
 // controlPort is the sidecar's control API.
 const controlPort = 8090
 
-// Placement is SUBJECT_PLACEMENT, by default pods on kind (the harness
-// loads the images there) and processes elsewhere.
-func Placement() string {
-	if p := os.Getenv("SUBJECT_PLACEMENT"); p != "" {
-		return p
-	}
-	if cluster.ConfigFromEnv().Provider == cluster.Kind {
-		return Pods
-	}
-	return Processes
-}
+// Placement is where this run's replicas run.
+func Placement() string { return testenv.Run().Placement }
 
 // startPods runs refctl command as a Deployment of replicas in namespace
 // ns, each pod with the fault proxy as a native sidecar, and returns when

@@ -2,32 +2,27 @@ package subject
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
-	"github.com/steadystate-dev/steadystate/reference/wiring"
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-// reference subjects by SUBJECT name, with the refctl components whose
-// bugs SUBJECT_BUG may name.
-var reference = map[string]struct {
-	subject    Subject
-	components []string
-}{
-	"workload":  {referenceWorkload{}, []string{"workload"}},
-	"leader":    {referenceLeader{}, []string{"leader"}},
-	"cluster":   {referenceCluster{}, []string{"cluster", "move"}},
-	"composite": {referenceComposite{}, []string{"composite"}},
+// reference subjects by SUBJECT name; SUBJECT_BUG may name a bug the
+// catalog gives the subject.
+var reference = map[string]Subject{
+	"workload":  referenceWorkload{},
+	"leader":    referenceLeader{},
+	"cluster":   referenceCluster{},
+	"composite": referenceComposite{},
 }
 
 var (
@@ -36,21 +31,20 @@ var (
 	selectErr  error
 )
 
-// Selected is the subject SUBJECT_FILE or SUBJECT names, nil for "each
-// suite's reference controller"; a bad choice fails the spec with the
-// reason.
+// Selected is the subject the run's SUBJECT_FILE or SUBJECT names, nil
+// for "each suite's reference controller"; a bad choice fails the spec
+// with the reason.
 func Selected() Subject {
-	selectOnce.Do(func() {
-		selected, selectErr = choose(os.Getenv("SUBJECT_FILE"), os.Getenv("SUBJECT"), os.Getenv("SUBJECT_BUG"))
-	})
+	selectOnce.Do(func() { selected, selectErr = choose(testenv.Run()) })
 	if selectErr != nil {
 		Fail(selectErr.Error())
 	}
 	return selected
 }
 
-func choose(file, name, bug string) (Subject, error) {
-	switch p := Placement(); {
+func choose(cfg testenv.Config) (Subject, error) {
+	file, name, bug := cfg.SubjectFile, cfg.Subject, cfg.Bug
+	switch p := cfg.Placement; {
 	case p != Processes && p != Pods:
 		return nil, fmt.Errorf("SUBJECT_PLACEMENT=%q: use %s or %s", p, Processes, Pods)
 	case file != "" && p == Pods:
@@ -67,13 +61,13 @@ func choose(file, name, bug string) (Subject, error) {
 		return &fileSubject{f: f}, nil
 	}
 	if ref, ok := reference[name]; ok || name == "" {
-		return ref.subject, checkBug(name, ref.components, bug)
+		return ref, checkBug(name, bug)
 	}
 	data, err := fixtures.Subjects.ReadFile("subjects/" + name + ".yaml")
 	if err != nil {
 		return nil, fmt.Errorf("SUBJECT=%q is not a built-in subject: use one of %s, or SUBJECT_FILE for your own controller", name, strings.Join(builtins(), ", "))
 	}
-	if Placement() == Pods {
+	if cfg.Placement == Pods {
 		return nil, fmt.Errorf("SUBJECT=%s runs its command as local processes: set SUBJECT_PLACEMENT=%s", name, Processes)
 	}
 	if bug != "" {
@@ -86,25 +80,22 @@ func choose(file, name, bug string) (Subject, error) {
 	return &fileSubject{f: f}, nil
 }
 
-// checkBug refuses a SUBJECT_BUG that is not a bug of the subject's
-// components (every component's when no SUBJECT is named): a typo must
-// not run the correct mode and pass.
-func checkBug(name string, components []string, bug string) error {
+// checkBug refuses a SUBJECT_BUG that is not a bug of the subject (of
+// any reference subject when none is named): a typo must not run the
+// correct mode and pass.
+func checkBug(name, bug string) error {
 	if bug == "" {
 		return nil
 	}
-	if components == nil {
-		for c := range wiring.Bugs {
-			components = append(components, c)
-		}
-		sort.Strings(components)
+	b, ok := catalog.Lookup(bug)
+	if ok && (name == "" || b.Subject == name) {
+		return nil
 	}
 	var known []string
-	for _, c := range components {
-		if slices.Contains(wiring.Bugs[c], bug) {
-			return nil
+	for _, b := range catalog.Bugs {
+		if name == "" || b.Subject == name {
+			known = append(known, b.Name)
 		}
-		known = append(known, wiring.Bugs[c]...)
 	}
 	who := "any reference controller"
 	if name != "" {
@@ -131,16 +122,20 @@ func builtins() []string {
 // cluster up, without the controllers a subject file replaces, and loads
 // the subject's images when its replicas run in pods.
 func SetupCluster(ctx SpecContext) []byte {
+	cfg := testenv.Run().Cluster
 	if f, ok := Selected().(*fileSubject); ok && len(f.f.Run.DisableControllers) > 0 {
+		if len(cfg.Controllers) == 0 {
+			cfg.Controllers = local.DefaultControllers
+		}
 		var rest []string
-		for _, c := range local.DefaultControllers {
+		for _, c := range cfg.Controllers {
 			if !slices.Contains(f.f.Run.DisableControllers, c) {
 				rest = append(rest, c)
 			}
 		}
-		Expect(os.Setenv("KCM_CONTROLLERS", strings.Join(rest, ","))).To(Succeed())
+		cfg.Controllers = rest
 	}
-	kubeconfig := testenv.SetupCluster(ctx)
+	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
 	if Placement() == Pods {
 		testenv.LoadImages(ctx, RefctlImage, FaultProxyImage)
 	}

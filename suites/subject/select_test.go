@@ -12,6 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 func TestChoose(t *testing.T) {
@@ -37,9 +38,7 @@ func TestChoose(t *testing.T) {
 		{file: bad, name: "workload", want: "are both set"},
 		{file: bad, want: `subject file ` + bad + ` (subject "x"): capabilities.scalableWorkload.template: missing`},
 	} {
-		t.Setenv("PROVIDER", "local")
-		t.Setenv("SUBJECT_PLACEMENT", "")
-		s, err := choose(tc.file, tc.name, tc.bug)
+		s, err := choose(testenv.Config{SubjectFile: tc.file, Subject: tc.name, Bug: tc.bug, Placement: Processes})
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("choose(%q, %q, %q): %v", tc.file, tc.name, tc.bug, err)
@@ -63,15 +62,17 @@ func TestPlacement(t *testing.T) {
 	} {
 		t.Setenv("PROVIDER", tc.provider)
 		t.Setenv("SUBJECT_PLACEMENT", tc.placement)
-		_, err := choose(tc.file, tc.name, "")
+		cfg := testenv.ConfigFromEnv()
+		cfg.SubjectFile, cfg.Subject = tc.file, tc.name
+		_, err := choose(cfg)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: err = %v, want %q", tc, err, tc.want)
 		}
 	}
 	t.Setenv("PROVIDER", "kind")
 	t.Setenv("SUBJECT_PLACEMENT", "")
-	if Placement() != Pods {
-		t.Errorf("default placement on kind = %s, want pods", Placement())
+	if p := testenv.ConfigFromEnv().Placement; p != Pods {
+		t.Errorf("default placement on kind = %s, want pods", p)
 	}
 }
 

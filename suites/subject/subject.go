@@ -4,23 +4,23 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
-	"github.com/steadystate-dev/steadystate/reference/wiring"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 var refctl string
 
 // Connect is the all-processes half of a suite's SynchronizedBeforeSuite:
-// it connects to the cluster, applies the reference CRDs and builds refctl,
+// it connects to the cluster, applies the reference CRDs and builds refctl
+// (or uses the run's prebuilt one),
 // or applies a subject file's manifests.
 func Connect(ctx SpecContext, kubeconfig []byte) {
 	testenv.Connect(kubeconfig)
@@ -32,6 +32,9 @@ func Connect(ctx SpecContext, kubeconfig []byte) {
 	if Placement() == Pods {
 		Expect(fixtures.Apply(ctx, testenv.Get().REST, fixtures.Reference, "reference/rbac/*.yaml")).To(Succeed())
 	}
+	if refctl = testenv.Run().Refctl; refctl != "" {
+		return
+	}
 	_, file, _, _ := runtime.Caller(0)
 	dir, err := os.MkdirTemp("", "steadystate-refctl-")
 	Expect(err).NotTo(HaveOccurred())
@@ -40,13 +43,12 @@ func Connect(ctx SpecContext, kubeconfig []byte) {
 	Expect(err).NotTo(HaveOccurred())
 }
 
-// Bug is SUBJECT_BUG when it belongs to component (a refctl command), else
-// "": a bug of the mover leaves the controller correct and the other way
-// round.
+// Bug is the run's SUBJECT_BUG when it belongs to component (a refctl
+// command), else "": a bug of the mover leaves the controller correct and
+// the other way round.
 func Bug(component string) string {
-	bug := os.Getenv("SUBJECT_BUG")
-	if slices.Contains(wiring.Bugs[component], bug) {
-		return bug
+	if b, ok := catalog.Lookup(testenv.Run().Bug); ok && b.Component == component {
+		return b.Name
 	}
 	return ""
 }

@@ -17,13 +17,8 @@ func SpecArtifacts() string {
 	return filepath.Join(artifactsRoot(), strings.Trim(name, "-"))
 }
 
-// artifactsRoot is $ARTIFACTS, default _artifacts.
-func artifactsRoot() string {
-	if root := os.Getenv("ARTIFACTS"); root != "" {
-		return root
-	}
-	return "_artifacts"
-}
+// artifactsRoot is the run's artifacts root.
+func artifactsRoot() string { return Run().Artifacts }
 
 // KeepOnFailure writes data() as JSON to <SpecArtifacts>/<name>.json when
 // the current spec fails; a passing spec keeps nothing.

@@ -50,10 +50,13 @@ func Get() *Clients {
 }
 
 // SetupCluster runs in the first parallel process: it brings the cluster up
-// from the environment (PROVIDER, KUBE_VERSION, ...) and returns the
-// kubeconfig for every process.
-func SetupCluster(ctx SpecContext) []byte {
-	cfg := cluster.ConfigFromEnv()
+// as the run's configuration says and returns the kubeconfig for every
+// process.
+func SetupCluster(ctx SpecContext) []byte { return SetupClusterWith(ctx, Run().Cluster) }
+
+// SetupClusterWith is SetupCluster with a cluster configuration derived
+// from the run's (a subject may need controllers left out).
+func SetupClusterWith(ctx SpecContext, cfg cluster.Config) []byte {
 	cfg.Progress = GinkgoWriter
 	p, err := cluster.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
@@ -62,19 +65,12 @@ func SetupCluster(ctx SpecContext) []byte {
 	defer cancel()
 	start := time.Now()
 	kubeconfig, err := p.Create(startCtx)
-	Expect(err).NotTo(HaveOccurred(), "bring up the %s cluster", providerName(cfg))
+	Expect(err).NotTo(HaveOccurred(), "bring up the %s cluster", Run().ProviderName())
 	// On stderr as well: the figure belongs in every run's output.
-	fmt.Fprintf(io.MultiWriter(GinkgoWriter, os.Stderr), "%s cluster ready in %s\n", providerName(cfg), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(io.MultiWriter(GinkgoWriter, os.Stderr), "%s cluster ready in %s\n", Run().ProviderName(), time.Since(start).Round(time.Millisecond))
 	data, err := os.ReadFile(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 	return rewriteContext(data, p.GetKubectlContext())
-}
-
-func providerName(cfg cluster.Config) string {
-	if cfg.Provider == "" {
-		return cluster.Local
-	}
-	return cfg.Provider
 }
 
 // rewriteContext selects context in a kubeconfig, so every process uses the
@@ -117,7 +113,7 @@ func TeardownCluster(ctx SpecContext) {
 	if provider == nil {
 		return
 	}
-	if _, err := os.Stat(failureMarker()); err == nil && cluster.ConfigFromEnv().Provider == cluster.Kind {
+	if _, err := os.Stat(failureMarker()); err == nil && Run().Cluster.Provider == cluster.Kind {
 		dest := filepath.Join(artifactsRoot(), "cluster-logs")
 		if err := provider.ExportLogs(ctx, dest); err != nil {
 			fmt.Fprintf(GinkgoWriter, "exporting the cluster's logs to %s: %v\n", dest, err)
@@ -150,7 +146,7 @@ func failureMarker() string {
 func LoadImages(ctx context.Context, images ...string) {
 	loader, ok := provider.(support.E2EClusterProviderWithImageLoader)
 	if !ok {
-		Fail(fmt.Sprintf("the %s provider cannot load images into its nodes: run subjects in pods with PROVIDER=kind, or as local processes", providerName(cluster.ConfigFromEnv())))
+		Fail(fmt.Sprintf("the %s provider cannot load images into its nodes: run subjects in pods with PROVIDER=kind, or as local processes", Run().ProviderName()))
 	}
 	for _, image := range images {
 		start := time.Now()

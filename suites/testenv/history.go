@@ -21,12 +21,22 @@ import (
 type merged struct {
 	spec    time.Time // the spec's start: tells specs apart
 	sources []func() []oracle.Entry
+	// histories are the spec's recorded histories, judged complete or
+	// not by Verify.
+	histories []*oracle.History
 }
 
 var current *merged
 
 // addToHistory adds a source to the current spec's merged history.
 func addToHistory(source func() []oracle.Entry) {
+	m := specHistory()
+	m.sources = append(m.sources, source)
+}
+
+// specHistory is the current spec's merged history, made at its first use
+// in the spec.
+func specHistory() *merged {
 	started := CurrentSpecReport().StartTime
 	if current == nil || !current.spec.Equal(started) {
 		m := &merged{spec: started}
@@ -47,7 +57,7 @@ func addToHistory(source func() []oracle.Entry) {
 			write("history.txt", b.Bytes())
 		})
 	}
-	current.sources = append(current.sources, source)
+	return current
 }
 
 // Timeline starts the spec's fault timeline: kept as fault-timeline.json

@@ -26,5 +26,7 @@ func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.Group
 	ginkgo.DeferCleanup(stop)
 	KeepOnFailure(gvr.Resource+"-history", func() any { return h.Records() })
 	addToHistory(func() []oracle.Entry { return h.Entries(gvr.Resource) })
+	m := specHistory()
+	m.histories = append(m.histories, h)
 	return h
 }

@@ -1,0 +1,81 @@
+package testenv
+
+import (
+	"os"
+	"sync"
+
+	"github.com/steadystate-dev/steadystate/cluster"
+)
+
+// Where subject replicas run: as local processes, or as pods of a
+// Deployment on the cluster.
+const (
+	Processes = "processes"
+	Pods      = "pods"
+)
+
+// Config is one run's configuration. It is read from the environment once
+// per process (Run) and passed down from there; nothing else in the suites
+// reads or writes the environment.
+type Config struct {
+	// Cluster is the provider's configuration: PROVIDER, KUBE_VERSION,
+	// KUBE_BIN_DIR, KUBECONFIG, KUBE_CONTEXT, KCM_CONTROLLERS, KIND_*.
+	Cluster cluster.Config
+	// Artifacts is the root of JUnit, logs and failure artifacts.
+	// ARTIFACTS, default _artifacts.
+	Artifacts string
+	// SubjectFile is a subject file (SUBJECT_FILE), Subject a built-in
+	// subject's name (SUBJECT) and Bug a reference controller's seeded bug
+	// (SUBJECT_BUG).
+	SubjectFile, Subject, Bug string
+	// Placement is where subject replicas run: SUBJECT_PLACEMENT, default
+	// pods on kind and processes elsewhere.
+	Placement string
+	// Refctl is a prebuilt refctl (REFCTL_BINARY); empty: the suite builds
+	// it from source.
+	Refctl string
+}
+
+// ConfigFromEnv reads the run's configuration from the environment.
+func ConfigFromEnv() Config {
+	c := Config{
+		Cluster:     cluster.ConfigFromEnv(),
+		Artifacts:   os.Getenv("ARTIFACTS"),
+		SubjectFile: os.Getenv("SUBJECT_FILE"),
+		Subject:     os.Getenv("SUBJECT"),
+		Bug:         os.Getenv("SUBJECT_BUG"),
+		Placement:   os.Getenv("SUBJECT_PLACEMENT"),
+		Refctl:      os.Getenv("REFCTL_BINARY"),
+	}
+	if c.Artifacts == "" {
+		c.Artifacts = "_artifacts"
+	}
+	c.Cluster.Artifacts = c.Artifacts
+	if c.Placement == "" {
+		c.Placement = Processes
+		if c.Cluster.Provider == cluster.Kind {
+			c.Placement = Pods
+		}
+	}
+	return c
+}
+
+// ProviderName is the cluster provider's name, local when none is set.
+func (c Config) ProviderName() string {
+	if c.Cluster.Provider == "" {
+		return cluster.Local
+	}
+	return c.Cluster.Provider
+}
+
+var (
+	runOnce sync.Once
+	run     Config
+)
+
+// Run is this process's configuration, read from the environment at its
+// first use.
+func Run() Config {
+	runOnce.Do(func() { run = ConfigFromEnv() })
+	return run
+}
