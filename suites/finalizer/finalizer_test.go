@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
@@ -25,12 +26,9 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-var clusters = refv1.GroupVersion.WithResource("clusters")
-
-// The safety properties, stated as bugs.md does.
 var (
-	ErrFinalizerWhileDeleting = errors.New("a controller must never try to add its finalizer to an object being deleted")
-	ErrCleanupWhilePaused     = errors.New("a paused object that gets a deletionTimestamp must cause no external cleanup")
+	clusters   = refv1.GroupVersion.WithResource("clusters")
+	configmaps = corev1.SchemeGroupVersion.WithResource("configmaps")
 )
 
 const foreign = "infrastructure.steadystate.dev/hold"
@@ -74,21 +72,6 @@ func empty(s oracle.State) (bool, string) {
 	return true, ""
 }
 
-// noCleanupWhilePaused reads the cleanup records the reference controller
-// leaves (its external side effect).
-func noCleanupWhilePaused(ctx context.Context, kube kubernetes.Interface, ns string) error {
-	cms, err := kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: capi.LabelCleanupOf})
-	if err != nil {
-		return err
-	}
-	for _, cm := range cms.Items {
-		if cm.Data["paused"] == "true" {
-			return fmt.Errorf("%w: cleanup of %s ran while it was paused", ErrCleanupWhilePaused, cm.Labels[capi.LabelCleanupOf])
-		}
-	}
-	return nil
-}
-
 var _ = Describe("A pausable, finalized resource", Label("capability:movable"), func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "finalizer") })
@@ -104,6 +87,8 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
 		source, dest := testenv.Record(ctx, dyn, clusters, ns), testenv.Record(ctx, tgtDyn, clusters, ns)
+		cleanups := testenv.RecordSelected(ctx, dyn, configmaps, ns, capi.LabelCleanupOf)
+		tgtCleanups := testenv.RecordSelected(ctx, tgtDyn, configmaps, ns, capi.LabelCleanupOf)
 		names := []string{"alpha", "beta"}
 		created := time.Now()
 		for _, n := range names {
@@ -114,37 +99,44 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		By("moving to the target cluster")
 		out, moveErr := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
 		moved := time.Now()
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the objects ran on the source", Run: func() error { return readyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the mover finished", Run: func() error { return moverErr("move", out, moveErr) }},
-			oracle.Check{Stage: oracle.Liveness, Name: "P1: every source object is gone within 30s", Run: func() error {
-				_, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, empty)
+		fig := oracle.Figures{}
+		testenv.Verify(
+			oracle.Check{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
+			oracle.Check{Property: catalog.FinMoverFinished, Run: func() error { return moverErr("move", out, moveErr) }},
+			oracle.Check{Property: catalog.FinP1, Figures: fig, Run: func() error {
+				r, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, empty)
+				fig["gone"] = r.Took.Round(time.Millisecond).String()
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "every object runs on the target within T", Run: func() error {
+			oracle.Check{Property: catalog.FinRunsAfterMove, Run: func() error {
 				_, err := testenv.Settle(moved).Wait(ctx, dest, running(ns, names...))
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "P1: moved back, every object is gone from the target within 30s and runs on the source within T", Run: func() error {
+			// The move back: P1 again with the clusters' roles swapped. A
+			// move back that cannot run leaves it unjudged.
+			oracle.Check{Property: catalog.FinP1, Run: func() error {
 				By("moving back to the source cluster")
 				out, err := m.Move(ctx, tgtKubeconfig, env.Kubeconfig, ns)
 				if err := moverErr("move back", out, err); err != nil {
-					return err
+					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 				}
 				back := time.Now()
 				if _, err := testenv.Within(back, 30*time.Second).Wait(ctx, dest, empty); err != nil {
-					return err
+					return fmt.Errorf("moving back: %w", err)
 				}
 				_, err = testenv.Settle(back).Wait(ctx, source, running(ns, names...))
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added to a deleting object, either way", Run: func() error {
+			oracle.Check{Property: catalog.FinP2, Run: func() error {
+				return errors.Join(noneStuck(ctx, source, "source"), noneStuck(ctx, dest, "target"))
+			}},
+			oracle.Check{Property: catalog.FinP3, Run: func() error {
 				return errors.Join(no422(controllers[0].Replicas[0].Proxy), no422(controllers[1].Replicas[0].Proxy))
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "P4: no external cleanup while paused, on either cluster", Run: func() error {
-				return errors.Join(noCleanupWhilePaused(ctx, env.Kube, ns), noCleanupWhilePaused(ctx, tgtKube, ns))
+			oracle.Check{Property: catalog.FinP4, Run: func() error {
+				return errors.Join(noCleanupWhilePaused(source.Events(), cleanups.Events(), "source"), noCleanupWhilePaused(dest.Events(), tgtCleanups.Events(), "target"))
 			}},
-		))
+		)
 	})
 
 	It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
@@ -161,9 +153,9 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		Expect(dyn.Resource(clusters).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 		deleted := time.Now()
 		var released time.Time
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the object ran before", Run: func() error { return readyErr }},
-			oracle.Check{Stage: oracle.Liveness, Name: "cleanup runs and the controller's finalizer is released within 15s", Run: func() error {
+		testenv.Verify(
+			oracle.Check{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
+			oracle.Check{Property: catalog.FinReleased, Run: func() error {
 				r, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, h, func(s oracle.State) (bool, string) {
 					obj := s[ns+"/held"]
 					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), capi.Finalizer), "the controller's finalizer is still there"
@@ -171,10 +163,10 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 				released = r.At
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "P3: no finalizer added while deleting", Run: func() error {
+			oracle.Check{Property: catalog.FinP3, Run: func() error {
 				return quietFor(ctx, controller.Replicas[0].Proxy, released, 2*time.Second)
 			}},
-		))
+		)
 	})
 })
 
@@ -192,7 +184,7 @@ func moverErr(what string, out []byte, err error) error {
 func no422(p proxy.Controller) error {
 	for _, r := range p.Requests() {
 		if r.Resource == "clusters" && r.Code == 422 {
-			return fmt.Errorf("%w: the API server answered %s clusters/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, r.Name, r.Start.Format("15:04:05.000"))
+			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server answered %s clusters/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, r.Name, r.Start.Format("15:04:05.000")))
 		}
 	}
 	return nil

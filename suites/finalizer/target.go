@@ -14,6 +14,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // The move target: a second cluster of the suite's provider (local or
@@ -29,7 +30,7 @@ var (
 // moveTarget returns the target's kubeconfig path and client config, or
 // skips the spec when the provider cannot make a second cluster (existing).
 func moveTarget(ctx context.Context) (kubeconfig string, cfg *rest.Config) {
-	c := cluster.ConfigFromEnv()
+	c := testenv.Run().Cluster
 	if c.Provider == cluster.Existing {
 		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local or kind")
 	}

@@ -1,14 +1,15 @@
 package foreground
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -19,29 +20,28 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "samename") })
 
-	It("settles concurrent creates of one name, and a re-create of that name while the old claim is deleting", Label("fault:concurrent-create"), func(ctx SpecContext) {
+	It("settles concurrent creates of one claim, and a successor for the same external name while the old claim deletes", Label("fault:concurrent-create"), func(ctx SpecContext) {
 		c := start(ctx, ns)
-		key, name := ns+"/app", ns+"-db"
+		name := ns + "-db"
 		tl := testenv.Timeline()
-		race := &chaos.ConcurrentCreate{N: 3, Resource: claims, Object: c.claim("app", name)}
+		race := &chaos.ConcurrentCreate{N: 3, Resource: claims, Object: c.claim("old", name)}
 		_, raceErr := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
-		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.claims, isReady(key))
+		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.claims, isReady(ns+"/old"))
+		oldUID := managedUID(ctx, c, "old")
 
-		By("deleting the claim slowly and creating it again under the same name until the API server accepts it")
+		By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 		c.configure(ctx, external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
-		c.delete(ctx, "app")
-		Eventually(func() error {
-			_, err := c.dyn.Resource(claims).Namespace(ns).Create(ctx, c.claim("app", name), metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) {
-				return err
-			}
-			Expect(err).NotTo(HaveOccurred())
-			return nil
-		}).WithContext(ctx).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(Succeed(), "the old claim should go and the name be free")
-		recreated := time.Now()
-
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "exactly one of the concurrent creates won", Run: func() error {
+		c.delete(ctx, "old")
+		deleting := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+			s := c.manageds.StateAt(time.Now())
+			return s[ns+"/old"] != nil && s[ns+"/old"].GetDeletionTimestamp() != nil, nil
+		})
+		c.create(ctx, "new", name)
+		created := time.Now()
+		stillDeleting := c.claims.StateAt(created)[ns+"/old"] != nil
+		var newUID string
+		testenv.Verify(
+			oracle.Check{Property: catalog.FgOneCreateWins, Run: func() error {
 				won := 0
 				for _, o := range race.Outcomes {
 					if o.Result == "created" {
@@ -49,21 +49,41 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 					}
 				}
 				if raceErr != nil || won != 1 {
-					return fmt.Errorf("the API server let %d of %d creates of %s win (%v)", won, race.N, key, raceErr)
+					return fmt.Errorf("the API server let %d of %d creates of %s/old win (%v)", won, race.N, ns, raceErr)
 				}
 				return nil
 			}},
-			oracle.Check{Stage: oracle.Assumption, Name: "the claim was Ready before", Run: func() error { return readyErr }},
-			oracle.Check{Stage: oracle.Liveness, Name: "the re-created claim becomes Ready within T, its Managed owning the external resource", Run: func() error {
-				if _, err := testenv.Settle(recreated).Wait(ctx, c.claims, isReady(key)); err != nil {
+			oracle.Check{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
+			oracle.Check{Property: catalog.FgOldDeleting, Run: func() error {
+				if deleting != nil || !stillDeleting {
+					return fmt.Errorf("the old claim was not deleting when its successor was created (%v)", deleting)
+				}
+				return nil
+			}},
+			oracle.Check{Property: catalog.FgSuccessorReady, Run: func() error {
+				if _, err := testenv.Settle(created).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
+					ok, why := isReady(ns + "/new")(s)
+					gone, _ := gone(ns + "/old")(s)
+					return ok && gone, why
+				}); err != nil {
 					return err
 				}
-				uid := managedUID(ctx, c, "app")
-				if res, err := c.ext.Observe(ctx, name, "steadystate"); err != nil || res.Owner != uid {
-					return fmt.Errorf("%w: the claim is Ready but external resource %s is %v (owner %q, want the new Managed %s)", oracle.ErrNotConverged, name, err, res.Owner, uid)
+				newUID = managedUID(ctx, c, "new")
+				if res, err := c.ext.Observe(ctx, name, "steadystate"); err != nil || res.Owner != newUID {
+					return fmt.Errorf("%w: the new claim is Ready but external resource %s is %v (owner %q, want the new Managed)", oracle.ErrNotConverged, name, err, res.Owner)
 				}
 				return nil
 			}},
-		))
+			oracle.Check{Property: catalog.FgNoDeleteInUse, Run: func() error {
+				ops, err := c.ext.Log(ctx)
+				if err != nil {
+					return err
+				}
+				if newUID == "" {
+					newUID = managedUID(ctx, c, "new")
+				}
+				return noDeleteInUse(ops, name, oldUID, newUID)
+			}},
+		)
 	})
 })

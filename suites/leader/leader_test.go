@@ -12,8 +12,10 @@ import (
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -87,7 +89,7 @@ func (e *election) other(identity string) string {
 }
 
 func (e *election) oneWriter() oracle.Check {
-	return oracle.Check{Stage: oracle.Safety, Name: "only the Lease holder writes", Run: func() error {
+	return oracle.Check{Property: catalog.LeaderOneWriter, Run: func() error {
 		return onlyHolderWrites(e.lease, e.leaseNS+"/"+e.leaseName, e.proxies)
 	}}
 }
@@ -105,33 +107,34 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 			return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
 		}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
 		_, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the follower was terminated", Run: func() error { return err }},
+		testenv.Verify(
+			oracle.Check{Property: catalog.LeaderFollowerTerminated, Run: func() error { return err }},
 			e.oneWriter(),
-		))
+		)
 	})
 
 	It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
 		e := start(ctx, ns)
 		inj, err := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the holder was killed", Run: func() error { return err }},
-			oracle.Check{Stage: oracle.Liveness, Name: "another replica takes the Lease in time", Run: func() error {
+		fig := oracle.Figures{}
+		testenv.Verify(
+			oracle.Check{Property: catalog.LeaderHolderKilled, Run: func() error { return err }},
+			oracle.Check{Property: catalog.LeaderFailover, Figures: fig, Run: func() error {
 				took, _ := time.ParseDuration(inj.Detail["failover"])
 				before, _ := strconv.Atoi(inj.Detail["transitionsBefore"])
 				after, _ := strconv.Atoi(inj.Detail["transitionsAfter"])
 				bound := e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
+				fig["failover"], fig["bound"] = took.String(), bound.String()
 				switch {
 				case took > bound:
 					return fmt.Errorf("%w: took %s, bound %s", ErrSlowFailover, took, bound)
 				case after != before+1:
 					return fmt.Errorf("%w: leaseTransitions went %d -> %d, want one more", ErrSlowFailover, before, after)
 				}
-				AddReportEntry("failover time", took.String())
 				return nil
 			}},
 			e.oneWriter(),
-		))
+		)
 	})
 
 	It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), func(ctx SpecContext) {
@@ -140,7 +143,12 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		successor := e.other(old)
 		part, err := chaos.Begin(ctx, testenv.Timeline(), chaos.Partition(old, true, 0), e.target)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(e.holder).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(successor), "the successor should take the Lease")
+		takeover := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			return e.holder() == successor, nil
+		})
+		if takeover != nil {
+			takeover = fmt.Errorf("%s did not take the Lease from the partitioned %s within 30s: %w", successor, old, takeover)
+		}
 		healed := time.Now()
 		Expect(part.End(ctx)).To(Succeed())
 		// The old leader either exits (correct) or writes again; wait for
@@ -149,7 +157,10 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		Eventually(func() bool {
 			return subject.Exited(ctx, e.replica(old)) || wroteSince(oldProxy, healed)
 		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
-		testenv.ExpectValid(oracle.Validate(e.oneWriter()))
+		testenv.Verify(
+			oracle.Check{Property: catalog.LeaderPartitioned, Run: func() error { return takeover }},
+			e.oneWriter(),
+		)
 	})
 })
 

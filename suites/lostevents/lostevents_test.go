@@ -11,15 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
-
-// ErrOvershoot is the safety property of scaling: a workload never runs
-// more pods than its replicas.
-var ErrOvershoot = errors.New("a scalable workload must never run more pods than spec.replicas")
 
 var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 	var ns string
@@ -56,23 +53,22 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		Expect(stall.End(ctx)).To(Succeed())
 
 		recovery := testenv.Recovery(scaled, w.expectationTimeout())
-		var took time.Duration
-		err = oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the relist was forced", Run: func() error { return forcedRelist(relistErr, w.subjectProxy()) }},
-			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the lost create", Run: func() error {
+		fig := oracle.Figures{}
+		testenv.Verify(
+			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
+			oracle.Check{Property: catalog.LostEventWithheld, Run: func() error { return eventWithheld(relistErr, w.subjectProxy(), name) }},
+			oracle.Check{Property: catalog.LostCreateRecovered, Figures: fig, Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, w.converged)
-				took = r.Took
+				fig["recovery"] = r.Took.Round(time.Millisecond).String()
 				return err
 			}},
-			oracle.Check{Stage: oracle.Liveness, Name: "a later scale change is acted on within 30s", Run: func() error {
+			oracle.Check{Property: catalog.LostLaterScale, Run: func() error {
 				later := testenv.Within(w.scale(ctx, 4), 30*time.Second)
 				_, err := later.Wait(ctx, w.history, w.converged)
 				return err
 			}},
+			w.noOvershoot(),
 		)
-		testenv.ExpectValid(err)
-		AddReportEntry("recovery time after the lost create", took.String())
 	})
 
 	It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
@@ -82,46 +78,29 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(delay.End)
 		created := w.create(ctx, 3)
-		err = oracle.Validate(
-			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges with late events", Run: func() error {
+		testenv.Verify(
+			oracle.Check{Property: catalog.LostLateEvents, Run: func() error {
 				_, err := testenv.Settle(created).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 3) }},
+			w.noOvershoot(),
 		)
-		testenv.ExpectValid(err)
 	})
 })
 
-// forcedRelist checks that the fault really happened: the injection
-// succeeded and the proxy answered a re-watch with 410 Expired.
-func forcedRelist(injectErr error, p proxy.Controller) error {
+// eventWithheld checks that the fault happened as the scenario needs: the
+// injection succeeded, the proxy answered a re-watch with 410 Expired, and
+// the subject's replica never got an event for the lost pod.
+func eventWithheld(injectErr error, p proxy.Controller, pod string) error {
 	if injectErr != nil {
 		return injectErr
 	}
-	if !slices.ContainsFunc(p.Events(), func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
-		return errors.New("the proxy recorded no 410 Expired answer")
+	events := p.Events()
+	if !slices.ContainsFunc(events, func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
+		return errors.New("the proxy recorded no 410 Expired answer to a re-watch")
 	}
-	return nil
-}
-
-// peakWithin replays pod events and fails if more than limit were alive at
-// once. Pods here are never scheduled, so a delete removes them at once.
-func peakWithin(events []oracle.Event, limit int) error {
-	live, peak := map[string]bool{}, 0
-	var at time.Time
-	for _, e := range events {
-		if e.Type == "DELETED" || e.Object.GetDeletionTimestamp() != nil {
-			delete(live, e.Key)
-		} else {
-			live[e.Key] = true
-		}
-		if len(live) > peak {
-			peak, at = len(live), e.At
-		}
-	}
-	if peak > limit {
-		return fmt.Errorf("%w: %d pods alive at %s for %d replicas", ErrOvershoot, peak, at.Format(time.RFC3339Nano), limit)
+	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered }); i >= 0 {
+		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
@@ -29,14 +30,14 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15 * time.Second).Should(Equal(4))
 		Expect(stall.End(ctx)).To(Succeed())
 
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the fault", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the stall", Run: func() error {
+		testenv.Verify(
+			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
+			oracle.Check{Property: catalog.LostAfterStall, Run: func() error {
 				_, err := testenv.Recovery(scaled, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
-		))
+			w.noOvershoot(),
+		)
 	})
 
 	It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
@@ -55,14 +56,14 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 			last = time.Now()
 			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(4), "replacements between rounds")
 		}
-		testenv.ExpectValid(oracle.Validate(
-			oracle.Check{Stage: oracle.Assumption, Name: "the subject converged before the storm", Run: func() error { return healthyErr }},
-			oracle.Check{Stage: oracle.Assumption, Name: "the storm happened", Run: func() error { return stormErr }},
-			oracle.Check{Stage: oracle.Liveness, Name: "status.replicas converges after the storm", Run: func() error {
+		testenv.Verify(
+			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
+			oracle.Check{Property: catalog.LostStormHappened, Run: func() error { return stormErr }},
+			oracle.Check{Property: catalog.LostAfterStorm, Run: func() error {
 				_, err := testenv.Recovery(last, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			oracle.Check{Stage: oracle.Safety, Name: "never more pods than replicas", Run: func() error { return peakWithin(w.pods.Events(), 4) }},
-		))
+			w.noOvershoot(),
+		)
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -95,6 +96,19 @@ func (w *workload) converged(s oracle.State) (bool, string) {
 		return false, fmt.Sprintf("observed replicas %d (current generation: %v), desired %d", status, current, spec)
 	}
 	return true, ""
+}
+
+// noOvershoot is the scaling invariant over the whole recorded history.
+func (w *workload) noOvershoot() oracle.Check {
+	return oracle.Check{Property: catalog.LostNoOvershoot, Run: func() error {
+		return noOvershoot(w.history.Events(), w.pods.Events(), func(e oracle.Event) (int64, bool) {
+			if e.Key != w.ns+"/web" {
+				return 0, false
+			}
+			spec, _, _, err := w.bind.Replicas(e.Object)
+			return spec, err == nil
+		})
+	}}
 }
 
 // livePods lists the names of the pods that exist at the end of history.

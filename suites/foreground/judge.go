@@ -1,0 +1,69 @@
+package foreground
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+)
+
+// ErrDeletedInUse is the safety property of external-name reuse.
+var ErrDeletedInUse = errors.New("a deleting owner must never delete an external resource after its successor started using it")
+
+// ErrStatusLied is property (a): the claim must say it is deleting for the
+// whole deletion.
+var ErrStatusLied = errors.New("within 5s of the delete the claim must show Ready=False reason=Deleting, and keep showing it until it is gone")
+
+// deletingStatus judges property (a) over the claim's whole history: from
+// within 5s of the delete until the claim is gone, every recorded state
+// shows a deletionTimestamp and Ready=False reason=Deleting (stable for
+// the window W before it counts as shown).
+func deletingStatus(h *oracle.History, key string, deleted time.Time, window time.Duration, now time.Time) error {
+	shows := func(s oracle.State) (bool, string) {
+		status, reason, _, deleting, exists := ready(s, key)
+		return !exists || (deleting && status == "False" && reason == "Deleting"), fmt.Sprintf("deleting=%v Ready=%s reason=%s", deleting, status, reason)
+	}
+	r, err := oracle.Convergence{Since: deleted, Within: 5 * time.Second, Window: window}.Check(h, shows, now)
+	if err != nil {
+		return err
+	}
+	var broke error
+	h.Replay(func(at time.Time, s oracle.State) {
+		if broke != nil || !at.After(r.At) {
+			return
+		}
+		if ok, why := shows(s); !ok {
+			broke = oracle.BrokeAt(at, fmt.Errorf("%w: shown %s after the delete, then %s at %s", ErrStatusLied, r.At.Sub(deleted).Round(time.Millisecond), why, at.Format("15:04:05.000")))
+		}
+	})
+	return broke
+}
+
+// noDeleteInUse fails at the first successful delete by the old owner
+// after the new owner created or observed the resource.
+func noDeleteInUse(ops []external.Op, name, oldOwner, newOwner string) error {
+	used := false
+	for _, op := range ops {
+		if op.Name != name {
+			continue
+		}
+		used = used || (op.Owner == newOwner && op.Result == "ok")
+		if used && op.Owner == oldOwner && op.Op == "delete" && op.Result == "ok" {
+			return oracle.BrokeAt(op.At, fmt.Errorf("%w: the old Managed deleted %s at %s", ErrDeletedInUse, name, op.At.Format("15:04:05.000")))
+		}
+	}
+	return nil
+}
+
+// deletionBlocked checks the scenario's premise: the external system
+// refused at least one delete of name.
+func deletionBlocked(ops []external.Op, name string) error {
+	for _, op := range ops {
+		if op.Name == name && op.Op == "delete" && op.Result == "failed" {
+			return nil
+		}
+	}
+	return fmt.Errorf("the external system refused no delete of %s: the deletion was never blocked (%d operations logged)", name, len(ops))
+}

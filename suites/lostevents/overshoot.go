@@ -1,0 +1,65 @@
+package lostevents
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+)
+
+// ErrOvershoot is the safety property of scaling.
+var ErrOvershoot = errors.New("a scalable workload must never run more pods than spec.replicas")
+
+// ReplicasOf reads the desired replicas of the workload from one of its
+// recorded states.
+type ReplicasOf func(e oracle.Event) (int64, bool)
+
+// noOvershoot replays the workload's and its pods' histories together, in
+// the order the API server stored the changes (resource versions of one
+// store; the two recorders' arrival times could interleave wrongly), and
+// fails at the first moment more pods were live than spec.replicas. After
+// a scale-down the old limit holds until the pods above it are gone.
+func noOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
+	type step struct {
+		e        oracle.Event
+		rv       int64
+		workload bool
+	}
+	var steps []step
+	for _, e := range workload {
+		steps = append(steps, step{e, e.Revision(), true})
+	}
+	for _, e := range pods {
+		steps = append(steps, step{e, e.Revision(), false})
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.rv, b.rv) })
+	live := map[string]bool{}
+	var limit, pending int64 = -1, -1
+	for _, s := range steps {
+		if s.workload {
+			if n, ok := replicas(s.e); ok && s.e.Type != "DELETED" {
+				switch {
+				case n >= limit:
+					limit, pending = n, -1
+				default:
+					pending = n
+				}
+			}
+			continue
+		}
+		if s.e.Type == "DELETED" || s.e.Object.GetDeletionTimestamp() != nil {
+			delete(live, s.e.Key)
+		} else {
+			live[s.e.Key] = true
+		}
+		if pending >= 0 && int64(len(live)) <= pending {
+			limit, pending = pending, -1
+		}
+		if limit >= 0 && int64(len(live)) > limit {
+			return oracle.BrokeAt(s.e.At, fmt.Errorf("%w: %d pods live for spec.replicas=%d after %s %s (rv %d)", ErrOvershoot, len(live), limit, s.e.Type, s.e.Key, s.rv))
+		}
+	}
+	return nil
+}
