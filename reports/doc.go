@@ -1,3 +1,6 @@
-// Package reports reads the JUnit files Ginkgo writes and summarises them for
-// people and for CI.
+// Package reports turns what a run recorded into what people and CI read:
+// summaries of Ginkgo's JUnit files, the self-test matrix (cells from the
+// catalog, judged from the property records in Ginkgo's JSON report: a bug
+// mode is caught only when exactly its declared properties broke, every
+// run), and the catalog's tables for the README.
 package reports

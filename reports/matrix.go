@@ -7,72 +7,146 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// Run is one run of a suite against one subject mode.
+// Run is one run of a cell's suite: the verdict of each spec, read from
+// Ginkgo's JSON report, and the seed that replays it.
 type Run struct {
-	// Error is set when the run proves nothing: the suite could not set up,
-	// or a scenario's assumptions did not hold.
-	Error  string
-	Failed bool
-	// Property is the first broken property of a failed run.
-	Property string
-	Took     time.Duration
+	Specs []verdict.Spec
+	// Seed is the run's Ginkgo random seed (--ginkgo.seed replays it).
+	Seed int64
+	Took time.Duration
+	// Err is set when the run left no report to judge.
+	Err string
+	// Dir holds the run's report, log and artifacts.
+	Dir string
 }
 
 // Cell is a suite against one subject mode, run one or more times.
 type Cell struct {
-	Suite   string
-	Subject string
-	// Bug is the seeded bug, empty for the correct mode.
-	Bug  string
+	Suite, Subject string
+	// Bug is the seeded bug, nil for the correct mode.
+	Bug  *catalog.Bug
 	Runs []Run
-}
-
-// Verdict says what the runs mean: a correct mode must pass, a bug mode
-// must be caught (fail), every time.
-func (c Cell) Verdict() (verdict string, ok bool) {
-	failed := 0
-	for _, r := range c.Runs {
-		if r.Error != "" {
-			return "error: " + r.Error, false
-		}
-		if r.Failed {
-			failed++
-		}
-	}
-	n := len(c.Runs)
-	switch {
-	case c.Bug == "" && failed == 0:
-		return "passed", true
-	case c.Bug == "" && failed == n:
-		return "false alarm: " + c.property(), false
-	case c.Bug == "":
-		return fmt.Sprintf("flaky: false alarm in %d/%d (%s)", failed, n, c.property()), false
-	case failed == n:
-		return "caught: " + c.property(), true
-	case failed == 0:
-		return "missed", false
-	default:
-		return fmt.Sprintf("flaky: caught in %d/%d (%s)", failed, n, c.property()), false
-	}
-}
-
-func (c Cell) property() string {
-	for _, r := range c.Runs {
-		if r.Failed {
-			return r.Property
-		}
-	}
-	return ""
 }
 
 // Mode is "correct" or the bug's name.
 func (c Cell) Mode() string {
-	if c.Bug == "" {
+	if c.Bug == nil {
 		return "correct"
 	}
-	return c.Bug
+	return c.Bug.Name
+}
+
+// Cells is the self-test matrix from the catalog: for each suite, its
+// reference subject's correct mode and every bug the suite must catch.
+func Cells() []Cell {
+	var out []Cell
+	for _, s := range catalog.Suites {
+		out = append(out, Cell{Suite: s.Name, Subject: s.Subject})
+		for i := range catalog.Bugs {
+			if b := &catalog.Bugs[i]; b.Suite == s.Name {
+				out = append(out, Cell{Suite: s.Name, Subject: b.Subject, Bug: b})
+			}
+		}
+	}
+	return out
+}
+
+// The kinds of a run's verdict. Only Passed (a correct mode) and Caught (a
+// bug mode) are as intended.
+const (
+	Passed        = "passed"
+	Caught        = "caught"
+	FalseAlarm    = "false alarm"
+	NotPassed     = "not passed"
+	Missed        = "missed"
+	WrongProperty = "wrong property"
+	Error         = "error"
+)
+
+// Judge is one run's verdict for the cell: its kind and the detail.
+func (c Cell) Judge(r Run) (kind, detail string) {
+	if r.Err != "" {
+		return Error, r.Err
+	}
+	if len(r.Specs) == 0 {
+		return Error, "no spec ran"
+	}
+	var broken []string
+	for _, s := range r.Specs {
+		switch s.Outcome {
+		case verdict.Error:
+			return Error, s.Name + ": " + s.Reason
+		case verdict.SkippedSpec:
+			if c.Bug == nil {
+				return NotPassed, fmt.Sprintf("%s skipped: %s", s.Name, s.Reason)
+			}
+		case verdict.BrokenSpec:
+			for _, id := range s.Broken {
+				if !slices.Contains(broken, id) {
+					broken = append(broken, id)
+				}
+			}
+		}
+	}
+	slices.Sort(broken)
+	switch {
+	case c.Bug == nil && len(broken) == 0:
+		return Passed, ""
+	case c.Bug == nil:
+		return FalseAlarm, strings.Join(broken, ", ")
+	case len(broken) == 0:
+		return Missed, "every property held"
+	}
+	want := slices.Sorted(slices.Values(c.Bug.Breaks))
+	if slices.Equal(broken, want) {
+		return Caught, strings.Join(broken, ", ")
+	}
+	return WrongProperty, fmt.Sprintf("broke %s, must break exactly %s", strings.Join(broken, ", "), strings.Join(want, ", "))
+}
+
+// Verdict is the cell's verdict over every run: as intended only when
+// every run was (passed for the correct mode, caught on exactly the
+// declared properties for a bug mode).
+func (c Cell) Verdict() (verdict string, ok bool) {
+	if len(c.Runs) == 0 {
+		return "not run", false
+	}
+	counts := map[string]int{}
+	var order []string
+	details := map[string]string{}
+	for _, r := range c.Runs {
+		kind, detail := c.Judge(r)
+		if counts[kind] == 0 {
+			order = append(order, kind)
+			details[kind] = detail
+		}
+		counts[kind]++
+	}
+	intended := Passed
+	if c.Bug != nil {
+		intended = Caught
+	}
+	n := len(c.Runs)
+	if counts[intended] == n {
+		if details[intended] == "" {
+			return intended, true
+		}
+		return intended + ": " + details[intended], true
+	}
+	var parts []string
+	for _, k := range order {
+		part := fmt.Sprintf("%s %d/%d", k, counts[k], n)
+		if details[k] != "" {
+			part += " (" + details[k] + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; "), false
 }
 
 // PrintMatrix writes one row per cell with its verdict and median wall
@@ -82,13 +156,13 @@ func PrintMatrix(w io.Writer, cells []Cell) (allOK bool) {
 	fmt.Fprintln(tw, "SUITE\tSUBJECT\tMODE\tRUNS\tTIME\tVERDICT")
 	good, bad := 0, 0
 	for _, c := range cells {
-		verdict, ok := c.Verdict()
+		v, ok := c.Verdict()
 		if ok {
 			good++
 		} else {
 			bad++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Suite, c.Subject, c.Mode(), len(c.Runs), medianTook(c.Runs).Round(100*time.Millisecond), verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Suite, c.Subject, c.Mode(), len(c.Runs), medianTook(c.Runs).Round(100*time.Millisecond), v)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "selftest: %d passed, %d failed\n", good, bad)
@@ -105,14 +179,4 @@ func medianTook(runs []Run) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
-}
-
-// FirstProperty extracts the broken property from an oracle failure
-// message: its first line, up to the guarantee's text.
-func FirstProperty(message string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(message), "\n")
-	if i := strings.Index(line, "\": "); i >= 0 {
-		return line[:i+1]
-	}
-	return line
 }

@@ -2,42 +2,136 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-func TestVerdicts(t *testing.T) {
-	pass, fail := Run{}, Run{Failed: true, Property: `convergence "replicas"`}
-	cases := []struct {
-		cell Cell
-		want string
-		ok   bool
-	}{
-		{Cell{Runs: []Run{pass, pass}}, "passed", true},
-		{Cell{Runs: []Run{fail}}, `false alarm: convergence "replicas"`, false},
-		{Cell{Runs: []Run{pass, fail}}, "flaky: false alarm in 1/2", false},
-		{Cell{Bug: "b", Runs: []Run{fail, fail}}, `caught: convergence "replicas"`, true},
-		{Cell{Bug: "b", Runs: []Run{pass}}, "missed", false},
-		{Cell{Bug: "b", Runs: []Run{fail, pass, fail}}, "flaky: caught in 2/3", false},
+// spec is an It node's report with property records attached as a suite
+// attaches them.
+func spec(text string, state types.SpecState, failure string, records ...verdict.Record) types.SpecReport {
+	r := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, State: state, RunTime: time.Second}
+	if failure != "" {
+		r.Failure = types.Failure{Message: failure, Location: types.CodeLocation{FileName: "/src/suites/x/x_test.go", LineNumber: 42}}
 	}
-	for _, tc := range cases {
-		got, ok := tc.cell.Verdict()
-		if !strings.HasPrefix(got, tc.want) || ok != tc.ok {
-			t.Errorf("%+v: verdict %q %v, want %q %v", tc.cell, got, ok, tc.want, tc.ok)
-		}
+	for _, rec := range records {
+		r.ReportEntries = append(r.ReportEntries, types.ReportEntry{Name: verdict.EntryName, Value: types.WrapEntryValue(rec)})
+	}
+	return r
+}
+
+func rec(p verdict.Property, o verdict.Outcome) verdict.Record {
+	r := verdict.Record{Property: p, Outcome: o}
+	if o != verdict.Held {
+		r.Reason = "as recorded"
+	}
+	return r
+}
+
+// run round-trips a suite report through Ginkgo's JSON form, as the
+// self-test reads it from --json-report.
+func run(t *testing.T, specs ...types.SpecReport) Run {
+	t.Helper()
+	rep := types.Report{SuiteDescription: "Lost events", SuiteSucceeded: true, SpecReports: specs, SuiteConfig: types.SuiteConfig{RandomSeed: 7}}
+	data, err := json.Marshal([]types.Report{rep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []types.Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	return Run{Specs: verdict.Specs(back[0]), Seed: back[0].SuiteConfig.RandomSeed}
+}
+
+// bug is a seeded bug declared to break one property.
+var bug = catalog.Bug{Name: "b", Component: "workload", Subject: "workload", Suite: "lostevents", Breaks: []string{catalog.LostCreateRecovered.ID}}
+
+func TestJudgeFromRecordedReports(t *testing.T) {
+	correct := Cell{Suite: "lostevents", Subject: "workload"}
+	buggy := Cell{Suite: "lostevents", Subject: "workload", Bug: &bug}
+	held := func(p verdict.Property) verdict.Record { return rec(p, verdict.Held) }
+	healthy := spec("recovers", types.SpecStatePassed, "", held(catalog.EvidenceComplete), held(catalog.LostCreateRecovered), held(catalog.LostNoOvershoot))
+	caught := spec("recovers", types.SpecStateFailed, "convergence lostevents/recovers-lost-create broken: as recorded",
+		held(catalog.EvidenceComplete), rec(catalog.LostCreateRecovered, verdict.Broken), held(catalog.LostNoOvershoot))
+	beforeSuite := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed,
+		Failure: types.Failure{Message: "bring up the local cluster: Timed out after 180.000s."}}
+
+	for _, tc := range []struct {
+		name   string
+		cell   Cell
+		run    Run
+		kind   string
+		detail string
+	}{
+		{"a correct mode whose properties held", correct, run(t, healthy), Passed, ""},
+		{"a bug caught on its declared property", buggy, run(t, healthy, caught), Caught, "lostevents/recovers-lost-create"},
+		{"a subject that exits at start", buggy, run(t, spec("recovers", types.SpecStateFailed,
+			`subject file w.yaml (subject "w"): run.command: replica w-0 exited at start: exit status 3`)), Error, "failed outside any property: subject file w.yaml"},
+		{"a setup that times out", buggy, run(t, beforeSuite, spec("recovers", types.SpecStateSkipped, "")), Error, "Timed out after 180.000s"},
+		{"a panic", buggy, run(t, spec("recovers", types.SpecStatePanicked, "runtime error: invalid memory address")), Error, "panicked: runtime error"},
+		{"a spec that timed out", buggy, run(t, spec("recovers", types.SpecStateTimedout, "A node timeout occurred")), Error, "timedout"},
+		{"an assumption that did not hold", buggy, run(t, spec("recovers", types.SpecStateFailed, "error: assumption",
+			rec(catalog.LostEventWithheld, verdict.Broken), rec(catalog.LostCreateRecovered, verdict.NotEvaluated))), Error, "assumption lostevents/event-withheld did not hold"},
+		{"evidence with holes", buggy, run(t, spec("recovers", types.SpecStateFailed, "error: assumption",
+			rec(catalog.EvidenceComplete, verdict.Broken), rec(catalog.LostCreateRecovered, verdict.Broken))), Error, "evidence/complete"},
+		{"a mode that breaks another property", buggy, run(t, spec("recovers", types.SpecStateFailed, "invariant ...",
+			held(catalog.LostCreateRecovered), rec(catalog.LostNoOvershoot, verdict.Broken))), WrongProperty, "broke lostevents/no-overshoot, must break exactly lostevents/recovers-lost-create"},
+		{"a mode that breaks one property too many", buggy, run(t, spec("recovers", types.SpecStateFailed, "...",
+			rec(catalog.LostCreateRecovered, verdict.Broken), rec(catalog.LostNoOvershoot, verdict.Broken))), WrongProperty, "broke lostevents/no-overshoot, lostevents/recovers-lost-create"},
+		{"a bug mode where everything held", buggy, run(t, healthy), Missed, ""},
+		{"a correct mode with a skipped spec", correct, run(t, healthy, spec("storm", types.SpecStateSkipped, "subject w is not a scalable workload")), NotPassed, "storm skipped: subject w is not a scalable workload"},
+		{"a correct mode that broke a property", correct, run(t, caught), FalseAlarm, "lostevents/recovers-lost-create"},
+		{"a correct mode whose spec passed with an unjudged property", correct, run(t, spec("recovers", types.SpecStatePassed, "", rec(catalog.LostCreateRecovered, verdict.NotEvaluated))), Error, "not-evaluated"},
+		{"a run that left no report", buggy, Run{Err: "no report"}, Error, "no report"},
+		{"a run with no spec", correct, run(t), Error, "no spec ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, detail := tc.cell.Judge(tc.run)
+			if kind != tc.kind || !strings.Contains(detail, tc.detail) {
+				t.Errorf("Judge = %q %q, want %q containing %q; specs %+v", kind, detail, tc.kind, tc.detail, tc.run.Specs)
+			}
+			if tc.run.Err == "" && tc.run.Seed != 7 {
+				t.Errorf("seed = %d, want the report's", tc.run.Seed)
+			}
+		})
+	}
+}
+
+func TestVerdictNeedsEveryRun(t *testing.T) {
+	caught := run(t, spec("recovers", types.SpecStateFailed, "...", rec(catalog.LostCreateRecovered, verdict.Broken)))
+	missed := run(t, spec("recovers", types.SpecStatePassed, "", rec(catalog.LostCreateRecovered, verdict.Held)))
+	c := Cell{Suite: "lostevents", Subject: "workload", Bug: &bug, Runs: []Run{caught, caught}}
+	if v, ok := c.Verdict(); !ok || v != "caught: lostevents/recovers-lost-create" {
+		t.Errorf("verdict = %q %v", v, ok)
+	}
+	c.Runs = append(c.Runs, missed)
+	if v, ok := c.Verdict(); ok || !strings.Contains(v, "caught 2/3") || !strings.Contains(v, "missed 1/3") {
+		t.Errorf("a bug missed once must fail the cell: %q %v", v, ok)
 	}
 	var out bytes.Buffer
-	if PrintMatrix(&out, []Cell{{Suite: "s", Runs: []Run{pass}}, {Suite: "s", Bug: "b", Runs: []Run{pass}}}) {
-		t.Error("a missed bug must fail the matrix")
+	if PrintMatrix(&out, []Cell{{Suite: "lostevents", Subject: "workload", Runs: []Run{missed}}, c}) {
+		t.Error("a flaky cell must fail the matrix")
 	}
 	if !strings.HasSuffix(out.String(), "selftest: 1 passed, 1 failed\n") {
 		t.Errorf("matrix:\n%s", out.String())
 	}
 }
 
-func TestFirstProperty(t *testing.T) {
-	msg := "convergence \"status.replicas converges\": once the desired state stops changing...: still not matching\ninvariant \"x\": y"
-	if got := FirstProperty(msg); got != `convergence "status.replicas converges"` {
-		t.Errorf("FirstProperty = %q", got)
+func TestCellsComeFromTheCatalog(t *testing.T) {
+	cells := Cells()
+	if len(cells) != len(catalog.Suites)+len(catalog.Bugs) {
+		t.Fatalf("%d cells for %d suites and %d bugs", len(cells), len(catalog.Suites), len(catalog.Bugs))
+	}
+	for _, c := range cells {
+		if c.Bug != nil && c.Bug.Suite != c.Suite {
+			t.Errorf("cell %s x %s: the bug belongs to %s", c.Suite, c.Mode(), c.Bug.Suite)
+		}
 	}
 }

@@ -6,5 +6,7 @@
 //	steadystate cluster status [--name N] show whether it is up and how to reach it
 //	steadystate report FILE.xml           print a JUnit report's summary
 //	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
-//	                                      SELFTEST_SUITES=a,b runs some suites)
+//	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
+//	                                      SELFTEST_PARALLEL=N runs N cells at a time)
+//	steadystate catalog                   the bug catalog and the properties, as README Markdown
 package main

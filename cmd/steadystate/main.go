@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/steadystate-dev/steadystate/reports"
 )
 
 const usage = `usage:
@@ -16,8 +18,10 @@ const usage = `usage:
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
   steadystate report FILE.xml                print a JUnit report's summary
   steadystate selftest                       run every suite against every reference subject mode
+  steadystate catalog                        print the bug catalog and the properties as Markdown
 
-Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS (see README.md).
+Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS; SELFTEST_SUITES, SELFTEST_MODES,
+SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest (see README.md).
 `
 
 // errUsage marks errors caused by how the command was called.
@@ -49,6 +53,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return reportCommand(args[1:], stdout)
 	case "selftest":
 		return selftestCommand(ctx, args[1:], stdout, stderr)
+	case "catalog":
+		if len(args) > 1 {
+			return fmt.Errorf("%w: catalog takes no arguments", errUsage)
+		}
+		reports.WriteCatalog(stdout)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -157,7 +157,10 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
 		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
 		{[]string{"selftest"}, []string{"SELFTEST_REPEAT=2"}, 1, "run it in the steadystate module's root folder"},
-		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 1, `"nope" is not a suite of the matrix`},
+		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 1, `"nope" is not a suite of the matrix; valid: lostevents, leader, foreground, finalizer`},
+		{[]string{"selftest"}, []string{"SELFTEST_MODES=correct,strip-then-delet"}, 1, `"strip-then-delet" is not a mode of the catalog; valid: correct, expectations-never-expire`},
+		{[]string{"selftest"}, []string{"SELFTEST_PARALLEL=0"}, 1, `SELFTEST_PARALLEL="0" is not a positive number`},
+		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -2,159 +2,235 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
-// selftestCells is the self-test matrix: every suite against its reference
-// subject in the correct mode and in each bug mode it must catch.
-var selftestCells = []reports.Cell{
-	{Suite: "lostevents", Subject: "workload"},
-	{Suite: "lostevents", Subject: "workload", Bug: "expectations-never-expire"},
-	{Suite: "lostevents", Subject: "workload", Bug: "no-expectations"},
-	{Suite: "leader", Subject: "leader"},
-	{Suite: "leader", Subject: "leader", Bug: "start-leader-runnables-on-shutdown"},
-	{Suite: "leader", Subject: "leader", Bug: "ignore-lost-lease"},
-	{Suite: "foreground", Subject: "composite"},
-	{Suite: "foreground", Subject: "composite", Bug: "deleting-status-not-persisted"},
-	{Suite: "foreground", Subject: "composite", Bug: "no-blocking-reason"},
-	{Suite: "foreground", Subject: "composite", Bug: "external-name-reuse"},
-	{Suite: "finalizer", Subject: "cluster"},
-	{Suite: "finalizer", Subject: "cluster", Bug: "strip-then-delete"},
-	{Suite: "finalizer", Subject: "cluster", Bug: "finalizer-while-deleting"},
-	{Suite: "finalizer", Subject: "cluster", Bug: "cleanup-while-paused"},
+// selftestConfig is the self-test's configuration, read once from the
+// environment.
+type selftestConfig struct {
+	suites, modes []string
+	repeat        int
+	parallel      int
+	artifacts     string
+	provider      string
 }
 
-// selftestCommand runs the matrix SELFTEST_REPEAT times (default 1) from
-// the module root and fails unless every correct mode passed and every bug
-// was caught, every time.
+func selftestConfigFromEnv() (selftestConfig, error) {
+	c := selftestConfig{repeat: 1, parallel: 3, artifacts: os.Getenv("ARTIFACTS"), provider: os.Getenv("PROVIDER")}
+	if c.artifacts == "" {
+		c.artifacts = "_artifacts"
+	}
+	if c.provider == "kind" {
+		c.parallel = 1 // each cell is a kind cluster: one at a time on small machines
+	}
+	for name, dst := range map[string]*int{"SELFTEST_REPEAT": &c.repeat, "SELFTEST_PARALLEL": &c.parallel} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s=%q is not a positive number", name, v)
+			}
+			*dst = n
+		}
+	}
+	var suites, modes []string
+	for _, s := range catalog.Suites {
+		suites = append(suites, s.Name)
+	}
+	modes = append([]string{"correct"}, catalog.Names()...)
+	var err error
+	if c.suites, err = list("SELFTEST_SUITES", "a suite of the matrix", suites); err != nil {
+		return c, err
+	}
+	if c.modes, err = list("SELFTEST_MODES", "a mode of the catalog", modes); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// list reads a comma-separated variable whose every item must be one of
+// valid.
+func list(name, what string, valid []string) ([]string, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil, nil
+	}
+	items := strings.Split(v, ",")
+	for _, item := range items {
+		if !slices.Contains(valid, item) {
+			return nil, fmt.Errorf("%s=%q: %q is not %s; valid: %s", name, v, item, what, strings.Join(valid, ", "))
+		}
+	}
+	return items, nil
+}
+
+// selected is the matrix's cells that the configuration picks.
+func (c selftestConfig) selected() []reports.Cell {
+	var out []reports.Cell
+	for _, cell := range reports.Cells() {
+		if (c.suites == nil || slices.Contains(c.suites, cell.Suite)) && (c.modes == nil || slices.Contains(c.modes, cell.Mode())) {
+			out = append(out, cell)
+		}
+	}
+	return out
+}
+
+// selftestCommand runs every cell of the matrix SELFTEST_REPEAT times,
+// SELFTEST_PARALLEL cells at a time (each with its own cluster), and fails
+// unless every correct mode passed and every bug was caught on exactly its
+// declared properties, every time.
 func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		return fmt.Errorf("%w: selftest takes no arguments (use SELFTEST_REPEAT)", errUsage)
+		return fmt.Errorf("%w: selftest takes no arguments (use SELFTEST_SUITES, SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL)", errUsage)
 	}
-	selected, err := cellsOf(os.Getenv("SELFTEST_SUITES"))
+	cfg, err := selftestConfigFromEnv()
 	if err != nil {
 		return err
 	}
+	cells := cfg.selected()
+	if len(cells) == 0 {
+		return fmt.Errorf("SELFTEST_SUITES=%s and SELFTEST_MODES=%s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
+	}
 	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
-		return errors.New("selftest runs the suites from source: run it in the steadystate module's root folder (make selftest does)")
+		return errors.New("selftest builds the suites from source: run it in the steadystate module's root folder (make selftest does)")
 	}
-	repeat := 1
-	if v := os.Getenv("SELFTEST_REPEAT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("SELFTEST_REPEAT=%q is not a positive number", v)
-		}
-		repeat = n
+	root, err := filepath.Abs(filepath.Join(cfg.artifacts, "selftest"))
+	if err != nil {
+		return err
 	}
-	root := os.Getenv("ARTIFACTS")
-	if root == "" {
-		root = "_artifacts"
-	}
-	root, _ = filepath.Abs(filepath.Join(root, "selftest"))
 	start := time.Now()
-	cells := make([]reports.Cell, len(selected))
-	for i, cell := range selected {
-		for n := 1; n <= repeat; n++ {
-			dir := filepath.Join(root, cell.Suite, cell.Subject+"-"+cell.Mode(), strconv.Itoa(n))
-			run := runCell(ctx, cell, dir)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			cell.Runs = append(cell.Runs, run)
-			fmt.Fprintf(stderr, "selftest: %s x %s/%s run %d/%d: %s in %s\n", cell.Suite, cell.Subject, cell.Mode(), n, repeat, outcome(run), run.Took.Round(100*time.Millisecond))
-		}
-		cells[i] = cell
+	bins, err := buildSelftest(ctx, cells, filepath.Join(root, "bin"), stderr)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "\nself-test matrix (%d run(s) per cell, %s in all; details in %s)\n", repeat, time.Since(start).Round(time.Second), root)
-	if !reports.PrintMatrix(stdout, cells) {
-		return fmt.Errorf("the self-test failed: a correct mode did not pass or a bug was not caught every time")
+	type job struct{ cell, n int }
+	var jobs []job
+	for _, i := range longestFirst(cells) {
+		for n := 1; n <= cfg.repeat; n++ {
+			jobs = append(jobs, job{i, n})
+		}
+	}
+	fmt.Fprintf(stderr, "selftest: %d cell(s) x %d run(s), %d at a time; artifacts in %s\n", len(cells), cfg.repeat, cfg.parallel, root)
+	var (
+		mu   sync.Mutex
+		done int
+		next = make(chan job)
+		wg   sync.WaitGroup
+	)
+	for w := range cfg.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				c := &cells[j.cell]
+				dir := filepath.Join(root, c.Suite, c.Subject+"-"+c.Mode(), strconv.Itoa(j.n))
+				r := runCell(ctx, bins, *c, dir, w, cfg.provider)
+				mu.Lock()
+				done++
+				c.Runs = append(c.Runs, r)
+				kind, detail := c.Judge(r)
+				if detail != "" {
+					kind += ": " + detail
+				}
+				fmt.Fprintf(stderr, "selftest: [%d/%d] %s x %s/%s run %d: %s in %s (seed %d; %s)\n", done, len(jobs), c.Suite, c.Subject, c.Mode(), j.n, kind, r.Took.Round(100*time.Millisecond), r.Seed, dir)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: every suite run was stopped; %d of %d run(s) finished (%w)", done, len(jobs), ctx.Err())
+	}
+	fmt.Fprintf(stdout, "\nself-test matrix (%d run(s) per cell, %s in all; details in %s)\n", cfg.repeat, time.Since(start).Round(time.Second), root)
+	ok := reports.PrintMatrix(stdout, cells)
+	if err := writeMatrix(filepath.Join(root, "matrix.json"), cells); err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("the self-test failed: a correct mode did not pass or a bug was not caught on exactly its declared properties every time")
 	}
 	return nil
 }
 
-// cellsOf is the matrix, or its rows for a comma-separated list of suites
-// (SELFTEST_SUITES), refusing names that are not suites of it.
-func cellsOf(suites string) ([]reports.Cell, error) {
-	if suites == "" {
-		return selftestCells, nil
+// longestFirst orders cells so the slow suites start first and the
+// parallel runs finish together.
+func longestFirst(cells []reports.Cell) []int {
+	weight := map[string]int{"finalizer": 4, "leader": 3, "lostevents": 2, "foreground": 1}
+	order := make([]int, len(cells))
+	for i := range order {
+		order[i] = i
 	}
-	known := map[string]bool{}
-	for _, c := range selftestCells {
-		known[c.Suite] = true
-	}
-	want := map[string]bool{}
-	for _, s := range strings.Split(suites, ",") {
-		if !known[s] {
-			return nil, fmt.Errorf("SELFTEST_SUITES=%q: %q is not a suite of the matrix (lostevents, leader, foreground, finalizer)", suites, s)
-		}
-		want[s] = true
-	}
-	var out []reports.Cell
-	for _, c := range selftestCells {
-		if want[c.Suite] {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	slices.SortStableFunc(order, func(a, b int) int { return weight[cells[b].Suite] - weight[cells[a].Suite] })
+	return order
 }
 
-func outcome(r reports.Run) string {
-	switch {
-	case r.Error != "":
-		return "error (" + r.Error + ")"
-	case r.Failed:
-		return "failed: " + r.Property
+// writeMatrix keeps the matrix as data next to the runs.
+func writeMatrix(path string, cells []reports.Cell) error {
+	data, err := json.MarshalIndent(cells, "", " ")
+	if err != nil {
+		return err
 	}
-	return "passed"
+	return os.WriteFile(path, data, 0o644)
 }
 
-// runCell runs one suite with the subject mode and reads its JUnit report.
-func runCell(ctx context.Context, cell reports.Cell, dir string) reports.Run {
+// selftestBins are the programs a self-test run uses, built once.
+type selftestBins struct {
+	suites map[string]string // suite -> compiled test binary
+	refctl string
+}
+
+// buildSelftest compiles each selected suite's test binary and refctl once,
+// so cells start at once and in parallel without compiling.
+func buildSelftest(ctx context.Context, cells []reports.Cell, dir string, stderr io.Writer) (selftestBins, error) {
+	b := selftestBins{suites: map[string]string{}, refctl: filepath.Join(dir, "refctl")}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return reports.Run{Error: err.Error()}
+		return b, err
 	}
-	log, err := os.Create(filepath.Join(dir, "ginkgo.log"))
-	if err != nil {
-		return reports.Run{Error: err.Error()}
+	build := func(what string, args ...string) error {
+		start := time.Now()
+		fmt.Fprintf(stderr, "selftest: building %s\n", what)
+		out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("build %s: %v\n%s", what, err, out)
+		}
+		fmt.Fprintf(stderr, "selftest: built %s in %s\n", what, time.Since(start).Round(100*time.Millisecond))
+		return nil
 	}
-	defer log.Close()
-	cmd := exec.CommandContext(ctx, "go", "tool", "ginkgo", "--no-color", "--junit-report=junit.xml", "--output-dir="+dir, "./suites/"+cell.Suite)
-	cmd.Env = append(os.Environ(), "SUBJECT="+cell.Subject, "SUBJECT_BUG="+cell.Bug, "ARTIFACTS="+dir)
-	cmd.Stdout, cmd.Stderr = log, log
-	start := time.Now()
-	_ = cmd.Run() // the verdict comes from the report, not the exit code
-	run := reports.Run{Took: time.Since(start)}
-	summary, err := reports.ReadJUnit(filepath.Join(dir, "junit.xml"))
-	if err != nil {
-		run.Error = fmt.Sprintf("no report (%v); see %s", err, log.Name())
-		return run
+	if err := build("refctl", "build", "-o", b.refctl, "./cmd/refctl"); err != nil {
+		return b, err
 	}
-	for _, c := range summary.Cases {
-		if c.Status != "failed" {
+	for _, c := range cells {
+		if _, ok := b.suites[c.Suite]; ok {
 			continue
 		}
-		property := reports.FirstProperty(c.Message)
-		switch {
-		case !strings.HasPrefix(c.Name, "[It]"):
-			run.Error = fmt.Sprintf("%s failed: %s", c.Name, property)
-		case strings.HasPrefix(property, "assumption"):
-			run.Error = property
-		case !run.Failed:
-			run.Failed, run.Property = true, property
+		bin := filepath.Join(dir, c.Suite+".test")
+		if err := build("suite "+c.Suite, "test", "-c", "-o", bin, "./suites/"+c.Suite); err != nil {
+			return b, err
 		}
+		b.suites[c.Suite] = bin
 	}
-	if summary.Passed+summary.Failed == 0 && run.Error == "" {
-		run.Error = "no spec ran"
-	}
-	return run
+	return b, nil
 }

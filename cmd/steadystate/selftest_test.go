@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
+)
+
+// descendants lists the processes below pid, with their command names.
+func descendants(pid int) map[int]string {
+	parent, comm := map[int]int{}, map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(s[close+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		parent[p], _ = strconv.Atoi(fields[1])
+		comm[p] = s[open+1 : close]
+	}
+	out := map[int]string{}
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out[p] = comm[p]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// alive reports whether pid runs (a zombie awaiting its parent does not).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// TestSelftestStopsEverythingOnSIGTERM starts a one-cell self-test, sends
+// it SIGTERM while its suite has a cluster and a subject running, and
+// checks that every process below it ended and no temporary folder is left.
+func TestSelftestStopsEverythingOnSIGTERM(t *testing.T) {
+	localtest.RequireBinaries(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(binary, "selftest")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "SELFTEST_SUITES=lostevents", "SELFTEST_MODES=correct", "ARTIFACTS="+t.TempDir(), "TMPDIR="+tmp)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	var seen map[int]string
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		seen = descendants(cmd.Process.Pid)
+		names := strings.Join(mapValues(seen), " ")
+		if strings.Contains(names, "kube-apiserver") && strings.Contains(names, "refctl") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no cluster and subject below selftest within 3 minutes (%s); output:\n%s", names, out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(out.String(), "interrupted: every suite run was stopped") {
+			t.Errorf("selftest exited with %v on SIGTERM; output:\n%s", err, out.String())
+		}
+	case <-time.After(stopGrace + 30*time.Second):
+		t.Fatalf("selftest did not exit within %s of SIGTERM; output:\n%s", stopGrace+30*time.Second, out.String())
+	}
+	for pid, name := range seen {
+		if alive(pid) {
+			t.Errorf("%s (pid %d) still runs after selftest exited", name, pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	left, _ := os.ReadDir(tmp)
+	for _, e := range left {
+		t.Errorf("temporary %s left behind in TMPDIR", e.Name())
+	}
+}
+
+func mapValues(m map[int]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
