@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reference/external"
@@ -50,12 +51,23 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 			oracle.Check{Property: catalog.FgDeletingStatus, Run: func() error {
 				return deletingStatus(c.claims, key, deleted, testenv.Current.Window, time.Now())
 			}},
+			// The premise: judged first, so it waits (15s at most) for the
+			// controller's first external delete to be refused.
 			oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
-				ops, err := c.ext.Log(ctx)
+				var blocked error
+				err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+					ops, err := c.ext.Log(ctx)
+					if err != nil {
+						blocked = err
+						return false, nil
+					}
+					blocked = deletionBlocked(ops, name)
+					return blocked == nil, nil
+				})
 				if err != nil {
-					return err
+					return fmt.Errorf("within 15s of the delete: %w", blocked)
 				}
-				return deletionBlocked(ops, name)
+				return nil
 			}},
 		)
 	})

@@ -27,7 +27,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
 		Expect(err).NotTo(HaveOccurred())
 		scaled := w.scale(ctx, 4)
-		Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15 * time.Second).Should(Equal(4))
+		Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
 		Expect(stall.End(ctx)).To(Succeed())
 
 		testenv.Verify(
@@ -54,7 +54,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 				stormErr = err
 			}
 			last = time.Now()
-			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(4), "replacements between rounds")
+			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
 		}
 		testenv.Verify(
 			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
