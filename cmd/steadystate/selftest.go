@@ -178,7 +178,7 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 // longestFirst orders cells so the slow suites start first and the
 // parallel runs finish together.
 func longestFirst(cells []reports.Cell) []int {
-	weight := map[string]int{"finalizer": 4, "leader": 3, "lostevents": 2, "foreground": 1}
+	weight := map[string]int{"lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
 	order := make([]int, len(cells))
 	for i := range order {
 		order[i] = i
