@@ -9,4 +9,5 @@
 //	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
 //	                                      SELFTEST_PARALLEL=N runs N cells at a time)
 //	steadystate catalog                   the bug catalog and the properties, as README Markdown
+//	steadystate validate DIR              re-judge a run's evidence offline and compare verdicts
 package main

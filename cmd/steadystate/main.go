@@ -19,6 +19,7 @@ const usage = `usage:
   steadystate report FILE.xml                print a JUnit report's summary
   steadystate selftest                       run every suite against every reference subject mode
   steadystate catalog                        print the bug catalog and the properties as Markdown
+  steadystate validate DIR                   re-judge the evidence.json files below DIR offline
 
 Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS; SELFTEST_SUITES, SELFTEST_MODES,
 SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest (see README.md).
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return reportCommand(args[1:], stdout)
 	case "selftest":
 		return selftestCommand(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return validateCommand(args[1:], stdout)
 	case "catalog":
 		if len(args) > 1 {
 			return fmt.Errorf("%w: catalog takes no arguments", errUsage)

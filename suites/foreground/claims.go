@@ -10,6 +10,7 @@ import (
 
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -35,8 +36,9 @@ func start(ctx context.Context, ns string) *composition {
 	url, ext := subject.External(ctx, ns)
 	subj.StartComposite(ctx, ns, url)
 	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: ext}
-	c.claims = testenv.Record(ctx, c.dyn, claims, ns)
+	c.claims = testenv.RecordAs(ctx, judge.HistoryClaims, c.dyn, claims, ns, "")
 	c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)
+	testenv.KeepLog(judge.LogExternal, func() (any, error) { return c.ext.Log(context.Background()) })
 	return c
 }
 
@@ -61,34 +63,16 @@ func (c *composition) configure(ctx context.Context, cfg external.Config) {
 	Expect(c.ext.Configure(ctx, cfg)).To(Succeed())
 }
 
-// ready reads the Ready condition of a claim in a state.
-func ready(s oracle.State, key string) (status, reason, message string, deleting, exists bool) {
-	obj := s[key]
-	if obj == nil {
-		return "", "", "", false, false
-	}
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == refv1.TypeReady {
-			status, _ = m["status"].(string)
-			reason, _ = m["reason"].(string)
-			message, _ = m["message"].(string)
-		}
-	}
-	return status, reason, message, obj.GetDeletionTimestamp() != nil, true
-}
-
 func isReady(key string) oracle.Match {
 	return func(s oracle.State) (bool, string) {
-		status, reason, msg, _, _ := ready(s, key)
+		status, reason, msg, _, _ := judge.ClaimReady(s, key)
 		return status == "True", "Ready=" + status + " " + reason + " " + msg
 	}
 }
 
 func gone(key string) oracle.Match {
 	return func(s oracle.State) (bool, string) {
-		_, _, _, _, exists := ready(s, key)
+		_, _, _, _, exists := judge.ClaimReady(s, key)
 		return !exists, key + " still exists"
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -32,13 +33,17 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		c.configure(ctx, external.Config{FailDeletes: true})
 		deleted := time.Now()
 		c.delete(ctx, "app")
+		testenv.Fact(judge.FactClaim, key)
+		testenv.FactTime(judge.FactDeleted, deleted)
+		testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
+		testenv.Fact(judge.FactExternalName, name)
 		// Convergence checks run in order: (a) is judged last, over the
 		// whole deletion, once the claim is gone.
 		testenv.Verify(
 			oracle.Check{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
 			oracle.Check{Property: catalog.FgBlockerNamed, Run: func() error {
 				_, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
-					_, _, msg, _, _ := ready(s, key)
+					_, _, msg, _, _ := judge.ClaimReady(s, key)
 					return strings.Contains(msg, "Managed "+key), fmt.Sprintf("Ready message %q does not name Managed %s", msg, key)
 				})
 				return err
@@ -48,20 +53,14 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 				_, err := testenv.Settle(time.Now()).Wait(ctx, c.claims, gone(key))
 				return err
 			}},
-			oracle.Check{Property: catalog.FgDeletingStatus, Run: func() error {
-				return deletingStatus(c.claims, key, deleted, testenv.Current.Window, time.Now())
-			}},
+			testenv.Judged(catalog.FgDeletingStatus),
 			// The premise: judged first, so it waits (15s at most) for the
 			// controller's first external delete to be refused.
 			oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
 				var blocked error
-				err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
-					ops, err := c.ext.Log(ctx)
-					if err != nil {
-						blocked = err
-						return false, nil
-					}
-					blocked = deletionBlocked(ops, name)
+				premise := testenv.Judged(catalog.FgDeletionBlocked)
+				err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+					blocked = premise.Run()
 					return blocked == nil, nil
 				})
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -28,6 +29,8 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 		_, raceErr := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
 		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.claims, isReady(ns+"/old"))
 		oldUID := managedUID(ctx, c, "old")
+		testenv.Fact(judge.FactExternalName, name)
+		testenv.Fact(judge.FactOldOwner, oldUID)
 
 		By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 		c.configure(ctx, external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
@@ -75,14 +78,11 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 				return nil
 			}},
 			oracle.Check{Property: catalog.FgNoDeleteInUse, Run: func() error {
-				ops, err := c.ext.Log(ctx)
-				if err != nil {
-					return err
-				}
 				if newUID == "" {
 					newUID = managedUID(ctx, c, "new")
 				}
-				return noDeleteInUse(ops, name, oldUID, newUID)
+				testenv.Fact(judge.FactNewOwner, newUID)
+				return testenv.Judged(catalog.FgNoDeleteInUse).Run()
 			}},
 		)
 	})

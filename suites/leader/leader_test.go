@@ -18,6 +18,7 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -52,7 +53,8 @@ func start(ctx context.Context, ns string) *election {
 	var err error
 	e.leaseNS, e.leaseName, err = subject.Lease(e.LeaderElected, ns)
 	Expect(err).NotTo(HaveOccurred())
-	e.lease = testenv.Record(ctx, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS)
+	e.lease = testenv.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
+	testenv.Fact(judge.FactLease, e.leaseNS+"/"+e.leaseName)
 	e.target = s.StartManagers(ctx, ns)
 	for _, r := range e.target.Replicas {
 		e.proxies[r.Identity] = r.Proxy
@@ -88,11 +90,7 @@ func (e *election) other(identity string) string {
 	return ""
 }
 
-func (e *election) oneWriter() oracle.Check {
-	return oracle.Check{Property: catalog.LeaderOneWriter, Run: func() error {
-		return onlyHolderWrites(e.lease, e.leaseNS+"/"+e.leaseName, e.proxies)
-	}}
-}
+func (e *election) oneWriter() oracle.Check { return testenv.Judged(catalog.LeaderOneWriter) }
 
 var _ = Describe("A leader-elected manager", Label("capability:leader-elected"), func() {
 	var ns string
@@ -166,5 +164,5 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 
 // wroteSince reports whether a replica made a leader-only write after t.
 func wroteSince(p proxy.Controller, t time.Time) bool {
-	return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Start.After(t) && leaderOnlyWrite(r) })
+	return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Start.After(t) && judge.LeaderOnlyWrite(r) })
 }

@@ -1,9 +1,6 @@
 package lostevents
 
 import (
-	"errors"
-	"fmt"
-	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,6 +11,7 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -50,13 +48,17 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		name := lost[len(ns)+1:]
 		Expect(testenv.Get().Kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
 		_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, w.target)
+		testenv.Fact(judge.FactLostPod, name)
+		if relistErr != nil {
+			testenv.Fact(judge.FactInjectError, relistErr.Error())
+		}
 		Expect(stall.End(ctx)).To(Succeed())
 
 		recovery := testenv.Recovery(scaled, w.expectationTimeout())
 		fig := oracle.Figures{}
 		testenv.Verify(
 			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
-			oracle.Check{Property: catalog.LostEventWithheld, Run: func() error { return eventWithheld(relistErr, w.subjectProxy(), name) }},
+			testenv.Judged(catalog.LostEventWithheld),
 			oracle.Check{Property: catalog.LostCreateRecovered, Figures: fig, Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, w.converged)
 				fig["recovery"] = r.Took.Round(time.Millisecond).String()
@@ -67,7 +69,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 				_, err := later.Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			w.noOvershoot(),
+			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
 
@@ -83,24 +85,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 				_, err := testenv.Settle(created).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			w.noOvershoot(),
+			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
 })
-
-// eventWithheld checks that the fault happened as the scenario needs: the
-// injection succeeded, the proxy answered a re-watch with 410 Expired, and
-// the subject's replica never got an event for the lost pod.
-func eventWithheld(injectErr error, p proxy.Controller, pod string) error {
-	if injectErr != nil {
-		return injectErr
-	}
-	events := p.Events()
-	if !slices.ContainsFunc(events, func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
-		return errors.New("the proxy recorded no 410 Expired answer to a re-watch")
-	}
-	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered }); i >= 0 {
-		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
-	}
-	return nil
-}

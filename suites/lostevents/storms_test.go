@@ -36,7 +36,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 				_, err := testenv.Recovery(scaled, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			w.noOvershoot(),
+			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
 
@@ -63,7 +63,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 				_, err := testenv.Recovery(last, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
 				return err
 			}},
-			w.noOvershoot(),
+			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
 })

@@ -12,9 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -37,9 +36,12 @@ func startSubject(ctx context.Context, ns string) *workload {
 	s := subject.Scalable()
 	w := &workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
 	w.target = s.StartWorkloadController(ctx, ns)
-	w.history = testenv.Record(ctx, w.dyn, w.bind.GVR(), ns)
+	w.history = testenv.RecordAs(ctx, judge.HistoryWorkload, w.dyn, w.bind.GVR(), ns, "")
 	// The workload's pods, not the subject's own when it runs in pods.
-	w.pods = testenv.RecordSelected(ctx, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
+	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
+	testenv.Fact(judge.FactWorkload, ns+"/web")
+	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
+	testenv.Fact(judge.FactReplica, w.target.Replicas[0].Identity)
 	return w
 }
 
@@ -64,9 +66,6 @@ func (w *workload) create(ctx context.Context, replicas int64) time.Time {
 	}).WithContext(ctx).WithTimeout(30*time.Second).Should(BeTrue(), func() string { return bindErr.Error() })
 	return created
 }
-
-// subjectProxy is the fault proxy in front of the subject's replica.
-func (w *workload) subjectProxy() proxy.Controller { return w.target.Replicas[0].Proxy }
 
 // expectationTimeout is how long the subject may keep unsatisfied scale
 // expectations before it notices a lost event on its own.
@@ -96,19 +95,6 @@ func (w *workload) converged(s oracle.State) (bool, string) {
 		return false, fmt.Sprintf("observed replicas %d (current generation: %v), desired %d", status, current, spec)
 	}
 	return true, ""
-}
-
-// noOvershoot is the scaling invariant over the whole recorded history.
-func (w *workload) noOvershoot() oracle.Check {
-	return oracle.Check{Property: catalog.LostNoOvershoot, Run: func() error {
-		return noOvershoot(w.history.Events(), w.pods.Events(), func(e oracle.Event) (int64, bool) {
-			if e.Key != w.ns+"/web" {
-				return 0, false
-			}
-			spec, _, _, err := w.bind.Replicas(e.Object)
-			return spec, err == nil
-		})
-	}}
 }
 
 // livePods lists the names of the pods that exist at the end of history.

@@ -139,3 +139,12 @@ func (h *History) Records() []EventRecord {
 	}
 	return out
 }
+
+// FromRecords rebuilds a history from its JSON form.
+func FromRecords(records []EventRecord) *History {
+	h := NewHistory()
+	for _, r := range records {
+		h.events = append(h.events, Event{At: r.At, Type: r.Type, Key: r.Key, Object: &unstructured.Unstructured{Object: r.Object}})
+	}
+	return h
+}

@@ -42,6 +42,9 @@ func (w *Workload) New(ns, name string, replicas int64) *unstructured.Unstructur
 	return obj
 }
 
+// ReplicasPath is the dotted path of the desired replicas.
+func (w *Workload) ReplicasPath() string { return w.binding().ReplicasPath }
+
 // ReplicasPatch is a merge patch that sets the desired replicas.
 func (w *Workload) ReplicasPatch(n int64) map[string]any {
 	patch := map[string]any{}

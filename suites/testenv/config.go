@@ -34,18 +34,22 @@ type Config struct {
 	// Refctl is a prebuilt refctl (REFCTL_BINARY); empty: the suite builds
 	// it from source.
 	Refctl string
+	// KeepEvidence keeps every spec's evidence.json and history.txt, not
+	// only a failing spec's (STEADYSTATE_KEEP_EVIDENCE=1).
+	KeepEvidence bool
 }
 
 // ConfigFromEnv reads the run's configuration from the environment.
 func ConfigFromEnv() Config {
 	c := Config{
-		Cluster:     cluster.ConfigFromEnv(),
-		Artifacts:   os.Getenv("ARTIFACTS"),
-		SubjectFile: os.Getenv("SUBJECT_FILE"),
-		Subject:     os.Getenv("SUBJECT"),
-		Bug:         os.Getenv("SUBJECT_BUG"),
-		Placement:   os.Getenv("SUBJECT_PLACEMENT"),
-		Refctl:      os.Getenv("REFCTL_BINARY"),
+		Cluster:      cluster.ConfigFromEnv(),
+		Artifacts:    os.Getenv("ARTIFACTS"),
+		SubjectFile:  os.Getenv("SUBJECT_FILE"),
+		Subject:      os.Getenv("SUBJECT"),
+		Bug:          os.Getenv("SUBJECT_BUG"),
+		Placement:    os.Getenv("SUBJECT_PLACEMENT"),
+		Refctl:       os.Getenv("REFCTL_BINARY"),
+		KeepEvidence: os.Getenv("STEADYSTATE_KEEP_EVIDENCE") == "1",
 	}
 	if c.Artifacts == "" {
 		c.Artifacts = "_artifacts"

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,40 +13,58 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// merged is the current spec's merged history: every recorded resource,
-// every replica's proxy and the fault timeline, written as history.txt
-// with a failing spec's artifacts.
-type merged struct {
-	spec    time.Time // the spec's start: tells specs apart
-	sources []func() []oracle.Entry
-	// histories are the spec's recorded histories, judged complete or
-	// not by Verify.
-	histories []*oracle.History
+// spec is the current spec's evidence: its recorded histories, replicas'
+// proxies, logs and facts by unique names, the sources of its merged
+// history, and its records. A failing spec writes history.txt and
+// evidence.json with its artifacts.
+type spec struct {
+	start     time.Time // the spec's start: tells specs apart
+	sources   []func() []oracle.Entry
+	names     map[string]bool
+	histories map[string]*oracle.History
+	proxies   map[string]proxy.Controller
+	logs      map[string]func() (any, error)
+	facts     map[string]string
+	records   []verdict.Record
 }
 
-var current *merged
+var current *spec
 
 // addToHistory adds a source to the current spec's merged history.
 func addToHistory(source func() []oracle.Entry) {
-	m := specHistory()
+	m := specEvidence()
 	m.sources = append(m.sources, source)
 }
 
-// specHistory is the current spec's merged history, made at its first use
-// in the spec.
-func specHistory() *merged {
+// unique is name, or name#2, name#3... when the spec already has it.
+func (m *spec) unique(name string) string {
+	u := name
+	for i := 2; m.names[u]; i++ {
+		u = fmt.Sprintf("%s#%d", name, i)
+	}
+	m.names[u] = true
+	return u
+}
+
+// specEvidence is the current spec's evidence, made at its first use in
+// the spec.
+func specEvidence() *spec {
 	started := CurrentSpecReport().StartTime
-	if current == nil || !current.spec.Equal(started) {
-		m := &merged{spec: started}
+	if current == nil || !current.start.Equal(started) {
+		m := &spec{start: started, names: map[string]bool{}, histories: map[string]*oracle.History{},
+			proxies: map[string]proxy.Controller{}, logs: map[string]func() (any, error){}, facts: map[string]string{}}
 		current = m
 		// Registered with the first source, so it runs after the cleanups
 		// registered later (they stop recorders and proxies, whose
 		// histories stay readable).
 		DeferCleanup(func() {
-			if !CurrentSpecReport().Failed() {
+			if !CurrentSpecReport().Failed() && !Run().KeepEvidence {
 				return
 			}
 			var all [][]oracle.Entry
@@ -53,11 +72,63 @@ func specHistory() *merged {
 				all = append(all, s())
 			}
 			var b bytes.Buffer
-			oracle.WriteMerged(&b, m.spec, oracle.Merge(all...))
+			oracle.WriteMerged(&b, m.start, oracle.Merge(all...))
 			write("history.txt", b.Bytes())
+			ev := m.snapshot()
+			ev.Records = m.records
+			if err := ev.Write(SpecArtifacts()); err != nil {
+				fmt.Fprintf(GinkgoWriter, "write %s: %v\n", evidence.FileName, err)
+			}
 		})
 	}
 	return current
+}
+
+// snapshot is the spec's evidence as of now.
+func (m *spec) snapshot() *evidence.Evidence {
+	e := &evidence.Evidence{Spec: CurrentSpecReport().FullText(), Start: m.start, End: time.Now(),
+		Histories: map[string][]oracle.EventRecord{}, Incomplete: map[string]string{}, Proxies: map[string]evidence.ProxyLog{},
+		Logs: map[string]json.RawMessage{}, Facts: maps.Clone(m.facts)}
+	for name, h := range m.histories {
+		e.Histories[name] = h.Records()
+		if err := h.Incomplete(); err != nil {
+			e.Incomplete[name] = err.Error()
+		}
+	}
+	for id, p := range m.proxies {
+		e.Proxies[id] = evidence.ProxyLog{Requests: p.Requests(), Events: p.Events()}
+	}
+	for name, read := range m.logs {
+		v, err := read()
+		if err != nil {
+			v = map[string]string{"error": err.Error()}
+		}
+		if raw, err := json.Marshal(v); err == nil {
+			e.Logs[name] = raw
+		}
+	}
+	return e
+}
+
+// Fact records a fact about the current spec's scenario for the judges.
+func Fact(name, value string) { specEvidence().facts[name] = value }
+
+// FactTime records a moment as a fact.
+func FactTime(name string, t time.Time) { Fact(name, t.Format(time.RFC3339Nano)) }
+
+// KeepLog adds a log the scenario reads (read when the spec is judged and
+// when its evidence is written) to the current spec's evidence.
+func KeepLog(name string, read func() (any, error)) { specEvidence().logs[name] = read }
+
+// Judged is the check of a property that judge.Offline judges from
+// evidence: the same function `steadystate validate` runs offline, here on
+// the current spec's evidence as recorded so far.
+func Judged(p verdict.Property) oracle.Check {
+	j, ok := judge.Offline[p.ID]
+	if !ok {
+		Fail("no offline judge for property " + p.ID)
+	}
+	return oracle.Check{Property: p, Run: func() error { return j(specEvidence().snapshot()) }}
 }
 
 // Timeline starts the spec's fault timeline: kept as fault-timeline.json
@@ -75,6 +146,9 @@ func Timeline() *chaos.Timeline {
 // last-in, first-out, so this runs first, and the proxy's history survives
 // Close anyway.
 func KeepProxy(identity string, log func() ([]byte, error), p proxy.Controller) {
+	m := specEvidence()
+	identity = m.unique("proxy:" + identity)[len("proxy:"):]
+	m.proxies[identity] = p
 	keepOnFailure(identity+".log", log)
 	KeepOnFailure(identity+"-proxy-requests", func() any { return p.Requests() })
 	KeepOnFailure(identity+"-proxy-events", func() any { return p.Events() })

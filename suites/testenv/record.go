@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
@@ -11,22 +12,29 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-// Record starts recording resource in namespace for the current spec: the
-// recorder stops when the spec ends, and a failing spec keeps the history
-// as <resource>-history.json in its artifacts and merges it into
-// history.txt.
+// Record starts recording resource in namespace for the current spec,
+// named after the resource: the recorder stops when the spec ends, and the
+// history is part of the spec's evidence (a failing spec keeps it as
+// <name>-history.json and merges it into history.txt).
 func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
-	return RecordSelected(ctx, dyn, gvr, namespace, "")
+	return RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, "")
 }
 
 // RecordSelected is Record for the objects a label selector matches.
 func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
+	return RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, selector)
+}
+
+// RecordAs is RecordSelected under a name of the caller's (made unique in
+// the spec with a #2 suffix if it is taken), which the judges read.
+func RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
 	h, stop, err := oracle.RecordSelected(ctx, dyn, gvr, namespace, selector)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
-	KeepOnFailure(gvr.Resource+"-history", func() any { return h.Records() })
-	addToHistory(func() []oracle.Entry { return h.Entries(gvr.Resource) })
-	m := specHistory()
-	m.histories = append(m.histories, h)
+	m := specEvidence()
+	name = m.unique(name)
+	m.histories[name] = h
+	KeepOnFailure(strings.ReplaceAll(name, "/", "-")+"-history", func() any { return h.Records() })
+	addToHistory(func() []oracle.Entry { return h.Entries(name) })
 	return h
 }

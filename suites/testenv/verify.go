@@ -1,11 +1,10 @@
 package testenv
 
 import (
-	"errors"
-
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -20,7 +19,9 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
 	records := oracle.Validate(base, checks...)
-	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, evidenceComplete())}, records...)
+	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().snapshot())
+	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
+	specEvidence().records = records
 	for _, r := range records {
 		AddReportEntry(verdict.EntryName, ReportEntryVisibilityFailureOrVerbose, r)
 	}
@@ -28,17 +29,4 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 		Fail(msg)
 	}
 	return records
-}
-
-// evidenceComplete is nil when every history of the current spec is
-// complete, else says which are not.
-func evidenceComplete() error {
-	if current == nil || !current.spec.Equal(CurrentSpecReport().StartTime) {
-		return nil
-	}
-	var errs []error
-	for _, h := range current.histories {
-		errs = append(errs, h.Incomplete())
-	}
-	return errors.Join(errs...)
 }

@@ -1,9 +1,12 @@
-package lostevents
+package judge
 
 import (
+	"strings"
+
 	"cmp"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"slices"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -16,12 +19,12 @@ var ErrOvershoot = errors.New("a scalable workload must never run more pods than
 // recorded states.
 type ReplicasOf func(e oracle.Event) (int64, bool)
 
-// noOvershoot replays the workload's and its pods' histories together, in
+// NoOvershoot replays the workload's and its pods' histories together, in
 // the order the API server stored the changes (resource versions of one
 // store; the two recorders' arrival times could interleave wrongly), and
 // fails at the first moment more pods were live than spec.replicas. After
 // a scale-down the old limit holds until the pods above it are gone.
-func noOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
+func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
 	type step struct {
 		e        oracle.Event
 		rv       int64
@@ -62,4 +65,25 @@ func noOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
 		}
 	}
 	return nil
+}
+
+// SpecReplicas reads the desired replicas of the workload key at a dotted
+// field path.
+func SpecReplicas(key, path string) ReplicasOf {
+	return func(e oracle.Event) (int64, bool) {
+		if e.Key != key || e.Object == nil {
+			return 0, false
+		}
+		v, found, err := unstructured.NestedFieldNoCopy(e.Object.Object, strings.Split(path, ".")...)
+		if err != nil || !found {
+			return 0, false
+		}
+		switch n := v.(type) {
+		case int64:
+			return n, true
+		case float64:
+			return int64(n), true
+		}
+		return 0, false
+	}
 }

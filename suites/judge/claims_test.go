@@ -1,4 +1,4 @@
-package foreground
+package judge
 
 import (
 	"errors"
@@ -7,19 +7,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-var t0 = time.Unix(1000, 0)
+var c0 = time.Unix(1000, 0)
 
 // claimHistory records ns/app: "A" Ready=True/Available, "D" deleting with
 // Ready=False/Deleting, "L" deleting but still Ready=True/Available, "-"
-// gone; one state per 500ms from t0.
+// gone; one state per 500ms from c0.
 func claimHistory(states string) *oracle.History {
 	h := oracle.NewHistory()
 	for i, c := range states {
-		at := t0.Add(time.Duration(i) * 500 * time.Millisecond)
+		at := c0.Add(time.Duration(i) * 500 * time.Millisecond)
 		if c == '-' {
 			h.Add(oracle.Event{At: at, Type: "DELETED", Key: "ns/app", Object: &unstructured.Unstructured{Object: map[string]any{}}})
 			continue
@@ -40,7 +39,7 @@ func claimHistory(states string) *oracle.History {
 }
 
 func TestDeletingStatus(t *testing.T) {
-	end := t0.Add(20 * time.Second)
+	end := c0.Add(20 * time.Second)
 	for _, tc := range []struct {
 		name, states string
 		broken       bool
@@ -49,7 +48,7 @@ func TestDeletingStatus(t *testing.T) {
 		{"lies for the whole deletion (the upstream bug)", "ALLLLLLLLLLLLL-", true},
 		{"truthful, then lies again before it is gone", "ADDDDDDLLD-", true},
 	} {
-		err := deletingStatus(claimHistory(tc.states), "ns/app", t0.Add(500*time.Millisecond), time.Second, end)
+		err := DeletingStatus(claimHistory(tc.states), "ns/app", c0.Add(500*time.Millisecond), time.Second, end)
 		if (err != nil) != tc.broken {
 			t.Errorf("%s: err = %v, want broken=%v", tc.name, err, tc.broken)
 		}
@@ -61,21 +60,21 @@ func TestDeletingStatus(t *testing.T) {
 }
 
 func TestNoDeleteInUse(t *testing.T) {
-	op := func(sec int, what, owner, result string) external.Op {
-		return external.Op{Op: what, Name: "db", Owner: owner, Result: result, At: t0.Add(time.Duration(sec) * time.Second)}
+	op := func(sec int, what, owner, result string) Op {
+		return Op{Op: what, Name: "db", Owner: owner, Result: result, At: c0.Add(time.Duration(sec) * time.Second)}
 	}
-	healthy := []external.Op{op(0, "create", "old", "ok"), op(1, "delete", "old", "ok"), op(2, "observe", "new", "notfound"), op(3, "create", "new", "ok")}
-	if err := noDeleteInUse(healthy, "db", "old", "new"); err != nil {
+	healthy := []Op{op(0, "create", "old", "ok"), op(1, "delete", "old", "ok"), op(2, "observe", "new", "notfound"), op(3, "create", "new", "ok")}
+	if err := NoDeleteInUse(healthy, "db", "old", "new"); err != nil {
 		t.Errorf("healthy: %v", err)
 	}
-	reused := []external.Op{op(0, "create", "old", "ok"), op(1, "observe", "new", "ok"), op(2, "delete", "old", "ok")}
-	if err := noDeleteInUse(reused, "db", "old", "new"); !errors.Is(err, ErrDeletedInUse) {
+	reused := []Op{op(0, "create", "old", "ok"), op(1, "observe", "new", "ok"), op(2, "delete", "old", "ok")}
+	if err := NoDeleteInUse(reused, "db", "old", "new"); !errors.Is(err, ErrDeletedInUse) {
 		t.Errorf("reused: %v", err)
 	}
-	if err := deletionBlocked(healthy, "db"); err == nil {
+	if err := DeletionBlocked(healthy, "db"); err == nil {
 		t.Error("no refused delete, yet the deletion counts as blocked")
 	}
-	if err := deletionBlocked(append(healthy, op(4, "delete", "new", "failed")), "db"); err != nil {
+	if err := DeletionBlocked(append(healthy, op(4, "delete", "new", "failed")), "db"); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,7 +1,6 @@
-package finalizer
+package judge
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"testing"
@@ -10,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/steadystate-dev/steadystate/reference/capi"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
 var t0 = time.Now().Add(-time.Hour)
+
+const fin, uidLabel = "cluster.example/finalizer", "example/cleanup-uid"
 
 // clusterAt is ns/a (uid a) at revision rv, in a state: "run" (finalizer,
 // unpaused), "paused", "zombie" (deleting, paused, finalizer), "deleting"
@@ -25,7 +26,7 @@ func clusterAt(rv int, state string) *unstructured.Unstructured {
 	obj.SetNamespace("ns")
 	obj.SetUID(types.UID("a"))
 	obj.SetResourceVersion(strconv.Itoa(rv))
-	obj.SetFinalizers([]string{capi.Finalizer})
+	obj.SetFinalizers([]string{fin})
 	unstructured.SetNestedField(obj.Object, state == "paused" || state == "zombie", "spec", "paused")
 	if state == "zombie" || state == "deleting" {
 		obj.Object["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
@@ -38,14 +39,17 @@ func TestNoneStuck(t *testing.T) {
 	h.Add(oracle.Event{At: t0, Type: "MODIFIED", Key: "ns/a", Object: clusterAt(1, "paused")})
 	h.Add(oracle.Event{At: t0.Add(time.Second), Type: "MODIFIED", Key: "ns/a", Object: clusterAt(2, "zombie")})
 	h.Add(oracle.Event{At: t0.Add(5 * time.Second), Type: "DELETED", Key: "ns/a", Object: clusterAt(3, "zombie")})
-	if err := noneStuck(context.Background(), h, "source"); err != nil {
-		t.Errorf("stuck for 4s: %v", err)
+	if open, err := NoneStuck(h, t0.Add(time.Minute), fin, "source"); err != nil || !open.IsZero() {
+		t.Errorf("stuck for 4s: %v (open since %v)", err, open)
 	}
 	h = oracle.NewHistory()
 	h.Add(oracle.Event{At: t0, Type: "MODIFIED", Key: "ns/a", Object: clusterAt(1, "zombie")})
-	err := noneStuck(context.Background(), h, "source")
+	if open, err := NoneStuck(h, t0.Add(10*time.Second), fin, "source"); err != nil || !open.Equal(t0) {
+		t.Errorf("stuck for 10s so far: %v (open since %v)", err, open)
+	}
+	_, err := NoneStuck(h, time.Now(), fin, "source")
 	var v *oracle.Violation
-	if !errors.Is(err, ErrStuck) || !errors.As(err, &v) || !v.At.Equal(t0.Add(stuckBound)) {
+	if !errors.Is(err, ErrStuck) || !errors.As(err, &v) || !v.At.Equal(t0.Add(StuckBound)) {
 		t.Errorf("stuck for an hour: %v", err)
 	}
 }
@@ -58,19 +62,30 @@ func TestNoCleanupWhilePaused(t *testing.T) {
 	}
 	record := func(rv int) []oracle.Event {
 		cm := &unstructured.Unstructured{Object: map[string]any{}}
-		cm.SetLabels(map[string]string{capi.LabelCleanupUID: "a"})
+		cm.SetLabels(map[string]string{uidLabel: "a"})
 		cm.SetResourceVersion(strconv.Itoa(rv))
 		return []oracle.Event{{At: t0.Add(3 * time.Second), Type: "ADDED", Key: "ns/cleanup-a", Object: cm}}
 	}
-	if err := noCleanupWhilePaused(clusters, record(15), "source"); err != nil {
+	if err := NoCleanupWhilePaused(clusters, record(15), uidLabel, "source"); err != nil {
 		t.Errorf("cleanup after unpausing: %v", err)
 	}
 	// Stored between the zombie state and the unpause: paused at the time,
 	// whatever the arrival order of the two recorders.
-	if err := noCleanupWhilePaused(clusters, record(13), "source"); !errors.Is(err, ErrCleanupWhilePaused) {
+	if err := NoCleanupWhilePaused(clusters, record(13), uidLabel, "source"); !errors.Is(err, ErrCleanupWhilePaused) {
 		t.Errorf("cleanup while paused: %v", err)
 	}
-	if err := noCleanupWhilePaused(clusters, record(5), "source"); !errors.Is(err, oracle.ErrNotEvaluated) {
+	if err := NoCleanupWhilePaused(clusters, record(5), uidLabel, "source"); !errors.Is(err, oracle.ErrNotEvaluated) {
 		t.Errorf("cleanup of an unknown Cluster: %v", err)
+	}
+}
+
+func TestNo422(t *testing.T) {
+	reqs := []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "clusters", Name: "a"}, Code: 200}}
+	if err := No422(reqs, "clusters"); err != nil {
+		t.Error(err)
+	}
+	reqs = append(reqs, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "clusters", Name: "a"}, Code: 422, Start: t0})
+	if err := No422(reqs, "clusters"); !errors.Is(err, ErrFinalizerWhileDeleting) {
+		t.Errorf("a 422: %v", err)
 	}
 }

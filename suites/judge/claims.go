@@ -1,11 +1,12 @@
-package foreground
+package judge
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/reference/external"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
@@ -16,13 +17,40 @@ var ErrDeletedInUse = errors.New("a deleting owner must never delete an external
 // whole deletion.
 var ErrStatusLied = errors.New("within 5s of the delete the claim must show Ready=False reason=Deleting, and keep showing it until it is gone")
 
-// deletingStatus judges property (a) over the claim's whole history: from
+// Op is one operation in the external system's log.
+type Op struct {
+	Op     string    `json:"op"` // observe, create, delete
+	Name   string    `json:"name"`
+	Owner  string    `json:"owner"`  // who asked
+	Result string    `json:"result"` // ok, exists, notfound, failed
+	At     time.Time `json:"at"`
+}
+
+// ClaimReady reads the Ready condition of a claim in a state.
+func ClaimReady(s oracle.State, key string) (status, reason, message string, deleting, exists bool) {
+	obj := s[key]
+	if obj == nil {
+		return "", "", "", false, false
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" {
+			status, _ = m["status"].(string)
+			reason, _ = m["reason"].(string)
+			message, _ = m["message"].(string)
+		}
+	}
+	return status, reason, message, obj.GetDeletionTimestamp() != nil, true
+}
+
+// DeletingStatus judges property (a) over the claim's whole history: from
 // within 5s of the delete until the claim is gone, every recorded state
 // shows a deletionTimestamp and Ready=False reason=Deleting (stable for
 // the window W before it counts as shown).
-func deletingStatus(h *oracle.History, key string, deleted time.Time, window time.Duration, now time.Time) error {
+func DeletingStatus(h *oracle.History, key string, deleted time.Time, window time.Duration, now time.Time) error {
 	shows := func(s oracle.State) (bool, string) {
-		status, reason, _, deleting, exists := ready(s, key)
+		status, reason, _, deleting, exists := ClaimReady(s, key)
 		return !exists || (deleting && status == "False" && reason == "Deleting"), fmt.Sprintf("deleting=%v Ready=%s reason=%s", deleting, status, reason)
 	}
 	r, err := oracle.Convergence{Since: deleted, Within: 5 * time.Second, Window: window}.Check(h, shows, now)
@@ -41,9 +69,9 @@ func deletingStatus(h *oracle.History, key string, deleted time.Time, window tim
 	return broke
 }
 
-// noDeleteInUse fails at the first successful delete by the old owner
+// NoDeleteInUse fails at the first successful delete by the old owner
 // after the new owner created or observed the resource.
-func noDeleteInUse(ops []external.Op, name, oldOwner, newOwner string) error {
+func NoDeleteInUse(ops []Op, name, oldOwner, newOwner string) error {
 	used := false
 	for _, op := range ops {
 		if op.Name != name {
@@ -57,9 +85,9 @@ func noDeleteInUse(ops []external.Op, name, oldOwner, newOwner string) error {
 	return nil
 }
 
-// deletionBlocked checks the scenario's premise: the external system
+// DeletionBlocked checks the scenario's premise: the external system
 // refused at least one delete of name.
-func deletionBlocked(ops []external.Op, name string) error {
+func DeletionBlocked(ops []Op, name string) error {
 	for _, op := range ops {
 		if op.Name == name && op.Op == "delete" && op.Result == "failed" {
 			return nil

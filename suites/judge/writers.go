@@ -1,8 +1,9 @@
-package leader
+package judge
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -61,21 +62,21 @@ func validHolder(ts []term, t time.Time) string {
 
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 
-// leaderOnlyWrite is a successful write other than to Leases (the
+// LeaderOnlyWrite is a successful write other than to Leases (the
 // election itself) and Events.
-func leaderOnlyWrite(r proxy.Request) bool {
+func LeaderOnlyWrite(r proxy.Request) bool {
 	return slices.Contains(writeVerbs, r.Verb) && r.Code >= 200 && r.Code <= 299 && r.Resource != "leases" && r.Resource != "events"
 }
 
-// onlyHolderWrites checks every successful write in the replicas' proxy
-// logs against the Lease's history. Writes to Leases (the election itself)
-// and Events are not leader-only work.
-func onlyHolderWrites(lease *oracle.History, key string, replicas map[string]proxy.Controller) error {
+// OnlyHolderWrites checks every successful write in the replicas' proxy
+// logs (requests by replica identity) against the Lease's history. Writes
+// to Leases (the election itself) and Events are not leader-only work.
+func OnlyHolderWrites(lease *oracle.History, key string, replicas map[string][]proxy.Request) error {
 	ts := terms(lease, key)
 	var errs []error
-	for identity, p := range replicas {
-		for _, r := range p.Requests() {
-			if !leaderOnlyWrite(r) {
+	for _, identity := range slices.Sorted(maps.Keys(replicas)) {
+		for _, r := range replicas[identity] {
+			if !LeaderOnlyWrite(r) {
 				continue
 			}
 			if h := validHolder(ts, r.Start); h != identity {
@@ -86,8 +87,8 @@ func onlyHolderWrites(lease *oracle.History, key string, replicas map[string]pro
 				if r.Name == "" {
 					what = "a new " + r.Resource + " object"
 				}
-				errs = append(errs, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
-					ErrTwoWriters, identity, r.Verb, what, r.Start.Format("15:04:05.000"), h))
+				errs = append(errs, oracle.BrokeAt(r.Start, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
+					ErrTwoWriters, identity, r.Verb, what, r.Start.Format("15:04:05.000"), h)))
 			}
 		}
 	}

@@ -1,0 +1,135 @@
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// FileName is the evidence file in a spec's artifacts folder.
+const FileName = "evidence.json"
+
+// Format is the evidence file's version; a newer one is refused.
+const Format = 1
+
+// Evidence is one spec's recorded evidence.
+type Evidence struct {
+	Format int    `json:"format"`
+	Spec   string `json:"spec"`
+	// Start is the spec's start (offsets in history.txt are from it); End
+	// is when it was judged.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Histories are the recorded watch histories by name; Incomplete says
+	// why a history may miss events.
+	Histories  map[string][]oracle.EventRecord `json:"histories,omitempty"`
+	Incomplete map[string]string               `json:"incomplete,omitempty"`
+	// Proxies are the replicas' proxy logs by identity.
+	Proxies map[string]ProxyLog `json:"proxies,omitempty"`
+	// Logs are other logs the scenario read, by name.
+	Logs map[string]json.RawMessage `json:"logs,omitempty"`
+	// Facts are what the judges need to know about the scenario.
+	Facts   map[string]string `json:"facts,omitempty"`
+	Records []verdict.Record  `json:"records,omitempty"`
+}
+
+// ProxyLog is one replica's proxy history.
+type ProxyLog struct {
+	Requests []proxy.Request `json:"requests"`
+	Events   []proxy.Event   `json:"events"`
+}
+
+// ErrMissing is evidence a judge needs that the file does not have.
+var ErrMissing = errors.New("missing from the evidence")
+
+// History is the named history, rebuilt.
+func (e *Evidence) History(name string) (*oracle.History, error) {
+	recs, ok := e.Histories[name]
+	if !ok {
+		return nil, fmt.Errorf("history %q: %w", name, ErrMissing)
+	}
+	return oracle.FromRecords(recs), nil
+}
+
+// Fact is a named fact.
+func (e *Evidence) Fact(name string) (string, error) {
+	v, ok := e.Facts[name]
+	if !ok {
+		return "", fmt.Errorf("fact %q: %w", name, ErrMissing)
+	}
+	return v, nil
+}
+
+// Time is a fact holding a moment (RFC 3339).
+func (e *Evidence) Time(name string) (time.Time, error) {
+	v, err := e.Fact(name)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339Nano, v)
+}
+
+// Log decodes the named log into v.
+func (e *Evidence) Log(name string, v any) error {
+	raw, ok := e.Logs[name]
+	if !ok {
+		return fmt.Errorf("log %q: %w", name, ErrMissing)
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// Write writes the evidence as dir/evidence.json.
+func (e *Evidence) Write(dir string) error {
+	e.Format = Format
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FileName), data, 0o644)
+}
+
+// Read reads one evidence file, refusing one that does not parse or comes
+// from a newer format.
+func Read(path string) (*Evidence, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var e Evidence
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("%s is not steadystate evidence: %w", path, err)
+	}
+	switch {
+	case e.Format == 0 || e.Spec == "":
+		return nil, fmt.Errorf("%s is not steadystate evidence: no format or spec", path)
+	case e.Format > Format:
+		return nil, fmt.Errorf("%s has evidence format %d; this steadystate reads up to %d: use a newer steadystate", path, e.Format, Format)
+	}
+	return &e, nil
+}
+
+// Find lists the evidence files below dir.
+func Find(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == FileName {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,121 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+)
+
+// The safety properties, stated as bugs.md does.
+var (
+	ErrStuck                  = errors.New("no object may stay deleting, paused and finalized for more than 30s")
+	ErrFinalizerWhileDeleting = errors.New("a controller must never try to add its finalizer to an object being deleted")
+	ErrCleanupWhilePaused     = errors.New("a paused object that gets a deletionTimestamp must cause no external cleanup")
+)
+
+// StuckBound is P2's bound.
+const StuckBound = 30 * time.Second
+
+func paused(obj *unstructured.Unstructured) bool {
+	p, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
+	return p
+}
+
+// stuck is the zombie state of bugs.md 1: deleting, paused and still
+// carrying the controller's finalizer.
+func stuck(obj *unstructured.Unstructured, finalizer string) bool {
+	return obj != nil && obj.GetDeletionTimestamp() != nil && paused(obj) && slices.Contains(obj.GetFinalizers(), finalizer)
+}
+
+// Spell is one stretch of time an object was stuck; open when it still is.
+type Spell struct {
+	key      string
+	from, to time.Time
+	open     bool
+}
+
+// StuckSpells lists every stretch an object of the history was stuck (with
+// the controller's finalizer), up to now.
+func StuckSpells(h *oracle.History, now time.Time, finalizer string) []Spell {
+	var out []Spell
+	started := map[string]time.Time{}
+	h.Replay(func(at time.Time, s oracle.State) {
+		for k, from := range started {
+			if !stuck(s[k], finalizer) {
+				out = append(out, Spell{key: k, from: from, to: at})
+				delete(started, k)
+			}
+		}
+		for k, obj := range s {
+			if _, ok := started[k]; !ok && stuck(obj, finalizer) {
+				started[k] = at
+			}
+		}
+	})
+	for k, from := range started {
+		out = append(out, Spell{key: k, from: from, to: now, open: true})
+	}
+	return out
+}
+
+// NoneStuck is P2 as of now: it fails if an object stayed stuck longer
+// than StuckBound. Open tells when the history has an object stuck for
+// less than the bound so far (the verdict may still change: wait, then
+// judge again).
+func NoneStuck(h *oracle.History, now time.Time, finalizer, cluster string) (open time.Time, err error) {
+	for _, s := range StuckSpells(h, now, finalizer) {
+		if d := s.to.Sub(s.from); d > StuckBound {
+			return time.Time{}, oracle.BrokeAt(s.from.Add(StuckBound), fmt.Errorf("%w: %s on the %s cluster was deleting, paused and finalized for %s", ErrStuck, s.key, cluster, d.Round(time.Millisecond)))
+		}
+		if s.open && (open.IsZero() || s.from.Before(open)) {
+			open = s.from
+		}
+	}
+	return open, nil
+}
+
+// No422 fails at the first 422 the API server answered a replica on
+// resource: "no new finalizers can be added if the object is being
+// deleted".
+func No422(requests []proxy.Request, resource string) error {
+	for _, r := range requests {
+		if r.Resource == resource && r.Code == 422 {
+			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server answered %s %s/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000")))
+		}
+	}
+	return nil
+}
+
+// NoCleanupWhilePaused is P4 judged from the recorded histories, not from
+// anything the controller says about itself: each cleanup record the
+// controller stored (its external side effect) is placed in the Cluster's
+// history by store revision, and the Cluster must not have been paused
+// then.
+func NoCleanupWhilePaused(clusters, cleanups []oracle.Event, uidLabel, cluster string) error {
+	for _, c := range cleanups {
+		if c.Type != "ADDED" {
+			continue
+		}
+		uid := c.Object.GetLabels()[uidLabel]
+		var before *oracle.Event
+		for i := range clusters {
+			e := &clusters[i]
+			if string(e.Object.GetUID()) == uid && e.Revision() < c.Revision() {
+				before = e
+			}
+		}
+		if before == nil {
+			return fmt.Errorf("%w: %w: cleanup record %s names Cluster uid %s, which the %s cluster's history does not have", oracle.ErrNotEvaluated, ErrCleanupWhilePaused, c.Key, uid, cluster)
+		}
+		if paused(before.Object) {
+			return oracle.BrokeAt(c.At, fmt.Errorf("%w: cleanup of %s ran on the %s cluster while it was paused (deleting=%v)", ErrCleanupWhilePaused, before.Key, cluster, before.Object.GetDeletionTimestamp() != nil))
+		}
+	}
+	return nil
+}
