@@ -33,6 +33,7 @@ type composition struct {
 
 func start(ctx context.Context, ns string) *composition {
 	subj := subject.Composite()
+	Expect(gcReady(ctx, testenv.Get().Kube, dynamic.NewForConfigOrDie(testenv.Get().REST))).To(Succeed())
 	url, ext := subject.External(ctx, ns)
 	subj.StartComposite(ctx, ns, url)
 	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ext: ext}
