@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Event is one change a recorder saw.
@@ -140,11 +142,21 @@ func (h *History) Records() []EventRecord {
 	return out
 }
 
-// FromRecords rebuilds a history from its JSON form.
+// FromRecords rebuilds a history from its JSON form. Objects are decoded
+// again the way the API machinery decodes them (whole numbers as int64),
+// not as encoding/json left them (every number a float64), so that
+// judging a rebuilt history reads the same fields as judging a live one.
 func FromRecords(records []EventRecord) *History {
 	h := NewHistory()
 	for _, r := range records {
-		h.events = append(h.events, Event{At: r.At, Type: r.Type, Key: r.Key, Object: &unstructured.Unstructured{Object: r.Object}})
+		obj := r.Object
+		if raw, err := json.Marshal(r.Object); err == nil {
+			var decoded map[string]any
+			if utiljson.Unmarshal(raw, &decoded) == nil {
+				obj = decoded
+			}
+		}
+		h.events = append(h.events, Event{At: r.At, Type: r.Type, Key: r.Key, Object: &unstructured.Unstructured{Object: obj}})
 	}
 	return h
 }

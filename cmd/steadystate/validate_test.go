@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// evidenceDir is a folder holding one recorded evidence file (from the
+// judges' testdata), changed by edit.
+func evidenceDir(t *testing.T, name string, edit func(string) string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "suites", "judge", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "spec")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "evidence.json"), []byte(edit(string(data))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(dir)
+}
+
+func validate(t *testing.T, dir string) (string, int) {
+	t.Helper()
+	out, err := command(t, t.TempDir(), "validate", dir).CombinedOutput()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	}
+	return string(out), code
+}
+
+func TestValidateAgreesWithTheRun(t *testing.T) {
+	out, code := validate(t, evidenceDir(t, "leader-start-on-shutdown-follower-shutdown.json", func(s string) string { return s }))
+	if code != 0 || !strings.Contains(out, "same       broken invariant leader/only-holder-writes") ||
+		!strings.Contains(out, "verdict: broken [leader/only-holder-writes]") || !strings.Contains(out, ", 0 differ,") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestValidateFailsWhenAVerdictDiffers(t *testing.T) {
+	// The run is said to have found the writes held: the evidence says not.
+	out, code := validate(t, evidenceDir(t, "leader-start-on-shutdown-follower-shutdown.json", func(s string) string {
+		return strings.Replace(s, `"id":"leader/only-holder-writes","stage":"invariant","sentence":"every leader-only write is made by the replica holding a valid Lease at that moment","outcome":"broken"`,
+			`"id":"leader/only-holder-writes","stage":"invariant","sentence":"every leader-only write is made by the replica holding a valid Lease at that moment","outcome":"held"`, 1)
+	}))
+	if code != 1 || !strings.Contains(out, "DIFFERS") || !strings.Contains(out, "the run recorded: held") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestValidateBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, dir, want string
+	}{
+		{"not a folder", "/nonexistent/artifacts", "/nonexistent/artifacts is not a folder"},
+		{"no evidence", t.TempDir(), "no evidence.json below"},
+		{"not evidence", evidenceDir(t, "leader-correct-follower-shutdown.json", func(string) string { return "{not json" }), "is not steadystate evidence"},
+		{"a newer format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
+			return strings.Replace(s, `"format":1`, `"format":9`, 1)
+		}), "has evidence format 9; this steadystate reads up to 1"},
+	} {
+		out, code := validate(t, tc.dir)
+		if code != 1 || !strings.Contains(out, tc.want) || !strings.HasPrefix(out, "steadystate: ") {
+			t.Errorf("%s: exit %d, output:\n%s\nwant exit 1 and %q", tc.name, code, out, tc.want)
+		}
+	}
+}

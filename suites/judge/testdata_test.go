@@ -1,0 +1,91 @@
+package judge
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// TestSavedEvidenceReJudges re-judges the evidence of real self-test runs
+// kept under testdata (copied from _artifacts/selftest with
+// STEADYSTATE_KEEP_EVIDENCE=1): every offline property must get the
+// verdict the run gave it, and every offline property must be seen both
+// held and broken. Three properties never broke in a recorded run (two
+// premises and complete evidence); their violating cases are derived from
+// recorded files here, each by one stated change.
+func TestSavedEvidenceReJudges(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no saved evidence: %v", err)
+	}
+	seen := map[string][]verdict.Outcome{}
+	judgeAll := func(name string, e *evidence.Evidence) {
+		for _, rec := range e.Records {
+			j, ok := Offline[rec.ID]
+			if !ok || rec.Outcome == verdict.NotEvaluated {
+				continue
+			}
+			got := oracle.Judge(e.Start, rec.Property, j(e))
+			if got.Outcome != rec.Outcome {
+				t.Errorf("%s: %s re-judged %s, the run recorded %s: %s", name, rec.ID, got.Outcome, rec.Outcome, got.Reason)
+			}
+			seen[rec.ID] = append(seen[rec.ID], got.Outcome)
+		}
+	}
+	for _, f := range files {
+		e, err := evidence.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judgeAll(filepath.Base(f), e)
+	}
+
+	derive := func(file string, change func(e *evidence.Evidence), id string) {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(e)
+		got := oracle.Judge(e.Start, catalog.EvidenceComplete, Offline[id](e))
+		if got.Outcome != verdict.Broken {
+			t.Errorf("derived violation of %s from %s judged %s", id, file, got.Outcome)
+		}
+		seen[id] = append(seen[id], got.Outcome)
+	}
+	// A recorder whose watch could not resume.
+	derive("lostevents-correct-late-events.json", func(e *evidence.Evidence) {
+		e.Incomplete = map[string]string{HistoryPods: "the recorder's pods watch ended and could not resume without a relist: 410 Gone"}
+	}, catalog.EvidenceComplete.ID)
+	// The pod the subject did see: its ADDED event was delivered.
+	derive("lostevents-expectations-never-expire-relist.json", func(e *evidence.Evidence) {
+		for _, ev := range e.Proxies[e.Facts[FactReplica]].Events {
+			if ev.Kind == "Pod" && ev.Type == "ADDED" && ev.Delivered {
+				e.Facts[FactLostPod] = ev.Name
+				return
+			}
+		}
+		t.Fatal("no delivered pod event to derive from")
+	}, catalog.LostEventWithheld.ID)
+	// The external system's log without the refused deletes.
+	derive("foreground-no-blocking-reason-blocked.json", func(e *evidence.Evidence) {
+		var ops []Op
+		if err := e.Log(LogExternal, &ops); err != nil {
+			t.Fatal(err)
+		}
+		ops = slices.DeleteFunc(ops, func(o Op) bool { return o.Result == "failed" })
+		raw, _ := json.Marshal(ops)
+		e.Logs[LogExternal] = raw
+	}, catalog.FgDeletionBlocked.ID)
+
+	for id := range Offline {
+		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {
+			t.Errorf("property %s is not covered both held and broken by testdata (seen %v)", id, seen[id])
+		}
+	}
+}
