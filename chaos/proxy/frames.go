@@ -40,13 +40,22 @@ type frameReader interface {
 	next() (frame, error)
 }
 
-// Media types of watch streams the proxy can read event by event. Any other
-// (CBOR) is passed through in chunks: cut, partition and expire still work,
-// event filters do not.
+// Media types of watch streams the proxy can read event by event. A watch
+// answered in any other (CBOR) is refused (RefusedEncoding).
 const (
 	mediaJSON     = "application/json"
 	mediaProtobuf = "application/vnd.kubernetes.protobuf"
 )
+
+// RefusedEncoding is the Fault of a watch the proxy refused with 406
+// because it could not read its events.
+const RefusedEncoding = "refused-encoding"
+
+// readable reports whether the proxy reads watch events of this type.
+func readable(contentType string) bool {
+	mt := mediaType(contentType)
+	return mt == mediaJSON || mt == mediaProtobuf
+}
 
 func mediaType(contentType string) string {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -56,15 +65,12 @@ func mediaType(contentType string) string {
 	return mt
 }
 
+// newFrameReader reads a stream of a readable type (see readable).
 func newFrameReader(body io.Reader, contentType string) frameReader {
-	switch mediaType(contentType) {
-	case mediaJSON:
-		return &jsonFrames{dec: json.NewDecoder(body)}
-	case mediaProtobuf:
+	if mediaType(contentType) == mediaProtobuf {
 		return &protobufFrames{r: bufio.NewReaderSize(body, 64<<10)}
-	default:
-		return &rawFrames{r: body, buf: make([]byte, 32<<10)}
 	}
+	return &jsonFrames{dec: json.NewDecoder(body)}
 }
 
 type jsonFrames struct{ dec *json.Decoder }
@@ -139,23 +145,6 @@ func unexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
-}
-
-// rawFrames passes an unknown stream through in chunks.
-type rawFrames struct {
-	r   io.Reader
-	buf []byte
-}
-
-func (r *rawFrames) next() (frame, error) {
-	n, err := r.r.Read(r.buf)
-	if n > 0 {
-		return frame{raw: append([]byte(nil), r.buf[:n]...), meta: EventMeta{Type: "UNKNOWN"}}, nil
-	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	return frame{}, err
 }
 
 // errorEvent encodes a watch ERROR event carrying status in the stream's

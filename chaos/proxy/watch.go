@@ -52,6 +52,16 @@ func (p *Proxy) serveWatch(w *statusWriter, r *http.Request, info RequestInfo, r
 			EventMeta: EventMeta{Type: "ERROR", Kind: "Status", Code: status.Code, Reason: string(status.Reason), Message: status.Message}})
 		return
 	}
+	if resp.StatusCode == http.StatusOK && !readable(contentType) {
+		// Passed through, such a watch could be neither faulted nor
+		// recorded event by event: a hole in the evidence nobody would see.
+		rec.Fault = RefusedEncoding
+		w.Header().Del("Content-Type")
+		writeStatus(w, http.StatusNotAcceptable, fmt.Sprintf("fault proxy: a watch answered in %s cannot be faulted or recorded event by event; "+
+			"let the controller accept application/json or application/vnd.kubernetes.protobuf (for client-go, leave the CBOR feature gates off)", mediaType(contentType)))
+		rec.Code = http.StatusNotAcceptable
+		return
+	}
 	w.WriteHeader(resp.StatusCode)
 	if resp.StatusCode != http.StatusOK {
 		copyBody(w, resp)

@@ -191,11 +191,18 @@ func Withheld(events []proxy.Event, pod string) error {
 	return nil
 }
 
-// complete is nil when every history of the evidence is complete.
+// complete is nil when every history of the evidence is complete and
+// every replica's proxy could read every watch it carried.
 func complete(e *evidence.Evidence) error {
 	var errs []error
 	for _, name := range sortedKeys(e.Incomplete) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, e.Incomplete[name]))
+	}
+	for _, id := range sortedKeys(e.Proxies) {
+		if i := slices.IndexFunc(e.Proxies[id].Requests, func(r proxy.Request) bool { return r.Fault == proxy.RefusedEncoding }); i >= 0 {
+			r := e.Proxies[id].Requests[i]
+			errs = append(errs, fmt.Errorf("the proxy of %s refused its %s watch of %s: the stream's encoding cannot be faulted or recorded (see the request's answer)", id, r.Resource, r.Start.Format("15:04:05.000")))
+		}
 	}
 	return errors.Join(errs...)
 }

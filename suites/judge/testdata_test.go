@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -61,6 +62,13 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	// A recorder whose watch could not resume.
 	derive("lostevents-correct-late-events.json", func(e *evidence.Evidence) {
 		e.Incomplete = map[string]string{HistoryPods: "the recorder's pods watch ended and could not resume without a relist: 410 Gone"}
+	}, catalog.EvidenceComplete.ID)
+	// A replica whose watch came back in an encoding the proxy refused.
+	derive("lostevents-correct-late-events.json", func(e *evidence.Evidence) {
+		for id, p := range e.Proxies {
+			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "pods"}, Code: 406, Fault: proxy.RefusedEncoding})
+			e.Proxies[id] = p
+		}
 	}, catalog.EvidenceComplete.ID)
 	// The pod the subject did see: its ADDED event was delivered.
 	derive("lostevents-expectations-never-expire-relist.json", func(e *evidence.Evidence) {
