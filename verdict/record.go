@@ -53,7 +53,7 @@ func (r Record) String() string {
 	return s
 }
 
-// Broken lists the ids of the broken records of stages other than
+// BrokenIDs lists the ids of the broken records of stages other than
 // assumptions, in order.
 func BrokenIDs(records []Record) []string {
 	var ids []string

@@ -39,12 +39,9 @@ func command(t *testing.T, stateDir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// upCluster starts `cluster up` and waits until its state file appears.
-func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Buffer) {
+// startOrFail starts cmd and kills it when the test ends if it still runs.
+func startOrFail(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
-	cmd := command(t, stateDir, "cluster", "up", "--name", name)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +51,15 @@ func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Bu
 			cmd.Wait()
 		}
 	})
+}
+
+// upCluster starts `cluster up` and waits until its state file appears.
+func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Buffer) {
+	t.Helper()
+	cmd := command(t, stateDir, "cluster", "up", "--name", name)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	startOrFail(t, cmd)
 	path := filepath.Join(stateDir, name+".json")
 	deadline := time.Now().Add(2 * time.Minute)
 	for {

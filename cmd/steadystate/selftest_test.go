@@ -74,15 +74,7 @@ func TestSelftestStopsEverythingOnSIGTERM(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SELFTEST_SUITES=lostevents", "SELFTEST_MODES=correct", "ARTIFACTS="+t.TempDir(), "TMPDIR="+tmp)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
+	startOrFail(t, cmd)
 	var seen map[int]string
 	deadline := time.Now().Add(3 * time.Minute)
 	for {

@@ -55,108 +55,78 @@ const (
 )
 
 // Offline is every property that can be judged from evidence alone, by
-// id. The suites judge these properties through it too.
+// id. The suites judge these properties through it too. Evidence a judge
+// needs and does not find leaves the property not evaluated.
 var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.EvidenceComplete.ID: complete,
 	catalog.LostEventWithheld.ID: func(e *evidence.Evidence) error {
-		replica, pod, err := facts2(e, FactReplica, FactLostPod)
-		if err != nil {
+		r := read(e)
+		replica, pod := r.fact(FactReplica), r.fact(FactLostPod)
+		p := r.proxy(replica)
+		if err := r.missing(); err != nil {
 			return err
 		}
 		if msg := e.Facts[FactInjectError]; msg != "" {
 			return errors.New(msg)
 		}
-		p, ok := e.Proxies[replica]
-		if !ok {
-			return fmt.Errorf("%w: proxy log of %s: %w", oracle.ErrNotEvaluated, replica, evidence.ErrMissing)
-		}
 		return Withheld(p.Events, pod)
 	},
 	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
-		key, path, err := facts2(e, FactWorkload, FactReplicasPath)
-		if err != nil {
-			return err
-		}
-		w, p, err := histories2(e, HistoryWorkload, HistoryPods)
-		if err != nil {
+		r := read(e)
+		key, path := r.fact(FactWorkload), r.fact(FactReplicasPath)
+		w, p := r.history(HistoryWorkload), r.history(HistoryPods)
+		if err := r.missing(); err != nil {
 			return err
 		}
 		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path))
 	},
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
-		key, err := e.Fact(FactLease)
-		if err != nil {
-			return unjudged(err)
-		}
-		lease, err := e.History(HistoryLease)
-		if err != nil {
-			return unjudged(err)
+		r := read(e)
+		key, lease := r.fact(FactLease), r.history(HistoryLease)
+		if err := r.missing(); err != nil {
+			return err
 		}
 		return OnlyHolderWrites(lease, key, requests(e))
 	},
 	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
-		key, err := e.Fact(FactClaim)
-		if err != nil {
-			return unjudged(err)
-		}
-		deleted, err := e.Time(FactDeleted)
-		if err != nil {
-			return unjudged(err)
-		}
-		window, err := time.ParseDuration(e.Facts[FactWindow])
-		if err != nil {
-			return unjudged(fmt.Errorf("fact %q: %w", FactWindow, err))
-		}
-		h, err := e.History(HistoryClaims)
-		if err != nil {
-			return unjudged(err)
+		r := read(e)
+		key, deleted, window, h := r.fact(FactClaim), r.time(FactDeleted), r.duration(FactWindow), r.history(HistoryClaims)
+		if err := r.missing(); err != nil {
+			return err
 		}
 		return DeletingStatus(h, key, deleted, window, e.End)
 	},
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
-		var ops []Op
-		name, err := e.Fact(FactExternalName)
-		if err == nil {
-			err = e.Log(LogExternal, &ops)
-		}
-		if err != nil {
-			return unjudged(err)
+		r := read(e)
+		name, ops := r.fact(FactExternalName), r.ops()
+		if err := r.missing(); err != nil {
+			return err
 		}
 		return DeletionBlocked(ops, name)
 	},
 	catalog.FgNoDeleteInUse.ID: func(e *evidence.Evidence) error {
-		var ops []Op
-		name, err := e.Fact(FactExternalName)
-		if err == nil {
-			err = e.Log(LogExternal, &ops)
-		}
-		if err != nil {
-			return unjudged(err)
-		}
-		old, now, err := facts2(e, FactOldOwner, FactNewOwner)
-		if err != nil {
+		r := read(e)
+		name, old, successor, ops := r.fact(FactExternalName), r.fact(FactOldOwner), r.fact(FactNewOwner), r.ops()
+		if err := r.missing(); err != nil {
 			return err
 		}
-		return NoDeleteInUse(ops, name, old, now)
+		return NoDeleteInUse(ops, name, old, successor)
 	},
 	catalog.FinP2.ID: func(e *evidence.Evidence) error {
-		return eachCluster(e, func(c string) error {
-			fin, err := e.Fact(FactFinalizer)
-			if err != nil {
-				return unjudged(err)
+		return eachCluster(e, func(r *reader, c string) error {
+			fin, h := r.fact(FactFinalizer), r.history(c+"/clusters")
+			if err := r.missing(); err != nil {
+				return err
 			}
-			h, err := e.History(c + "/clusters")
-			if err != nil {
-				return unjudged(err)
-			}
-			_, err = NoneStuck(h, e.End, fin, c)
+			_, err := NoneStuck(h, e.End, fin, c)
 			return err
 		})
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
-		res, err := e.Fact(FactResource)
-		if err != nil {
-			return unjudged(err)
+		r := read(e)
+		res := r.fact(FactResource)
+		if err := r.missing(); err != nil {
+			return err
 		}
 		var errs []error
 		for _, id := range sortedKeys(e.Proxies) {
@@ -165,13 +135,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		return errors.Join(errs...)
 	},
 	catalog.FinP4.ID: func(e *evidence.Evidence) error {
-		return eachCluster(e, func(c string) error {
-			label, err := e.Fact(FactCleanupUIDLabel)
-			if err != nil {
-				return unjudged(err)
-			}
-			clusters, cleanups, err := histories2(e, c+"/clusters", c+"/cleanups")
-			if err != nil {
+		return eachCluster(e, func(r *reader, c string) error {
+			label, clusters, cleanups := r.fact(FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
+			if err := r.missing(); err != nil {
 				return err
 			}
 			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, c)
@@ -207,40 +173,80 @@ func complete(e *evidence.Evidence) error {
 	return errors.Join(errs...)
 }
 
-func unjudged(err error) error { return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err) }
-
-func facts2(e *evidence.Evidence, a, b string) (string, string, error) {
-	x, err := e.Fact(a)
-	if err != nil {
-		return "", "", unjudged(err)
-	}
-	y, err := e.Fact(b)
-	if err != nil {
-		return "", "", unjudged(err)
-	}
-	return x, y, nil
+// reader reads what a judge needs from evidence and keeps the first thing
+// that is missing.
+type reader struct {
+	e   *evidence.Evidence
+	err error
 }
 
-func histories2(e *evidence.Evidence, a, b string) (*oracle.History, *oracle.History, error) {
-	x, err := e.History(a)
-	if err != nil {
-		return nil, nil, unjudged(err)
+func read(e *evidence.Evidence) *reader { return &reader{e: e} }
+
+func (r *reader) keep(err error) {
+	if r.err == nil {
+		r.err = err
 	}
-	y, err := e.History(b)
-	if err != nil {
-		return nil, nil, unjudged(err)
-	}
-	return x, y, nil
 }
 
-func eachCluster(e *evidence.Evidence, judge func(cluster string) error) error {
+func (r *reader) fact(name string) string {
+	v, err := r.e.Fact(name)
+	r.keep(err)
+	return v
+}
+
+func (r *reader) time(name string) time.Time {
+	t, err := r.e.Time(name)
+	r.keep(err)
+	return t
+}
+
+func (r *reader) duration(name string) time.Duration {
+	d, err := time.ParseDuration(r.fact(name))
+	if r.err == nil && err != nil {
+		r.keep(fmt.Errorf("fact %q: %w", name, err))
+	}
+	return d
+}
+
+func (r *reader) history(name string) *oracle.History {
+	h, err := r.e.History(name)
+	r.keep(err)
+	if h == nil {
+		h = oracle.NewHistory()
+	}
+	return h
+}
+
+func (r *reader) proxy(identity string) evidence.ProxyLog {
+	p, ok := r.e.Proxies[identity]
+	if !ok {
+		r.keep(fmt.Errorf("proxy log of %q: %w", identity, evidence.ErrMissing))
+	}
+	return p
+}
+
+func (r *reader) ops() []Op {
+	var ops []Op
+	r.keep(r.e.Log(LogExternal, &ops))
+	return ops
+}
+
+// missing is the first missing piece as a not-evaluated error, or nil.
+func (r *reader) missing() error {
+	if r.err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, r.err)
+}
+
+func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) error) error {
 	list, err := e.Fact(FactClusters)
 	if err != nil {
-		return unjudged(err)
+		return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 	}
 	var errs []error
 	for _, c := range strings.Split(list, ",") {
-		errs = append(errs, judge(c))
+		errs = append(errs, judge(read(e), c))
 	}
 	return errors.Join(errs...)
 }
