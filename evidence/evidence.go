@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -34,6 +35,8 @@ type Evidence struct {
 	Incomplete map[string]string               `json:"incomplete,omitempty"`
 	// Proxies are the replicas' proxy logs by identity.
 	Proxies map[string]ProxyLog `json:"proxies,omitempty"`
+	// Faults are the faults injected, in order.
+	Faults []chaos.Injection `json:"faults,omitempty"`
 	// Logs are other logs the scenario read, by name.
 	Logs map[string]json.RawMessage `json:"logs,omitempty"`
 	// Facts are what the judges need to know about the scenario.

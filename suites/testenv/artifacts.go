@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,27 +18,6 @@ func SpecArtifacts() string {
 
 // artifactsRoot is the run's artifacts root.
 func artifactsRoot() string { return Run().Artifacts }
-
-// KeepOnFailure writes data() as JSON to <SpecArtifacts>/<name>.json when
-// the current spec fails; a passing spec keeps nothing.
-func KeepOnFailure(name string, data func() any) {
-	DeferCleanup(func() {
-		if !CurrentSpecReport().Failed() {
-			return
-		}
-		b, err := json.MarshalIndent(data(), "", " ")
-		if err != nil {
-			b = []byte(err.Error())
-		}
-		write(name+".json", b)
-	})
-}
-
-// KeepFileOnFailure copies the file at path into the spec's artifacts when
-// the current spec fails.
-func KeepFileOnFailure(name, path string) {
-	keepOnFailure(name, func() ([]byte, error) { return os.ReadFile(path) })
-}
 
 // keepOnFailure writes what read returns (or its error) as name when the
 // current spec fails.

@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"context"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
@@ -14,8 +13,8 @@ import (
 
 // Record starts recording resource in namespace for the current spec,
 // named after the resource: the recorder stops when the spec ends, and the
-// history is part of the spec's evidence (a failing spec keeps it as
-// <name>-history.json and merges it into history.txt).
+// history is part of the spec's evidence (a failing spec keeps it in
+// evidence.json and merges it into history.txt).
 func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
 	return RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, "")
 }
@@ -31,10 +30,6 @@ func RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schem
 	h, stop, err := oracle.RecordSelected(ctx, dyn, gvr, namespace, selector)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
-	m := specEvidence()
-	name = m.unique(name)
-	m.histories[name] = h
-	KeepOnFailure(strings.ReplaceAll(name, "/", "-")+"-history", func() any { return h.Records() })
-	addToHistory(func() []oracle.Entry { return h.Entries(name) })
+	specEvidence().AddHistory(name, h)
 	return h
 }

@@ -19,9 +19,9 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
 	records := oracle.Validate(base, checks...)
-	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().snapshot())
+	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().Snapshot())
 	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
-	specEvidence().records = records
+	specEvidence().SetRecords(records)
 	for _, r := range records {
 		AddReportEntry(verdict.EntryName, ReportEntryVisibilityFailureOrVerbose, r)
 	}
