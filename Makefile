@@ -52,7 +52,7 @@ unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo su
 e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	$(WITH_CLUSTER_TOOLS) $(GINKGO) --junit-report=junit.xml --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
-	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/junit.xml
+	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/report.json
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest

@@ -4,7 +4,7 @@
 //	steadystate cluster up [--name N]     start a local cluster; runs until Ctrl-C or `cluster down`
 //	steadystate cluster down [--name N]   stop a cluster started by `cluster up`
 //	steadystate cluster status [--name N] show whether it is up and how to reach it
-//	steadystate report FILE.xml           print a JUnit report's summary
+//	steadystate report FILE               summarise a run: report.json by verdict, junit.xml by status
 //	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
 //	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
 //	                                      SELFTEST_PARALLEL=N runs N cells at a time)

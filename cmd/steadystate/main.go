@@ -16,7 +16,7 @@ const usage = `usage:
   steadystate cluster up [--name NAME]       start a local cluster (runs until Ctrl-C or 'cluster down')
   steadystate cluster down [--name NAME]     stop a cluster started by 'cluster up'
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
-  steadystate report FILE.xml                print a JUnit report's summary
+  steadystate report FILE                    summarise a run: report.json by verdict, junit.xml by status
   steadystate selftest                       run every suite against every reference subject mode
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline

@@ -4,15 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// reportCommand prints a JUnit report's summary and fails when a spec failed
-// or none ran, so it can gate a pipeline.
+// reportCommand prints a report's summary and fails when a spec did not
+// pass or none ran, so it can gate a pipeline. A Ginkgo JSON report
+// (report.json) is summarised by verdict: broken (named properties: a
+// finding), error, skipped; a JUnit file by status.
 func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
-		return fmt.Errorf("%w: report takes one JUnit file", errUsage)
+		return fmt.Errorf("%w: report takes one file: a Ginkgo JSON report (report.json) or JUnit (junit.xml)", errUsage)
+	}
+	if strings.HasSuffix(args[0], ".json") {
+		return verdictReport(args[0], stdout)
 	}
 	s, err := reports.ReadJUnit(args[0])
 	if err != nil {
@@ -23,6 +30,42 @@ func reportCommand(args []string, stdout io.Writer) error {
 	case s.Failed > 0:
 		return fmt.Errorf("%d spec(s) failed; see %s", s.Failed, args[0])
 	case s.Passed == 0:
+		return errors.New("no spec passed: the report is empty or everything was skipped")
+	}
+	return nil
+}
+
+// verdictReport prints one line per spec with its outcome, the broken
+// properties or the reason, and a closing line
+// "e2e: N passed, N failed, N skipped (N broken, N error)".
+func verdictReport(path string, stdout io.Writer) error {
+	reps, err := verdict.ReadReport(path)
+	if err != nil {
+		return err
+	}
+	count := map[verdict.SpecOutcome]int{}
+	for _, rep := range reps {
+		for _, s := range verdict.Specs(rep) {
+			count[s.Outcome]++
+			line := fmt.Sprintf("%-7s %6.1fs  %s: %s", strings.ToUpper(string(s.Outcome)), s.Seconds, s.Suite, s.Name)
+			switch s.Outcome {
+			case verdict.BrokenSpec:
+				line += "\n          broken: " + strings.Join(s.Broken, ", ")
+			case verdict.Error, verdict.SkippedSpec:
+				line += "\n          " + s.Reason
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	failed := count[verdict.BrokenSpec] + count[verdict.Error]
+	fmt.Fprintf(stdout, "e2e: %d passed, %d failed, %d skipped (%d broken, %d error)\n",
+		count[verdict.Passed], failed, count[verdict.SkippedSpec], count[verdict.BrokenSpec], count[verdict.Error])
+	switch {
+	case count[verdict.BrokenSpec] > 0:
+		return fmt.Errorf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path)
+	case failed > 0:
+		return fmt.Errorf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", failed, path)
+	case count[verdict.Passed] == 0:
 		return errors.New("no spec passed: the report is empty or everything was skipped")
 	}
 	return nil

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+func TestReportShowsVerdictClasses(t *testing.T) {
+	entry := func(p verdict.Property, o verdict.Outcome) types.ReportEntry {
+		return types.ReportEntry{Name: verdict.EntryName, Value: types.WrapEntryValue(verdict.Record{Property: p, Outcome: o, Reason: "as recorded"})}
+	}
+	spec := func(text string, state types.SpecState, msg string, entries ...types.ReportEntry) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, State: state, Failure: types.Failure{Message: msg}, ReportEntries: entries}
+	}
+	write := func(specs ...types.SpecReport) string {
+		data, err := json.Marshal([]types.Report{{SuiteDescription: "Lost events", SpecReports: specs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "report.json")
+		os.WriteFile(path, data, 0o644)
+		return path
+	}
+	run := func(path string) (string, int) {
+		out, err := command(t, t.TempDir(), "report", path).CombinedOutput()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		}
+		return string(out), code
+	}
+	passed := spec("a", types.SpecStatePassed, "", entry(catalog.LostNoOvershoot, verdict.Held))
+	broken := spec("b", types.SpecStateFailed, "...", entry(catalog.LostNoOvershoot, verdict.Broken))
+	setup := spec("c", types.SpecStateFailed, "create the spec's namespace: connection refused")
+
+	out, code := run(write(passed))
+	if code != 0 || !strings.Contains(out, "e2e: 1 passed, 0 failed, 0 skipped (0 broken, 0 error)") {
+		t.Errorf("all passed: exit %d\n%s", code, out)
+	}
+	out, code = run(write(passed, broken, setup))
+	for _, want := range []string{"BROKEN", "broken: lostevents/no-overshoot", "ERROR", "failed outside any property: create the spec's namespace", "e2e: 1 passed, 2 failed, 0 skipped (1 broken, 1 error)", "1 spec(s) broke a property (findings)"} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("mixed: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	out, code = run(write(passed, setup))
+	if code != 1 || !strings.Contains(out, "ended in an error (not a finding") {
+		t.Errorf("an error only: exit %d\n%s", code, out)
+	}
+}
