@@ -70,7 +70,7 @@ func (f ProcessFault) Inject(ctx context.Context, t Target) (Injection, error) {
 		grace = 10 * time.Second
 	}
 	if r.Process == nil {
-		return f.deletePod(ctx, t, *r.Pod, grace)
+		return f.deletePod(ctx, t, r, grace)
 	}
 	p := r.Process
 	inj := Injection{Target: f.Replica, Start: time.Now(), Detail: map[string]string{"pid": strconv.Itoa(p.PID())}}
@@ -92,13 +92,27 @@ func (f ProcessFault) Inject(ctx context.Context, t Target) (Injection, error) {
 // harness restarts it.
 func (ProcessFault) Recover(context.Context, Target) error { return nil }
 
+// sealer is a replica's proxy that can be sealed and its final log copied
+// (a proxy.Mirror of a pod's sidecar).
+type sealer interface{ Seal() error }
+
 // deletePod is the fault on a pod: deleted with grace 0 (kill) or grace
-// (terminate), and waited for until the API server no longer has it.
-func (f ProcessFault) deletePod(ctx context.Context, t Target, pod PodRef, grace time.Duration) (Injection, error) {
+// (terminate), and waited for until the API server no longer has it. A
+// kill first seals the replica's proxy and copies its final log: killed at
+// once, the sidecar would take the end of the replica's history with it.
+// (A terminated pod's sidecar seals itself once the controller has exited.)
+func (f ProcessFault) deletePod(ctx context.Context, t Target, r Replica, grace time.Duration) (Injection, error) {
+	pod := *r.Pod
 	inj := Injection{Target: f.Replica, Start: time.Now(), Detail: map[string]string{"pod": pod.Namespace + "/" + pod.Name}}
 	seconds := int64(grace / time.Second)
 	if f.Action == Kill {
 		seconds = 0
+		if s, ok := r.Proxy.(sealer); ok {
+			if err := s.Seal(); err != nil {
+				return inj, fmt.Errorf("kill %s: %w", f.Replica, err)
+			}
+			inj.Detail["sealed"] = "true"
+		}
 	}
 	pods := t.Kube.CoreV1().Pods(pod.Namespace)
 	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &seconds}); err != nil {

@@ -114,7 +114,13 @@ func (c *Collector) Snapshot() *Evidence {
 		}
 	}
 	for id, p := range c.proxies {
-		e.Proxies[id] = ProxyLog{Requests: p.Requests(), Events: p.Events()}
+		l := ProxyLog{Requests: p.Requests(), Events: p.Events()}
+		if m, ok := p.(interface{ Complete() error }); ok {
+			if err := m.Complete(); err != nil {
+				l.Incomplete = err.Error()
+			}
+		}
+		e.Proxies[id] = l
 	}
 	for _, tl := range c.timelines {
 		e.Faults = append(e.Faults, tl.Injections()...)

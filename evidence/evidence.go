@@ -48,6 +48,9 @@ type Evidence struct {
 type ProxyLog struct {
 	Requests []proxy.Request `json:"requests"`
 	Events   []proxy.Event   `json:"events"`
+	// Incomplete says why the log may miss the replica's last requests (a
+	// mirrored proxy that stopped answering before its log was final).
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // ErrMissing is evidence a judge needs that the file does not have.

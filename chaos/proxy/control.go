@@ -39,6 +39,8 @@ var (
 //	POST   /v1/reset          Match as JSON         -> {"count": N}
 //	GET    /v1/requests       []Request
 //	GET    /v1/events         []Event
+//	GET    /v1/log            Log: both, and whether they are final, at one moment
+//	POST   /v1/seal           seal the proxy (see Proxy.Seal)
 //
 // Errors are {"error": "..."} with status 400.
 
@@ -81,6 +83,14 @@ func Handler(p *Proxy) http.Handler {
 	mux.HandleFunc("POST /v1/reset", cut(p.ResetWatches))
 	mux.HandleFunc("GET /v1/requests", func(w http.ResponseWriter, _ *http.Request) { reply(w, p.Requests()) })
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, _ *http.Request) { reply(w, p.Events()) })
+	mux.HandleFunc("GET /v1/log", func(w http.ResponseWriter, _ *http.Request) {
+		final := p.Sealed() // read first: a log read after sealing is final
+		reply(w, Log{Requests: p.Requests(), Events: p.Events(), Final: final})
+	})
+	mux.HandleFunc("POST /v1/seal", func(w http.ResponseWriter, _ *http.Request) {
+		p.Seal()
+		w.WriteHeader(http.StatusNoContent)
+	})
 	return mux
 }
 
@@ -103,6 +113,14 @@ func fail(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}
+
+// Log is a proxy's request and event logs read at one moment; Final when
+// the proxy was sealed before they were read, so they will not change.
+type Log struct {
+	Requests []Request `json:"requests"`
+	Events   []Event   `json:"events"`
+	Final    bool      `json:"final"`
 }
 
 // Remote drives a proxy through its control API. Base is the API's root URL;
@@ -196,6 +214,16 @@ func (c *Remote) Requests() []Request {
 	var out []Request
 	c.must(c.do(http.MethodGet, "/v1/requests", nil, &out))
 	return out
+}
+
+// Seal seals the proxy (see Proxy.Seal).
+func (c *Remote) Seal() error { return c.do(http.MethodPost, "/v1/seal", nil, nil) }
+
+// Log reads both logs at one moment.
+func (c *Remote) Log() (Log, error) {
+	var l Log
+	err := c.do(http.MethodGet, "/v1/log", nil, &l)
+	return l, err
 }
 
 // Events returns the proxy's event log.

@@ -71,8 +71,40 @@ func TestMirrorOutlivesTheProxy(t *testing.T) {
 		return false
 	}
 	eventually(t, 5*time.Second, "the mirror to copy the request", func() bool { return seen(m.Requests()) })
+	if err := m.Complete(); err != nil {
+		t.Errorf("a fresh copy is incomplete: %v", err)
+	}
 	srv.Close()
 	if !seen(m.Requests()) {
 		t.Fatal("the mirror lost the request once the proxy stopped answering")
+	}
+	if err := m.Complete(); err == nil || !strings.Contains(err.Error(), "stopped answering before the log was final") {
+		t.Errorf("a copy older than the question must be incomplete: %v", err)
+	}
+}
+
+// TestSealedMirrorIsComplete: a sealed proxy refuses the replica from then
+// on, and the mirror's final copy stays complete after the proxy is gone.
+func TestSealedMirrorIsComplete(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	srv := httptest.NewServer(Handler(e.proxy))
+	m := NewMirror(&Remote{Base: srv.URL}, time.Hour)
+	defer m.Close()
+	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))
+	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err == nil {
+		t.Error("a sealed proxy served the replica")
+	}
+	srv.Close()
+	if err := m.Complete(); err != nil {
+		t.Errorf("the final copy is incomplete: %v", err)
+	}
+	if reqs := m.Requests(); len(reqs) != 1 || reqs[0].Code != 200 {
+		t.Errorf("final copy = %+v, want the one request made before the seal", reqs)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -49,6 +50,10 @@ type Proxy struct {
 	watches *watchRegistry
 	rvs     *rvTracker
 	held    atomic.Int64
+	// sealed: every later request is refused and the log is final;
+	// active counts requests being served.
+	sealed atomic.Bool
+	active atomic.Int64
 
 	closeOnce sync.Once
 }
@@ -186,6 +191,26 @@ func (p *Proxy) ActiveWatches(m Match) int { return p.watches.count(m) }
 
 // Held counts the events held right now by stalls and blackholes.
 func (p *Proxy) Held() int { return int(p.held.Load()) }
+
+// SealedFault is the Fault of a request the proxy refused once sealed.
+const SealedFault = "sealed"
+
+// Seal stops serving the replica for good: later requests are refused,
+// watches are reset, and once the requests in flight have finished (5s at
+// most) the log is final, so a copy taken after Seal is the replica's whole
+// history. A pod kill seals the replica's proxy and copies its log before
+// it deletes the pod; the sidecar seals itself on SIGTERM, which a native
+// sidecar gets only after the controller has exited.
+func (p *Proxy) Seal() {
+	p.sealed.Store(true)
+	p.watches.cut(Match{}, true)
+	_ = wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return p.active.Load() == 0, nil
+	})
+}
+
+// Sealed reports whether Seal was called: the log will not change.
+func (p *Proxy) Sealed() bool { return p.sealed.Load() }
 
 // Close ends every fault, cuts every watch and stops the proxy.
 func (p *Proxy) Close() error {

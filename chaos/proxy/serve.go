@@ -18,6 +18,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Replica: p.opts.Replica, RequestInfo: info, Proto: r.Proto, Start: time.Now()}
 	rec.ID = p.begin(rec)
 	sw := &statusWriter{ResponseWriter: w}
+	p.active.Add(1)
+	defer p.active.Add(-1)
 	defer func() {
 		v := recover()
 		rec.End, rec.Code = time.Now(), sw.code
@@ -29,6 +31,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(v)
 		}
 	}()
+	if p.sealed.Load() {
+		rec.Fault = SealedFault
+		panic(http.ErrAbortHandler)
+	}
 	if id, blackhole, ok := p.rules.partition(); ok {
 		rec.Fault = id
 		if blackhole {

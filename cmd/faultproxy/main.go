@@ -61,7 +61,10 @@ func run(args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Printf("faultproxy: terminating; answering for %s more", *linger)
+	// A native sidecar gets SIGTERM once the controller has exited: its
+	// log is complete. Seal it, so a copy read from now on is final.
+	p.Seal()
+	log.Printf("faultproxy: sealed; answering the control API for %s more", *linger)
 	time.Sleep(*linger) // not synchronisation: the pod's last words stay readable
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

@@ -165,6 +165,9 @@ func complete(e *evidence.Evidence) error {
 		errs = append(errs, fmt.Errorf("%s: %s", name, e.Incomplete[name]))
 	}
 	for _, id := range sortedKeys(e.Proxies) {
+		if why := e.Proxies[id].Incomplete; why != "" {
+			errs = append(errs, fmt.Errorf("the proxy log of %s: %s", id, why))
+		}
 		if i := slices.IndexFunc(e.Proxies[id].Requests, func(r proxy.Request) bool { return r.Fault == proxy.RefusedEncoding }); i >= 0 {
 			r := e.Proxies[id].Requests[i]
 			errs = append(errs, fmt.Errorf("the proxy of %s refused its %s watch of %s: the stream's encoding cannot be faulted or recorded (see the request's answer)", id, r.Resource, r.Start.Format("15:04:05.000")))

@@ -70,6 +70,13 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 			e.Proxies[id] = p
 		}
 	}, catalog.EvidenceComplete.ID)
+	// A mirrored proxy that stopped answering before its log was final.
+	derive("leader-correct-follower-shutdown.json", func(e *evidence.Evidence) {
+		for id, p := range e.Proxies {
+			p.Incomplete = "its proxy log was last copied at 03:23:05.900, then the proxy stopped answering before the log was final"
+			e.Proxies[id] = p
+		}
+	}, catalog.EvidenceComplete.ID)
 	// The pod the subject did see: its ADDED event was delivered.
 	derive("lostevents-expectations-never-expire-relist.json", func(e *evidence.Evidence) {
 		for _, ev := range e.Proxies[e.Facts[FactReplica]].Events {

@@ -92,12 +92,17 @@ func startPods(ctx context.Context, ns, command string, replicas int, args []str
 
 	httpClient, err := rest.HTTPClientFor(env.REST)
 	Expect(err).NotTo(HaveOccurred())
+	mirror := func(pod string) *proxy.Mirror {
+		base := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", env.REST.Host, ns, pod, controlPort)
+		return proxy.NewMirror(&proxy.Remote{Base: base, Client: httpClient}, 250*time.Millisecond)
+	}
 	target := chaos.Target{Kube: kube}
+	known := map[string]bool{}
 	for _, p := range pods {
-		base := fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s:%d/proxy", env.REST.Host, ns, p.Name, controlPort)
-		m := proxy.NewMirror(&proxy.Remote{Base: base, Client: httpClient}, 250*time.Millisecond)
+		m := mirror(p.Name)
 		DeferCleanup(m.Close)
 		name := p.Name
+		known[name] = true
 		testenv.KeepProxy(name, func() ([]byte, error) {
 			return kube.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: "controller"}).DoRaw(context.Background())
 		}, m)
@@ -105,7 +110,50 @@ func startPods(ctx context.Context, ns, command string, replicas int, args []str
 			Should(BeNumerically(">", 0), "replica %s should talk to the API server through its proxy", name)
 		target.Replicas = append(target.Replicas, chaos.Replica{Identity: name, Proxy: m, Pod: &chaos.PodRef{Namespace: ns, Name: name}})
 	}
+	followReplacements(ctx, ns, command, known, mirror)
 	return target
+}
+
+// followReplacements adds the proxy of every pod the Deployment starts
+// after the first ones (replacing a pod a fault deleted) to the spec's
+// evidence, so its replica's requests are judged too. The faults act on
+// the first replicas; replacements are watched, not driven.
+func followReplacements(ctx context.Context, ns, command string, known map[string]bool, mirror func(string) *proxy.Mirror) {
+	kube, collector := testenv.Get().Kube, testenv.Evidence()
+	stop, done := make(chan struct{}), make(chan struct{})
+	var mirrors []*proxy.Mirror
+	go func() {
+		defer close(done)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PodLabel + "=" + command})
+			if err != nil {
+				continue
+			}
+			for _, p := range list.Items {
+				if known[p.Name] || p.Status.Phase != corev1.PodRunning {
+					continue
+				}
+				known[p.Name] = true
+				m := mirror(p.Name)
+				mirrors = append(mirrors, m)
+				collector.AddProxy(p.Name, m)
+			}
+		}
+	}()
+	DeferCleanup(func() {
+		close(stop)
+		<-done
+		for _, m := range mirrors {
+			m.Close()
+		}
+	})
 }
 
 // allowExisting accepts AlreadyExists: several subjects of a spec share

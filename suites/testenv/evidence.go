@@ -42,6 +42,10 @@ func specEvidence() *evidence.Collector {
 	return c
 }
 
+// Evidence is the current spec's evidence collector. Call it from the
+// spec; the collector itself may then be used from any goroutine.
+func Evidence() *evidence.Collector { return specEvidence() }
+
 // Fact records a fact about the current spec's scenario for the judges.
 func Fact(name, value string) { specEvidence().Fact(name, value) }
 
