@@ -136,8 +136,11 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 			defer wg.Done()
 			for j := range next {
 				c := &cells[j.cell]
-				dir := filepath.Join(root, c.Suite, c.Subject+"-"+c.Mode(), strconv.Itoa(j.n))
-				r := runCell(ctx, bins, *c, dir, w, cfg.provider)
+				// Runs is appended to under mu; the run needs only the
+				// cell's identity, which never changes.
+				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, Bug: c.Bug}
+				dir := filepath.Join(root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
+				r := runCell(ctx, bins, id, dir, w, cfg.provider)
 				mu.Lock()
 				done++
 				c.Runs = append(c.Runs, r)
