@@ -147,7 +147,7 @@ func (p *Provider) CreateWithConfig(ctx context.Context, configFile string) (str
 }
 
 // Destroy deletes the cluster and its kubeconfig, unless Keep.
-func (p *Provider) Destroy(context.Context) error {
+func (p *Provider) Destroy(ctx context.Context) error {
 	if !p.attempted {
 		return nil
 	}
@@ -156,7 +156,7 @@ func (p *Provider) Destroy(context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	err := p.kind.Delete(p.o.Name, p.kubeconfig)
+	err := retryDelete(ctx, func() error { return p.kind.Delete(p.o.Name, p.kubeconfig) }, p.o.Progress, p.o.Name, 5*time.Second, 90*time.Second)
 	os.RemoveAll(filepath.Dir(p.kubeconfig))
 	p.attempted = false
 	if err != nil {
