@@ -112,6 +112,12 @@ type frameOrErr struct {
 func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, info RequestInfo, rec *Request) {
 	aw := p.watches.add(rec.ID, info)
 	defer p.watches.remove(rec.ID)
+	// A refusing partition or a seal cuts the open watches after it takes
+	// effect; a watch that passed the check before it and registers only
+	// now must not slip through, so it looks again.
+	if _, blackhole, ok := p.rules.partition(); (ok && !blackhole) || p.sealed.Load() {
+		aw.once.Do(func() { aw.reset = true; close(aw.cutCh) })
+	}
 	done := make(chan struct{})
 	defer close(done)
 	frames := make(chan frameOrErr, 64)
