@@ -156,7 +156,13 @@ func (p *Provider) Destroy(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	err := retryDelete(ctx, func() error { return p.kind.Delete(p.o.Name, p.kubeconfig) }, p.o.Progress, p.o.Name, 5*time.Second, 90*time.Second)
+	err := retryDelete(ctx, func() error {
+		err := p.kind.Delete(p.o.Name, p.kubeconfig)
+		if err != nil {
+			p.thawNodes(ctx)
+		}
+		return err
+	}, p.o.Progress, p.o.Name, 5*time.Second, 90*time.Second)
 	os.RemoveAll(filepath.Dir(p.kubeconfig))
 	p.attempted = false
 	if err != nil {
@@ -164,6 +170,24 @@ func (p *Provider) Destroy(ctx context.Context) error {
 	}
 	fmt.Fprintf(p.o.Progress, "kind: cluster %s deleted in %s\n", p.o.Name, time.Since(start).Round(100*time.Millisecond))
 	return nil
+}
+
+// thawNodes thaws frozen freezer cgroups under the cluster's node
+// containers (see thawFrozen), so a retried delete can finish.
+func (p *Provider) thawNodes(ctx context.Context) {
+	nodes, err := p.kind.ListNodes(p.o.Name)
+	if err != nil {
+		return
+	}
+	for _, n := range nodes {
+		id, err := exec.CommandContext(ctx, "docker", "inspect", "--format", "{{.Id}}", n.String()).Output()
+		if err != nil {
+			continue
+		}
+		if thawed, err := thawFrozen(filepath.Join(freezerRoot, strings.TrimSpace(string(id)))); thawed > 0 || err != nil {
+			fmt.Fprintf(p.o.Progress, "kind: thawed %d frozen cgroup(s) in node %s so it can exit (%v)\n", thawed, n.String(), err)
+		}
+	}
 }
 
 // ExportLogs writes kind's node logs (kubelet, containerd, pods) to dest.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,5 +27,25 @@ func TestRetryDelete(t *testing.T) {
 	err := retryDelete(context.Background(), func() error { return busy }, io.Discard, "x", time.Millisecond, 20*time.Millisecond)
 	if !errors.Is(err, busy) || !strings.Contains(err.Error(), "attempts") {
 		t.Errorf("a delete that never succeeds: %v", err)
+	}
+}
+
+func TestThawFrozen(t *testing.T) {
+	root := t.TempDir()
+	frozen := filepath.Join(root, "node", "kubelet.slice", "pod", "cri-containerd-x.scope")
+	thawed := filepath.Join(root, "node", "kubelet.slice", "other")
+	for dir, state := range map[string]string{frozen: "FROZEN\n", thawed: "THAWED\n"} {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "freezer.state"), []byte(state), 0o644)
+	}
+	n, err := thawFrozen(root)
+	if err != nil || n != 1 {
+		t.Fatalf("thawFrozen = %d, %v; want 1 thawed", n, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(frozen, "freezer.state")); string(b) != "THAWED" {
+		t.Errorf("frozen cgroup now %q", b)
+	}
+	if n, err := thawFrozen(filepath.Join(root, "absent")); n != 0 || err != nil {
+		t.Errorf("a missing folder: %d, %v", n, err)
 	}
 }

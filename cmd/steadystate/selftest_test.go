@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 )
@@ -76,17 +79,14 @@ func TestSelftestStopsEverythingOnSIGTERM(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	startOrFail(t, cmd)
 	var seen map[int]string
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
+	names := ""
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
 		seen = descendants(cmd.Process.Pid)
-		names := strings.Join(mapValues(seen), " ")
-		if strings.Contains(names, "kube-apiserver") && strings.Contains(names, "refctl") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no cluster and subject below selftest within 3 minutes (%s); output:\n%s", names, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		names = strings.Join(mapValues(seen), " ")
+		return strings.Contains(names, "kube-apiserver") && strings.Contains(names, "refctl"), nil
+	})
+	if err != nil {
+		t.Fatalf("no cluster and subject below selftest within 3 minutes (%s); output:\n%s", names, out.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
