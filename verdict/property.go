@@ -1,6 +1,9 @@
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Stage orders the checks of a scenario: assumptions first (did the fault
 // happen, was the subject healthy before it, is the evidence complete),
@@ -27,12 +30,11 @@ type Property struct {
 
 // Suite is the part of the id before the slash.
 func (p Property) Suite() string {
-	for i := range len(p.ID) {
-		if p.ID[i] == '/' {
-			return p.ID[:i]
-		}
+	suite, _, ok := strings.Cut(p.ID, "/")
+	if !ok {
+		return ""
 	}
-	return ""
+	return suite
 }
 
 func (p Property) String() string { return fmt.Sprintf("%s %s: %s", p.Stage, p.ID, p.Sentence) }

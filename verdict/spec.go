@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -138,12 +139,9 @@ func failure(r types.SpecReport) string {
 	return msg
 }
 
+// shortPath is a file's folder and name: suites/x/x_test.go -> x/x_test.go.
 func shortPath(p string) string {
-	parts := strings.Split(p, "/")
-	if len(parts) > 2 {
-		parts = parts[len(parts)-2:]
-	}
-	return strings.Join(parts, "/")
+	return filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p))
 }
 
 func firstLine(s string) string {
