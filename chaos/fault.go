@@ -39,7 +39,8 @@ type Target struct {
 
 // Replica is one instance of the subject.
 type Replica struct {
-	// Identity is the replica's name, also its leader-election identity.
+	// Identity is the replica's name; a Lease holder identity maps to it
+	// by Target.Holding.
 	Identity string
 	// Proxy drives the fault proxy in front of the replica; nil when the
 	// replica talks to the API server directly.
@@ -62,6 +63,27 @@ func (t Target) replica(identity string) (Replica, bool) {
 	for _, r := range t.Replicas {
 		if r.Identity == identity {
 			return r, true
+		}
+	}
+	return Replica{}, false
+}
+
+// Holding finds the replica that holds a Lease as holder: the replica of
+// that name, or the one whose proxy saw a successful Lease write answered
+// with that holder (a controller that picks its own identity, as
+// controller-runtime managers do, is known by its traffic).
+func (t Target) Holding(holder string) (Replica, bool) {
+	if r, ok := t.replica(holder); ok || holder == "" {
+		return r, ok
+	}
+	for _, r := range t.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		for _, req := range r.Proxy.Requests() {
+			if req.Holder == holder && req.Resource == "leases" {
+				return r, true
+			}
 		}
 	}
 	return Replica{}, false

@@ -48,19 +48,20 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 		return Injection{}, fmt.Errorf("read Lease %s/%s: %w", f.LeaseNamespace, f.LeaseName, err)
 	}
 	old := holder(lease)
-	r, ok := t.replica(old)
+	r, ok := t.Holding(old)
 	if !ok || (r.Process == nil && r.Pod == nil) {
-		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is not a replica of the subject", f.LeaseNamespace, f.LeaseName, old)
+		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is no replica of the subject (by name or by its own Lease writes)", f.LeaseNamespace, f.LeaseName, old)
 	}
 	action := Kill
 	if f.Graceful {
 		action = Terminate
 	}
-	inj, err := ProcessFault{Replica: old, Action: action}.Inject(ctx, t)
+	inj, err := ProcessFault{Replica: r.Identity, Action: action}.Inject(ctx, t)
 	if err != nil {
 		return inj, err
 	}
 	inj.Detail["oldHolder"] = old
+	inj.Detail["oldReplica"] = r.Identity
 	inj.Detail["transitionsBefore"] = strconv.Itoa(int(ptr.Deref(lease.Spec.LeaseTransitions, 0)))
 	timeout := f.Timeout
 	if timeout == 0 {

@@ -5,17 +5,26 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // startLeaderReplicas runs n client-go leader-election replicas (this test
 // binary re-executed) competing for one Lease in ns.
 func startLeaderReplicas(t *testing.T, ns string, n int) Target {
+	return startElection(t, ns, n, false)
+}
+
+// startElection runs n replicas; with ownIdentity each runs behind its own
+// fault proxy and elects under an identity it makes up (host_UUID, as
+// controller-runtime managers do), not under its replica name.
+func startElection(t *testing.T, ns string, n int, ownIdentity bool) Target {
 	t.Helper()
 	c := cluster(t)
 	self, err := os.Executable()
@@ -25,15 +34,29 @@ func startLeaderReplicas(t *testing.T, ns string, n int) Target {
 	target := Target{Kube: c.Kube}
 	for i := range n {
 		id := fmt.Sprintf("replica-%d", i)
-		p, err := proc.Start(proc.Spec{
+		r := Replica{Identity: id}
+		kubeconfig, identity := c.Kubeconfig(), id
+		if ownIdentity {
+			p, err := proxy.Start(proxy.Options{Upstream: c.REST, Replica: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+			if err := p.WriteKubeconfig(kubeconfig); err != nil {
+				t.Fatal(err)
+			}
+			r.Proxy, identity = p, fmt.Sprintf("host_%d-%d", os.Getpid(), time.Now().UnixNano())
+		}
+		r.Process, err = proc.Start(proc.Spec{
 			Name: id, Path: self, LogPath: filepath.Join(t.TempDir(), id+".log"),
-			Env: []string{helperEnv + "=leader", "KUBECONFIG=" + c.Kubeconfig(), "IDENTITY=" + id, "LEASE_NAMESPACE=" + ns, "LEASE_NAME=victim"},
+			Env: []string{helperEnv + "=leader", "KUBECONFIG=" + kubeconfig, "IDENTITY=" + identity, "LEASE_NAMESPACE=" + ns, "LEASE_NAME=victim"},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(p.Kill)
-		target.Replicas = append(target.Replicas, Replica{Identity: id, Process: p})
+		t.Cleanup(r.Process.Kill)
+		target.Replicas = append(target.Replicas, r)
 	}
 	eventually(t, 30*time.Second, "a replica to hold the Lease", func() bool { return leaseHolder(t, target, ns) != "" })
 	return target
@@ -74,6 +97,33 @@ func TestLeaderFailoverKillsExactlyTheHolder(t *testing.T) {
 	// for it to expire (3s here), so the failover cannot be instant.
 	if failover, _ := time.ParseDuration(d["failover"]); failover < time.Second {
 		t.Errorf("failover after a kill took %s, faster than the lease could expire", failover)
+	}
+}
+
+// TestFailoverFindsAHolderByItsOwnLeaseWrites: replicas that choose their
+// own identity are still told apart: the holder is the replica whose
+// proxy saw its Lease writes answered with that identity, and only it is
+// killed.
+func TestFailoverFindsAHolderByItsOwnLeaseWrites(t *testing.T) {
+	ns := cluster(t).Namespace(t, "ownid")
+	target := startElection(t, ns, 2, true)
+	var old Replica
+	eventually(t, 10*time.Second, "the holder to be known by its Lease writes", func() bool {
+		var ok bool
+		old, ok = target.Holding(leaseHolder(t, target, ns))
+		return ok
+	})
+	inj, err := Inject(t.Context(), NewTimeline(), LeaderFailover{LeaseNamespace: ns, LeaseName: "victim"}, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inj.Detail["oldReplica"] != old.Identity || !strings.HasPrefix(inj.Detail["oldHolder"], "host_") {
+		t.Errorf("failover detail = %v, want holder host_… on replica %s", inj.Detail, old.Identity)
+	}
+	for _, r := range target.Replicas {
+		if exited := r.Process.Exited(); exited != (r.Identity == old.Identity) {
+			t.Errorf("%s exited=%v; only the holder %s should be killed", r.Identity, exited, old.Identity)
+		}
 	}
 }
 

@@ -18,13 +18,13 @@ func protobufMeta(raw []byte) (EventMeta, error) {
 	if !bytes.HasPrefix(raw, protobufMagic) {
 		return EventMeta{}, fmt.Errorf("watch event object lacks the protobuf envelope")
 	}
-	var u runtime.Unknown
-	if err := u.Unmarshal(raw[len(protobufMagic):]); err != nil {
-		return EventMeta{}, fmt.Errorf("watch event object does not parse: %w", err)
+	kind, obj, ok := protobufObject(raw)
+	if !ok {
+		return EventMeta{}, fmt.Errorf("watch event object does not parse")
 	}
-	meta := EventMeta{Kind: u.Kind}
-	fields := protoFields(u.Raw)
-	if u.Kind == "Status" {
+	meta := EventMeta{Kind: kind}
+	fields := protoFields(obj)
+	if kind == "Status" {
 		// Status: metadata=1 (ListMeta), message=3, reason=4, code=6.
 		meta.Message = string(fields[3].bytes)
 		meta.Reason = string(fields[4].bytes)
@@ -38,6 +38,19 @@ func protobufMeta(raw []byte) (EventMeta, error) {
 	meta.Namespace = string(om[3].bytes)
 	meta.ResourceVersion = string(om[6].bytes)
 	return meta, nil
+}
+
+// protobufObject unwraps the envelope of an encoded object: its kind and
+// its fields' bytes.
+func protobufObject(raw []byte) (kind string, obj []byte, ok bool) {
+	if !bytes.HasPrefix(raw, protobufMagic) {
+		return "", nil, false
+	}
+	var u runtime.Unknown
+	if err := u.Unmarshal(raw[len(protobufMagic):]); err != nil {
+		return "", nil, false
+	}
+	return u.Kind, u.Raw, true
 }
 
 type protoField struct {

@@ -16,9 +16,13 @@ type Request struct {
 	// Code is the HTTP status the client got; 0 if the connection was reset.
 	Code int `json:"code"`
 	// Fault names the rule that answered instead of the API server, if any.
-	Fault string    `json:"fault,omitempty"`
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
+	Fault string `json:"fault,omitempty"`
+	// Holder is the Lease holder identity the API server's answer to a
+	// successful Lease write names: how a replica's own election identity
+	// is learned, whatever the controller chose it to be.
+	Holder string    `json:"holder,omitempty"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
 }
 
 // Event is one watch event the proxy delivered or dropped.

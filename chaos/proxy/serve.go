@@ -51,7 +51,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.serveWatch(sw, r, info, &rec)
 		return
 	}
+	if isLeaseWrite(info) {
+		sw.tap = &bodyTap{}
+	}
 	p.reverse.ServeHTTP(sw, r)
+	if sw.tap != nil && sw.code >= 200 && sw.code <= 299 {
+		rec.Holder = leaseHolder(sw.Header(), sw.tap.buf.Bytes())
+	}
 }
 
 // waitWhileRule blocks until the rule is gone or the client gives up.
@@ -94,6 +100,8 @@ func writeStatus(w http.ResponseWriter, code int, message string) {
 type statusWriter struct {
 	http.ResponseWriter
 	code int
+	// tap, when set, keeps the start of the body.
+	tap *bodyTap
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -106,6 +114,9 @@ func (s *statusWriter) WriteHeader(code int) {
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if s.code == 0 {
 		s.code = http.StatusOK
+	}
+	if s.tap != nil {
+		s.tap.keep(b)
 	}
 	return s.ResponseWriter.Write(b)
 }

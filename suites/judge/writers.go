@@ -69,28 +69,60 @@ func LeaderOnlyWrite(r proxy.Request) bool {
 }
 
 // OnlyHolderWrites checks every successful write in the replicas' proxy
-// logs (requests by replica identity) against the Lease's history. Writes
-// to Leases (the election itself) and Events are not leader-only work.
+// logs (requests by replica name) against the Lease's history. Writes to
+// Leases (the election itself) and Events are not leader-only work. A
+// replica holds the Lease under its own name or under any holder identity
+// its successful Lease writes were answered with: a controller that
+// chooses its own identity (controller-runtime's hostname_UUID) is judged
+// by what it does, not by a name the harness gave it.
 func OnlyHolderWrites(lease *oracle.History, key string, replicas map[string][]proxy.Request) error {
 	ts := terms(lease, key)
+	owner := HolderOwners(replicas)
 	var errs []error
-	for _, identity := range slices.Sorted(maps.Keys(replicas)) {
-		for _, r := range replicas[identity] {
+	for _, name := range slices.Sorted(maps.Keys(replicas)) {
+		for _, r := range replicas[name] {
 			if !LeaderOnlyWrite(r) {
 				continue
 			}
-			if h := validHolder(ts, r.Start); h != identity {
-				if h == "" {
-					h = "nobody"
-				}
-				what := r.Resource + "/" + r.Name
-				if r.Name == "" {
-					what = "a new " + r.Resource + " object"
-				}
-				errs = append(errs, oracle.BrokeAt(r.Start, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
-					ErrTwoWriters, identity, r.Verb, what, r.Start.Format("15:04:05.000"), h)))
+			h := validHolder(ts, r.Start)
+			if h != "" && owner(h) == name {
+				continue
 			}
+			who := "nobody"
+			if h != "" {
+				who = owner(h)
+				if who != h {
+					who += " (" + h + ")"
+				}
+			}
+			what := r.Resource + "/" + r.Name
+			if r.Name == "" {
+				what = "a new " + r.Resource + " object"
+			}
+			errs = append(errs, oracle.BrokeAt(r.Start, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
+				ErrTwoWriters, name, r.Verb, what, r.Start.Format("15:04:05.000"), who)))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// HolderOwners maps a Lease holder identity to the replica that holds the
+// Lease under it: the replica whose successful Lease writes were answered
+// with that holder, else the replica of that name. An identity no replica
+// claims maps to itself.
+func HolderOwners(replicas map[string][]proxy.Request) func(holder string) string {
+	learned := map[string]string{}
+	for name, reqs := range replicas {
+		for _, r := range reqs {
+			if r.Holder != "" && r.Resource == "leases" {
+				learned[r.Holder] = name
+			}
+		}
+	}
+	return func(holder string) string {
+		if name, ok := learned[holder]; ok {
+			return name
+		}
+		return holder
+	}
 }

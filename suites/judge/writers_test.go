@@ -1,8 +1,15 @@
 package judge
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
 func TestValidHolder(t *testing.T) {
@@ -21,5 +28,38 @@ func TestValidHolder(t *testing.T) {
 		if got := validHolder(ts, base.Add(tc.at)); got != tc.want {
 			t.Errorf("holder at %s = %q, want %q", tc.at, got, tc.want)
 		}
+	}
+}
+
+// leaseEvent is the Lease held by holder from renew for 3s.
+func leaseEvent(holder string, renew time.Time) oracle.Event {
+	return oracle.Event{At: renew, Type: "MODIFIED", Key: "ns/lease", Object: &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"namespace": "ns", "name": "lease"},
+		"spec": map[string]any{"holderIdentity": holder, "renewTime": renew.Format(time.RFC3339Nano), "leaseDurationSeconds": int64(3)},
+	}}}
+}
+
+// TestOnlyHolderWritesLearnsIdentities: replicas that choose their own
+// holder identity (host_UUID) are matched to the Lease by what their Lease
+// writes were answered with. The holder's write holds; the same write by
+// the replica that never held the Lease breaks the property, and the
+// message names both replicas.
+func TestOnlyHolderWritesLearnsIdentities(t *testing.T) {
+	base := time.Unix(100, 0)
+	lease := oracle.NewHistory()
+	lease.Add(leaseEvent("host_aaaa", base))
+	election := func(holder string, at time.Time) proxy.Request {
+		return proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: "lease"}, Code: 200, Holder: holder, Start: at}
+	}
+	write := proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "configmaps"}, Code: 201, Start: base.Add(time.Second)}
+	leader := []proxy.Request{election("host_aaaa", base), write}
+	follower := []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "get", Group: "coordination.k8s.io", Resource: "leases", Name: "lease"}, Code: 200, Start: base}}
+
+	if err := OnlyHolderWrites(lease, "ns/lease", map[string][]proxy.Request{"vm-0": leader, "vm-1": follower}); err != nil {
+		t.Errorf("the holder's own write was judged broken: %v", err)
+	}
+	err := OnlyHolderWrites(lease, "ns/lease", map[string][]proxy.Request{"vm-0": leader[:1], "vm-1": append(follower, write)})
+	if !errors.Is(err, ErrTwoWriters) || !strings.Contains(err.Error(), "vm-1 made create a new configmaps object") || !strings.Contains(err.Error(), "while vm-0 (host_aaaa) held") {
+		t.Errorf("the follower's write: got %v, want two writers naming vm-1 and vm-0 (host_aaaa)", err)
 	}
 }

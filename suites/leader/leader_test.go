@@ -59,16 +59,21 @@ func start(ctx context.Context, ns string) *election {
 	for _, r := range e.target.Replicas {
 		e.proxies[r.Identity] = r.Proxy
 	}
-	Eventually(e.holder).WithContext(ctx).WithTimeout(30*time.Second).ShouldNot(BeEmpty(), "a replica should take Lease %s/%s", e.leaseNS, e.leaseName)
+	Eventually(e.holder).WithContext(ctx).WithTimeout(30*time.Second).ShouldNot(BeEmpty(),
+		"a replica should take Lease %s/%s, through its own proxy", e.leaseNS, e.leaseName)
 	return e
 }
 
+// holder is the replica holding the Lease, "" while nobody does. The
+// holder identity is the controller's own choice; the replica is the one
+// whose Lease writes were answered with it (chaos.Target.Holding).
 func (e *election) holder() string {
 	l, err := testenv.Get().Kube.CoordinationV1().Leases(e.leaseNS).Get(context.Background(), e.leaseName, metav1.GetOptions{})
 	if err != nil || l.Spec.HolderIdentity == nil {
 		return ""
 	}
-	return *l.Spec.HolderIdentity
+	r, _ := e.target.Holding(*l.Spec.HolderIdentity)
+	return r.Identity
 }
 
 func (e *election) replica(identity string) chaos.Replica {

@@ -11,8 +11,9 @@ type Vars struct {
 	// Kubeconfig is the replica's kubeconfig: it points at the replica's
 	// fault proxy (KUBECONFIG is set to it as well).
 	Kubeconfig string
-	// Identity is the replica's name, unique per replica: use it as the
-	// leader-election identity.
+	// Identity is the replica's name, unique per replica. A controller
+	// may use it as its leader-election identity, or choose its own: the
+	// suites learn each replica's holder identity from its Lease writes.
 	Identity string
 	// Namespace is the spec's namespace.
 	Namespace string

@@ -1,0 +1,70 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+)
+
+// maxHolderBody bounds how much of a Lease write's answer the proxy keeps
+// to read the holder from; a Lease is a few hundred bytes.
+const maxHolderBody = 64 << 10
+
+// isLeaseWrite reports whether the request writes a coordination Lease:
+// the election traffic whose answers tell which holder identity a replica
+// uses.
+func isLeaseWrite(info RequestInfo) bool {
+	return info.Group == "coordination.k8s.io" && info.Resource == "leases" && info.Subresource == "" &&
+		slices.Contains([]string{"create", "update", "patch"}, info.Verb)
+}
+
+// bodyTap keeps the first maxHolderBody bytes written through it.
+type bodyTap struct {
+	buf bytes.Buffer
+}
+
+func (t *bodyTap) keep(b []byte) {
+	if room := maxHolderBody - t.buf.Len(); room > 0 {
+		t.buf.Write(b[:min(len(b), room)])
+	}
+}
+
+// leaseHolder reads spec.holderIdentity from the API server's answer to a
+// Lease write, JSON or protobuf, gzip-compressed or not; "" when the body
+// is not a Lease or holds no holder (a released Lease).
+func leaseHolder(h http.Header, body []byte) string {
+	if h.Get("Content-Encoding") == "gzip" {
+		r, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return ""
+		}
+		if body, err = io.ReadAll(io.LimitReader(r, maxHolderBody)); err != nil {
+			return ""
+		}
+	}
+	if bytes.HasPrefix(body, protobufMagic) {
+		return protobufLeaseHolder(body)
+	}
+	var lease struct {
+		Kind string `json:"kind"`
+		Spec struct {
+			HolderIdentity string `json:"holderIdentity"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(body, &lease) != nil || lease.Kind != "Lease" {
+		return ""
+	}
+	return lease.Spec.HolderIdentity
+}
+
+// protobufLeaseHolder reads Lease.spec (field 2).holderIdentity (field 1).
+func protobufLeaseHolder(raw []byte) string {
+	kind, obj, ok := protobufObject(raw)
+	if !ok || kind != "Lease" {
+		return ""
+	}
+	return string(protoFields(protoFields(obj)[2].bytes)[1].bytes)
+}
