@@ -35,7 +35,7 @@ func TestValidHolder(t *testing.T) {
 func leaseEvent(holder string, renew time.Time) oracle.Event {
 	return oracle.Event{At: renew, Type: "MODIFIED", Key: "ns/lease", Object: &unstructured.Unstructured{Object: map[string]any{
 		"metadata": map[string]any{"namespace": "ns", "name": "lease"},
-		"spec": map[string]any{"holderIdentity": holder, "renewTime": renew.Format(time.RFC3339Nano), "leaseDurationSeconds": int64(3)},
+		"spec":     map[string]any{"holderIdentity": holder, "renewTime": renew.Format(time.RFC3339Nano), "leaseDurationSeconds": int64(3)},
 	}}}
 }
 
