@@ -20,9 +20,10 @@ const usage = `usage:
   steadystate selftest                       run every suite against every reference subject mode
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
+  steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
 
-Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS; SELFTEST_SUITES, SELFTEST_MODES,
-SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest (see README.md).
+Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; SELFTEST_SUITES,
+SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest (see README.md).
 `
 
 // errUsage marks errors caused by how the command was called.
@@ -56,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return selftestCommand(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout)
+	case "upstream-bins":
+		return upstreamBinsCommand(ctx, args[1:], stdout, stderr)
 	case "catalog":
 		if len(args) > 1 {
 			return fmt.Errorf("%w: catalog takes no arguments", errUsage)

@@ -43,10 +43,19 @@ type Options struct {
 	Upstream *rest.Config
 	// Dir receives kubeconfigs and logs.
 	Dir string
-	// Spec, when set, says how to run replica id with its kubeconfig
-	// instead of refctl: any controller can run behind the proxies.
-	// Binary and Args are then unused; Command still names the replicas.
-	Spec func(id, kubeconfig string) (proc.Spec, error)
+	// Spec, when set, says how to run a replica instead of refctl: any
+	// controller can run behind the proxies. Binary and Args are then
+	// unused; Command still names the replicas.
+	Spec func(ReplicaEnv) (proc.Spec, error)
+}
+
+// ReplicaEnv is what one replica is started with.
+type ReplicaEnv struct {
+	// ID is the replica's name, Kubeconfig its kubeconfig (pointing at
+	// its proxy).
+	ID, Kubeconfig string
+	// Dir is a folder of the replica's own, empty at its start.
+	Dir string
 }
 
 // Subject is the running replicas.
@@ -76,7 +85,12 @@ func Start(o Options) (*Subject, error) {
 			s.Stop()
 			return nil, err
 		}
-		spec, err := o.spec(id, kubeconfig)
+		env := ReplicaEnv{ID: id, Kubeconfig: kubeconfig, Dir: filepath.Join(o.Dir, id)}
+		if err := os.MkdirAll(env.Dir, 0o755); err != nil {
+			s.Stop()
+			return nil, err
+		}
+		spec, err := o.spec(env)
 		if err != nil {
 			s.Stop()
 			return nil, err
@@ -92,11 +106,11 @@ func Start(o Options) (*Subject, error) {
 	return s, nil
 }
 
-func (o Options) spec(id, kubeconfig string) (proc.Spec, error) {
+func (o Options) spec(r ReplicaEnv) (proc.Spec, error) {
 	if o.Spec != nil {
-		return o.Spec(id, kubeconfig)
+		return o.Spec(r)
 	}
-	args := append([]string{o.Command, "--kubeconfig=" + kubeconfig, "--identity=" + id, "--health-addr=0", "--metrics-addr=0"}, o.Args...)
+	args := append([]string{o.Command, "--kubeconfig=" + r.Kubeconfig, "--identity=" + r.ID, "--health-addr=0", "--metrics-addr=0"}, o.Args...)
 	return proc.Spec{Path: o.Binary, Args: args}, nil
 }
 

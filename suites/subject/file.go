@@ -3,6 +3,7 @@ package subject
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -11,7 +12,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/refproc"
@@ -56,12 +56,13 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int) chaos.
 
 // fileOptions runs the file's command once per replica behind a proxy.
 func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Config) refproc.Options {
-	binDir := ""
-	if bins, err := local.FindBinaries(testenv.Run().Cluster.BinDir, testenv.Run().Cluster.KubeVersion); err == nil {
-		binDir = filepath.Dir(bins.ControllerManager)
-	}
-	return refproc.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(id, kubeconfig string) (proc.Spec, error) {
-		vars := subjectfile.Vars{Kubeconfig: kubeconfig, Identity: id, Namespace: ns, KubeBinDir: binDir}
+	return refproc.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(r refproc.ReplicaEnv) (proc.Spec, error) {
+		port, err := freePort()
+		if err != nil {
+			return proc.Spec{}, err
+		}
+		vars := f.Static()
+		vars.Kubeconfig, vars.Identity, vars.Namespace, vars.Dir, vars.Port = r.Kubeconfig, r.ID, ns, r.Dir, port
 		cmd, err := f.Command(vars)
 		if err != nil {
 			return proc.Spec{}, &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.command", Problem: err.Error()}
@@ -72,6 +73,16 @@ func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Co
 		}
 		return proc.Spec{Path: cmd[0], Args: cmd[1:], Env: env}, nil
 	}}
+}
+
+// freePort is a loopback TCP port free at the moment of asking.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port for {{.Port}}: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitStarted waits until every replica has made a request through its
@@ -94,11 +105,12 @@ func waitStarted(ctx context.Context, f *subjectfile.File, s *refproc.Subject) e
 	return nil
 }
 
-// applyManifests applies run.manifests (CRDs, RBAC) before any replica
-// starts.
+// applyManifests applies run.manifests (CRDs, RBAC) in order before any
+// replica starts.
 func (s *fileSubject) applyManifests(ctx context.Context) {
-	for _, m := range s.f.Run.Manifests {
-		path := s.f.Manifest(m)
+	files, err := s.f.ManifestFiles()
+	Expect(err).NotTo(HaveOccurred())
+	for _, path := range files {
 		Expect(fixtures.Apply(ctx, testenv.Get().REST, os.DirFS(filepath.Dir(path)), filepath.Base(path))).To(Succeed(), "subject %s: run.manifests: apply %s", s.f.Name, path)
 	}
 }

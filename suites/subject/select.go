@@ -2,6 +2,7 @@ package subject
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -54,7 +55,7 @@ func choose(cfg testenv.Config) (Subject, error) {
 	case file != "" && bug != "":
 		return nil, fmt.Errorf("SUBJECT_BUG=%s applies to the reference subjects only, not to SUBJECT_FILE=%s", bug, file)
 	case file != "":
-		f, err := subjectfile.Load(file)
+		f, err := subjectfile.Load(file, fileOptionsOf(cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -73,11 +74,21 @@ func choose(cfg testenv.Config) (Subject, error) {
 	if bug != "" {
 		return nil, fmt.Errorf("SUBJECT_BUG=%s applies to the reference subjects only, not to SUBJECT=%s", bug, name)
 	}
-	f, err := subjectfile.Parse(data, "fixtures/subjects/"+name+".yaml")
+	f, err := subjectfile.Parse(data, "fixtures/subjects/"+name+".yaml", fileOptionsOf(cfg))
 	if err != nil {
 		return nil, err
 	}
 	return &fileSubject{f: f}, nil
+}
+
+// fileOptionsOf is what a subject file's templates know from the run
+// before any replica starts.
+func fileOptionsOf(cfg testenv.Config) subjectfile.Options {
+	o := subjectfile.Options{UpstreamDir: cfg.UpstreamDir}
+	if bins, err := local.FindBinaries(cfg.Cluster.BinDir, cfg.Cluster.KubeVersion); err == nil {
+		o.KubeBinDir = filepath.Dir(bins.ControllerManager)
+	}
+	return o
 }
 
 // checkBug refuses a SUBJECT_BUG that is not a bug of the subject (of

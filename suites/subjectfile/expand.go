@@ -6,7 +6,8 @@ import (
 	"text/template"
 )
 
-// Vars are the values a command, an env value or a Lease name can use.
+// Vars are the values a command, an env value, a manifest path or a Lease
+// name can use.
 type Vars struct {
 	// Kubeconfig is the replica's kubeconfig: it points at the replica's
 	// fault proxy (KUBECONFIG is set to it as well).
@@ -20,11 +21,21 @@ type Vars struct {
 	// KubeBinDir is the folder of the Kubernetes binaries the harness
 	// uses (kube-controller-manager among them).
 	KubeBinDir string
+	// UpstreamDir is the folder `make upstream-bins` builds the upstream
+	// releases into (UPSTREAM_DIR), one folder per release.
+	UpstreamDir string
+	// Dir is a fresh, writable folder of the replica's own (certificates,
+	// caches), removed when the spec ends.
+	Dir string
+	// Port is a TCP port on loopback that was free when the replica
+	// started, for a server it must run (a webhook server): replicas of
+	// several runs on one host must not share one.
+	Port int
 }
 
-const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}"
+const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}, {{.UpstreamDir}}, {{.Dir}}, {{.Port}}"
 
-var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b"}
+var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b", UpstreamDir: "/u", Dir: "/d", Port: 1}
 
 // Expand fills in a template of the file.
 func Expand(s string, v Vars) (string, error) {

@@ -37,17 +37,17 @@ func (e *Error) Error() string {
 }
 
 // Load reads and validates the subject file at path.
-func Load(path string) (*File, error) {
+func Load(path string, o Options) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("subject file: %w (SUBJECT_FILE names a YAML file; see fixtures/subjects for examples)", err)
 	}
-	return Parse(data, path)
+	return Parse(data, path, o)
 }
 
 // Parse decodes and validates a subject file; path is only for messages
 // and for resolving manifests.
-func Parse(data []byte, path string) (*File, error) {
+func Parse(data []byte, path string, o Options) (*File, error) {
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, &Error{File: path, Field: "(file)", Problem: "not YAML: " + err.Error(), Expected: "a YAML document with apiVersion " + APIVersion}
@@ -65,7 +65,7 @@ func Parse(data []byte, path string) (*File, error) {
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
-	f := &File{Path: path}
+	f := &File{Path: path, options: o}
 	if err := json.Unmarshal(raw, f); err != nil { // shape checked every field already
 		return nil, &Error{File: path, Subject: name, Field: "(file)", Problem: err.Error()}
 	}

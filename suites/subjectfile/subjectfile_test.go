@@ -1,6 +1,8 @@
 package subjectfile_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,7 @@ apiVersion: steadystate.dev/v1alpha1
 kind: Subject
 name: my-manager
 run:
-  command: [/bin/manager, "--kubeconfig={{.Kubeconfig}}", "--id={{.Identity}}", "--lease-namespace={{.Namespace}}"]
+  command: [/bin/true, "--kubeconfig={{.Kubeconfig}}", "--id={{.Identity}}", "--lease-namespace={{.Namespace}}"]
 capabilities:
   leaderElected:
     lease: {name: my-manager, namespace: "{{.Namespace}}"}
@@ -29,7 +31,9 @@ func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := subjectfile.Parse(data, "replicaset.yaml")
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	f, err := subjectfile.Parse(data, "replicaset.yaml", subjectfile.Options{KubeBinDir: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +51,7 @@ func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
 }
 
 func TestLeaderDefaults(t *testing.T) {
-	f, err := subjectfile.Parse([]byte(leader), "m.yaml")
+	f, err := subjectfile.Parse([]byte(leader), "m.yaml", subjectfile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +77,14 @@ func TestBadFiles(t *testing.T) {
 		{"missing binding", "    lease: {name: my-manager, namespace: \"{{.Namespace}}\"}\n", "", []string{"capabilities.leaderElected.lease.name: missing", "lease.namespace: missing"}},
 		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
 		{"unknown template variable", "{{.Identity}}", "{{.Replica}}", []string{"run.command[2]", "can't evaluate field Replica", "{{.Kubeconfig}}, {{.Identity}}"}},
-		{"wrong type", "command: [", "command: /bin/manager\n  args: [", []string{"run.command: /bin/manager is a string; expected a list", "run.args: unknown field"}},
+		{"wrong type", "command: [", "command: /bin/true\n  args: [", []string{"run.command: /bin/true is a string; expected a list", "run.args: unknown field"}},
 		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha1"}},
 		{"one replica", "retryPeriod: 500ms", "retryPeriod: 500ms\n    replicas: 1", []string{"capabilities.leaderElected.replicas: 1", "at least 2"}},
 		{"no capability", "capabilities:\n  leaderElected:", "capabilities: {}\nx:\n  leaderElected:", []string{"x: unknown field"}},
 		{"not yaml", "kind: Subject", "kind: [Subject", []string{"(file): not YAML"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := subjectfile.Parse([]byte(strings.Replace(leader, tc.old, tc.new, 1)), "m.yaml")
+			_, err := subjectfile.Parse([]byte(strings.Replace(leader, tc.old, tc.new, 1)), "m.yaml", subjectfile.Options{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -94,7 +98,7 @@ func TestBadFiles(t *testing.T) {
 }
 
 func TestMissingScalableBindings(t *testing.T) {
-	_, err := subjectfile.Parse([]byte("apiVersion: steadystate.dev/v1alpha1\nkind: Subject\nname: w\nrun: {command: [x]}\ncapabilities:\n  scalableWorkload: {resource: widgets, template: {kind: Widget}, replicasPath: spec..replicas}\n"), "w.yaml")
+	_, err := subjectfile.Parse([]byte("apiVersion: steadystate.dev/v1alpha1\nkind: Subject\nname: w\nrun: {command: [/bin/true]}\ncapabilities:\n  scalableWorkload: {resource: widgets, template: {kind: Widget}, replicasPath: spec..replicas}\n"), "w.yaml", subjectfile.Options{})
 	for _, w := range []string{"template.apiVersion: missing", "statusReplicasPath: missing", `replicasPath: "spec..replicas" is not a field path`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not say %q", err, w)
@@ -103,7 +107,7 @@ func TestMissingScalableBindings(t *testing.T) {
 }
 
 func TestIntNamesTheBindingThatDoesNotResolve(t *testing.T) {
-	f, err := subjectfile.Parse([]byte(leader), "m.yaml")
+	f, err := subjectfile.Parse([]byte(leader), "m.yaml", subjectfile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,5 +121,36 @@ func TestIntNamesTheBindingThatDoesNotResolve(t *testing.T) {
 	}
 	if _, err = f.Int(obj, "x", "status.phase"); err == nil || !strings.Contains(err.Error(), "not an integer") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestManifestsAndProgramResolveBeforeAnythingStarts: manifests are
+// templates and globs, resolved in order; a program or a manifest that is
+// not there is named with its field when the file is read.
+func TestManifestsAndProgramResolveBeforeAnythingStarts(t *testing.T) {
+	up := t.TempDir()
+	os.MkdirAll(filepath.Join(up, "ctl@v1", "crds"), 0o755)
+	for _, f := range []string{"b.yaml", "a.yaml"} {
+		os.WriteFile(filepath.Join(up, "ctl@v1", "crds", f), []byte("kind: X\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(up, "ctl@v1", "manager"), []byte("#!/bin/sh\n"), 0o755)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "setup.yaml"), []byte("kind: Y\n"), 0o644)
+	file := strings.Replace(leader, "run:\n  command: [/bin/true,", "run:\n  manifests: [\"{{.UpstreamDir}}/ctl@v1/crds/*.yaml\", setup.yaml]\n  command: [\"{{.UpstreamDir}}/ctl@v1/manager\",", 1)
+	f, err := subjectfile.Parse([]byte(file), filepath.Join(dir, "m.yaml"), subjectfile.Options{UpstreamDir: up})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.ManifestFiles()
+	want := []string{filepath.Join(up, "ctl@v1/crds/a.yaml"), filepath.Join(up, "ctl@v1/crds/b.yaml"), filepath.Join(dir, "setup.yaml")}
+	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("manifests = %q, %v; want %q", got, err, want)
+	}
+
+	_, err = subjectfile.Parse([]byte(file), filepath.Join(dir, "m.yaml"), subjectfile.Options{UpstreamDir: t.TempDir()})
+	for _, w := range []string{"run.manifests[0]", "crds/*.yaml\" cannot be read", "run.command[0]", "ctl@v1/manager does not exist", "expected an executable"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not say %q", err, w)
+		}
 	}
 }

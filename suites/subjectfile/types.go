@@ -23,6 +23,20 @@ type File struct {
 	// Path is where the file was read from ("" when parsed from bytes);
 	// Run.Manifests are relative to its folder.
 	Path string `json:"-"`
+	// options are the run's settings the file was read with.
+	options Options
+}
+
+// Options are the run's settings a subject file is read with: what its
+// templates can know before any replica starts.
+type Options struct {
+	// UpstreamDir fills {{.UpstreamDir}}, KubeBinDir {{.KubeBinDir}}.
+	UpstreamDir, KubeBinDir string
+}
+
+// Static is the values every replica shares, known when the file is read.
+func (f *File) Static() Vars {
+	return Vars{UpstreamDir: f.options.UpstreamDir, KubeBinDir: f.options.KubeBinDir}
 }
 
 // Run says how to start one replica of the controller.
@@ -32,8 +46,9 @@ type Run struct {
 	Command []string `json:"command"`
 	// Env adds environment variables (templates too).
 	Env map[string]string `json:"env,omitempty"`
-	// Manifests are applied before the controller starts (CRDs, RBAC):
-	// paths relative to the subject file.
+	// Manifests are applied before the controller starts (CRDs, RBAC),
+	// in order: paths relative to the subject file, templates of
+	// {{.UpstreamDir}}, and globs in the file name (crds/*.yaml).
 	Manifests []string `json:"manifests,omitempty"`
 	// DisableControllers are kube-controller-manager controllers the
 	// local cluster runs without, because the subject does their work

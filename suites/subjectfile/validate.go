@@ -3,8 +3,6 @@ package subjectfile
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,8 +49,13 @@ func (f *File) Validate() error {
 		}
 	}
 	for i, m := range f.Run.Manifests {
-		if _, err := os.Stat(f.Manifest(m)); err != nil {
-			bad(fmt.Sprintf("run.manifests[%d]", i), fmt.Sprintf("%q cannot be read: %v", m, errors.Unwrap(err)), "a YAML file, relative to the subject file")
+		if _, err := f.manifest(m); err != nil {
+			bad(fmt.Sprintf("run.manifests[%d]", i), err.Error(), "a YAML file (or a glob such as crds/*.yaml), relative to the subject file")
+		}
+	}
+	if len(f.Run.Command) > 0 {
+		if err := f.checkProgram(); err != nil {
+			bad("run.command[0]", err.Error(), "an executable: a path, or a program on PATH")
 		}
 	}
 	for i, c := range f.Run.DisableControllers {
@@ -129,12 +132,4 @@ func (l *LeaderElected) validate(bad func(field, problem, expected string)) {
 	} else if l.RetryPeriod.Duration >= l.LeaseDuration.Duration {
 		bad(at+"retryPeriod", l.RetryPeriod.String()+" is not shorter than leaseDuration", "a retry period shorter than the lease duration")
 	}
-}
-
-// Manifest resolves a run.manifests entry against the file's folder.
-func (f *File) Manifest(m string) string {
-	if filepath.IsAbs(m) || f.Path == "" {
-		return m
-	}
-	return filepath.Join(filepath.Dir(f.Path), m)
 }

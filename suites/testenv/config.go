@@ -2,9 +2,11 @@ package testenv
 
 import (
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/steadystate-dev/steadystate/cluster"
+	"github.com/steadystate-dev/steadystate/cluster/local"
 )
 
 // Where subject replicas run: as local processes, or as pods of a
@@ -37,6 +39,10 @@ type Config struct {
 	// KeepEvidence keeps every spec's evidence.json and history.txt, not
 	// only a failing spec's (STEADYSTATE_KEEP_EVIDENCE=1).
 	KeepEvidence bool
+	// UpstreamDir is where `make upstream-bins` builds the upstream
+	// releases (UPSTREAM_DIR, default <cache>/upstream); subject files
+	// reach it as {{.UpstreamDir}}.
+	UpstreamDir string
 }
 
 // ConfigFromEnv reads the run's configuration from the environment.
@@ -50,6 +56,10 @@ func ConfigFromEnv() Config {
 		Placement:    os.Getenv("SUBJECT_PLACEMENT"),
 		Refctl:       os.Getenv("REFCTL_BINARY"),
 		KeepEvidence: os.Getenv("STEADYSTATE_KEEP_EVIDENCE") == "1",
+		UpstreamDir:  os.Getenv("UPSTREAM_DIR"),
+	}
+	if root, err := local.CacheRoot(); c.UpstreamDir == "" && err == nil {
+		c.UpstreamDir = filepath.Join(root, "upstream")
 	}
 	if c.Artifacts == "" {
 		c.Artifacts = "_artifacts"

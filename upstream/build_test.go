@@ -1,0 +1,69 @@
+package upstream
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRefusedVersionSaysWhatToDo: a version the module proxy does not
+// serve stops the build with the module, the version and the two ways
+// out, and leaves no folder behind.
+func TestRefusedVersionSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	env := append(os.Environ(), "GOPROXY=off", "GOMODCACHE="+t.TempDir())
+	var progress bytes.Buffer
+	b := Builder{Dir: dir, Env: env, Progress: &progress}
+	r := Release{Name: "nothing@v1.0.0", Module: "example.invalid/nothing", Version: "v1.0.0", Package: ".", Binary: "nothing"}
+	err := b.Build(t.Context(), []Release{r})
+	if err == nil {
+		t.Fatal("a module the proxy cannot serve was built")
+	}
+	for _, want := range []string{"upstream nothing@v1.0.0", "did not serve example.invalid/nothing@v1.0.0", "GOPROXY", "prebuilt nothing", filepath.Join(dir, "nothing@v1.0.0")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if !strings.Contains(progress.String(), "[1/1] nothing@v1.0.0: downloading example.invalid/nothing@v1.0.0") {
+		t.Errorf("progress = %q, want a numbered step", progress.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("a failed build left %v in the upstream folder", entries)
+	}
+}
+
+// TestBuiltMatchesModuleAndVersion: a stamp of another version is not a
+// build of this one.
+func TestBuiltMatchesModuleAndVersion(t *testing.T) {
+	b := Builder{Dir: t.TempDir()}
+	r := Releases[0]
+	if _, ok := b.Built(r); ok {
+		t.Fatal("an empty folder counts as built")
+	}
+	os.MkdirAll(b.Path(r), 0o755)
+	stamp := `{"module":"` + r.Module + `","version":"v0.0.1","wrapper":"` + r.Wrapper + `","binary":"x","sha256":"00"}`
+	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
+	if _, ok := b.Built(r); ok {
+		t.Error("a stamp of v0.0.1 counts as a build of " + r.Version)
+	}
+	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(strings.Replace(stamp, "v0.0.1", r.Version, 1)), 0o644)
+	if _, ok := b.Built(r); !ok {
+		t.Error("a matching stamp does not count as built")
+	}
+}
+
+func TestReleaseNamesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Releases {
+		if seen[r.Name] {
+			t.Errorf("release %s listed twice", r.Name)
+		}
+		seen[r.Name] = true
+		if got, ok := Lookup(r.Name); !ok || got.Version != r.Version {
+			t.Errorf("Lookup(%s) = %v, %v", r.Name, got, ok)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package upstream
+
+// Release is one upstream binary at one pinned version, built from the Go
+// module proxy.
+type Release struct {
+	// Name is the folder the build goes to under the upstream directory,
+	// as subject files name it ({{.UpstreamDir}}/<Name>/...).
+	Name string
+	// Module and Version are what the proxy serves.
+	Module, Version string
+	// Package is the main package inside the module ("." for its root).
+	Package string
+	// Binary is the output file name.
+	Binary string
+	// Wrapper, when set, is a folder of this repository holding a small
+	// module whose main package imports Module (a library, not a
+	// program): it is copied and built with Module required at Version.
+	// Otherwise the module itself is built, in a writable copy of its
+	// download so that its own go.mod, replace directives included,
+	// applies (`go install mod@version` refuses replace directives).
+	Wrapper string
+	// Copy lists folders of the module copied next to the binary, by
+	// their path in the module and the name they get (CRDs).
+	Copy []CopyDir
+}
+
+// CopyDir is a folder of a module kept with its build.
+type CopyDir struct{ From, To string }
+
+// Releases are every upstream build the cells use.
+var Releases = []Release{
+	{
+		Name: "controller-runtime@v0.17.2", Module: "sigs.k8s.io/controller-runtime", Version: "v0.17.2",
+		Package: ".", Binary: "crmanager", Wrapper: "fixtures/upstream/crmanager",
+	},
+	{
+		Name: "controller-runtime@v0.17.3", Module: "sigs.k8s.io/controller-runtime", Version: "v0.17.3",
+		Package: ".", Binary: "crmanager", Wrapper: "fixtures/upstream/crmanager",
+	},
+	{
+		Name: "kruise@v1.8.0", Module: "github.com/openkruise/kruise", Version: "v1.8.0",
+		Package: ".", Binary: "kruise-manager",
+		Copy: []CopyDir{{From: "config/crd/bases", To: "crds"}},
+	},
+}
+
+// Lookup finds a release by name.
+func Lookup(name string) (Release, bool) {
+	for _, r := range Releases {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Release{}, false
+}
