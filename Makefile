@@ -29,7 +29,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest lint actionlint clean help
+.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest upstream-bins upstream lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -56,6 +56,12 @@ e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); J
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest
+
+upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
+	$(GO) run ./cmd/steadystate upstream-bins >/dev/null
+
+upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_CELLS=...)
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate upstream
 
 test: lint unit e2e ## everything CI runs
 

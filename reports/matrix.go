@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -28,7 +29,12 @@ type Run struct {
 // Cell is a suite against one subject mode, run one or more times.
 type Cell struct {
 	Suite, Subject string
-	// Bug is the seeded bug, nil for the correct mode.
+	// SubjectFile, when set, is the subject file the suite runs against
+	// (an absolute path) instead of the reference subject named Subject.
+	SubjectFile string `json:",omitempty"`
+	// Bug is the bug the cell must show, nil for a correct subject (a
+	// reference controller's correct mode, an upstream release with the
+	// fix).
 	Bug  *catalog.Bug
 	Runs []Run
 }
@@ -150,8 +156,8 @@ func (c Cell) Verdict() (verdict string, ok bool) {
 }
 
 // PrintMatrix writes one row per cell with its verdict and median wall
-// time, and a closing line "selftest: N passed, N failed".
-func PrintMatrix(w io.Writer, cells []Cell) (allOK bool) {
+// time, and a closing line "<name>: N passed, N failed".
+func PrintMatrix(w io.Writer, name string, cells []Cell) (allOK bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUITE\tSUBJECT\tMODE\tRUNS\tTIME\tVERDICT")
 	good, bad := 0, 0
@@ -165,7 +171,7 @@ func PrintMatrix(w io.Writer, cells []Cell) (allOK bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Suite, c.Subject, c.Mode(), len(c.Runs), medianTook(c.Runs).Round(100*time.Millisecond), v)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "selftest: %d passed, %d failed\n", good, bad)
+	fmt.Fprintf(w, "%s: %d as intended, %d not\n", name, good, bad)
 	return bad == 0
 }
 
@@ -179,4 +185,33 @@ func medianTook(runs []Run) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// PrintFigures lists, per cell and property, the figures its runs
+// measured (convergence and recovery times, failovers), run by run.
+func PrintFigures(w io.Writer, cells []Cell) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUBJECT\tPROPERTY\tFIGURE\tRUNS")
+	for _, c := range cells {
+		type key struct{ property, figure string }
+		var order []key
+		values := map[key][]string{}
+		for _, r := range c.Runs {
+			for _, s := range r.Specs {
+				for _, rec := range s.Records {
+					for _, f := range slices.Sorted(maps.Keys(rec.Figures)) {
+						k := key{rec.ID, f}
+						if values[k] == nil {
+							order = append(order, k)
+						}
+						values[k] = append(values[k], rec.Figures[f])
+					}
+				}
+			}
+		}
+		for _, k := range order {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Subject, k.property, k.figure, strings.Join(values[k], ", "))
+		}
+	}
+	tw.Flush()
 }

@@ -116,11 +116,26 @@ func TestVerdictNeedsEveryRun(t *testing.T) {
 		t.Errorf("a bug missed once must fail the cell: %q %v", v, ok)
 	}
 	var out bytes.Buffer
-	if PrintMatrix(&out, []Cell{{Suite: "lostevents", Subject: "workload", Runs: []Run{missed}}, c}) {
+	if PrintMatrix(&out, "selftest", []Cell{{Suite: "lostevents", Subject: "workload", Runs: []Run{missed}}, c}) {
 		t.Error("a flaky cell must fail the matrix")
 	}
-	if !strings.HasSuffix(out.String(), "selftest: 1 passed, 1 failed\n") {
+	if !strings.HasSuffix(out.String(), "selftest: 1 as intended, 1 not\n") {
 		t.Errorf("matrix:\n%s", out.String())
+	}
+}
+
+func TestFiguresAreListedRunByRun(t *testing.T) {
+	r := func(took string) Run {
+		rec := rec(catalog.LostCreateRecovered, verdict.Held)
+		rec.Figures = map[string]string{"recovery": took, "bound": "45s"}
+		return run(t, spec("recovers", types.SpecStatePassed, "", rec))
+	}
+	var out bytes.Buffer
+	PrintFigures(&out, []Cell{{Suite: "lostevents", Subject: "kruise", Runs: []Run{r("40.0s"), r("40.1s")}}})
+	for _, want := range []string{"lostevents/recovers-lost-create  bound     45s, 45s", "recovery  40.0s, 40.1s"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("figures do not say %q:\n%s", want, out.String())
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 )
 
 // TestRefusedVersionSaysWhatToDo: a version the module proxy does not
@@ -65,5 +67,54 @@ func TestReleaseNamesAreUnique(t *testing.T) {
 		if got, ok := Lookup(r.Name); !ok || got.Version != r.Version {
 			t.Errorf("Lookup(%s) = %v, %v", r.Name, got, ok)
 		}
+	}
+}
+
+// TestCellsAreComplete: every cell's subject file exists and reads, its
+// releases are in the catalog, its bug is a bug of its suite, and every
+// seed has a buggy and a fixed cell.
+func TestCellsAreComplete(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	// A stand-in for what upstream-bins makes, so the files can be read.
+	up := t.TempDir()
+	for _, r := range Releases {
+		os.MkdirAll(filepath.Join(up, r.Name), 0o755)
+		os.WriteFile(filepath.Join(up, r.Name, r.Binary), []byte("#!/bin/sh\n"), 0o755)
+		for _, c := range r.Copy {
+			os.MkdirAll(filepath.Join(up, r.Name, c.To), 0o755)
+			os.WriteFile(filepath.Join(up, r.Name, c.To, "a.yaml"), []byte("kind: X\n"), 0o644)
+		}
+	}
+	kinds := map[string]int{}
+	for _, c := range Cells {
+		m, err := c.Matrix(root)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		f, err := subjectfile.Load(m.SubjectFile, subjectfile.Options{UpstreamDir: up})
+		if err != nil {
+			t.Errorf("cell %s: %v", c.Subject, err)
+		} else if f.Name != strings.ReplaceAll(c.Subject, ".", "-") {
+			t.Errorf("cell %s: its subject file names itself %s", c.Subject, f.Name)
+		}
+		for _, name := range c.Releases {
+			if _, ok := Lookup(name); !ok {
+				t.Errorf("cell %s: release %s is not in Releases", c.Subject, name)
+			}
+		}
+		if c.Bug == "" {
+			kinds[c.Seed] |= 1
+		} else {
+			kinds[c.Seed] |= 2
+		}
+	}
+	for seed, k := range kinds {
+		if k != 3 {
+			t.Errorf("seed %s has no buggy and fixed pair of cells", seed)
+		}
+	}
+	if _, err := (Cell{Subject: "x", Suite: "leader", Bug: "expectations-never-expire"}).Matrix(root); err == nil {
+		t.Error("a bug of another suite was accepted")
 	}
 }

@@ -21,9 +21,11 @@ const usage = `usage:
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
+  steadystate upstream                       run the upstream releases with and without each bug
 
 Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; SELFTEST_SUITES,
-SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest (see README.md).
+SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest; UPSTREAM_CELLS,
+UPSTREAM_REPEAT, UPSTREAM_PARALLEL for upstream (see README.md).
 `
 
 // errUsage marks errors caused by how the command was called.
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return selftestCommand(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout)
+	case "upstream":
+		return upstreamCommand(ctx, args[1:], stdout, stderr)
 	case "upstream-bins":
 		return upstreamBinsCommand(ctx, args[1:], stdout, stderr)
 	case "catalog":

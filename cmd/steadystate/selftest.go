@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -112,63 +111,16 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	start := time.Now()
-	bins, err := buildSelftest(ctx, cells, filepath.Join(root, "bin"), stderr)
+	bins, err := buildSelftest(ctx, "selftest", cells, filepath.Join(root, "bin"), stderr)
 	if err != nil {
 		return err
 	}
-	type job struct{ cell, n int }
-	var jobs []job
-	for _, i := range longestFirst(cells) {
-		for n := 1; n <= cfg.repeat; n++ {
-			jobs = append(jobs, job{i, n})
-		}
-	}
-	fmt.Fprintf(stderr, "selftest: %d cell(s) x %d run(s), %d at a time; artifacts in %s\n", len(cells), cfg.repeat, cfg.parallel, root)
-	var (
-		mu   sync.Mutex
-		done int
-		next = make(chan job)
-		wg   sync.WaitGroup
-	)
-	for w := range cfg.parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				c := &cells[j.cell]
-				// Runs is appended to under mu; the run needs only the
-				// cell's identity, which never changes.
-				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, Bug: c.Bug}
-				dir := filepath.Join(root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
-				r := runCell(ctx, bins, id, dir, w, cfg.provider)
-				mu.Lock()
-				done++
-				c.Runs = append(c.Runs, r)
-				kind, detail := c.Judge(r)
-				if detail != "" {
-					kind += ": " + detail
-				}
-				fmt.Fprintf(stderr, "selftest: [%d/%d] %s x %s/%s run %d: %s in %s (seed %d; %s)\n", done, len(jobs), c.Suite, c.Subject, c.Mode(), j.n, kind, r.Took.Round(100*time.Millisecond), r.Seed, dir)
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: every suite run was stopped; %d of %d run(s) finished (%w)", done, len(jobs), ctx.Err())
+	m := matrixRun{name: "selftest", root: root, bins: bins, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
+	if err := m.run(ctx, cells, stderr); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "\nself-test matrix (%d run(s) per cell, %s in all; details in %s)\n", cfg.repeat, time.Since(start).Round(time.Second), root)
-	ok := reports.PrintMatrix(stdout, cells)
+	ok := reports.PrintMatrix(stdout, "selftest", cells)
 	if err := writeMatrix(filepath.Join(root, "matrix.json"), cells); err != nil {
 		return err
 	}
@@ -207,19 +159,19 @@ type selftestBins struct {
 
 // buildSelftest compiles each selected suite's test binary and refctl once,
 // so cells start at once and in parallel without compiling.
-func buildSelftest(ctx context.Context, cells []reports.Cell, dir string, stderr io.Writer) (selftestBins, error) {
+func buildSelftest(ctx context.Context, name string, cells []reports.Cell, dir string, stderr io.Writer) (selftestBins, error) {
 	b := selftestBins{suites: map[string]string{}, refctl: filepath.Join(dir, "refctl")}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return b, err
 	}
 	build := func(what string, args ...string) error {
 		start := time.Now()
-		fmt.Fprintf(stderr, "selftest: building %s\n", what)
+		fmt.Fprintf(stderr, "%s: building %s\n", name, what)
 		out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("build %s: %v\n%s", what, err, out)
 		}
-		fmt.Fprintf(stderr, "selftest: built %s in %s\n", what, time.Since(start).Round(100*time.Millisecond))
+		fmt.Fprintf(stderr, "%s: built %s in %s\n", name, what, time.Since(start).Round(100*time.Millisecond))
 		return nil
 	}
 	if err := build("refctl", "build", "-o", b.refctl, "./cmd/refctl"); err != nil {

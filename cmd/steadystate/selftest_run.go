@@ -44,6 +44,9 @@ func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string,
 		bug = c.Bug.Name
 	}
 	cmd.Env = append(os.Environ(), "SUBJECT="+c.Subject, "SUBJECT_BUG="+bug, "SUBJECT_FILE=", "ARTIFACTS="+dir, "REFCTL_BINARY="+bins.refctl)
+	if c.SubjectFile != "" {
+		cmd.Env = append(cmd.Env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
+	}
 	if provider == "kind" {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-selftest-%d", worker))
 	}

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/upstream"
 )
 
@@ -76,4 +80,98 @@ func moduleRoot() (string, error) {
 			return "", fmt.Errorf("run this in the steadystate repository (%s is not in it): the upstream builds use its fixtures/upstream folder", wd)
 		}
 	}
+}
+
+// upstreamConfig is the upstream matrix's configuration, read once from
+// the environment.
+type upstreamConfig struct {
+	cells            []string
+	repeat, parallel int
+	artifacts, dir   string
+	provider         string
+}
+
+func upstreamConfigFromEnv() (upstreamConfig, error) {
+	c := upstreamConfig{repeat: 1, parallel: 1, artifacts: os.Getenv("ARTIFACTS"), provider: os.Getenv("PROVIDER")}
+	if c.artifacts == "" {
+		c.artifacts = "_artifacts"
+	}
+	for name, dst := range map[string]*int{"UPSTREAM_REPEAT": &c.repeat, "UPSTREAM_PARALLEL": &c.parallel} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s=%q is not a positive number", name, v)
+			}
+			*dst = n
+		}
+	}
+	var names []string
+	for _, cell := range upstream.Cells {
+		names = append(names, cell.Subject)
+	}
+	var err error
+	if c.cells, err = list("UPSTREAM_CELLS", "a cell of the upstream matrix", names); err != nil {
+		return c, err
+	}
+	c.dir, err = upstreamDir()
+	return c, err
+}
+
+// upstreamCommand runs every upstream cell through its subject file and
+// fails unless each buggy release broke exactly its seed's properties and
+// each fixed release passed, every time.
+func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: upstream takes no arguments (use UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL)", errUsage)
+	}
+	cfg, err := upstreamConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	builder := upstream.Builder{Dir: cfg.dir}
+	var cells []reports.Cell
+	for _, c := range upstream.Cells {
+		if cfg.cells != nil && !slices.Contains(cfg.cells, c.Subject) {
+			continue
+		}
+		for _, name := range c.Releases {
+			r, _ := upstream.Lookup(name)
+			if _, ok := builder.Built(r); !ok {
+				return fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
+			}
+		}
+		m, err := c.Matrix(root)
+		if err != nil {
+			return err
+		}
+		cells = append(cells, m)
+	}
+	out, err := filepath.Abs(filepath.Join(cfg.artifacts, "upstream"))
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bins, err := buildSelftest(ctx, "upstream", cells, filepath.Join(out, "bin"), stderr)
+	if err != nil {
+		return err
+	}
+	m := matrixRun{name: "upstream", root: out, bins: bins, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
+	if err := m.run(ctx, cells, stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nupstream matrix (%d run(s) per cell, %s in all; details in %s)\n", cfg.repeat, time.Since(start).Round(time.Second), out)
+	ok := reports.PrintMatrix(stdout, "upstream", cells)
+	fmt.Fprintln(stdout)
+	reports.PrintFigures(stdout, cells)
+	if err := writeMatrix(filepath.Join(out, "matrix.json"), cells); err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("the upstream matrix failed: a release with the fix did not pass, or a release with the bug did not break exactly its seed's properties every time")
+	}
+	return nil
 }

@@ -127,7 +127,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 				before, _ := strconv.Atoi(inj.Detail["transitionsBefore"])
 				after, _ := strconv.Atoi(inj.Detail["transitionsAfter"])
 				bound := e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
-				fig["failover"], fig["bound"] = took.String(), bound.String()
+				fig["failover"], fig["bound"] = took.Round(time.Millisecond).String(), bound.String()
 				switch {
 				case took > bound:
 					return fmt.Errorf("%w: took %s, bound %s", ErrSlowFailover, took, bound)

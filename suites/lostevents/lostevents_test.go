@@ -61,7 +61,10 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 			testenv.Judged(catalog.LostEventWithheld),
 			oracle.Check{Property: catalog.LostCreateRecovered, Figures: fig, Run: func() error {
 				r, err := recovery.Wait(ctx, w.history, w.converged)
-				fig["recovery"] = r.Took.Round(time.Millisecond).String()
+				fig["bound"] = recovery.Within.String()
+				if !r.At.IsZero() {
+					fig["recovery"] = r.Took.Round(time.Millisecond).String()
+				}
 				return err
 			}},
 			oracle.Check{Property: catalog.LostLaterScale, Run: func() error {

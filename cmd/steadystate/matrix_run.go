@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/reports"
+)
+
+// matrixRun runs the cells of a matrix (the self-test's or the upstream
+// one's), each repeat times, parallel at a time, each run in its own
+// folder below root with its own cluster.
+type matrixRun struct {
+	name             string // prefix of progress lines
+	root             string
+	bins             selftestBins
+	repeat, parallel int
+	provider         string
+}
+
+// run fills in each cell's Runs, printing a line per finished run. When
+// ctx ends, every running suite is interrupted and run returns an error.
+func (m matrixRun) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) error {
+	type job struct{ cell, n int }
+	var jobs []job
+	for _, i := range longestFirst(cells) {
+		for n := 1; n <= m.repeat; n++ {
+			jobs = append(jobs, job{i, n})
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %d cell(s) x %d run(s), %d at a time; artifacts in %s\n", m.name, len(cells), m.repeat, m.parallel, m.root)
+	var (
+		mu   sync.Mutex
+		done int
+		next = make(chan job)
+		wg   sync.WaitGroup
+	)
+	for w := range m.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				c := &cells[j.cell]
+				// Runs is appended to under mu; the run needs only the
+				// cell's identity, which never changes.
+				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug}
+				dir := filepath.Join(m.root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
+				r := runCell(ctx, m.bins, id, dir, w, m.provider)
+				mu.Lock()
+				done++
+				c.Runs = append(c.Runs, r)
+				kind, detail := c.Judge(r)
+				if detail != "" {
+					kind += ": " + detail
+				}
+				fmt.Fprintf(stderr, "%s: [%d/%d] %s x %s/%s run %d: %s in %s (seed %d; %s)\n", m.name, done, len(jobs), c.Suite, c.Subject, c.Mode(), j.n, kind, r.Took.Round(100*time.Millisecond), r.Seed, dir)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: every suite run was stopped; %d of %d run(s) finished (%w)", done, len(jobs), ctx.Err())
+	}
+	return nil
+}
