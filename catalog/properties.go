@@ -41,12 +41,12 @@ var (
 // Foreground deletion (Crossplane claims, bugs.md 3).
 var (
 	FgReadyBefore       = p("foreground/ready-before", verdict.Assumption, "the claim was Ready before its deletion")
-	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked by a Managed the external system would not delete")
+	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked: what the claim owns could not finish deleting (the external system refused, or the harness's finalizer held it)")
 	FgOneCreateWins     = p("foreground/one-create-wins", verdict.Assumption, "exactly one of the concurrent creates of one claim won")
 	FgOldDeleting       = p("foreground/old-still-deleting", verdict.Assumption, "the successor claim was created while its predecessor was still deleting")
 	FgDeletingStatus    = p("foreground/deleting-status", verdict.Convergence, "(a) within 5s of the delete the claim shows Ready=False reason=Deleting, and keeps showing it until it is gone")
-	FgBlockerNamed      = p("foreground/blocker-named", verdict.Convergence, "(b) within 15s a condition message on the claim names the blocking Managed")
-	FgDeletionCompletes = p("foreground/deletion-completes", verdict.Convergence, "the deletion completes within T once the external system deletes again")
+	FgBlockerNamed      = p("foreground/blocker-named", verdict.Convergence, "(b) within 15s a condition message on the claim names what blocks the deletion (where the subject binds a blockerMessage)")
+	FgDeletionCompletes = p("foreground/deletion-completes", verdict.Convergence, "the deletion completes within T once unblocked")
 	FgSuccessorReady    = p("foreground/successor-ready", verdict.Convergence, "(c) the successor claim becomes Ready within T, its Managed owning the external resource")
 	FgNoDeleteInUse     = p("foreground/no-delete-in-use", verdict.Invariant, "(c) a deleting owner never deletes an external resource after its successor created or observed it")
 )

@@ -150,3 +150,21 @@ func TestCellsComeFromTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestMaySkipNeedsOneSpecThatRan: a subject file's cell may skip specs it
+// binds nothing for, but not all of them; a reference cell may skip none.
+func TestMaySkipNeedsOneSpecThatRan(t *testing.T) {
+	skipped := spec("samename", types.SpecStateSkipped, "subject files bind no external name")
+	passed := spec("blocked", types.SpecStatePassed, "", rec(catalog.FgDeletingStatus, verdict.Held))
+	c := Cell{Suite: "foreground", Subject: "crossplane", MaySkip: true}
+	if kind, _ := c.Judge(run(t, skipped, passed)); kind != Passed {
+		t.Errorf("a skip beside a passed spec: %s", kind)
+	}
+	if kind, detail := c.Judge(run(t, skipped)); kind != NotPassed || !strings.Contains(detail, "every spec skipped") {
+		t.Errorf("only skips: %s %s", kind, detail)
+	}
+	c.MaySkip = false
+	if kind, _ := c.Judge(run(t, skipped, passed)); kind != NotPassed {
+		t.Errorf("a reference cell with a skip: %s", kind)
+	}
+}

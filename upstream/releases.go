@@ -38,6 +38,16 @@ var Releases = []Release{
 		Package: ".", Binary: "crmanager", Wrapper: "fixtures/upstream/crmanager",
 	},
 	{
+		Name: "crossplane@v1.15.3", Module: "github.com/crossplane/crossplane", Version: "v1.15.3",
+		Package: "./cmd/crossplane", Binary: "crossplane",
+		Copy: []CopyDir{{From: "cluster/crds", To: "crds"}},
+	},
+	{
+		Name: "crossplane@v1.16.0", Module: "github.com/crossplane/crossplane", Version: "v1.16.0",
+		Package: "./cmd/crossplane", Binary: "crossplane",
+		Copy: []CopyDir{{From: "cluster/crds", To: "crds"}},
+	},
+	{
 		Name: "kruise@v1.8.0", Module: "github.com/openkruise/kruise", Version: "v1.8.0",
 		Package: ".", Binary: "kruise-manager",
 		Copy: []CopyDir{{From: "config/crd/bases", To: "crds"}},

@@ -48,7 +48,7 @@ func (m matrixRun) run(ctx context.Context, cells []reports.Cell, stderr io.Writ
 				c := &cells[j.cell]
 				// Runs is appended to under mu; the run needs only the
 				// cell's identity, which never changes.
-				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug}
+				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug, MaySkip: c.MaySkip}
 				dir := filepath.Join(m.root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
 				r := runCell(ctx, m.bins, id, dir, w, m.provider)
 				mu.Lock()

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -22,41 +21,62 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 	var ns string
 	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
 
-	It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:external-delete-failure"), func(ctx SpecContext) {
+	It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), func(ctx SpecContext) {
 		c := start(ctx, ns)
 		key, name := ns+"/app", ns+"-db"
 		created := time.Now()
 		c.create(ctx, "app", name)
-		_, readyErr := testenv.Settle(created).Wait(ctx, c.claims, isReady(key))
+		_, readyErr := testenv.Settle(created).Wait(ctx, c.history, isReady(key))
 
-		By("making external deletes fail, then deleting the claim")
-		c.configure(ctx, external.Config{FailDeletes: true})
+		By("holding up the deletion of what the claim owns, then deleting the claim")
+		blockErr := c.blocker.block(ctx, "app")
 		deleted := time.Now()
 		c.delete(ctx, "app")
 		testenv.Fact(judge.FactClaim, key)
 		testenv.FactTime(judge.FactDeleted, deleted)
 		testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
-		testenv.Fact(judge.FactExternalName, name)
+		if c.external() {
+			testenv.Fact(judge.FactExternalName, name)
+		}
 		// Convergence checks run in order: (a) is judged last, over the
 		// whole deletion, once the claim is gone.
-		testenv.Verify(
-			oracle.Check{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
-			oracle.Check{Property: catalog.FgBlockerNamed, Run: func() error {
-				_, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, c.claims, func(s oracle.State) (bool, string) {
-					_, _, msg, _, _ := judge.ClaimReady(s, key)
-					return strings.Contains(msg, "Managed "+key), fmt.Sprintf("Ready message %q does not name Managed %s", msg, key)
+		checks := []oracle.Check{
+			{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
+		}
+		if msg := c.blockerMessage("app"); msg != "" {
+			checks = append(checks, oracle.Check{Property: catalog.FgBlockerNamed, Run: func() error {
+				_, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, c.history, func(s oracle.State) (bool, string) {
+					_, _, got, _, _ := judge.ClaimReady(s, key)
+					return strings.Contains(got, msg), fmt.Sprintf("Ready message %q does not name %s", got, msg)
 				})
 				return err
-			}},
+			}})
+		} else {
+			AddReportEntry("not judged: "+catalog.FgBlockerNamed.ID, "the subject binds no blockerMessage")
+		}
+		checks = append(checks,
 			oracle.Check{Property: catalog.FgDeletionCompletes, Run: func() error {
-				c.configure(ctx, external.Config{})
-				_, err := testenv.Settle(time.Now()).Wait(ctx, c.claims, gone(key))
+				// The block is a fault with a duration: it lasts past the
+				// 5s of (a) plus W, so that (a) is judged on a claim that
+				// waits, not on one that is gone before it must speak.
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(time.Until(deleted.Add(judge.DeletingWithin + testenv.Current.Window + time.Second))):
+				}
+				if err := c.blocker.unblock(ctx); err != nil {
+					return err
+				}
+				_, err := testenv.Settle(time.Now()).Wait(ctx, c.history, gone(key))
 				return err
 			}},
 			testenv.Judged(catalog.FgDeletingStatus),
 			// The premise: judged first, so it waits (15s at most) for the
-			// controller's first external delete to be refused.
+			// deletion to reach what is blocked.
 			oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
+				if blockErr != nil {
+					return blockErr
+				}
 				var blocked error
 				premise := testenv.Judged(catalog.FgDeletionBlocked)
 				err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
@@ -69,6 +89,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 				return nil
 			}},
 		)
+		testenv.Verify(checks...)
 	})
 })
 

@@ -44,6 +44,10 @@ func ClaimReady(s oracle.State, key string) (status, reason, message string, del
 	return status, reason, message, obj.GetDeletionTimestamp() != nil, true
 }
 
+// DeletingWithin is how soon after its delete a claim must say it is
+// deleting (property (a)).
+const DeletingWithin = 5 * time.Second
+
 // DeletingStatus judges property (a) over the claim's whole history: from
 // within 5s of the delete until the claim is gone, every recorded state
 // shows a deletionTimestamp and Ready=False reason=Deleting (stable for
@@ -53,7 +57,7 @@ func DeletingStatus(h *oracle.History, key string, deleted time.Time, window tim
 		status, reason, _, deleting, exists := ClaimReady(s, key)
 		return !exists || (deleting && status == "False" && reason == "Deleting"), fmt.Sprintf("deleting=%v Ready=%s reason=%s", deleting, status, reason)
 	}
-	r, err := oracle.Convergence{Since: deleted, Within: 5 * time.Second, Window: window}.Check(h, shows, now)
+	r, err := oracle.Convergence{Since: deleted, Within: DeletingWithin, Window: window}.Check(h, shows, now)
 	if err != nil {
 		return err
 	}
@@ -80,6 +84,26 @@ func NoDeleteInUse(ops []Op, name, oldOwner, newOwner string) error {
 		used = used || (op.Owner == newOwner && op.Result == "ok")
 		if used && op.Owner == oldOwner && op.Op == "delete" && op.Result == "ok" {
 			return oracle.BrokeAt(op.At, fmt.Errorf("%w: the old Managed deleted %s at %s", ErrDeletedInUse, name, op.At.Format("15:04:05.000")))
+		}
+	}
+	return nil
+}
+
+// BlockHeld checks that a deletion reached every object the harness
+// blocked with its finalizer, and was held there: some recorded state
+// shows each of them present and marked for deletion.
+func BlockHeld(h *oracle.History, keys []string) error {
+	held := map[string]bool{}
+	h.Replay(func(_ time.Time, s oracle.State) {
+		for _, k := range keys {
+			if obj := s[k]; obj != nil && obj.GetDeletionTimestamp() != nil {
+				held[k] = true
+			}
+		}
+	})
+	for _, k := range keys {
+		if !held[k] {
+			return fmt.Errorf("the deletion never reached %s, which the harness's finalizer held: it was not blocked", k)
 		}
 	}
 	return nil

@@ -2,9 +2,11 @@ package judge
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -76,5 +78,28 @@ func TestNoDeleteInUse(t *testing.T) {
 	}
 	if err := DeletionBlocked(append(healthy, op(4, "delete", "new", "failed")), "db"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestBlockHeld: the premise holds only when every blocked object was seen
+// present and marked for deletion.
+func TestBlockHeld(t *testing.T) {
+	at := time.Unix(100, 0)
+	obj := func(name string, deleting bool) oracle.Event {
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": name}}}
+		if deleting {
+			u.SetDeletionTimestamp(&metav1.Time{Time: at})
+		}
+		return oracle.Event{At: at, Type: "MODIFIED", Key: "/" + name, Object: u}
+	}
+	h := oracle.NewHistory()
+	h.Add(obj("a", false))
+	h.Add(obj("b", false))
+	h.Add(obj("a", true))
+	if err := BlockHeld(h, []string{"/a"}); err != nil {
+		t.Errorf("a was held: %v", err)
+	}
+	if err := BlockHeld(h, []string{"/a", "/b"}); err == nil || !strings.Contains(err.Error(), "never reached /b") {
+		t.Errorf("b was never marked for deletion: %v", err)
 	}
 }

@@ -39,6 +39,8 @@ const (
 	HistoryClaims = "claims"
 	// FactExternalName is the external resource's name, FactOldOwner and
 	// FactNewOwner the Managed uids; log LogExternal.
+	FactBlocked      = "blocked"
+	HistoryBlocked   = "blocked"
 	FactExternalName = "externalName"
 	FactOldOwner     = "oldOwner"
 	FactNewOwner     = "newOwner"
@@ -98,6 +100,13 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
 		r := read(e)
+		if _, byFinalizer := e.Facts[FactBlocked]; byFinalizer {
+			keys, h := r.fact(FactBlocked), r.history(HistoryBlocked)
+			if err := r.missing(); err != nil {
+				return err
+			}
+			return BlockHeld(h, strings.Split(keys, ","))
+		}
 		name, ops := r.fact(FactExternalName), r.ops()
 		if err := r.missing(); err != nil {
 			return err

@@ -51,13 +51,17 @@ type MovableResource interface {
 	Move(ctx context.Context, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
 }
 
-// ForegroundComposite is a controller of a composite resource that owns
-// managed resources backed by an external system, deleted in the
-// foreground.
+// ForegroundComposite is a controller of claims whose deletion waits, in
+// the foreground, for what the controller composed for them.
 type ForegroundComposite interface {
 	Subject
-	// StartComposite runs one replica for namespace ns, talking to the
-	// external system.
+	// Claims is the binding, nil when the subject has none. A binding
+	// with no Block.Resource is the reference controller's: its managed
+	// resources are backed by the harness's external system, which blocks
+	// a deletion by refusing external deletes.
+	Claims() *subjectfile.ForegroundComposite
+	// StartComposite runs one replica for namespace ns; externalURL is
+	// the external system's, "" when the binding has a Block.
 	StartComposite(ctx context.Context, ns, externalURL string) chaos.Target
 }
 
@@ -84,7 +88,8 @@ func Movable() MovableResource {
 // Composite is the selected subject as a foreground-deleted composite, or
 // skips the spec when it is not one.
 func Composite() ForegroundComposite {
-	return capability(ForegroundComposite(referenceComposite{}), "foreground-deleted composite", "", nil)
+	return capability(ForegroundComposite(referenceComposite{}), "foreground-deleted composite", "capabilities.foregroundComposite",
+		func(c ForegroundComposite) bool { return c.Claims() != nil })
 }
 
 // capability is the selected subject as a T (reference when none is

@@ -25,6 +25,7 @@ type fileSubject struct{ f *subjectfile.File }
 var (
 	_ ScalableWorkload     = (*fileSubject)(nil)
 	_ LeaderElectedManager = (*fileSubject)(nil)
+	_ ForegroundComposite  = (*fileSubject)(nil)
 )
 
 func (s *fileSubject) Name() string { return s.f.Name }
@@ -39,6 +40,14 @@ func (s *fileSubject) Workload() *Workload {
 func (s *fileSubject) Election() *subjectfile.LeaderElected { return s.f.Capabilities.LeaderElected }
 
 func (s *fileSubject) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
+	return s.start(ctx, ns, 1)
+}
+
+func (s *fileSubject) Claims() *subjectfile.ForegroundComposite {
+	return s.f.Capabilities.ForegroundComposite
+}
+
+func (s *fileSubject) StartComposite(ctx context.Context, ns, _ string) chaos.Target {
 	return s.start(ctx, ns, 1)
 }
 

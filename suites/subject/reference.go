@@ -98,6 +98,17 @@ func (referenceCluster) Move(ctx context.Context, from, to, ns string) ([]byte, 
 
 func (referenceComposite) Name() string { return "composite" }
 
+// Claims binds the reference Claim. It has no Block: its external system
+// refuses deletes instead, and its Ready message names the blocking
+// Managed.
+func (referenceComposite) Claims() *subjectfile.ForegroundComposite {
+	return &subjectfile.ForegroundComposite{
+		Resource:       "claims",
+		Template:       map[string]any{"apiVersion": refv1.GroupVersion.String(), "kind": "Claim"},
+		BlockerMessage: "Managed {{.Namespace}}/{{.Name}}",
+	}
+}
+
 func (referenceComposite) StartComposite(ctx context.Context, ns, externalURL string) chaos.Target {
 	return startRefctl(ctx, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+externalURL)
 }

@@ -27,15 +27,18 @@ type Vars struct {
 	// Dir is a fresh, writable folder of the replica's own (certificates,
 	// caches), removed when the spec ends.
 	Dir string
+	// Name is the name of the object a template is about (a claim's, in
+	// foregroundComposite.block.selector).
+	Name string
 	// Port is a TCP port on loopback that was free when the replica
 	// started, for a server it must run (a webhook server): replicas of
 	// several runs on one host must not share one.
 	Port int
 }
 
-const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}, {{.UpstreamDir}}, {{.Dir}}, {{.Port}}"
+const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}, {{.UpstreamDir}}, {{.Dir}}, {{.Port}}, {{.Name}}"
 
-var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b", UpstreamDir: "/u", Dir: "/d", Port: 1}
+var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b", UpstreamDir: "/u", Dir: "/d", Port: 1, Name: "x"}
 
 // Expand fills in a template of the file.
 func Expand(s string, v Vars) (string, error) {

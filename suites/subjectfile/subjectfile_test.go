@@ -73,12 +73,12 @@ func TestBadFiles(t *testing.T) {
 		want           []string
 	}{
 		{"unknown nested field", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaseDurashun: 3s", []string{`subject "my-manager"`, "capabilities.leaderElected.leaseDurashun: unknown field", "one of lease, leaseDuration"}},
-		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of leaderElected, scalableWorkload"}},
+		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of foregroundComposite, leaderElected, scalableWorkload"}},
 		{"missing binding", "    lease: {name: my-manager, namespace: \"{{.Namespace}}\"}\n", "", []string{"capabilities.leaderElected.lease.name: missing", "lease.namespace: missing"}},
 		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
 		{"unknown template variable", "{{.Identity}}", "{{.Replica}}", []string{"run.command[2]", "can't evaluate field Replica", "{{.Kubeconfig}}, {{.Identity}}"}},
 		{"wrong type", "command: [", "command: /bin/true\n  args: [", []string{"run.command: /bin/true is a string; expected a list", "run.args: unknown field"}},
-		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha1"}},
+		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha2 (or steadystate.dev/v1alpha1)"}},
 		{"one replica", "retryPeriod: 500ms", "retryPeriod: 500ms\n    replicas: 1", []string{"capabilities.leaderElected.replicas: 1", "at least 2"}},
 		{"no capability", "capabilities:\n  leaderElected:", "capabilities: {}\nx:\n  leaderElected:", []string{"x: unknown field"}},
 		{"not yaml", "kind: Subject", "kind: [Subject", []string{"(file): not YAML"}},
@@ -152,5 +152,34 @@ func TestManifestsAndProgramResolveBeforeAnythingStarts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not say %q", err, w)
 		}
+	}
+}
+
+// TestForegroundCompositeNeedsV1alpha2: the new capability is refused in a
+// v1alpha1 file with the one change to make, and its block binding is
+// checked field by field.
+func TestForegroundCompositeNeedsV1alpha2(t *testing.T) {
+	file := `
+apiVersion: steadystate.dev/v1alpha1
+kind: Subject
+name: claims
+run: {command: [/bin/true]}
+capabilities:
+  foregroundComposite:
+    resource: databases
+    template: {apiVersion: example.org/v1, kind: Database}
+    block: {apiVersion: nop.example.org/v1, kind: Thing, resource: things, selector: "claim={{.Name}}"}
+`
+	_, err := subjectfile.Parse([]byte(file), "c.yaml", subjectfile.Options{})
+	if err == nil || !strings.Contains(err.Error(), "capabilities.foregroundComposite: not in steadystate.dev/v1alpha1; expected apiVersion steadystate.dev/v1alpha2") {
+		t.Errorf("v1alpha1 file: %v", err)
+	}
+	f, err := subjectfile.Parse([]byte(strings.Replace(file, "v1alpha1", "v1alpha2", 1)), "c.yaml", subjectfile.Options{})
+	if err != nil || f.Capabilities.ForegroundComposite.Block.Finalizer != "steadystate.dev/block" {
+		t.Fatalf("v1alpha2 file: %v", err)
+	}
+	_, err = subjectfile.Parse([]byte(strings.Replace(strings.Replace(file, "v1alpha1", "v1alpha2", 1), "kind: Thing, ", "", 1)), "c.yaml", subjectfile.Options{})
+	if err == nil || !strings.Contains(err.Error(), "capabilities.foregroundComposite.block.kind: missing") {
+		t.Errorf("missing block kind: %v", err)
 	}
 }

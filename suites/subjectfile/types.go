@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// The version and kind every subject file declares.
+// The version and kind a subject file declares. v1alpha2 adds the
+// foregroundComposite capability; a v1alpha1 file reads as before, and
+// moves by changing its apiVersion.
 const (
-	APIVersion = "steadystate.dev/v1alpha1"
-	Kind       = "Subject"
+	APIVersion   = "steadystate.dev/v1alpha2"
+	APIVersionV1 = "steadystate.dev/v1alpha1"
+	Kind         = "Subject"
 )
 
 // File is a subject file.
@@ -64,8 +67,51 @@ type Run struct {
 // Capabilities binds what the suites test. A capability left out makes
 // its suite skip the subject.
 type Capabilities struct {
-	ScalableWorkload *ScalableWorkload `json:"scalableWorkload,omitempty"`
-	LeaderElected    *LeaderElected    `json:"leaderElected,omitempty"`
+	ScalableWorkload    *ScalableWorkload    `json:"scalableWorkload,omitempty"`
+	LeaderElected       *LeaderElected       `json:"leaderElected,omitempty"`
+	ForegroundComposite *ForegroundComposite `json:"foregroundComposite,omitempty"` // v1alpha2
+}
+
+// ForegroundComposite binds a claim whose deletion waits, in the
+// foreground, for what the controller composed for it (Crossplane's
+// compositeDeletePolicy: Foreground). The foreground suite creates a claim
+// from Template, waits for its Ready condition, holds up the deletion of
+// what it owns (Block), deletes it, and judges what the claim says while
+// it waits: a condition of type Ready with status False and reason
+// Deleting.
+type ForegroundComposite struct {
+	// Resource is the claim's plural resource name; group and version come
+	// from Template's apiVersion.
+	Resource string `json:"resource"`
+	// Template is the claim to create; the suite sets its name and
+	// namespace.
+	Template map[string]any `json:"template"`
+	// Block finds what the claim owns and holds up its deletion.
+	Block Block `json:"block"`
+	// BlockerMessage, when set, is text (a template of {{.Namespace}} and
+	// {{.Name}}, the claim's) that a condition message on the claim must
+	// contain while its deletion is blocked: property (b). Unset, (b) is
+	// not judged.
+	BlockerMessage string `json:"blockerMessage,omitempty"`
+}
+
+// Block is how the harness holds up the deletion of what a claim owns,
+// from outside the controller: it adds Finalizer to the objects Selector
+// finds, and removes it to let the deletion complete.
+type Block struct {
+	// APIVersion, Kind and Resource name the owned objects' type:
+	// cluster-scoped, or in the claim's namespace.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Resource   string `json:"resource"`
+	// Namespaced says the objects live in the claim's namespace.
+	Namespaced bool `json:"namespaced,omitempty"`
+	// Selector is a label selector finding the claim's objects, a
+	// template of {{.Namespace}} and {{.Name}} (the claim's).
+	Selector string `json:"selector"`
+	// Finalizer is added and later removed; default
+	// steadystate.dev/block.
+	Finalizer string `json:"finalizer,omitempty"`
 }
 
 // ScalableWorkload binds a resource whose controller keeps a number of pods

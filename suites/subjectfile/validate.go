@@ -26,8 +26,8 @@ func (f *File) Validate() error {
 	bad := func(field, problem, expected string) {
 		errs = append(errs, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: problem, Expected: expected})
 	}
-	if f.APIVersion != APIVersion {
-		bad("apiVersion", fmt.Sprintf("%q is not a version this harness reads", f.APIVersion), APIVersion)
+	if f.APIVersion != APIVersion && f.APIVersion != APIVersionV1 {
+		bad("apiVersion", fmt.Sprintf("%q is not a version this harness reads", f.APIVersion), APIVersion+" (or "+APIVersionV1+")")
 	}
 	if f.Kind != Kind {
 		bad("kind", fmt.Sprintf("%q", f.Kind), Kind)
@@ -67,8 +67,14 @@ func (f *File) Validate() error {
 		f.Run.StartTimeout.Duration = DefaultStartTimeout
 	}
 	c := f.Capabilities
-	if c.ScalableWorkload == nil && c.LeaderElected == nil {
-		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected")
+	if c.ScalableWorkload == nil && c.LeaderElected == nil && c.ForegroundComposite == nil {
+		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite")
+	}
+	if fc := c.ForegroundComposite; fc != nil {
+		if f.APIVersion == APIVersionV1 {
+			bad("capabilities.foregroundComposite", "not in "+APIVersionV1, "apiVersion "+APIVersion+" (nothing else changes)")
+		}
+		fc.validate(bad)
 	}
 	if s := c.ScalableWorkload; s != nil {
 		s.validate(bad)
@@ -131,5 +137,36 @@ func (l *LeaderElected) validate(bad func(field, problem, expected string)) {
 		bad(at+"retryPeriod", "missing", "the manager's retry period, such as \"2s\"")
 	} else if l.RetryPeriod.Duration >= l.LeaseDuration.Duration {
 		bad(at+"retryPeriod", l.RetryPeriod.String()+" is not shorter than leaseDuration", "a retry period shorter than the lease duration")
+	}
+}
+
+func (c *ForegroundComposite) validate(bad func(field, problem, expected string)) {
+	const at = "capabilities.foregroundComposite."
+	if c.Resource == "" {
+		bad(at+"resource", "missing", "the claim's plural resource name, such as postgresinstances")
+	}
+	if c.Template == nil {
+		bad(at+"template", "missing", "the claim to create, with apiVersion, kind and spec")
+	} else {
+		for _, k := range []string{"apiVersion", "kind"} {
+			if v, _ := c.Template[k].(string); v == "" {
+				bad(at+"template."+k, "missing", "the claim's "+k)
+			}
+		}
+	}
+	b := &c.Block
+	for field, v := range map[string]string{"apiVersion": b.APIVersion, "kind": b.Kind, "resource": b.Resource, "selector": b.Selector} {
+		if v == "" {
+			bad(at+"block."+field, "missing", "the "+field+" of what the claim owns (see README: foregroundComposite)")
+		}
+	}
+	if _, err := Expand(c.BlockerMessage, sampleVars); err != nil {
+		bad(at+"blockerMessage", err.Error(), "a template using {{.Namespace}} and {{.Name}}")
+	}
+	if _, err := Expand(b.Selector, sampleVars); err != nil {
+		bad(at+"block.selector", err.Error(), "a label selector template using {{.Namespace}} and {{.Name}}")
+	}
+	if b.Finalizer == "" {
+		b.Finalizer = "steadystate.dev/block"
 	}
 }

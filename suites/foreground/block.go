@@ -1,0 +1,148 @@
+package foreground
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/steadystate-dev/steadystate/reference/external"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// blocker holds up, from outside the subject, the deletion of what a
+// claim owns, and lets it complete. Whether it held is the premise
+// foreground/deletion-blocked, judged from the spec's evidence.
+type blocker interface {
+	block(ctx context.Context, claim string) error
+	unblock(ctx context.Context) error
+}
+
+// externalBlocker makes the reference controller's external system refuse
+// deletes: its Managed cannot finish deleting.
+type externalBlocker struct{ ext *external.Client }
+
+func (b externalBlocker) block(ctx context.Context, _ string) error {
+	return b.ext.Configure(ctx, external.Config{FailDeletes: true})
+}
+
+func (b externalBlocker) unblock(ctx context.Context) error {
+	return b.ext.Configure(ctx, external.Config{})
+}
+
+// finalizerBlocker adds the binding's finalizer to the objects a claim
+// owns, found by the binding's selector, and removes it again; their
+// recorded history is the premise's evidence.
+type finalizerBlocker struct {
+	dyn     dynamic.Interface
+	binding subjectfile.Block
+	gvr     schema.GroupVersionResource
+	ns      string // the claim's; the objects' own when namespaced
+	keys    []string
+}
+
+func newFinalizerBlocker(ctx context.Context, dyn dynamic.Interface, b subjectfile.Block, ns string) *finalizerBlocker {
+	gv, err := schema.ParseGroupVersion(b.APIVersion)
+	if err != nil {
+		Fail(fmt.Sprintf("capabilities.foregroundComposite.block.apiVersion %q: %v", b.APIVersion, err))
+	}
+	f := &finalizerBlocker{dyn: dyn, binding: b, gvr: gv.WithResource(b.Resource), ns: ns}
+	testenv.RecordAs(ctx, judge.HistoryBlocked, dyn, f.gvr, f.objectNamespace(), "")
+	// Never leave an object held: a failed spec must not strand it.
+	DeferCleanup(func(ctx SpecContext) error { return f.unblock(ctx) })
+	return f
+}
+
+func (f *finalizerBlocker) objectNamespace() string {
+	if f.binding.Namespaced {
+		return f.ns
+	}
+	return ""
+}
+
+func (f *finalizerBlocker) client() dynamic.ResourceInterface {
+	if f.binding.Namespaced {
+		return f.dyn.Resource(f.gvr).Namespace(f.ns)
+	}
+	return f.dyn.Resource(f.gvr)
+}
+
+// block waits (15s at most) for the claim's objects to exist, then adds
+// the finalizer to each.
+func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
+	selector, err := subjectfile.Expand(f.binding.Selector, subjectfile.Vars{Namespace: f.ns, Name: claim})
+	if err != nil {
+		return err
+	}
+	var names []string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := f.client().List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return false, nil
+		}
+		names = names[:0]
+		for _, o := range list.Items {
+			names = append(names, o.GetName())
+		}
+		return len(names) > 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("no %s matches %q (capabilities.foregroundComposite.block.selector) within 15s: nothing to block", f.gvr.Resource, selector)
+	}
+	for _, name := range names {
+		err := f.edit(ctx, name, func(fins []string) []string {
+			if slices.Contains(fins, f.binding.Finalizer) {
+				return fins
+			}
+			return append(fins, f.binding.Finalizer)
+		})
+		if err != nil {
+			return fmt.Errorf("add finalizer %s to %s %s: %w", f.binding.Finalizer, f.binding.Kind, name, err)
+		}
+		f.keys = append(f.keys, f.objectNamespace()+"/"+name)
+	}
+	testenv.Fact(judge.FactBlocked, strings.Join(f.keys, ","))
+	return nil
+}
+
+func (f *finalizerBlocker) unblock(ctx context.Context) error {
+	for _, key := range f.keys {
+		_, name, _ := strings.Cut(key, "/")
+		err := f.edit(ctx, name, func(fins []string) []string {
+			return slices.DeleteFunc(fins, func(s string) bool { return s == f.binding.Finalizer })
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("remove finalizer %s from %s %s: %w", f.binding.Finalizer, f.binding.Kind, name, err)
+		}
+	}
+	return nil
+}
+
+// edit rewrites an object's finalizers, retrying on conflicts.
+func (f *finalizerBlocker) edit(ctx context.Context, name string, change func([]string) []string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj, err := f.client().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		before := obj.GetFinalizers()
+		after := change(slices.Clone(before))
+		if slices.Equal(before, after) {
+			return nil
+		}
+		obj.SetFinalizers(after)
+		_, err = f.client().Update(ctx, obj, metav1.UpdateOptions{})
+		return err
+	})
+}
