@@ -17,8 +17,8 @@ import (
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/reference/mover"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
+	"github.com/steadystate-dev/steadystate/runner"
 )
 
 var env reftest.Env
@@ -58,7 +58,7 @@ func cleanups(t *testing.T, c client.Client, ns, name string) []corev1.ConfigMap
 
 // seenAt waits until the controller has reconciled the object at its
 // current resource version, so an absence afterwards is a real absence.
-func seenAt(t *testing.T, s *refproc.Subject, c client.Client, ns, name, msg string) *refv1.Cluster {
+func seenAt(t *testing.T, s *runner.Subject, c client.Client, ns, name, msg string) *refv1.Cluster {
 	t.Helper()
 	var obj *refv1.Cluster
 	reftest.Eventually(t, 15*time.Second, "the controller to reconcile "+name+" ("+msg+")", func() bool {
@@ -145,7 +145,7 @@ func TestFinalizerWhileDeleting(t *testing.T) {
 	})
 }
 
-func got422(s *refproc.Subject) bool {
+func got422(s *runner.Subject) bool {
 	for _, r := range s.Proxy(0).Requests() {
 		if r.Resource == "clusters" && r.Code == 422 {
 			return true

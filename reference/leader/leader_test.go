@@ -12,8 +12,8 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/reference/leader"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
+	"github.com/steadystate-dev/steadystate/runner"
 )
 
 var env reftest.Env
@@ -21,7 +21,7 @@ var env reftest.Env
 func TestMain(m *testing.M) { reftest.Main(m, "leader-test", &env) }
 
 // start runs two leader replicas with short timings in a new namespace.
-func start(t *testing.T, e *reftest.Env, bug string) (*refproc.Subject, string) {
+func start(t *testing.T, e *reftest.Env, bug string) (*runner.Subject, string) {
 	ns := e.Cluster.Namespace(t, "leader")
 	s := e.Start(t, "leader", 2, "--bug="+bug, "--lease-namespace="+ns, "--work-namespace="+ns,
 		"--lease-duration=3s", "--renew-deadline=2s", "--retry-period=500ms", "--heartbeat=200ms")
@@ -45,7 +45,7 @@ func markers(t *testing.T, e *reftest.Env, ns, identity string) int {
 	return len(list.Items)
 }
 
-func other(s *refproc.Subject, identity string) (int, string) {
+func other(s *runner.Subject, identity string) (int, string) {
 	for i, r := range s.Replicas {
 		if r.Identity != identity {
 			return i, r.Identity

@@ -18,8 +18,8 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
+	"github.com/steadystate-dev/steadystate/runner"
 )
 
 // Env is a package's shared test environment.
@@ -47,7 +47,7 @@ func (env *Env) setup(_ *localtest.Cluster, dir string) error {
 	}
 	env.Client = c
 	_, file, _, _ := runtime.Caller(0)
-	env.Refctl, err = refproc.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
+	env.Refctl, err = runner.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
 	return err
 }
 
@@ -67,9 +67,9 @@ func SecondCluster(t *testing.T, name string) (*localtest.Cluster, client.Client
 }
 
 // StartOn runs a subject against another cluster than the environment's.
-func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, replicas int, args ...string) *refproc.Subject {
+func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, replicas int, args ...string) *runner.Subject {
 	t.Helper()
-	s, err := refproc.Start(refproc.Options{
+	s, err := runner.Start(runner.Options{
 		Binary: env.Refctl, Command: command, Args: args, Replicas: replicas,
 		Upstream: c.REST, Dir: t.TempDir(),
 	})
@@ -96,13 +96,13 @@ func (env *Env) Require(t *testing.T) *Env {
 
 // Start runs a subject of command with args behind proxies on the
 // environment's cluster; it is stopped when the test ends.
-func (env *Env) Start(t *testing.T, command string, replicas int, args ...string) *refproc.Subject {
+func (env *Env) Start(t *testing.T, command string, replicas int, args ...string) *runner.Subject {
 	t.Helper()
 	return env.StartOn(t, env.Cluster, command, replicas, args...)
 }
 
 // Target is the chaos target for a subject.
-func (env *Env) Target(s *refproc.Subject) chaos.Target {
+func (env *Env) Target(s *runner.Subject) chaos.Target {
 	return chaos.Target{Kube: env.Cluster.Kube, Replicas: s.Replicas, Etcd: env.Cluster.EtcdEndpoint()}
 }
 
@@ -123,7 +123,7 @@ func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 
 // keepLogs copies the replicas' logs to $ARTIFACTS/<test>/ when ARTIFACTS
 // is set, and prints their last lines.
-func keepLogs(t *testing.T, s *refproc.Subject) {
+func keepLogs(t *testing.T, s *runner.Subject) {
 	dir := ""
 	if root := os.Getenv("ARTIFACTS"); root != "" {
 		dir = filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))

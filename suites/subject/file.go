@@ -14,7 +14,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -64,8 +64,8 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int) chaos.
 }
 
 // fileOptions runs the file's command once per replica behind a proxy.
-func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Config) refproc.Options {
-	return refproc.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(r refproc.ReplicaEnv) (proc.Spec, error) {
+func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Config) runner.Options {
+	return runner.Options{Command: f.Name, Replicas: replicas, Upstream: upstream, Spec: func(r runner.ReplicaEnv) (proc.Spec, error) {
 		port, err := freePort()
 		if err != nil {
 			return proc.Spec{}, err
@@ -97,7 +97,7 @@ func freePort() (int, error) {
 // waitStarted waits until every replica has made a request through its
 // proxy. A replica that exits first, or stays silent for run.startTimeout,
 // fails the start with its log tail.
-func waitStarted(ctx context.Context, f *subjectfile.File, s *refproc.Subject) error {
+func waitStarted(ctx context.Context, f *subjectfile.File, s *runner.Subject) error {
 	for i, r := range s.Replicas {
 		p := s.Proxy(i)
 		err := s.WaitReady(ctx, f.Run.StartTimeout.Duration, func() bool { return len(p.Requests()) > 0 })

@@ -9,7 +9,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -41,7 +41,7 @@ func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string,
 	if upstream == nil {
 		upstream = testenv.Get().REST
 	}
-	_, target := run(refproc.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
+	_, target := run(runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
 	return target
 }
 

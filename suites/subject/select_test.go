@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -90,7 +90,7 @@ func TestStartFailsNamingTheSubject(t *testing.T) {
 		f := &subjectfile.File{Path: "broken.yaml", Name: "broken", Run: subjectfile.Run{Command: tc.command, StartTimeout: subjectfile.Duration{Duration: 300 * time.Millisecond}}}
 		o := fileOptions(f, "ns", 1, &rest.Config{Host: "https://127.0.0.1:1"})
 		o.Dir = t.TempDir()
-		s, err := refproc.Start(o)
+		s, err := runner.Start(o)
 		if err != nil {
 			t.Fatal(err)
 		}

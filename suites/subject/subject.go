@@ -12,7 +12,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/reference/refproc"
+	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -39,7 +39,7 @@ func Connect(ctx SpecContext, kubeconfig []byte) {
 	dir, err := os.MkdirTemp("", "steadystate-refctl-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
-	refctl, err = refproc.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
+	refctl, err = runner.Build(filepath.Join(filepath.Dir(file), "..", ".."), dir)
 	Expect(err).NotTo(HaveOccurred())
 }
 
@@ -53,12 +53,12 @@ func Bug(component string) string {
 	return ""
 }
 
-// run starts replicas with refproc, stopped when the spec ends; a failing
+// run starts replicas with the runner, stopped when the spec ends; a failing
 // spec gets the replicas' log tails in its report and their logs and
 // proxy logs in its artifacts.
-func run(o refproc.Options) (*refproc.Subject, chaos.Target) {
+func run(o runner.Options) (*runner.Subject, chaos.Target) {
 	o.Dir = GinkgoT().TempDir()
-	s, err := refproc.Start(o)
+	s, err := runner.Start(o)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		s.Stop()

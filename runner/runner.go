@@ -1,4 +1,4 @@
-package refproc
+package runner
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ type Subject struct {
 // endpoints off (several replicas share the host).
 func Start(o Options) (*Subject, error) {
 	if o.Replicas < 1 {
-		return nil, errors.New("refproc: at least one replica")
+		return nil, errors.New("runner: at least one replica")
 	}
 	s := &Subject{}
 	for i := range o.Replicas {
