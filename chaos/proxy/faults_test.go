@@ -239,6 +239,35 @@ func TestRespondWithErrors(t *testing.T) {
 	}
 }
 
+// TestSlowHoldsMatchingRequests: a slowed delete reaches the API server
+// only after the rule's delay; other requests pass at once.
+func TestSlowHoldsMatchingRequests(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	e.createCM(t, "x", nil)
+	cms := kubernetes.NewForConfigOrDie(e.victimConfig(false)).CoreV1().ConfigMaps(e.ns)
+	before := e.proxy.LastRequestID()
+	slow := e.addRule(t, Rule{Action: Slow, Delay: metav1.Duration{Duration: 500 * time.Millisecond}, Match: Match{Verbs: []string{"delete"}, Resource: "configmaps"}})
+	if _, err := cms.Get(t.Context(), "x", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(t.Context(), "x", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e.requestsSince(before, Match{Resource: "configmaps"}) {
+		held := r.End.Sub(r.Start) >= 500*time.Millisecond
+		switch r.Verb {
+		case "delete":
+			if r.Fault != slow || !held || r.Code != 200 {
+				t.Errorf("delete: fault %q, held %v, code %d; want %s, held 500ms, 200", r.Fault, held, r.Code, slow)
+			}
+		case "get":
+			if r.Fault != "" {
+				t.Errorf("the get was slowed too: %+v", r)
+			}
+		}
+	}
+}
+
 func TestRuleValidation(t *testing.T) {
 	p := &Proxy{rules: newRuleSet(), watches: newWatchRegistry()}
 	for _, tc := range []struct {
@@ -248,6 +277,7 @@ func TestRuleValidation(t *testing.T) {
 		{Rule{Action: "explode"}, `unknown action "explode"`},
 		{Rule{Action: Respond, Code: 200}, "not an HTTP error status"},
 		{Rule{Action: Delay}, "needs a positive delay"},
+		{Rule{Action: Slow}, "slow: needs a positive delay"},
 		{Rule{Action: Expire, Count: -1}, "negative"},
 	} {
 		if _, err := p.AddRule(tc.rule); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -37,9 +37,13 @@ const (
 	// Respond answers matching requests with Code (429, 500, 409, ...) and
 	// a Status body, without reaching the API server.
 	Respond Action = "respond"
+	// Slow holds each matching request (not a watch) for Delay before it
+	// reaches the API server: it widens the window between a client's
+	// requests, where races between controllers and tools live.
+	Slow Action = "slow"
 )
 
-var actions = []Action{Stall, Expire, Drop, Delay, Partition, Respond}
+var actions = []Action{Stall, Expire, Drop, Delay, Partition, Respond, Slow}
 
 // Match selects requests. Empty fields match anything.
 type Match struct {
@@ -86,7 +90,7 @@ type Rule struct {
 	// Count limits Expire and Respond to the next Count matching requests;
 	// 0 means every one while the rule is active.
 	Count int `json:"count,omitempty"`
-	// Delay is how long Delay holds each event.
+	// Delay is how long Delay holds each event, and Slow each request.
 	Delay metav1.Duration `json:"delay"`
 	// Code is the HTTP status Respond answers with.
 	Code int `json:"code,omitempty"`
@@ -103,9 +107,9 @@ func (r Rule) Validate() error {
 		return fmt.Errorf("%s: count %d is negative", r.Action, r.Count)
 	}
 	switch r.Action {
-	case Delay:
+	case Delay, Slow:
 		if r.Delay.Duration <= 0 {
-			return fmt.Errorf("delay: needs a positive delay, got %s", r.Delay.Duration)
+			return fmt.Errorf("%s: needs a positive delay, got %s", r.Action, r.Delay.Duration)
 		}
 	case Respond:
 		if r.Code < 400 || r.Code > 599 {

@@ -51,6 +51,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.serveWatch(sw, r, info, &rec)
 		return
 	}
+	if rule, id, ok := p.rules.take(Slow, info, nil); ok {
+		rec.Fault = id
+		select {
+		case <-time.After(rule.Delay.Duration):
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		}
+	}
 	if isLeaseWrite(info) {
 		sw.tap = &bodyTap{}
 	}
