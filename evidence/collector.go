@@ -86,11 +86,15 @@ func (c *Collector) Fact(name, value string) {
 	c.mu.Unlock()
 }
 
-// KeepLog adds a log the scenario reads; read runs at every Snapshot.
-func (c *Collector) KeepLog(name string, read func() (any, error)) {
+// KeepLog adds a log the scenario reads, and returns the name it is kept
+// under (name, or name#2... when taken: a second move's mover); read runs
+// at every Snapshot.
+func (c *Collector) KeepLog(name string, read func() (any, error)) string {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	name = c.unique("log", name)
 	c.logs[name] = read
-	c.mu.Unlock()
+	return name
 }
 
 // SetRecords keeps the spec's property records.

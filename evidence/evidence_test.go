@@ -41,6 +41,12 @@ func TestCollectorKeepsWhatAJudgeReadsBack(t *testing.T) {
 	c.AddTimeline(tl)
 	c.Fact("workload", "ns/web")
 	c.KeepLog("external", func() (any, error) { return []string{"op"}, nil })
+	if got := c.KeepLog("mover", func() (any, error) { return nil, nil }); got != "mover" {
+		t.Errorf("first log name = %q", got)
+	}
+	if got := c.KeepLog("mover", func() (any, error) { return nil, nil }); got != "mover#2" {
+		t.Errorf("a second mover's log became %q, want mover#2: it must not replace the first", got)
+	}
 	c.SetRecords([]verdict.Record{{Property: verdict.Property{ID: "s/p", Stage: verdict.Invariant}, Outcome: verdict.Held}})
 
 	dir := t.TempDir()

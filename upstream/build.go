@@ -115,6 +115,9 @@ func (b Builder) build(ctx context.Context, r Release, p *progress) error {
 		if err := os.CopyFS(filepath.Join(out, c.To), os.DirFS(filepath.Join(src, c.From))); err != nil {
 			return fmt.Errorf("copy %s from the module: %w", c.From, err)
 		}
+		if err := labelYAML(filepath.Join(out, c.To), c.Labels); err != nil {
+			return fmt.Errorf("label %s: %w", c.From, err)
+		}
 	}
 	sum, err := fileSHA256(filepath.Join(out, r.Binary))
 	if err != nil {

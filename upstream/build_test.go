@@ -118,3 +118,15 @@ func TestCellsAreComplete(t *testing.T) {
 		t.Error("a bug of another suite was accepted")
 	}
 }
+
+func TestLabelYAMLLabelsEveryObject(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("---\nkind: A\nmetadata:\n  name: a\n  labels: {keep: \"1\"}\n---\nkind: B\nmetadata:\n  name: b\n"), 0o644)
+	if err := labelYAML(dir, map[string]string{"clusterctl.cluster.x-k8s.io": ""}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "a.yaml"))
+	if strings.Count(string(data), "clusterctl.cluster.x-k8s.io: \"\"") != 2 || !strings.Contains(string(data), "keep: \"1\"") {
+		t.Errorf("labelled:\n%s", data)
+	}
+}

@@ -35,6 +35,8 @@ type Cell struct {
 
 // Cells is the upstream matrix.
 var Cells = []Cell{
+	{Seed: "000/001", Project: "Cluster API", Subject: "cluster-api-v1.9.4", Releases: []string{"cluster-api@v1.9.4", "clusterctl@v1.9.4"}, Suite: "finalizer", Bug: "strip-then-delete"},
+	{Seed: "000/001", Project: "Cluster API", Subject: "cluster-api-clusterctl-v1.9.5", Releases: []string{"cluster-api@v1.9.4", "clusterctl@v1.9.5"}, Suite: "finalizer"},
 	{Seed: "002", Project: "OpenKruise", Subject: "kruise-v1.8.0-gate-off", Releases: []string{"kruise@v1.8.0"}, Suite: "lostevents", Bug: "expectations-never-expire"},
 	{Seed: "002", Project: "OpenKruise", Subject: "kruise-v1.8.0-gate-on", Releases: []string{"kruise@v1.8.0"}, Suite: "lostevents"},
 	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.15.3", Releases: []string{"crossplane@v1.15.3"}, Suite: "foreground", Bug: "deleting-status-not-persisted",

@@ -25,7 +25,13 @@ type Release struct {
 }
 
 // CopyDir is a folder of a module kept with its build.
-type CopyDir struct{ From, To string }
+type CopyDir struct {
+	From, To string
+	// Labels are added to every object of the folder's YAML files: what
+	// an installer adds when it installs them (clusterctl init labels the
+	// Cluster API CRDs so that clusterctl move finds their types).
+	Labels map[string]string
+}
 
 // Releases are every upstream build the cells use.
 var Releases = []Release{
@@ -46,6 +52,20 @@ var Releases = []Release{
 		Name: "crossplane@v1.16.0", Module: "github.com/crossplane/crossplane", Version: "v1.16.0",
 		Package: "./cmd/crossplane", Binary: "crossplane",
 		Copy: []CopyDir{{From: "cluster/crds", To: "crds"}},
+	},
+	{
+		Name: "cluster-api@v1.9.4", Module: "sigs.k8s.io/cluster-api", Version: "v1.9.4",
+		Package: ".", Binary: "cluster-api-manager",
+		Copy: []CopyDir{{From: "config/crd/bases", To: "crds",
+			Labels: map[string]string{"clusterctl.cluster.x-k8s.io": "", "cluster.x-k8s.io/provider": "cluster-api"}}},
+	},
+	{
+		Name: "clusterctl@v1.9.4", Module: "sigs.k8s.io/cluster-api", Version: "v1.9.4",
+		Package: "./cmd/clusterctl", Binary: "clusterctl",
+	},
+	{
+		Name: "clusterctl@v1.9.5", Module: "sigs.k8s.io/cluster-api", Version: "v1.9.5",
+		Package: "./cmd/clusterctl", Binary: "clusterctl",
 	},
 	{
 		Name: "kruise@v1.8.0", Module: "github.com/openkruise/kruise", Version: "v1.8.0",

@@ -2,8 +2,10 @@ package finalizer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,77 +13,104 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
-	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-)
-
-var (
-	clusters   = refv1.GroupVersion.WithResource("clusters")
-	configmaps = corev1.SchemeGroupVersion.WithResource("configmaps")
 )
 
 const foreign = "infrastructure.steadystate.dev/hold"
 
-func create(ctx context.Context, dyn dynamic.Interface, ns, name string, finalizers ...string) {
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": refv1.GroupVersion.String(), "kind": "Cluster",
-		"metadata": map[string]any{"name": name, "namespace": ns},
-		"spec":     map[string]any{"endpoint": "https://" + name},
-	}}
+// resource is the subject's movable resource as the suite uses it.
+type resource struct {
+	*subjectfile.MovableResource
+	gvr schema.GroupVersionResource
+}
+
+func bound(m subject.MovableResource) resource {
+	b := m.Movable()
+	gv, err := schema.ParseGroupVersion(b.Template["apiVersion"].(string))
+	Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.template.apiVersion")
+	return resource{MovableResource: b, gvr: gv.WithResource(b.Resource)}
+}
+
+func (r resource) create(ctx context.Context, dyn dynamic.Interface, ns, name string, finalizers ...string) {
+	obj := &unstructured.Unstructured{Object: (&unstructured.Unstructured{Object: r.Template}).DeepCopy().Object}
+	obj.SetName(name)
+	obj.SetNamespace(ns)
 	if len(finalizers) > 0 {
 		obj.SetFinalizers(finalizers)
 	}
-	_, err := dyn.Resource(clusters).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	_, err := dyn.Resource(r.gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
+}
+
+func (r resource) paused(obj *unstructured.Unstructured) bool {
+	p, _, _ := unstructured.NestedBool(obj.Object, strings.Split(r.PausedPath, ".")...)
+	return p
 }
 
 // running matches a state where every name is there, unpaused and carrying
 // the controller's finalizer.
-func running(ns string, names ...string) oracle.Match {
+func (r resource) running(ns string, names ...string) oracle.Match {
 	return func(s oracle.State) (bool, string) {
 		for _, n := range names {
 			obj := s[ns+"/"+n]
 			if obj == nil {
 				return false, n + " is missing"
 			}
-			paused, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
-			if paused || !slices.Contains(obj.GetFinalizers(), capi.Finalizer) || obj.GetDeletionTimestamp() != nil {
-				return false, fmt.Sprintf("%s: paused=%v finalizers=%v deleting=%v", n, paused, obj.GetFinalizers(), obj.GetDeletionTimestamp() != nil)
+			if r.paused(obj) || !slices.Contains(obj.GetFinalizers(), r.Finalizer) || obj.GetDeletionTimestamp() != nil {
+				return false, fmt.Sprintf("%s: paused=%v finalizers=%v deleting=%v", n, r.paused(obj), obj.GetFinalizers(), obj.GetDeletionTimestamp() != nil)
 			}
 		}
 		return true, ""
 	}
 }
 
-func empty(s oracle.State) (bool, string) {
+func (r resource) empty(s oracle.State) (bool, string) {
 	for key, obj := range s {
-		paused, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
-		return false, fmt.Sprintf("%s is still there (deleting=%v paused=%v finalizers=%v)", key, obj.GetDeletionTimestamp() != nil, paused, obj.GetFinalizers())
+		return false, fmt.Sprintf("%s is still there (deleting=%v paused=%v finalizers=%v)", key, obj.GetDeletionTimestamp() != nil, r.paused(obj), obj.GetFinalizers())
 	}
 	return true, ""
+}
+
+// report merges the binding's status into each object once it runs:
+// what a real installation's other parts would report.
+func (r resource) report(ctx context.Context, dyn dynamic.Interface, ns string, names ...string) error {
+	if r.Status == nil {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": r.Status})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, n, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			return fmt.Errorf("capabilities.movableResource.status: merge into %s: %w", n, err)
+		}
+	}
+	return nil
 }
 
 var _ = Describe("A pausable, finalized resource", Label("capability:movable"), func() {
 	var ns string
 	BeforeEach(func(ctx SpecContext) {
 		ns = testenv.NewNamespace(ctx, "finalizer")
-		testenv.Fact(judge.FactFinalizer, capi.Finalizer)
-		testenv.Fact(judge.FactResource, "clusters")
 	})
 
 	It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
 		m := subject.Movable()
-		tgtKubeconfig, tgtREST := moveTarget(ctx)
+		r := bound(m)
+		r.facts()
+		tgtKubeconfig, tgtREST := moveTarget(ctx, m)
 		tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
 		_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -90,73 +119,95 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		m.StartResourceController(ctx, tgtREST, ns)
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
-		source, dest := testenv.RecordAs(ctx, "source/clusters", dyn, clusters, ns, ""), testenv.RecordAs(ctx, "target/clusters", tgtDyn, clusters, ns, "")
-		testenv.RecordAs(ctx, "source/cleanups", dyn, configmaps, ns, capi.LabelCleanupOf)
-		testenv.RecordAs(ctx, "target/cleanups", tgtDyn, configmaps, ns, capi.LabelCleanupOf)
+		source, dest := testenv.RecordAs(ctx, "source/clusters", dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, "target/clusters", tgtDyn, r.gvr, ns, "")
+		if se := r.SideEffects; se != nil {
+			gv, err := schema.ParseGroupVersion(se.APIVersion)
+			Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
+			testenv.RecordAs(ctx, "source/cleanups", dyn, gv.WithResource(se.Resource), ns, se.Selector)
+			testenv.RecordAs(ctx, "target/cleanups", tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
+			testenv.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
+		}
 		testenv.Fact(judge.FactClusters, "source,target")
-		testenv.Fact(judge.FactCleanupUIDLabel, capi.LabelCleanupUID)
 		names := []string{"alpha", "beta"}
 		created := time.Now()
 		for _, n := range names {
-			create(ctx, dyn, ns, n)
+			r.create(ctx, dyn, ns, n)
 		}
-		_, readyErr := testenv.Settle(created).Wait(ctx, source, running(ns, names...))
+		_, readyErr := testenv.Settle(created).Wait(ctx, source, r.running(ns, names...))
+		if readyErr == nil {
+			readyErr = r.report(ctx, dyn, ns, names...)
+		}
 
 		By("moving to the target cluster")
 		out, moveErr := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
 		moved := time.Now()
 		fig := oracle.Figures{}
-		testenv.Verify(
-			oracle.Check{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
-			oracle.Check{Property: catalog.FinMoverFinished, Run: func() error { return moverErr("move", out, moveErr) }},
+		checks := []oracle.Check{
+			{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
+			{Property: catalog.FinMoverFinished, Run: func() error { return moverErr("move", out, moveErr) }},
 			oracle.Check{Property: catalog.FinP1, Figures: fig, Run: func() error {
-				r, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, empty)
-				fig["gone"] = r.Took.Round(time.Millisecond).String()
+				res, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, r.empty)
+				if !res.At.IsZero() {
+					fig["gone"] = res.Took.Round(time.Millisecond).String()
+				}
 				return err
 			}},
 			oracle.Check{Property: catalog.FinRunsAfterMove, Run: func() error {
-				_, err := testenv.Settle(moved).Wait(ctx, dest, running(ns, names...))
+				_, err := testenv.Settle(moved).Wait(ctx, dest, r.running(ns, names...))
 				return err
 			}},
 			// The move back: P1 again with the clusters' roles swapped. A
 			// move back that cannot run leaves it unjudged.
 			oracle.Check{Property: catalog.FinP1, Run: func() error {
 				By("moving back to the source cluster")
+				// A move does not carry status: report it again where the
+				// objects run now.
+				if err := r.report(ctx, tgtDyn, ns, names...); err != nil {
+					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+				}
 				out, err := m.Move(ctx, tgtKubeconfig, env.Kubeconfig, ns)
 				if err := moverErr("move back", out, err); err != nil {
 					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 				}
 				back := time.Now()
-				if _, err := testenv.Within(back, 30*time.Second).Wait(ctx, dest, empty); err != nil {
+				if _, err := testenv.Within(back, 30*time.Second).Wait(ctx, dest, r.empty); err != nil {
 					return fmt.Errorf("moving back: %w", err)
 				}
-				_, err = testenv.Settle(back).Wait(ctx, source, running(ns, names...))
+				_, err = testenv.Settle(back).Wait(ctx, source, r.running(ns, names...))
 				return err
 			}},
 			oracle.Check{Property: catalog.FinP2, Run: func() error {
 				// A zombie younger than the bound may still go: wait for it.
-				if err := untilNoneOpen(ctx, source, dest); err != nil {
+				if err := untilNoneOpen(ctx, r, source, dest); err != nil {
 					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 				}
 				return testenv.Judged(catalog.FinP2).Run()
 			}},
 			testenv.Judged(catalog.FinP3),
-			testenv.Judged(catalog.FinP4),
-		)
+		}
+		if r.SideEffects != nil {
+			checks = append(checks, testenv.Judged(catalog.FinP4))
+		} else {
+			AddReportEntry("not judged: "+catalog.FinP4.ID, "the subject binds no sideEffects")
+		}
+		testenv.Verify(checks...)
 	})
 
 	It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
-		controller := subject.Movable().StartResourceController(ctx, nil, ns)
+		m := subject.Movable()
+		r := bound(m)
+		r.facts()
+		controller := m.StartResourceController(ctx, nil, ns)
 		env := testenv.Get()
 		dyn := dynamic.NewForConfigOrDie(env.REST)
-		h := testenv.RecordAs(ctx, "source/clusters", dyn, clusters, ns, "")
+		h := testenv.RecordAs(ctx, "source/clusters", dyn, r.gvr, ns, "")
 		created := time.Now()
-		create(ctx, dyn, ns, "held", foreign)
+		r.create(ctx, dyn, ns, "held", foreign)
 		DeferCleanup(func(ctx SpecContext) { // let the namespace go
-			dyn.Resource(clusters).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		})
-		_, readyErr := testenv.Settle(created).Wait(ctx, h, running(ns, "held"))
-		Expect(dyn.Resource(clusters).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
+		_, readyErr := testenv.Settle(created).Wait(ctx, h, r.running(ns, "held"))
+		Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 		deleted := time.Now()
 		var released time.Time
 		testenv.Verify(
@@ -164,13 +215,13 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 			oracle.Check{Property: catalog.FinReleased, Run: func() error {
 				r, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, h, func(s oracle.State) (bool, string) {
 					obj := s[ns+"/held"]
-					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), capi.Finalizer), "the controller's finalizer is still there"
+					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), r.Finalizer), "the controller's finalizer is still there"
 				})
 				released = r.At
 				return err
 			}},
 			oracle.Check{Property: catalog.FinP3, Run: func() error {
-				if err := quietFor(ctx, controller.Replicas[0].Proxy, released, 2*time.Second); err != nil {
+				if err := quietFor(ctx, controller.Replicas[0].Proxy, r.Resource, released, 2*time.Second); err != nil {
 					return err
 				}
 				return testenv.Judged(catalog.FinP3).Run()
@@ -178,6 +229,13 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		)
 	})
 })
+
+// facts are what the judges need to know of the binding.
+func (r resource) facts() {
+	testenv.Fact(judge.FactFinalizer, r.Finalizer)
+	testenv.Fact(judge.FactPausedPath, r.PausedPath)
+	testenv.Fact(judge.FactResource, r.Resource)
+}
 
 // moverErr is the mover's failure with its output.
 func moverErr(what string, out []byte, err error) error {
@@ -189,10 +247,10 @@ func moverErr(what string, out []byte, err error) error {
 
 // quietFor watches the controller's proxy log for W after since and fails
 // at the first 422.
-func quietFor(ctx context.Context, p proxy.Controller, since time.Time, w time.Duration) error {
+func quietFor(ctx context.Context, p proxy.Controller, resource string, since time.Time, w time.Duration) error {
 	deadline := since.Add(w)
 	for {
-		if err := judge.No422(p.Requests(), "clusters"); err != nil {
+		if err := judge.No422(p.Requests(), resource); err != nil {
 			return err
 		}
 		if time.Now().After(deadline) {
@@ -208,11 +266,11 @@ func quietFor(ctx context.Context, p proxy.Controller, since time.Time, w time.D
 
 // untilNoneOpen waits while an object of the histories is a zombie younger
 // than P2's bound (it may still go), so P2 is judged on what happened.
-func untilNoneOpen(ctx context.Context, hs ...*oracle.History) error {
+func untilNoneOpen(ctx context.Context, r resource, hs ...*oracle.History) error {
 	for {
 		var wake time.Time
 		for _, h := range hs {
-			open, err := judge.NoneStuck(h, time.Now(), capi.Finalizer, "")
+			open, err := judge.NoneStuck(h, time.Now(), r.Finalizer, r.PausedPath, "")
 			if err != nil {
 				return nil // broken already: nothing to wait for
 			}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/steadystate-dev/steadystate/cluster"
-	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -29,7 +29,7 @@ var (
 
 // moveTarget returns the target's kubeconfig path and client config, or
 // skips the spec when the provider cannot make a second cluster (existing).
-func moveTarget(ctx context.Context) (kubeconfig string, cfg *rest.Config) {
+func moveTarget(ctx context.Context, m subject.MovableResource) (kubeconfig string, cfg *rest.Config) {
 	c := testenv.Run().Cluster
 	if c.Provider == cluster.Existing {
 		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local or kind")
@@ -50,7 +50,7 @@ func moveTarget(ctx context.Context) (kubeconfig string, cfg *rest.Config) {
 		if targetREST, targetErr = clientcmd.BuildConfigFromFlags("", path); targetErr != nil {
 			return
 		}
-		targetErr = fixtures.Apply(startCtx, targetREST, fixtures.Reference, "reference/crds/*.yaml")
+		targetErr = m.Install(startCtx, targetREST)
 	})
 	Expect(targetErr).NotTo(HaveOccurred(), "start the move target cluster")
 	return target.GetKubeconfig(), targetREST

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,15 +23,19 @@ var (
 // StuckBound is P2's bound.
 const StuckBound = 30 * time.Second
 
-func paused(obj *unstructured.Unstructured) bool {
-	p, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
+// DefaultPausedPath is where the reference Cluster and Cluster API's keep
+// their pause flag; evidence that names none means it.
+const DefaultPausedPath = "spec.paused"
+
+func paused(obj *unstructured.Unstructured, path string) bool {
+	p, _, _ := unstructured.NestedBool(obj.Object, strings.Split(path, ".")...)
 	return p
 }
 
 // stuck is the zombie state of bugs.md 1: deleting, paused and still
 // carrying the controller's finalizer.
-func stuck(obj *unstructured.Unstructured, finalizer string) bool {
-	return obj != nil && obj.GetDeletionTimestamp() != nil && paused(obj) && slices.Contains(obj.GetFinalizers(), finalizer)
+func stuck(obj *unstructured.Unstructured, finalizer, pausedPath string) bool {
+	return obj != nil && obj.GetDeletionTimestamp() != nil && paused(obj, pausedPath) && slices.Contains(obj.GetFinalizers(), finalizer)
 }
 
 // Spell is one stretch of time an object was stuck; open when it still is.
@@ -41,19 +46,19 @@ type Spell struct {
 }
 
 // StuckSpells lists every stretch an object of the history was stuck (with
-// the controller's finalizer), up to now.
-func StuckSpells(h *oracle.History, now time.Time, finalizer string) []Spell {
+// the controller's finalizer, paused by the flag at pausedPath), up to now.
+func StuckSpells(h *oracle.History, now time.Time, finalizer, pausedPath string) []Spell {
 	var out []Spell
 	started := map[string]time.Time{}
 	h.Replay(func(at time.Time, s oracle.State) {
 		for k, from := range started {
-			if !stuck(s[k], finalizer) {
+			if !stuck(s[k], finalizer, pausedPath) {
 				out = append(out, Spell{key: k, from: from, to: at})
 				delete(started, k)
 			}
 		}
 		for k, obj := range s {
-			if _, ok := started[k]; !ok && stuck(obj, finalizer) {
+			if _, ok := started[k]; !ok && stuck(obj, finalizer, pausedPath) {
 				started[k] = at
 			}
 		}
@@ -68,8 +73,8 @@ func StuckSpells(h *oracle.History, now time.Time, finalizer string) []Spell {
 // than StuckBound. Open tells when the history has an object stuck for
 // less than the bound so far (the verdict may still change: wait, then
 // judge again).
-func NoneStuck(h *oracle.History, now time.Time, finalizer, cluster string) (open time.Time, err error) {
-	for _, s := range StuckSpells(h, now, finalizer) {
+func NoneStuck(h *oracle.History, now time.Time, finalizer, pausedPath, cluster string) (open time.Time, err error) {
+	for _, s := range StuckSpells(h, now, finalizer, pausedPath) {
 		if d := s.to.Sub(s.from); d > StuckBound {
 			return time.Time{}, oracle.BrokeAt(s.from.Add(StuckBound), fmt.Errorf("%w: %s on the %s cluster was deleting, paused and finalized for %s", ErrStuck, s.key, cluster, d.Round(time.Millisecond)))
 		}
@@ -97,7 +102,7 @@ func No422(requests []proxy.Request, resource string) error {
 // controller stored (its external side effect) is placed in the Cluster's
 // history by store revision, and the Cluster must not have been paused
 // then.
-func NoCleanupWhilePaused(clusters, cleanups []oracle.Event, uidLabel, cluster string) error {
+func NoCleanupWhilePaused(clusters, cleanups []oracle.Event, uidLabel, pausedPath, cluster string) error {
 	for _, c := range cleanups {
 		if c.Type != "ADDED" {
 			continue
@@ -113,7 +118,7 @@ func NoCleanupWhilePaused(clusters, cleanups []oracle.Event, uidLabel, cluster s
 		if before == nil {
 			return fmt.Errorf("%w: %w: cleanup record %s names Cluster uid %s, which the %s cluster's history does not have", oracle.ErrNotEvaluated, ErrCleanupWhilePaused, c.Key, uid, cluster)
 		}
-		if paused(before.Object) {
+		if paused(before.Object, pausedPath) {
 			return oracle.BrokeAt(c.At, fmt.Errorf("%w: cleanup of %s ran on the %s cluster while it was paused (deleting=%v)", ErrCleanupWhilePaused, before.Key, cluster, before.Object.GetDeletionTimestamp() != nil))
 		}
 	}

@@ -39,15 +39,15 @@ func TestNoneStuck(t *testing.T) {
 	h.Add(oracle.Event{At: t0, Type: "MODIFIED", Key: "ns/a", Object: clusterAt(1, "paused")})
 	h.Add(oracle.Event{At: t0.Add(time.Second), Type: "MODIFIED", Key: "ns/a", Object: clusterAt(2, "zombie")})
 	h.Add(oracle.Event{At: t0.Add(5 * time.Second), Type: "DELETED", Key: "ns/a", Object: clusterAt(3, "zombie")})
-	if open, err := NoneStuck(h, t0.Add(time.Minute), fin, "source"); err != nil || !open.IsZero() {
+	if open, err := NoneStuck(h, t0.Add(time.Minute), fin, DefaultPausedPath, "source"); err != nil || !open.IsZero() {
 		t.Errorf("stuck for 4s: %v (open since %v)", err, open)
 	}
 	h = oracle.NewHistory()
 	h.Add(oracle.Event{At: t0, Type: "MODIFIED", Key: "ns/a", Object: clusterAt(1, "zombie")})
-	if open, err := NoneStuck(h, t0.Add(10*time.Second), fin, "source"); err != nil || !open.Equal(t0) {
+	if open, err := NoneStuck(h, t0.Add(10*time.Second), fin, DefaultPausedPath, "source"); err != nil || !open.Equal(t0) {
 		t.Errorf("stuck for 10s so far: %v (open since %v)", err, open)
 	}
-	_, err := NoneStuck(h, time.Now(), fin, "source")
+	_, err := NoneStuck(h, time.Now(), fin, DefaultPausedPath, "source")
 	var v *oracle.Violation
 	if !errors.Is(err, ErrStuck) || !errors.As(err, &v) || !v.At.Equal(t0.Add(StuckBound)) {
 		t.Errorf("stuck for an hour: %v", err)
@@ -66,15 +66,15 @@ func TestNoCleanupWhilePaused(t *testing.T) {
 		cm.SetResourceVersion(strconv.Itoa(rv))
 		return []oracle.Event{{At: t0.Add(3 * time.Second), Type: "ADDED", Key: "ns/cleanup-a", Object: cm}}
 	}
-	if err := NoCleanupWhilePaused(clusters, record(15), uidLabel, "source"); err != nil {
+	if err := NoCleanupWhilePaused(clusters, record(15), uidLabel, DefaultPausedPath, "source"); err != nil {
 		t.Errorf("cleanup after unpausing: %v", err)
 	}
 	// Stored between the zombie state and the unpause: paused at the time,
 	// whatever the arrival order of the two recorders.
-	if err := NoCleanupWhilePaused(clusters, record(13), uidLabel, "source"); !errors.Is(err, ErrCleanupWhilePaused) {
+	if err := NoCleanupWhilePaused(clusters, record(13), uidLabel, DefaultPausedPath, "source"); !errors.Is(err, ErrCleanupWhilePaused) {
 		t.Errorf("cleanup while paused: %v", err)
 	}
-	if err := NoCleanupWhilePaused(clusters, record(5), uidLabel, "source"); !errors.Is(err, oracle.ErrNotEvaluated) {
+	if err := NoCleanupWhilePaused(clusters, record(5), uidLabel, DefaultPausedPath, "source"); !errors.Is(err, oracle.ErrNotEvaluated) {
 		t.Errorf("cleanup of an unknown Cluster: %v", err)
 	}
 }

@@ -52,6 +52,7 @@ const (
 	// resource P3 watches in the proxy logs.
 	FactClusters        = "clusters"
 	FactFinalizer       = "finalizer"
+	FactPausedPath      = "pausedPath"
 	FactCleanupUIDLabel = "cleanupUIDLabel"
 	FactResource        = "resource"
 )
@@ -127,7 +128,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			if err := r.missing(); err != nil {
 				return err
 			}
-			_, err := NoneStuck(h, e.End, fin, c)
+			_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
 			return err
 		})
 	},
@@ -149,7 +150,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			if err := r.missing(); err != nil {
 				return err
 			}
-			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, c)
+			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, pausedPath(e), c)
 		})
 	},
 }
@@ -278,4 +279,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// pausedPath is the evidence's pause flag path, DefaultPausedPath when it
+// names none (evidence from before subjects could bind it).
+func pausedPath(e *evidence.Evidence) string {
+	if p := e.Facts[FactPausedPath]; p != "" {
+		return p
+	}
+	return DefaultPausedPath
 }

@@ -44,8 +44,13 @@ type LeaderElectedManager interface {
 // the tool that moves that resource between clusters.
 type MovableResource interface {
 	Subject
-	// StartResourceController runs one replica against upstream for
-	// namespace ns.
+	// Movable is the binding, nil when the subject has none.
+	Movable() *subjectfile.MovableResource
+	// Install makes the resource known to another cluster (the move's
+	// target): its CRDs and what else the controller needs there.
+	Install(ctx context.Context, cfg *rest.Config) error
+	// StartResourceController runs one replica against upstream (nil:
+	// the suite's cluster) for namespace ns.
 	StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target
 	// Move moves every object of namespace from one cluster to the other.
 	Move(ctx context.Context, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
@@ -82,7 +87,8 @@ func LeaderElected() LeaderElectedManager {
 // Movable is the selected subject as a movable resource, or skips the spec
 // when it is not one.
 func Movable() MovableResource {
-	return capability(MovableResource(referenceCluster{}), "movable, finalized resource", "", nil)
+	return capability(MovableResource(referenceCluster{}), "movable, finalized resource", "capabilities.movableResource",
+		func(m MovableResource) bool { return m.Movable() != nil })
 }
 
 // Composite is the selected subject as a foreground-deleted composite, or

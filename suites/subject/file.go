@@ -2,6 +2,8 @@ package subject
 
 import (
 	"context"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/pki"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -70,8 +73,12 @@ func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Co
 		if err != nil {
 			return proc.Spec{}, err
 		}
+		certDir, err := servingCerts(filepath.Join(r.Dir, "certs"))
+		if err != nil {
+			return proc.Spec{}, err
+		}
 		vars := f.Static()
-		vars.Kubeconfig, vars.Identity, vars.Namespace, vars.Dir, vars.Port = r.Kubeconfig, r.ID, ns, r.Dir, port
+		vars.Kubeconfig, vars.Identity, vars.Namespace, vars.Dir, vars.CertDir, vars.Port = r.Kubeconfig, r.ID, ns, r.Dir, certDir, port
 		cmd, err := f.Command(vars)
 		if err != nil {
 			return proc.Spec{}, &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.command", Problem: err.Error()}
@@ -82,6 +89,29 @@ func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Co
 		}
 		return proc.Spec{Path: cmd[0], Args: cmd[1:], Env: env}, nil
 	}}
+}
+
+// servingCerts writes a serving certificate for loopback (tls.crt,
+// tls.key) and its CA (ca.crt) into dir, for {{.CertDir}}.
+func servingCerts(dir string) (string, error) {
+	ca, err := pki.NewCA("steadystate-subject-ca")
+	if err != nil {
+		return "", err
+	}
+	dns, ips := pki.Loopback()
+	pair, err := ca.Issue(pki.Request{Subject: pkix.Name{CommonName: "steadystate-subject"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth})
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for name, data := range map[string][]byte{"tls.crt": pair.CertPEM, "tls.key": pair.KeyPEM, "ca.crt": ca.CertPEM} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return "", fmt.Errorf("{{.CertDir}}: %w", err)
+		}
+	}
+	return dir, nil
 }
 
 // freePort is a loopback TCP port free at the moment of asking.

@@ -8,7 +8,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/fixtures"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
@@ -84,6 +86,22 @@ func (l referenceLeader) StartManagers(ctx context.Context, ns string) chaos.Tar
 }
 
 func (referenceCluster) Name() string { return "cluster" }
+
+// Movable binds the reference Cluster; its external cleanups are
+// ConfigMaps labelled with the Cluster they are for.
+func (referenceCluster) Movable() *subjectfile.MovableResource {
+	return &subjectfile.MovableResource{
+		Resource:  "clusters",
+		Template:  map[string]any{"apiVersion": refv1.GroupVersion.String(), "kind": "Cluster", "spec": map[string]any{"endpoint": "https://cluster.invalid"}},
+		Finalizer: capi.Finalizer, PausedPath: "spec.paused",
+		SideEffects: &subjectfile.SideEffects{APIVersion: "v1", Resource: "configmaps", Selector: capi.LabelCleanupOf, UIDLabel: capi.LabelCleanupUID},
+	}
+}
+
+// Install applies the reference CRDs.
+func (referenceCluster) Install(ctx context.Context, cfg *rest.Config) error {
+	return fixtures.Apply(ctx, cfg, fixtures.Reference, "reference/crds/*.yaml")
+}
 
 func (referenceCluster) StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target {
 	return startRefctl(ctx, upstream, ns, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)

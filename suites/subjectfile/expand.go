@@ -27,6 +27,13 @@ type Vars struct {
 	// Dir is a fresh, writable folder of the replica's own (certificates,
 	// caches), removed when the spec ends.
 	Dir string
+	// CertDir is a folder of the replica's own holding a serving
+	// certificate for loopback, tls.crt and tls.key, and its CA, ca.crt
+	// (a webhook server's).
+	CertDir string
+	// SourceKubeconfig and TargetKubeconfig are a mover's clusters, and
+	// Namespace what it moves (movableResource.mover.command).
+	SourceKubeconfig, TargetKubeconfig string
 	// Name is the name of the object a template is about (a claim's, in
 	// foregroundComposite.block.selector).
 	Name string
@@ -36,9 +43,9 @@ type Vars struct {
 	Port int
 }
 
-const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}, {{.UpstreamDir}}, {{.Dir}}, {{.Port}}, {{.Name}}"
+const varNames = "{{.Kubeconfig}}, {{.Identity}}, {{.Namespace}}, {{.KubeBinDir}}, {{.UpstreamDir}}, {{.Dir}}, {{.CertDir}}, {{.Port}}, {{.Name}}, {{.SourceKubeconfig}}, {{.TargetKubeconfig}}"
 
-var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b", UpstreamDir: "/u", Dir: "/d", Port: 1, Name: "x"}
+var sampleVars = Vars{Kubeconfig: "/k", Identity: "i", Namespace: "n", KubeBinDir: "/b", UpstreamDir: "/u", Dir: "/d", CertDir: "/c", Port: 1, Name: "x", SourceKubeconfig: "/s", TargetKubeconfig: "/t"}
 
 // Expand fills in a template of the file.
 func Expand(s string, v Vars) (string, error) {

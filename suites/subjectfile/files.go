@@ -45,10 +45,10 @@ func (f *File) manifest(m string) ([]string, error) {
 	return files, nil
 }
 
-// checkProgram checks that run.command[0], filled in with the file's
-// static values, is an executable file or a program on PATH.
-func (f *File) checkProgram() error {
-	prog, err := Expand(f.Run.Command[0], f.Static())
+// checkProgram checks that a command's program, filled in with the
+// file's static values, is an executable file or a program on PATH.
+func (f *File) checkProgram(program string) error {
+	prog, err := Expand(program, f.Static())
 	if err != nil {
 		return err
 	}

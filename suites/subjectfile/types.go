@@ -70,6 +70,58 @@ type Capabilities struct {
 	ScalableWorkload    *ScalableWorkload    `json:"scalableWorkload,omitempty"`
 	LeaderElected       *LeaderElected       `json:"leaderElected,omitempty"`
 	ForegroundComposite *ForegroundComposite `json:"foregroundComposite,omitempty"` // v1alpha2
+	MovableResource     *MovableResource     `json:"movableResource,omitempty"`     // v1alpha2
+}
+
+// MovableResource binds a finalized, pausable resource and the tool that
+// moves it between clusters (Cluster API's Cluster and clusterctl move).
+// The finalizer suite runs a controller replica on each of two clusters,
+// creates objects from Template, moves them with Mover, and judges that
+// nothing is left behind (P1, P2) and that the controller never adds its
+// finalizer to an object being deleted (P3).
+type MovableResource struct {
+	// Resource is the plural resource name; group and version come from
+	// Template's apiVersion.
+	Resource string `json:"resource"`
+	// Template is the object to create; the suite sets name and namespace.
+	Template map[string]any `json:"template"`
+	// Finalizer is the controller's own finalizer.
+	Finalizer string `json:"finalizer"`
+	// PausedPath is the dotted path of the boolean that pauses the object.
+	PausedPath string `json:"pausedPath"`
+	// Status, when set, is merged into each object's status (the status
+	// subresource) once the controller runs it: what the parts of a real
+	// installation the harness does not run would report (Cluster API: a
+	// control plane initialized), so that a real mover accepts the move.
+	Status map[string]any `json:"status,omitempty"`
+	// Mover moves the objects of a namespace between the clusters.
+	Mover Mover `json:"mover"`
+	// SideEffects, when set, is where the controller's external cleanups
+	// show; P4 (no cleanup while paused) is judged only with it.
+	SideEffects *SideEffects `json:"sideEffects,omitempty"`
+}
+
+// SideEffects are objects a controller writes when it cleans up after an
+// object: of Resource (APIVersion's group) in the spec's namespace,
+// matching Selector, naming the object they are for by its UID in label
+// UIDLabel.
+type SideEffects struct {
+	APIVersion string `json:"apiVersion"`
+	Resource   string `json:"resource"`
+	Selector   string `json:"selector"`
+	UIDLabel   string `json:"uidLabel"`
+}
+
+// Mover is the tool that moves objects: a command, with the templates
+// {{.SourceKubeconfig}}, {{.TargetKubeconfig}} and {{.Namespace}}; its
+// requests to the source cluster go through a fault proxy of its own.
+type Mover struct {
+	Command []string `json:"command"`
+	// SlowDeletes holds each of the mover's deletes of the resource for
+	// this long before it reaches the source cluster, widening the window
+	// between its requests (a race a tool has with a controller lives
+	// there). 0: no delay.
+	SlowDeletes Duration `json:"slowDeletes,omitempty"`
 }
 
 // ForegroundComposite binds a claim whose deletion waits, in the

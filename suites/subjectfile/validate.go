@@ -54,7 +54,7 @@ func (f *File) Validate() error {
 		}
 	}
 	if len(f.Run.Command) > 0 {
-		if err := f.checkProgram(); err != nil {
+		if err := f.checkProgram(f.Run.Command[0]); err != nil {
 			bad("run.command[0]", err.Error(), "an executable: a path, or a program on PATH")
 		}
 	}
@@ -67,8 +67,19 @@ func (f *File) Validate() error {
 		f.Run.StartTimeout.Duration = DefaultStartTimeout
 	}
 	c := f.Capabilities
-	if c.ScalableWorkload == nil && c.LeaderElected == nil && c.ForegroundComposite == nil {
-		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite")
+	if c.ScalableWorkload == nil && c.LeaderElected == nil && c.ForegroundComposite == nil && c.MovableResource == nil {
+		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite, movableResource")
+	}
+	if m := c.MovableResource; m != nil {
+		if f.APIVersion == APIVersionV1 {
+			bad("capabilities.movableResource", "not in "+APIVersionV1, "apiVersion "+APIVersion+" (nothing else changes)")
+		}
+		m.validate(bad)
+		if len(m.Mover.Command) > 0 {
+			if err := f.checkProgram(m.Mover.Command[0]); err != nil {
+				bad("capabilities.movableResource.mover.command[0]", err.Error(), "an executable: a path, or a program on PATH")
+			}
+		}
 	}
 	if fc := c.ForegroundComposite; fc != nil {
 		if f.APIVersion == APIVersionV1 {
@@ -168,5 +179,35 @@ func (c *ForegroundComposite) validate(bad func(field, problem, expected string)
 	}
 	if b.Finalizer == "" {
 		b.Finalizer = "steadystate.dev/block"
+	}
+}
+
+func (m *MovableResource) validate(bad func(field, problem, expected string)) {
+	const at = "capabilities.movableResource."
+	if m.Resource == "" {
+		bad(at+"resource", "missing", "the plural resource name, such as clusters")
+	}
+	if m.Template == nil {
+		bad(at+"template", "missing", "the object to create, with apiVersion, kind and spec")
+	} else {
+		for _, k := range []string{"apiVersion", "kind"} {
+			if v, _ := m.Template[k].(string); v == "" {
+				bad(at+"template."+k, "missing", "the resource's "+k)
+			}
+		}
+	}
+	if m.Finalizer == "" {
+		bad(at+"finalizer", "missing", "the controller's finalizer, such as cluster.cluster.x-k8s.io")
+	}
+	if !pathPattern.MatchString(m.PausedPath) {
+		bad(at+"pausedPath", fmt.Sprintf("%q is not a field path", m.PausedPath), "the dotted path of the pause flag, such as spec.paused")
+	}
+	if len(m.Mover.Command) == 0 {
+		bad(at+"mover.command", "missing", "the mover and its arguments, with {{.SourceKubeconfig}}, {{.TargetKubeconfig}} and {{.Namespace}}")
+	}
+	for i, c := range m.Mover.Command {
+		if _, err := Expand(c, sampleVars); err != nil {
+			bad(fmt.Sprintf(at+"mover.command[%d]", i), err.Error(), "a template using only "+varNames)
+		}
 	}
 }
