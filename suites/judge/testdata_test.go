@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -97,10 +98,47 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		raw, _ := json.Marshal(ops)
 		e.Logs[LogExternal] = raw
 	}, catalog.FgDeletionBlocked.ID)
+	// Crossplane's composed object held by the harness's finalizer: the
+	// premise names an object the deletion never reached.
+	derive("upstream-crossplane-v1.15.3-blocked.json", func(e *evidence.Evidence) {
+		e.Facts[FactBlocked] += ",/never-deleted"
+	}, catalog.FgDeletionBlocked.ID)
 
 	for id := range Offline {
 		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {
 			t.Errorf("property %s is not covered both held and broken by testdata (seen %v)", id, seen[id])
 		}
+	}
+}
+
+// TestLearnedIdentitiesPreventAFalseAlarm: a controller-runtime manager
+// (v0.17.3, the fix) elects as hostname_UUID, not as its replica's name.
+// Its recorded writes hold only because each replica's holder identity is
+// learned from the answers to its Lease writes; without them, the same
+// evidence would convict the correct manager.
+func TestLearnedIdentitiesPreventAFalseAlarm(t *testing.T) {
+	e, err := evidence.Read("testdata/upstream-controller-runtime-v0.17.3-follower-shutdown.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeIt := func() error { return Offline[catalog.LeaderOneWriter.ID](e) }
+	if err := judgeIt(); err != nil {
+		t.Fatalf("the fixed manager's evidence: %v", err)
+	}
+	learned := 0
+	for id, p := range e.Proxies {
+		for i := range p.Requests {
+			if p.Requests[i].Holder != "" {
+				learned++
+			}
+			p.Requests[i].Holder = ""
+		}
+		e.Proxies[id] = p
+	}
+	if learned == 0 {
+		t.Fatal("the evidence has no learned holder identity")
+	}
+	if err := judgeIt(); !errors.Is(err, ErrTwoWriters) {
+		t.Errorf("without learned identities the holder's own write should look like a non-holder's, got %v", err)
 	}
 }
