@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -17,10 +18,32 @@ import (
 // folder below root with its own cluster.
 type matrixRun struct {
 	name             string // prefix of progress lines
+	title            string // of the printed matrix
 	root             string
 	bins             selftestBins
 	repeat, parallel int
 	provider         string
+}
+
+// runAll builds what the cells need, runs them, prints the matrix and
+// the figures the runs measured, and keeps the matrix as matrix.json. ok
+// says whether every cell was as intended.
+func (m matrixRun) runAll(ctx context.Context, cells []reports.Cell, stdout, stderr io.Writer) (ok bool, err error) {
+	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
+		return false, fmt.Errorf("%s builds the suites from source: run it in the steadystate module's root folder (make %s does)", m.name, m.name)
+	}
+	start := time.Now()
+	if m.bins, err = buildSelftest(ctx, m.name, cells, filepath.Join(m.root, "bin"), stderr); err != nil {
+		return false, err
+	}
+	if err := m.run(ctx, cells, stderr); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(stdout, "\n%s (%d run(s) per cell, %s in all; details in %s)\n", m.title, m.repeat, time.Since(start).Round(time.Second), m.root)
+	ok = reports.PrintMatrix(stdout, m.name, cells)
+	fmt.Fprintln(stdout)
+	reports.PrintFigures(stdout, cells)
+	return ok, writeMatrix(filepath.Join(m.root, "matrix.json"), cells)
 }
 
 // run fills in each cell's Runs, printing a line per finished run. When

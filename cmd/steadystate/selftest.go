@@ -103,25 +103,13 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(cells) == 0 {
 		return fmt.Errorf("SELFTEST_SUITES=%s and SELFTEST_MODES=%s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
-	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
-		return errors.New("selftest builds the suites from source: run it in the steadystate module's root folder (make selftest does)")
-	}
 	root, err := filepath.Abs(filepath.Join(cfg.artifacts, "selftest"))
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	bins, err := buildSelftest(ctx, "selftest", cells, filepath.Join(root, "bin"), stderr)
+	m := matrixRun{name: "selftest", title: "self-test matrix", root: root, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
+	ok, err := m.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
-		return err
-	}
-	m := matrixRun{name: "selftest", root: root, bins: bins, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
-	if err := m.run(ctx, cells, stderr); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nself-test matrix (%d run(s) per cell, %s in all; details in %s)\n", cfg.repeat, time.Since(start).Round(time.Second), root)
-	ok := reports.PrintMatrix(stdout, "selftest", cells)
-	if err := writeMatrix(filepath.Join(root, "matrix.json"), cells); err != nil {
 		return err
 	}
 	if !ok {

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -154,20 +153,9 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	bins, err := buildSelftest(ctx, "upstream", cells, filepath.Join(out, "bin"), stderr)
+	m := matrixRun{name: "upstream", title: "upstream matrix", root: out, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
+	ok, err := m.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
-		return err
-	}
-	m := matrixRun{name: "upstream", root: out, bins: bins, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
-	if err := m.run(ctx, cells, stderr); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nupstream matrix (%d run(s) per cell, %s in all; details in %s)\n", cfg.repeat, time.Since(start).Round(time.Second), out)
-	ok := reports.PrintMatrix(stdout, "upstream", cells)
-	fmt.Fprintln(stdout)
-	reports.PrintFigures(stdout, cells)
-	if err := writeMatrix(filepath.Join(out, "matrix.json"), cells); err != nil {
 		return err
 	}
 	if !ok {

@@ -101,15 +101,7 @@ func (s *ScalableWorkload) validate(bad func(field, problem, expected string)) {
 	if s.Resource == "" {
 		bad(at+"resource", "missing", "the plural resource name, such as replicasets")
 	}
-	if s.Template == nil {
-		bad(at+"template", "missing", "the object to create, with apiVersion, kind and spec")
-	} else {
-		for _, k := range []string{"apiVersion", "kind"} {
-			if v, _ := s.Template[k].(string); v == "" {
-				bad(at+"template."+k, "missing", "the workload's "+k)
-			}
-		}
-	}
+	checkTemplate(bad, at, s.Template, "workload")
 	for field, p := range map[string]string{"replicasPath": s.ReplicasPath, "statusReplicasPath": s.StatusReplicasPath} {
 		if p == "" {
 			bad(at+field, "missing", "a dotted field path such as "+map[string]string{"replicasPath": "spec.replicas", "statusReplicasPath": "status.replicas"}[field])
@@ -156,15 +148,7 @@ func (c *ForegroundComposite) validate(bad func(field, problem, expected string)
 	if c.Resource == "" {
 		bad(at+"resource", "missing", "the claim's plural resource name, such as postgresinstances")
 	}
-	if c.Template == nil {
-		bad(at+"template", "missing", "the claim to create, with apiVersion, kind and spec")
-	} else {
-		for _, k := range []string{"apiVersion", "kind"} {
-			if v, _ := c.Template[k].(string); v == "" {
-				bad(at+"template."+k, "missing", "the claim's "+k)
-			}
-		}
-	}
+	checkTemplate(bad, at, c.Template, "claim")
 	b := &c.Block
 	for field, v := range map[string]string{"apiVersion": b.APIVersion, "kind": b.Kind, "resource": b.Resource, "selector": b.Selector} {
 		if v == "" {
@@ -187,15 +171,7 @@ func (m *MovableResource) validate(bad func(field, problem, expected string)) {
 	if m.Resource == "" {
 		bad(at+"resource", "missing", "the plural resource name, such as clusters")
 	}
-	if m.Template == nil {
-		bad(at+"template", "missing", "the object to create, with apiVersion, kind and spec")
-	} else {
-		for _, k := range []string{"apiVersion", "kind"} {
-			if v, _ := m.Template[k].(string); v == "" {
-				bad(at+"template."+k, "missing", "the resource's "+k)
-			}
-		}
-	}
+	checkTemplate(bad, at, m.Template, "resource")
 	if m.Finalizer == "" {
 		bad(at+"finalizer", "missing", "the controller's finalizer, such as cluster.cluster.x-k8s.io")
 	}
@@ -208,6 +184,20 @@ func (m *MovableResource) validate(bad func(field, problem, expected string)) {
 	for i, c := range m.Mover.Command {
 		if _, err := Expand(c, sampleVars); err != nil {
 			bad(fmt.Sprintf(at+"mover.command[%d]", i), err.Error(), "a template using only "+varNames)
+		}
+	}
+}
+
+// checkTemplate checks a binding's template: an object with apiVersion and
+// kind (what names the object it stands for).
+func checkTemplate(bad func(field, problem, expected string), at string, template map[string]any, what string) {
+	if template == nil {
+		bad(at+"template", "missing", "the "+what+" to create, with apiVersion, kind and spec")
+		return
+	}
+	for _, k := range []string{"apiVersion", "kind"} {
+		if v, _ := template[k].(string); v == "" {
+			bad(at+"template."+k, "missing", "the "+what+"'s "+k)
 		}
 	}
 }
