@@ -43,7 +43,7 @@ func (s *fileSubject) Workload() *Workload {
 func (s *fileSubject) Election() *subjectfile.LeaderElected { return s.f.Capabilities.LeaderElected }
 
 func (s *fileSubject) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
-	return s.start(ctx, ns, 1)
+	return s.start(ctx, ns, 1, nil)
 }
 
 func (s *fileSubject) Claims() *subjectfile.ForegroundComposite {
@@ -51,15 +51,20 @@ func (s *fileSubject) Claims() *subjectfile.ForegroundComposite {
 }
 
 func (s *fileSubject) StartComposite(ctx context.Context, ns, _ string) chaos.Target {
-	return s.start(ctx, ns, 1)
+	return s.start(ctx, ns, 1, nil)
 }
 
 func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target {
-	return s.start(ctx, ns, s.f.Capabilities.LeaderElected.Replicas)
+	return s.start(ctx, ns, s.f.Capabilities.LeaderElected.Replicas, nil)
 }
 
-func (s *fileSubject) start(ctx context.Context, ns string, replicas int) chaos.Target {
-	subj, target := run(fileOptions(s.f, ns, replicas, testenv.Get().REST))
+// start runs replicas for namespace ns against upstream (nil: the
+// suite's cluster) and waits until each has talked to it.
+func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstream *rest.Config) chaos.Target {
+	if upstream == nil {
+		upstream = testenv.Get().REST
+	}
+	subj, target := run(fileOptions(s.f, ns, replicas, upstream))
 	if err := waitStarted(ctx, s.f, subj); err != nil {
 		Fail(err.Error())
 	}

@@ -40,14 +40,7 @@ func (s *fileSubject) Install(ctx context.Context, cfg *rest.Config) error {
 }
 
 func (s *fileSubject) StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target {
-	if upstream == nil {
-		upstream = testenv.Get().REST
-	}
-	subj, target := run(fileOptions(s.f, ns, 1, upstream))
-	if err := waitStarted(ctx, s.f, subj); err != nil {
-		Fail(err.Error())
-	}
-	return target
+	return s.start(ctx, ns, 1, upstream)
 }
 
 // Move runs the binding's mover. Its requests to the source cluster go
