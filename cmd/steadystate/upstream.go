@@ -104,6 +104,9 @@ func upstreamConfigFromEnv() (upstreamConfig, error) {
 			*dst = n
 		}
 	}
+	if c.provider != "" && c.provider != "local" {
+		return c, fmt.Errorf("PROVIDER=%s: the upstream cells run their subject files as local processes (subject files name no images yet); use PROVIDER=local", c.provider)
+	}
 	var names []string
 	for _, cell := range upstream.Cells {
 		names = append(names, cell.Subject)
