@@ -47,14 +47,15 @@ const stampFile = "release.json"
 func (b Builder) Path(r Release) string { return filepath.Join(b.Dir, r.Name) }
 
 // Built reads the stamp of a finished build of r; false when there is
-// none or it is of another module or version.
+// none or it is of another module or version. A prebuilt binary counts
+// when its folder has a release.json naming the module and version.
 func (b Builder) Built(r Release) (Stamp, bool) {
 	var s Stamp
 	data, err := os.ReadFile(filepath.Join(b.Path(r), stampFile))
 	if err != nil || json.Unmarshal(data, &s) != nil {
 		return Stamp{}, false
 	}
-	return s, s.Module == r.Module && s.Version == r.Version && s.Wrapper == r.Wrapper
+	return s, s.Module == r.Module && s.Version == r.Version
 }
 
 // Build builds every release not built yet, in order, printing
@@ -67,7 +68,7 @@ func (b Builder) Build(ctx context.Context, releases []Release) error {
 	for i, r := range releases {
 		p := progress{w: b.Progress, prefix: fmt.Sprintf("[%d/%d] %s", i+1, len(releases), r.Name), start: time.Now()}
 		if s, ok := b.Built(r); ok {
-			p.say("built already (%s, sha256 %s…)", b.Path(r), s.SHA256[:12])
+			p.say("built already (%s, sha256 %.12s)", b.Path(r), s.SHA256)
 			continue
 		}
 		if err := b.build(ctx, r, &p); err != nil {
