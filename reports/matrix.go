@@ -200,7 +200,7 @@ func medianTook(runs []Run) time.Duration {
 // measured (convergence and recovery times, failovers), run by run.
 func PrintFigures(w io.Writer, cells []Cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SUBJECT\tPROPERTY\tFIGURE\tRUNS")
+	header := false
 	for _, c := range cells {
 		type key struct{ property, figure string }
 		var order []key
@@ -219,6 +219,10 @@ func PrintFigures(w io.Writer, cells []Cell) {
 			}
 		}
 		for _, k := range order {
+			if !header {
+				fmt.Fprintln(tw, "SUBJECT\tPROPERTY\tFIGURE\tRUNS")
+				header = true
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Subject, k.property, k.figure, strings.Join(values[k], ", "))
 		}
 	}

@@ -168,3 +168,11 @@ func TestMaySkipNeedsOneSpecThatRan(t *testing.T) {
 		t.Errorf("a reference cell with a skip: %s", kind)
 	}
 }
+
+func TestNoFiguresPrintNothing(t *testing.T) {
+	var out bytes.Buffer
+	PrintFigures(&out, []Cell{{Suite: "leader", Subject: "leader"}})
+	if out.Len() != 0 {
+		t.Errorf("no figures printed %q", out.String())
+	}
+}

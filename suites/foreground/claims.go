@@ -45,7 +45,7 @@ func start(ctx context.Context, ns string) *composition {
 	Expect(err).NotTo(HaveOccurred(), "claim template apiVersion")
 	c.claims = gv.WithResource(c.binding.Resource)
 	if c.external() {
-		Expect(gcReady(ctx, referenceProbe)).To(Succeed())
+		Expect(gcResynced(ctx)).To(Succeed())
 		url, ext := subject.External(ctx, ns)
 		subj.StartComposite(ctx, ns, url)
 		c.ext = ext
