@@ -59,6 +59,11 @@ func DeletingStatus(h *oracle.History, key string, deleted time.Time, window tim
 	}
 	r, err := oracle.Convergence{Since: deleted, Within: DeletingWithin, Window: window}.Check(h, shows, now)
 	if err != nil {
+		// Say what the claim showed when it had to speak.
+		at := deleted.Add(DeletingWithin)
+		if status, reason, _, deleting, exists := ClaimReady(h.StateAt(at), key); exists {
+			return oracle.BrokeAt(at, fmt.Errorf("%w: %s after the delete it showed deleting=%v Ready=%s reason=%s (%w)", ErrStatusLied, DeletingWithin, deleting, status, reason, err))
+		}
 		return err
 	}
 	var broke error

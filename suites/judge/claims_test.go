@@ -59,6 +59,12 @@ func TestDeletingStatus(t *testing.T) {
 			t.Errorf("%s: %v carries no time", tc.name, err)
 		}
 	}
+	// The upstream bug's message says what the claim showed when it had
+	// to speak, not only that it "converged" late.
+	err := DeletingStatus(claimHistory("ALLLLLLLLLLLLL-"), "ns/app", c0.Add(500*time.Millisecond), time.Second, end)
+	if !errors.Is(err, ErrStatusLied) || !strings.Contains(err.Error(), "5s after the delete it showed deleting=true Ready=True reason=Available") {
+		t.Errorf("message: %v", err)
+	}
 }
 
 func TestNoDeleteInUse(t *testing.T) {
