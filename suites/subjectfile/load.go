@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,7 +41,11 @@ func (e *Error) Error() string {
 func Load(path string, o Options) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("subject file: %w (SUBJECT_FILE names a YAML file; see fixtures/subjects for examples)", err)
+		hint := "SUBJECT_FILE names a YAML file; see fixtures/subjects for examples"
+		if !filepath.IsAbs(path) {
+			hint += "; a relative path is read from each suite's own folder: give an absolute path (make e2e makes it absolute)"
+		}
+		return nil, fmt.Errorf("subject file: %w (%s)", err, hint)
 	}
 	return Parse(data, path, o)
 }
