@@ -25,6 +25,32 @@ type matrixRun struct {
 	provider         string
 }
 
+// newMatrixRun reads a matrix's run settings once from the environment:
+// <prefix>_REPEAT (default 1) and <prefix>_PARALLEL (default parallel),
+// PROVIDER, and ARTIFACTS (the runs go below ARTIFACTS/<name>).
+func newMatrixRun(name, title, prefix string, parallel int) (matrixRun, error) {
+	m := matrixRun{name: name, title: title, repeat: 1, parallel: parallel, provider: os.Getenv("PROVIDER")}
+	for _, v := range []struct {
+		name string
+		dst  *int
+	}{{prefix + "_REPEAT", &m.repeat}, {prefix + "_PARALLEL", &m.parallel}} {
+		if s := os.Getenv(v.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return m, fmt.Errorf("%s=%q is not a positive number", v.name, s)
+			}
+			*v.dst = n
+		}
+	}
+	artifacts := os.Getenv("ARTIFACTS")
+	if artifacts == "" {
+		artifacts = "_artifacts"
+	}
+	var err error
+	m.root, err = filepath.Abs(filepath.Join(artifacts, name))
+	return m, err
+}
+
 // runAll builds what the cells need, runs them, prints the matrix and
 // the figures the runs measured, and keeps the matrix as matrix.json. ok
 // says whether every cell was as intended.

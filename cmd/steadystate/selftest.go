@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,35 +21,24 @@ import (
 // environment.
 type selftestConfig struct {
 	suites, modes []string
-	repeat        int
-	parallel      int
-	artifacts     string
-	provider      string
+	run           matrixRun
 }
 
 func selftestConfigFromEnv() (selftestConfig, error) {
-	c := selftestConfig{repeat: 1, parallel: 3, artifacts: os.Getenv("ARTIFACTS"), provider: os.Getenv("PROVIDER")}
-	if c.artifacts == "" {
-		c.artifacts = "_artifacts"
+	var c selftestConfig
+	parallel := 3
+	if os.Getenv("PROVIDER") == "kind" {
+		parallel = 1 // each cell is a kind cluster: one at a time on small machines
 	}
-	if c.provider == "kind" {
-		c.parallel = 1 // each cell is a kind cluster: one at a time on small machines
-	}
-	for name, dst := range map[string]*int{"SELFTEST_REPEAT": &c.repeat, "SELFTEST_PARALLEL": &c.parallel} {
-		if v := os.Getenv(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return c, fmt.Errorf("%s=%q is not a positive number", name, v)
-			}
-			*dst = n
-		}
+	var err error
+	if c.run, err = newMatrixRun("selftest", "self-test matrix", "SELFTEST", parallel); err != nil {
+		return c, err
 	}
 	var suites, modes []string
 	for _, s := range catalog.Suites {
 		suites = append(suites, s.Name)
 	}
 	modes = append([]string{"correct"}, catalog.Names()...)
-	var err error
 	if c.suites, err = list("SELFTEST_SUITES", "a suite of the matrix", suites); err != nil {
 		return c, err
 	}
@@ -103,12 +91,7 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(cells) == 0 {
 		return fmt.Errorf("SELFTEST_SUITES=%s and SELFTEST_MODES=%s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
-	root, err := filepath.Abs(filepath.Join(cfg.artifacts, "selftest"))
-	if err != nil {
-		return err
-	}
-	m := matrixRun{name: "selftest", title: "self-test matrix", root: root, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
-	ok, err := m.runAll(ctx, cells, stdout, stderr)
+	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
 		return err
 	}

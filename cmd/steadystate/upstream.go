@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
@@ -84,34 +83,24 @@ func moduleRoot() (string, error) {
 // upstreamConfig is the upstream matrix's configuration, read once from
 // the environment.
 type upstreamConfig struct {
-	cells            []string
-	repeat, parallel int
-	artifacts, dir   string
-	provider         string
+	cells []string
+	dir   string
+	run   matrixRun
 }
 
 func upstreamConfigFromEnv() (upstreamConfig, error) {
-	c := upstreamConfig{repeat: 1, parallel: 1, artifacts: os.Getenv("ARTIFACTS"), provider: os.Getenv("PROVIDER")}
-	if c.artifacts == "" {
-		c.artifacts = "_artifacts"
+	var c upstreamConfig
+	var err error
+	if c.run, err = newMatrixRun("upstream", "upstream matrix", "UPSTREAM", 1); err != nil {
+		return c, err
 	}
-	for name, dst := range map[string]*int{"UPSTREAM_REPEAT": &c.repeat, "UPSTREAM_PARALLEL": &c.parallel} {
-		if v := os.Getenv(name); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return c, fmt.Errorf("%s=%q is not a positive number", name, v)
-			}
-			*dst = n
-		}
-	}
-	if c.provider != "" && c.provider != "local" {
-		return c, fmt.Errorf("PROVIDER=%s: the upstream cells run their subject files as local processes (subject files name no images yet); use PROVIDER=local", c.provider)
+	if p := c.run.provider; p != "" && p != "local" {
+		return c, fmt.Errorf("PROVIDER=%s: the upstream cells run their subject files as local processes (subject files name no images yet); use PROVIDER=local", p)
 	}
 	var names []string
 	for _, cell := range upstream.Cells {
 		names = append(names, cell.Subject)
 	}
-	var err error
 	if c.cells, err = list("UPSTREAM_CELLS", "a cell of the upstream matrix", names); err != nil {
 		return c, err
 	}
@@ -152,12 +141,7 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		cells = append(cells, m)
 	}
-	out, err := filepath.Abs(filepath.Join(cfg.artifacts, "upstream"))
-	if err != nil {
-		return err
-	}
-	m := matrixRun{name: "upstream", title: "upstream matrix", root: out, repeat: cfg.repeat, parallel: cfg.parallel, provider: cfg.provider}
-	ok, err := m.runAll(ctx, cells, stdout, stderr)
+	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
 		return err
 	}
