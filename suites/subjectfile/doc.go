@@ -4,13 +4,17 @@
 // per replica with a kubeconfig that points at that replica's fault proxy)
 // and binds the capabilities the suites test: a scalable workload (its
 // resource, an object template and the field paths of desired and observed
-// replicas) and a leader-elected manager (its Lease and timings).
+// replicas), a leader-elected manager (its Lease and timings), and, since
+// v1alpha2, a foreground-deleted claim (its resource, template and how the
+// harness holds up what it owns) and a movable resource (its finalizer,
+// pause flag and mover). A v1alpha1 file still reads; it moves to v1alpha2
+// by changing its apiVersion.
 //
 // Load reads and validates a file. Every problem is an *Error naming the
 // subject, the field and what is expected, so a vendor can fix the file
 // without reading the harness.
 //
-//	apiVersion: steadystate.dev/v1alpha1
+//	apiVersion: steadystate.dev/v1alpha2
 //	kind: Subject
 //	name: replicaset
 //	run:
