@@ -119,6 +119,15 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		m.StartResourceController(ctx, tgtREST, ns)
 		env := testenv.Get()
 		dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
+		const field = "capabilities.movableResource.resource"
+		for _, served := range []error{
+			testenv.Served(ctx, dyn, r.gvr, ns, field, 30*time.Second),
+			testenv.Served(ctx, tgtDyn, r.gvr, ns, field+" (on the move's target)", 30*time.Second),
+		} {
+			if served != nil {
+				Fail(served.Error())
+			}
+		}
 		source, dest := testenv.RecordAs(ctx, "source/clusters", dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, "target/clusters", tgtDyn, r.gvr, ns, "")
 		if se := r.SideEffects; se != nil {
 			gv, err := schema.ParseGroupVersion(se.APIVersion)

@@ -2,14 +2,13 @@ package foreground
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
@@ -54,25 +53,16 @@ func start(ctx context.Context, ns string) *composition {
 		testenv.KeepLog(judge.LogExternal, func() (any, error) { return c.ext.Log(context.Background()) })
 	} else {
 		subj.StartComposite(ctx, ns, "")
-		Expect(served(ctx, c.dyn, c.claims, ns)).To(Succeed())
+		// A controller may make its claim kind when it starts (Crossplane
+		// offers it from an XRD).
+		if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
+			Fail(err.Error())
+		}
 		Expect(gcResynced(ctx)).To(Succeed())
 		c.blocker = newFinalizerBlocker(ctx, c.dyn, c.binding.Block, ns)
 	}
 	c.history = testenv.RecordAs(ctx, judge.HistoryClaims, c.dyn, c.claims, ns, "")
 	return c
-}
-
-// served waits until the claim resource is served: a controller may
-// create its claim kind when it starts (Crossplane offers it from an XRD).
-func served(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string) error {
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("the claim resource %s is not served within 60s of the subject's start (capabilities.foregroundComposite.resource and template.apiVersion)", gvr)
-	}
-	return nil
 }
 
 // external reports whether the subject is the reference controller, whose

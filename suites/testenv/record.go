@@ -2,10 +2,14 @@ package testenv
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -32,4 +36,22 @@ func RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schem
 	ginkgo.DeferCleanup(stop)
 	specEvidence().AddHistory(name, h)
 	return h
+}
+
+// Served waits (within timeout) until gvr can be listed in namespace: a
+// bound resource may be made by the subject itself when it starts. The
+// error names the binding field that named it.
+func Served(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, field string, timeout time.Duration) error {
+	var first error // the API server's answer, not the poll's own deadline
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		_, err := dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		if first == nil {
+			first = err
+		}
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %s is not served by the cluster within %s (%v); expected a resource the subject's manifests or the subject itself define", field, gvr, timeout, first)
+	}
+	return nil
 }
