@@ -13,11 +13,15 @@ GINKGO_FLAGS += --no-color
 endif
 KIND_CONFIG  ?= $(CURDIR)/kind-config.yaml
 export KUBE_VERSION PROVIDER ARTIFACTS KIND_CONFIG
-# Ginkgo runs each suite in its own folder: a subject file named relative to
-# here must reach them as an absolute path.
+# Ginkgo runs each suite in its own folder: a subject file or upstream
+# folder named relative to here must reach them as an absolute path.
 ifdef SUBJECT_FILE
 override SUBJECT_FILE := $(abspath $(SUBJECT_FILE))
 export SUBJECT_FILE
+endif
+ifdef UPSTREAM_DIR
+override UPSTREAM_DIR := $(abspath $(UPSTREAM_DIR))
+export UPSTREAM_DIR
 endif
 
 # With PROVIDER=kind the suites run with a Docker engine (the one that

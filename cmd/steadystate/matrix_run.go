@@ -23,6 +23,10 @@ type matrixRun struct {
 	bins             selftestBins
 	repeat, parallel int
 	provider         string
+	// env is added to every run's environment: what the run's settings
+	// resolved (an absolute UPSTREAM_DIR) must reach each suite, which
+	// runs in its own folder.
+	env []string
 }
 
 // newMatrixRun reads a matrix's run settings once from the environment:
@@ -99,7 +103,7 @@ func (m matrixRun) run(ctx context.Context, cells []reports.Cell, stderr io.Writ
 				// cell's identity, which never changes.
 				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug, MaySkip: c.MaySkip}
 				dir := filepath.Join(m.root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
-				r := runCell(ctx, m.bins, id, dir, w, m.provider)
+				r := runCell(ctx, m.bins, id, dir, w, m.provider, m.env)
 				mu.Lock()
 				done++
 				c.Runs = append(c.Runs, r)

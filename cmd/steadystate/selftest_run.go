@@ -22,7 +22,7 @@ const stopGrace = 45 * time.Second
 // ends, the suite is interrupted (SIGINT: Ginkgo runs its cleanup) and
 // killed with its group after stopGrace; its processes started with a
 // parent-death signal go with it.
-func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string, worker int, provider string) reports.Run {
+func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string, worker int, provider string, env []string) reports.Run {
 	run := reports.Run{Dir: dir}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		run.Err = err.Error()
@@ -47,6 +47,7 @@ func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string,
 	if c.SubjectFile != "" {
 		cmd.Env = append(cmd.Env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
 	}
+	cmd.Env = append(cmd.Env, env...)
 	if provider == "kind" {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-selftest-%d", worker))
 	}

@@ -123,6 +123,9 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	// The suites read the releases from the folder checked here, even
+	// when UPSTREAM_DIR was given relative to this folder.
+	cfg.run.env = append(cfg.run.env, "UPSTREAM_DIR="+cfg.dir)
 	builder := upstream.Builder{Dir: cfg.dir}
 	var cells []reports.Cell
 	for _, c := range upstream.Cells {
