@@ -33,12 +33,15 @@ type Builder struct {
 // Stamp is written as release.json next to a finished build: what was
 // built, from what, and the binary's digest.
 type Stamp struct {
-	Module  string    `json:"module"`
-	Version string    `json:"version"`
-	Wrapper string    `json:"wrapper,omitempty"`
-	Binary  string    `json:"binary"`
-	SHA256  string    `json:"sha256"`
-	Built   time.Time `json:"built"`
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	Wrapper string `json:"wrapper,omitempty"`
+	Binary  string `json:"binary"`
+	SHA256  string `json:"sha256"`
+	// Static says the binary was linked with CGO_ENABLED=0: it runs on any
+	// Linux host and alone in a FROM scratch image (a subject in pods).
+	Static bool      `json:"static"`
+	Built  time.Time `json:"built"`
 }
 
 const stampFile = "release.json"
@@ -47,15 +50,16 @@ const stampFile = "release.json"
 func (b Builder) Path(r Release) string { return filepath.Join(b.Dir, r.Name) }
 
 // Built reads the stamp of a finished build of r; false when there is
-// none or it is of another module or version. A prebuilt binary counts
-// when its folder has a release.json naming the module and version.
+// none, it is of another module or version, or the binary is not static
+// (an older build, made again). A prebuilt binary counts when its folder
+// has a release.json naming the module and version, with static true.
 func (b Builder) Built(r Release) (Stamp, bool) {
 	var s Stamp
 	data, err := os.ReadFile(filepath.Join(b.Path(r), stampFile))
 	if err != nil || json.Unmarshal(data, &s) != nil {
 		return Stamp{}, false
 	}
-	return s, s.Module == r.Module && s.Version == r.Version
+	return s, s.Module == r.Module && s.Version == r.Version && s.Static
 }
 
 // Build builds every release not built yet, in order, printing
@@ -124,7 +128,7 @@ func (b Builder) build(ctx context.Context, r Release, p *progress) error {
 	if err != nil {
 		return err
 	}
-	stamp, _ := json.MarshalIndent(Stamp{Module: r.Module, Version: r.Version, Wrapper: r.Wrapper, Binary: r.Binary, SHA256: sum, Built: time.Now().UTC()}, "", "  ")
+	stamp, _ := json.MarshalIndent(Stamp{Module: r.Module, Version: r.Version, Wrapper: r.Wrapper, Binary: r.Binary, SHA256: sum, Static: true, Built: time.Now().UTC()}, "", "  ")
 	if err := os.WriteFile(filepath.Join(out, stampFile), append(stamp, '\n'), 0o644); err != nil {
 		return err
 	}
@@ -176,14 +180,15 @@ func (b Builder) goCmd(ctx context.Context, dir string, p *progress, args ...str
 	return nil
 }
 
-// env pins what must not change under a build: no workspace, and the
-// local toolchain (no download of another one, which has no network here).
+// env pins what must not change under a build: no workspace, the local
+// toolchain (no download of another one, which has no network here), and
+// static binaries (CGO_ENABLED=0, as each project builds its own images).
 func (b Builder) env() []string {
 	env := b.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(env[:len(env):len(env)], "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod -buildvcs=false")
+	return append(env[:len(env):len(env)], "GOWORK=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOFLAGS=-mod=mod -buildvcs=false")
 }
 
 func (b Builder) goEnv(key string) string {

@@ -37,8 +37,8 @@ func TestRefusedVersionSaysWhatToDo(t *testing.T) {
 	}
 }
 
-// TestBuiltMatchesModuleAndVersion: a stamp of another version is not a
-// build of this one.
+// TestBuiltMatchesModuleAndVersion: a stamp of another version, or of a
+// binary that is not static, is not a build of this one.
 func TestBuiltMatchesModuleAndVersion(t *testing.T) {
 	b := Builder{Dir: t.TempDir()}
 	r := Releases[0]
@@ -46,12 +46,17 @@ func TestBuiltMatchesModuleAndVersion(t *testing.T) {
 		t.Fatal("an empty folder counts as built")
 	}
 	os.MkdirAll(b.Path(r), 0o755)
-	stamp := `{"module":"` + r.Module + `","version":"v0.0.1"}`
+	stamp := `{"module":"` + r.Module + `","version":"v0.0.1","static":true}`
 	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
 	if _, ok := b.Built(r); ok {
 		t.Error("a stamp of v0.0.1 counts as a build of " + r.Version)
 	}
-	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(strings.Replace(stamp, "v0.0.1", r.Version, 1)), 0o644)
+	stamp = strings.Replace(stamp, "v0.0.1", r.Version, 1)
+	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(strings.Replace(stamp, "true", "false", 1)), 0o644)
+	if _, ok := b.Built(r); ok {
+		t.Error("a build that is not static counts as built")
+	}
+	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
 	if _, ok := b.Built(r); !ok {
 		t.Error("a matching stamp does not count as built")
 	}
