@@ -1,6 +1,7 @@
 package subjectfile_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,55 @@ capabilities:
 	_, err = subjectfile.Parse([]byte(strings.Replace(strings.Replace(file, "v1alpha1", "v1alpha2", 1), "kind: Thing, ", "", 1)), "c.yaml", subjectfile.Options{})
 	if err == nil || !strings.Contains(err.Error(), "capabilities.foregroundComposite.block.kind: missing") {
 		t.Errorf("missing block kind: %v", err)
+	}
+}
+
+// TestPodRunsTheCommandWithThePodsValues: run.pod defaults its args to the
+// command's, fills templates with what they name inside the pod, lays
+// run.pod.env over run.env with KUBECONFIG the sidecar's, and binds
+// cluster-admin unless told.
+func TestPodRunsTheCommandWithThePodsValues(t *testing.T) {
+	file := strings.Replace(leader, "v1alpha1", "v1alpha2", 1)
+	file = strings.Replace(file, "capabilities:", "  env: {A: \"{{.Dir}}\", B: b}\n  pod:\n    image: example.com/mgr:v1\n    env: {B: \"{{.Port}}\"}\ncapabilities:", 1)
+	f, err := subjectfile.Parse([]byte(file), "m.yaml", subjectfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := f.PodVars("ns-1")
+	args, err := f.PodArgs(v)
+	if want := "--kubeconfig=/shared/kubeconfig --id=$(POD_NAME) --lease-namespace=ns-1"; err != nil || strings.Join(args, " ") != want {
+		t.Errorf("args = %q, %v; want %q", args, err, want)
+	}
+	env, err := f.PodEnv(v)
+	if want := "[[A /tmp] [B 9443] [KUBECONFIG /shared/kubeconfig]]"; err != nil || fmt.Sprint(env) != want {
+		t.Errorf("env = %v, %v; want %s", env, err, want)
+	}
+	if f.Run.Pod.ClusterRole != "cluster-admin" {
+		t.Errorf("cluster role = %q", f.Run.Pod.ClusterRole)
+	}
+	f, _ = subjectfile.Parse([]byte(strings.Replace(file, "image: example.com/mgr:v1", "image: example.com/mgr:v1\n    args: [\"--id={{.Identity}}\"]", 1)), "m.yaml", subjectfile.Options{})
+	if args, _ := f.PodArgs(v); strings.Join(args, " ") != "--id=$(POD_NAME)" {
+		t.Errorf("args = %q, want run.pod.args", args)
+	}
+}
+
+// TestBadPod: each mistake in run.pod is named with its field.
+func TestBadPod(t *testing.T) {
+	for _, tc := range []struct{ pod, want string }{
+		{"{binary: /bin/true}", "run.pod.image: missing"},
+		{"{image: \"Not An Image\"}", `run.pod.image: "Not An Image" is not an image name`},
+		{"{image: example.com/mgr}", "is not an image name with a tag"},
+		{"{image: example.com/mgr:v1, binary: /nowhere/manager}", "run.pod.binary: /nowhere/manager does not exist"},
+		{"{image: example.com/mgr:v1, args: [\"{{.Replica}}\"]}", "run.pod.args[0]"},
+		{"{image: example.com/mgr:v1, ports: [1]}", "run.pod.ports: unknown field"},
+	} {
+		file := strings.Replace(strings.Replace(leader, "v1alpha1", "v1alpha2", 1), "capabilities:", "  pod: "+tc.pod+"\ncapabilities:", 1)
+		if _, err := subjectfile.Parse([]byte(file), "m.yaml", subjectfile.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run.pod %s: error %v does not say %q", tc.pod, err, tc.want)
+		}
+	}
+	_, err := subjectfile.Parse([]byte(strings.Replace(leader, "capabilities:", "  pod: {image: example.com/mgr:v1}\ncapabilities:", 1)), "m.yaml", subjectfile.Options{})
+	if err == nil || !strings.Contains(err.Error(), "run.pod: not in steadystate.dev/v1alpha1") {
+		t.Errorf("v1alpha1 with run.pod: %v", err)
 	}
 }

@@ -62,6 +62,9 @@ type Run struct {
 	// the API server; a replica that exits or stays silent fails the start.
 	// Default 30s.
 	StartTimeout Duration `json:"startTimeout,omitempty"`
+	// Pod runs the controller in pods instead of as local processes,
+	// where the run places subjects in pods (PROVIDER=kind). v1alpha2.
+	Pod *Pod `json:"pod,omitempty"`
 }
 
 // Capabilities binds what the suites test. A capability left out makes

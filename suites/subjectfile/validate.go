@@ -63,6 +63,7 @@ func (f *File) Validate() error {
 			bad(fmt.Sprintf("run.disableControllers[%d]", i), fmt.Sprintf("%q is not a controller the local cluster runs", c), "one of "+strings.Join(local.DefaultControllers, ", "))
 		}
 	}
+	f.validatePod(bad)
 	if f.Run.StartTimeout.Duration == 0 {
 		f.Run.StartTimeout.Duration = DefaultStartTimeout
 	}
