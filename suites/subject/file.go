@@ -61,6 +61,13 @@ func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target
 // start runs replicas for namespace ns against upstream (nil: the
 // suite's cluster) and waits until each has talked to it.
 func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstream *rest.Config) chaos.Target {
+	if upstream == nil && Placement() == Pods {
+		c, err := s.podController(ns)
+		if err != nil {
+			Fail(err.Error())
+		}
+		return startPods(ctx, ns, replicas, c, s.f.Run.StartTimeout.Duration)
+	}
 	if upstream == nil {
 		upstream = testenv.Get().REST
 	}
@@ -69,6 +76,29 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstre
 		Fail(err.Error())
 	}
 	return target
+}
+
+// podController is the file's run.pod for namespace ns, with a serving
+// certificate for {{.CertDir}}.
+func (s *fileSubject) podController(ns string) (podController, error) {
+	v := s.f.PodVars(ns)
+	fail := func(field string, err error) (podController, error) {
+		return podController{}, &subjectfile.Error{File: s.f.Path, Subject: s.f.Name, Field: field, Problem: err.Error()}
+	}
+	args, err := s.f.PodArgs(v)
+	if err != nil {
+		return fail("run.pod.args", err)
+	}
+	env, err := s.f.PodEnv(v)
+	if err != nil {
+		return fail("run.pod.env", err)
+	}
+	certs, err := servingPair()
+	if err != nil {
+		return fail("run.pod", err)
+	}
+	p := s.f.Run.Pod
+	return podController{name: s.f.Name, image: p.Image, args: args, env: env, clusterRole: p.ClusterRole, certs: certs}, nil
 }
 
 // fileOptions runs the file's command once per replica behind a proxy.
@@ -96,27 +126,37 @@ func fileOptions(f *subjectfile.File, ns string, replicas int, upstream *rest.Co
 	}}
 }
 
-// servingCerts writes a serving certificate for loopback (tls.crt,
-// tls.key) and its CA (ca.crt) into dir, for {{.CertDir}}.
+// servingCerts writes a serving certificate for loopback into dir, for
+// {{.CertDir}} (see servingPair).
 func servingCerts(dir string) (string, error) {
-	ca, err := pki.NewCA("steadystate-subject-ca")
-	if err != nil {
-		return "", err
-	}
-	dns, ips := pki.Loopback()
-	pair, err := ca.Issue(pki.Request{Subject: pkix.Name{CommonName: "steadystate-subject"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth})
+	files, err := servingPair()
 	if err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	for name, data := range map[string][]byte{"tls.crt": pair.CertPEM, "tls.key": pair.KeyPEM, "ca.crt": ca.CertPEM} {
+	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			return "", fmt.Errorf("{{.CertDir}}: %w", err)
 		}
 	}
 	return dir, nil
+}
+
+// servingPair is a serving certificate for loopback and localhost
+// (tls.crt, tls.key) and its CA (ca.crt), by file name.
+func servingPair() (map[string][]byte, error) {
+	ca, err := pki.NewCA("steadystate-subject-ca")
+	if err != nil {
+		return nil, err
+	}
+	dns, ips := pki.Loopback()
+	pair, err := ca.Issue(pki.Request{Subject: pkix.Name{CommonName: "steadystate-subject"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth})
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{"tls.crt": pair.CertPEM, "tls.key": pair.KeyPEM, "ca.crt": ca.CertPEM}, nil
 }
 
 // freePort is a loopback TCP port free at the moment of asking.

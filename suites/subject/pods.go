@@ -7,12 +7,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
@@ -47,47 +45,44 @@ const controlPort = 8090
 // Placement is where this run's replicas run.
 func Placement() string { return testenv.Run().Placement }
 
-// startPods runs refctl command as a Deployment of replicas in namespace
-// ns, each pod with the fault proxy as a native sidecar, and returns when
-// every controller has made a request through its proxy. Each replica's
-// proxy is read through the API server's pod proxy subresource and
-// mirrored, so its history survives the pod.
-func startPods(ctx context.Context, ns, command string, replicas int, args []string) chaos.Target {
+// startPods runs c as a Deployment of replicas in namespace ns, each pod
+// with the fault proxy as a native sidecar, and returns when every
+// controller has made a request through its proxy. Each replica's proxy is
+// read through the API server's pod proxy subresource and mirrored, so its
+// history survives the pod. A pod that cannot start (its image not loaded,
+// its controller exiting) fails the start at once with the reason and the
+// controller's log tail.
+func startPods(ctx context.Context, ns string, replicas int, c podController, startTimeout time.Duration) chaos.Target {
 	env := testenv.Get()
 	kube := env.Kube
-	_, err := kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "subject"}}, metav1.CreateOptions{})
-	Expect(allowExisting(err)).To(Succeed())
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "steadystate-subject-" + ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "refctl"},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "subject", Namespace: ns}},
-	}
-	_, err = kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{})
-	Expect(allowExisting(err)).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		kube.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
-	})
+	cleanup, err := grant(ctx, kube, ns, c)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
 
-	dep := deployment(command, replicas, args)
+	dep := deployment(c, replicas)
 	_, err = kube.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx SpecContext) {
 		kube.AppsV1().Deployments(ns).Delete(ctx, dep.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
 	})
 
+	selector := PodLabel + "=" + c.name
 	var pods []corev1.Pod
-	Eventually(func() int {
-		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PodLabel + "=" + command})
+	Eventually(func() (int, error) {
+		list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
-			return 0
+			return 0, nil
 		}
 		pods = pods[:0]
 		for _, p := range list.Items {
+			if trouble := cannotStart(p); trouble != "" {
+				return 0, StopTrying(fmt.Sprintf("pod %s of subject %s cannot start: %s%s", p.Name, c.name, trouble, logTail(ctx, kube, p)))
+			}
 			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 				pods = append(pods, p)
 			}
 		}
-		return len(pods)
+		return len(pods), nil
 	}).WithContext(ctx).WithTimeout(90*time.Second).WithPolling(250*time.Millisecond).Should(Equal(replicas), "the subject's pods should run")
 
 	httpClient, err := rest.HTTPClientFor(env.REST)
@@ -106,19 +101,64 @@ func startPods(ctx context.Context, ns, command string, replicas int, args []str
 		testenv.KeepProxy(name, func() ([]byte, error) {
 			return kube.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: "controller"}).DoRaw(context.Background())
 		}, m)
-		Eventually(func() int { return len(m.Requests()) }).WithContext(ctx).WithTimeout(60*time.Second).
+		Eventually(func() (int, error) {
+			if p, err := kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+				if trouble := cannotStart(*p); trouble != "" {
+					return 0, StopTrying(fmt.Sprintf("pod %s of subject %s stopped: %s%s", name, c.name, trouble, logTail(ctx, kube, *p)))
+				}
+			}
+			return len(m.Requests()), nil
+		}).WithContext(ctx).WithTimeout(startTimeout).WithPolling(250*time.Millisecond).
 			Should(BeNumerically(">", 0), "replica %s should talk to the API server through its proxy", name)
 		target.Replicas = append(target.Replicas, chaos.Replica{Identity: name, Proxy: m, Pod: &chaos.PodRef{Namespace: ns, Name: name}})
 	}
-	followReplacements(ctx, ns, command, known, mirror)
+	followReplacements(ctx, ns, selector, known, mirror)
 	return target
+}
+
+// cannotStart is why a subject's pod cannot start or keep running ("" when
+// nothing says so yet): an image the node does not have, a container that
+// cannot be created, a controller that exited.
+func cannotStart(p corev1.Pod) string {
+	for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
+		if w := s.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff", "RunContainerError":
+				return fmt.Sprintf("container %s: %s: %s", s.Name, w.Reason, w.Message)
+			}
+		}
+		if t := s.State.Terminated; t != nil && s.Name == "controller" {
+			return fmt.Sprintf("container %s exited with code %d (%s)", s.Name, t.ExitCode, t.Reason)
+		}
+		if s.Name == "controller" && s.RestartCount > 0 {
+			return fmt.Sprintf("container %s restarted %d time(s)", s.Name, s.RestartCount)
+		}
+	}
+	return ""
+}
+
+// logTail is the end of a pod's controller log, its previous run's when
+// it restarted, as a message suffix.
+func logTail(ctx context.Context, kube kubernetes.Interface, p corev1.Pod) string {
+	lines := int64(15)
+	o := &corev1.PodLogOptions{Container: "controller", TailLines: &lines}
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == "controller" && s.RestartCount > 0 {
+			o.Previous = true
+		}
+	}
+	b, err := kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, o).DoRaw(ctx)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	return "; its log ends:\n" + string(b)
 }
 
 // followReplacements adds the proxy of every pod the Deployment starts
 // after the first ones (replacing a pod a fault deleted) to the spec's
 // evidence, so its replica's requests are judged too. The faults act on
 // the first replicas; replacements are watched, not driven.
-func followReplacements(ctx context.Context, ns, command string, known map[string]bool, mirror func(string) *proxy.Mirror) {
+func followReplacements(ctx context.Context, ns, selector string, known map[string]bool, mirror func(string) *proxy.Mirror) {
 	kube, collector := testenv.Get().Kube, testenv.Evidence()
 	stop, done := make(chan struct{}), make(chan struct{})
 	var mirrors []*proxy.Mirror
@@ -132,7 +172,7 @@ func followReplacements(ctx context.Context, ns, command string, known map[strin
 				return
 			case <-t.C:
 			}
-			list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: PodLabel + "=" + command})
+			list, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 			if err != nil {
 				continue
 			}
@@ -154,59 +194,6 @@ func followReplacements(ctx context.Context, ns, command string, known map[strin
 			m.Close()
 		}
 	})
-}
-
-// allowExisting accepts AlreadyExists: several subjects of a spec share
-// one service account.
-func allowExisting(err error) error {
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	return err
-}
-
-// deployment is the subject: refctl as the main container, the fault
-// proxy as a native sidecar (an init container that keeps running, started
-// and healthy before the controller starts), sharing the kubeconfig the
-// proxy writes.
-func deployment(command string, replicas int, args []string) *appsv1.Deployment {
-	labels := map[string]string{PodLabel: command}
-	podName := corev1.EnvVar{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}
-	shared := corev1.VolumeMount{Name: "shared", MountPath: "/shared"}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: command, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(int32(replicas)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					ServiceAccountName:            "subject",
-					TerminationGracePeriodSeconds: ptr.To(int64(15)),
-					InitContainers: []corev1.Container{{
-						Name: "proxy", Image: FaultProxyImage, ImagePullPolicy: corev1.PullNever,
-						RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
-						Args:          []string{"--kubeconfig-out=/shared/kubeconfig", fmt.Sprintf("--control=:%d", controlPort), "--linger=2s"},
-						Env:           []corev1.EnvVar{podName},
-						Ports:         []corev1.ContainerPort{{Name: "control", ContainerPort: controlPort}},
-						StartupProbe: &corev1.Probe{
-							ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(controlPort)}},
-							PeriodSeconds:    1,
-							FailureThreshold: 60,
-						},
-						VolumeMounts: []corev1.VolumeMount{shared},
-					}},
-					Containers: []corev1.Container{{
-						Name: "controller", Image: RefctlImage, ImagePullPolicy: corev1.PullNever,
-						Args:         append([]string{command, "--kubeconfig=/shared/kubeconfig", "--identity=$(POD_NAME)", "--health-addr=0", "--metrics-addr=0"}, args...),
-						Env:          []corev1.EnvVar{podName},
-						VolumeMounts: []corev1.VolumeMount{shared},
-					}},
-					Volumes: []corev1.Volume{{Name: "shared", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
-				},
-			},
-		},
-	}
 }
 
 // Exited reports whether a replica's controller has exited since it

@@ -38,7 +38,10 @@ var (
 func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string, replicas int, args ...string) chaos.Target {
 	args = append([]string{"--bug=" + Bug(command)}, args...)
 	if upstream == nil && Placement() == Pods {
-		return startPods(ctx, ns, command, replicas, args)
+		return startPods(ctx, ns, replicas, podController{
+			name: command, image: RefctlImage, clusterRole: "refctl",
+			args: append([]string{command, "--kubeconfig=" + kubeconfigOut, "--identity=" + subjectfile.PodIdentity, "--health-addr=0", "--metrics-addr=0"}, args...),
+		}, time.Minute)
 	}
 	if upstream == nil {
 		upstream = testenv.Get().REST

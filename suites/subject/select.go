@@ -7,10 +7,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -48,8 +51,6 @@ func choose(cfg testenv.Config) (Subject, error) {
 	switch p := cfg.Placement; {
 	case p != Processes && p != Pods:
 		return nil, fmt.Errorf("SUBJECT_PLACEMENT=%q: use %s or %s", p, Processes, Pods)
-	case file != "" && p == Pods:
-		return nil, fmt.Errorf("SUBJECT_FILE=%s runs its command as local processes: set SUBJECT_PLACEMENT=%s (subject files name no images yet)", file, Processes)
 	case file != "" && name != "":
 		return nil, fmt.Errorf("SUBJECT=%s and SUBJECT_FILE=%s are both set: set one", name, file)
 	case file != "" && bug != "":
@@ -59,7 +60,7 @@ func choose(cfg testenv.Config) (Subject, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fileSubject{f: f}, nil
+		return &fileSubject{f: f}, canRunIn(f, p, "SUBJECT_FILE="+file)
 	}
 	if ref, ok := reference[name]; ok || name == "" {
 		return ref, checkBug(name, bug)
@@ -68,9 +69,6 @@ func choose(cfg testenv.Config) (Subject, error) {
 	if err != nil {
 		return nil, fmt.Errorf("SUBJECT=%q is not a built-in subject: use one of %s, or SUBJECT_FILE for your own controller", name, strings.Join(builtins(), ", "))
 	}
-	if cfg.Placement == Pods {
-		return nil, fmt.Errorf("SUBJECT=%s runs its command as local processes: set SUBJECT_PLACEMENT=%s", name, Processes)
-	}
 	if bug != "" {
 		return nil, fmt.Errorf("SUBJECT_BUG=%s applies to the reference subjects only, not to SUBJECT=%s", bug, name)
 	}
@@ -78,7 +76,27 @@ func choose(cfg testenv.Config) (Subject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileSubject{f: f}, nil
+	return &fileSubject{f: f}, canRunIn(f, cfg.Placement, "SUBJECT="+name)
+}
+
+// canRunIn checks, before anything starts, that a subject file can run in
+// placement: in pods it needs run.pod, and a run.pod.binary must be
+// static to run alone in its image.
+func canRunIn(f *subjectfile.File, placement, choice string) error {
+	if placement != Pods {
+		return nil
+	}
+	if f.Run.Pod == nil {
+		return fmt.Errorf("%s runs its controller as local processes only: it has no run.pod (image, args); add one (see README: Subjects in pods), or set SUBJECT_PLACEMENT=%s", choice, Processes)
+	}
+	bin, err := f.PodBinary()
+	if err != nil || bin == "" {
+		return err
+	}
+	if err := image.Static(bin); err != nil {
+		return &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.pod.binary", Problem: err.Error(), Expected: "a statically linked program (make upstream-bins builds them so)"}
+	}
+	return nil
 }
 
 // fileOptionsOf is what a subject file's templates know from the run
@@ -148,7 +166,30 @@ func SetupCluster(ctx SpecContext) []byte {
 	}
 	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
 	if Placement() == Pods {
-		testenv.LoadImages(ctx, RefctlImage, FaultProxyImage)
+		testenv.LoadImages(ctx, subjectImages(ctx)...)
 	}
 	return kubeconfig
+}
+
+// subjectImages are the images the run's subject needs in pods: the fault
+// proxy's, and refctl's or the subject file's. A file's run.pod.binary is
+// packed into its image here.
+func subjectImages(ctx SpecContext) []testenv.Image {
+	const ours = "make images builds it"
+	proxy := testenv.Image{Name: FaultProxyImage, Hint: ours}
+	f, ok := Selected().(*fileSubject)
+	if !ok {
+		return []testenv.Image{proxy, {Name: RefctlImage, Hint: ours}}
+	}
+	p := f.f.Run.Pod
+	bin, err := f.f.PodBinary()
+	Expect(err).NotTo(HaveOccurred())
+	if bin == "" {
+		return []testenv.Image{proxy, {Name: p.Image, Hint: "subject " + f.f.Name + ": run.pod.image must be in the Docker engine (docker images), or name a static program in run.pod.binary to pack"}}
+	}
+	archive := filepath.Join(GinkgoT().TempDir(), "subject.tar")
+	start := time.Now()
+	Expect(image.FromBinary(bin, p.Image, archive)).To(Succeed(), "subject %s: run.pod.binary: pack %s into %s", f.f.Name, bin, p.Image)
+	fmt.Fprintf(GinkgoWriter, "packed %s into %s in %s\n", bin, p.Image, time.Since(start).Round(time.Millisecond))
+	return []testenv.Image{proxy, {Name: p.Image, Archive: archive, Hint: "packed from " + bin}}
 }

@@ -52,12 +52,24 @@ func TestChoose(t *testing.T) {
 	}
 }
 
+// TestPlacement: in pods, a subject file needs run.pod, and its
+// run.pod.binary must be static; both are refused before anything starts.
 func TestPlacement(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, pod string) string {
+		path := filepath.Join(dir, name+".yaml")
+		os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha2\nkind: Subject\nname: "+name+"\nrun:\n  command: [/bin/true]\n"+pod+
+			"capabilities:\n  leaderElected: {lease: {name: l, namespace: ns}, leaseDuration: 2s, retryPeriod: 1s}\n"), 0o644)
+		return path
+	}
 	for _, tc := range []struct{ provider, placement, name, file, want string }{
 		{provider: "kind", want: ""},
-		{provider: "kind", name: "replicaset", want: "SUBJECT=replicaset runs its command as local processes: set SUBJECT_PLACEMENT=processes"},
-		{provider: "kind", file: "x.yaml", want: "SUBJECT_FILE=x.yaml runs its command as local processes"},
+		{provider: "kind", name: "replicaset", want: "SUBJECT=replicaset runs its controller as local processes only: it has no run.pod (image, args); add one (see README: Subjects in pods), or set SUBJECT_PLACEMENT=processes"},
+		{provider: "kind", file: file("nopod", ""), want: "nopod.yaml runs its controller as local processes only"},
+		{provider: "kind", file: file("dynamic", "  pod: {image: example.com/dyn:v1, binary: /bin/ls}\n"), want: `(subject "dynamic"): run.pod.binary: /bin/ls is dynamically linked`},
+		{provider: "kind", file: file("image", "  pod: {image: example.com/img:v1}\n"), want: ""},
 		{provider: "kind", placement: "processes", name: "replicaset", want: ""},
+		{provider: "kind", placement: "processes", file: file("dynamic", "  pod: {image: example.com/dyn:v1, binary: /bin/ls}\n"), want: ""},
 		{provider: "local", placement: "vms", want: `SUBJECT_PLACEMENT="vms": use processes or pods`},
 	} {
 		t.Setenv("PROVIDER", tc.provider)

@@ -140,17 +140,27 @@ func failureMarker() string {
 	return filepath.Join(artifactsRoot(), fmt.Sprintf(".failed-%d", GinkgoRandomSeed()))
 }
 
-// LoadImages copies images from the harness's Docker engine into the
-// cluster's nodes, for providers that can (kind). Call it in SetupCluster's
-// process, after the cluster is up.
-func LoadImages(ctx context.Context, images ...string) {
+// Image is an image to load into the cluster's nodes: from the harness's
+// Docker engine by Name, or from Archive (a `docker save` archive holding
+// Name) when set. Hint says how to make it, for the message when it fails.
+type Image struct{ Name, Archive, Hint string }
+
+// LoadImages copies images into the cluster's nodes, for providers that
+// can (kind). Call it in SetupCluster's process, after the cluster is up.
+func LoadImages(ctx context.Context, images ...Image) {
 	loader, ok := provider.(support.E2EClusterProviderWithImageLoader)
 	if !ok {
 		Fail(fmt.Sprintf("the %s provider cannot load images into its nodes: run subjects in pods with PROVIDER=kind, or as local processes", Run().ProviderName()))
 	}
 	for _, image := range images {
 		start := time.Now()
-		Expect(loader.LoadImage(ctx, image)).To(Succeed(), "load %s into the cluster (make images builds it)", image)
-		fmt.Fprintf(GinkgoWriter, "loaded %s in %s\n", image, time.Since(start).Round(time.Millisecond))
+		var err error
+		if image.Archive != "" {
+			err = loader.LoadImageArchive(ctx, image.Archive)
+		} else {
+			err = loader.LoadImage(ctx, image.Name)
+		}
+		Expect(err).NotTo(HaveOccurred(), "load %s into the cluster (%s)", image.Name, image.Hint)
+		fmt.Fprintf(GinkgoWriter, "loaded %s in %s\n", image.Name, time.Since(start).Round(time.Millisecond))
 	}
 }
