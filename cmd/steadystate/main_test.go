@@ -168,7 +168,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"selftest"}, []string{"SELFTEST_PARALLEL=0"}, 1, `SELFTEST_PARALLEL="0" is not a positive number`},
 		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
-		{[]string{"upstream"}, []string{"PROVIDER=kind"}, 1, "the upstream cells run their subject files as local processes"},
+		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
 		{[]string{"upstream"}, []string{"UPSTREAM_DIR=" + t.TempDir()}, 1, "needs release cluster-api@v1.9.4, which is not built in"},
 		{[]string{"upstream-bins", "kruise@v9"}, nil, 2, `"kruise@v9" is not an upstream release; known: controller-runtime@v0.17.2,`},
 	}
