@@ -7,8 +7,11 @@
 // replicas), a leader-elected manager (its Lease and timings), and, since
 // v1alpha2, a foreground-deleted claim (its resource, template and how the
 // harness holds up what it owns) and a movable resource (its finalizer,
-// pause flag and mover). A v1alpha1 file still reads; it moves to v1alpha2
-// by changing its apiVersion.
+// pause flag and mover). Since v1alpha2 a file may also say how a replica
+// runs in a pod (run.pod: an image, or a static binary the harness packs
+// into one, and the arguments and environment filled in with the pod's
+// values). A v1alpha1 file still reads; it moves to v1alpha2 by changing
+// its apiVersion.
 //
 // Load reads and validates a file. Every problem is an *Error naming the
 // subject, the field and what is expected, so a vendor can fix the file
