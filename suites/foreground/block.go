@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -29,16 +29,16 @@ type blocker interface {
 	unblock(ctx context.Context) error
 }
 
-// externalBlocker makes the reference controller's external system refuse
-// deletes: its Managed cannot finish deleting.
-type externalBlocker struct{ ext *external.Client }
+// externalBlocker makes the external system refuse deletes: the claim's
+// managed object cannot finish deleting.
+type externalBlocker struct{ ext subject.ExternalSystem }
 
 func (b externalBlocker) block(ctx context.Context, _ string) error {
-	return b.ext.Configure(ctx, external.Config{FailDeletes: true})
+	return b.ext.FailDeletes(ctx, true)
 }
 
 func (b externalBlocker) unblock(ctx context.Context) error {
-	return b.ext.Configure(ctx, external.Config{})
+	return b.ext.FailDeletes(ctx, false)
 }
 
 // finalizerBlocker adds the binding's finalizer to the objects a claim

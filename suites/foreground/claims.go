@@ -2,6 +2,7 @@ package foreground
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -11,16 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
-	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
-
-var manageds = refv1.GroupVersion.WithResource("manageds")
 
 // composition is the subject, what blocks its deletions, and the recorded
 // history of one namespace's claims.
@@ -30,9 +27,10 @@ type composition struct {
 	binding *subjectfile.ForegroundComposite
 	claims  schema.GroupVersionResource
 	history *oracle.History
-	// ext and manageds are the reference controller's external system and
-	// Managed history; nil for a subject whose binding has a Block.
-	ext      *external.Client
+	// ext and manageds are the external system the claims are backed by
+	// and its managed objects' history; nil for a subject whose binding
+	// has a Block.
+	ext      subject.ExternalSystem
 	manageds *oracle.History
 	blocker  blocker
 }
@@ -43,40 +41,35 @@ func start(ctx context.Context, ns string) *composition {
 	gv, err := schema.ParseGroupVersion(c.binding.Template["apiVersion"].(string))
 	Expect(err).NotTo(HaveOccurred(), "claim template apiVersion")
 	c.claims = gv.WithResource(c.binding.Resource)
+	_, c.ext = subj.StartComposite(ctx, ns)
+	// A controller may make its claim kind when it starts (from a
+	// definition of its own).
+	if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
+		Fail(err.Error())
+	}
+	Expect(gcResynced(ctx)).To(Succeed())
 	if c.external() {
-		Expect(gcResynced(ctx)).To(Succeed())
-		url, ext := subject.External(ctx, ns)
-		subj.StartComposite(ctx, ns, url)
-		c.ext = ext
-		c.blocker = externalBlocker{ext}
-		c.manageds = testenv.Record(ctx, c.dyn, manageds, ns)
-		testenv.KeepLog(judge.LogExternal, func() (any, error) { return c.ext.Log(context.Background()) })
+		c.blocker = externalBlocker{c.ext}
+		c.manageds = testenv.Record(ctx, c.dyn, c.ext.Managed(), ns)
 	} else {
-		subj.StartComposite(ctx, ns, "")
-		// A controller may make its claim kind when it starts (Crossplane
-		// offers it from an XRD).
-		if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
-			Fail(err.Error())
-		}
-		Expect(gcResynced(ctx)).To(Succeed())
 		c.blocker = newFinalizerBlocker(ctx, c.dyn, c.binding.Block, ns)
 	}
 	c.history = testenv.RecordAs(ctx, judge.HistoryClaims, c.dyn, c.claims, ns, "")
 	return c
 }
 
-// external reports whether the subject is the reference controller, whose
-// deletions the harness's external system blocks.
-func (c *composition) external() bool { return c.binding.Block.Resource == "" }
+// external reports whether the claims are backed by an external system the
+// harness runs, which blocks their deletions.
+func (c *composition) external() bool { return c.ext != nil }
 
-// claim is the binding's template named name; a reference claim also
-// gets its external name.
+// claim is the binding's template named name, with its external name when
+// an external system backs it.
 func (c *composition) claim(name, externalName string) *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{Object: runtimeCopy(c.binding.Template)}
 	obj.SetName(name)
 	obj.SetNamespace(c.ns)
 	if c.external() {
-		Expect(unstructured.SetNestedField(obj.Object, externalName, "spec", "externalName")).To(Succeed())
+		Expect(unstructured.SetNestedField(obj.Object, externalName, strings.Split(c.ext.ExternalNamePath(), ".")...)).To(Succeed())
 	}
 	return obj
 }
@@ -90,8 +83,11 @@ func (c *composition) delete(ctx context.Context, name string) {
 	Expect(c.dyn.Resource(c.claims).Namespace(c.ns).Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
 }
 
-func (c *composition) configure(ctx context.Context, cfg external.Config) {
-	Expect(c.ext.Configure(ctx, cfg)).To(Succeed())
+// managedUID is the UID of the managed object of claim name.
+func (c *composition) managedUID(ctx context.Context, name string) string {
+	obj, err := c.dyn.Resource(c.ext.Managed()).Namespace(c.ns).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	return string(obj.GetUID())
 }
 
 // blockerMessage is the text property (b) looks for in the claim's

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -92,9 +90,3 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		testenv.Verify(checks...)
 	})
 })
-
-func managedUID(ctx context.Context, c *composition, name string) string {
-	obj, err := c.dyn.Resource(manageds).Namespace(c.ns).Get(ctx, name, metav1.GetOptions{})
-	Expect(err).NotTo(HaveOccurred())
-	return string(obj.GetUID())
-}

@@ -6,12 +6,11 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
@@ -32,12 +31,12 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 		race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
 		_, raceErr := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
 		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.history, isReady(ns+"/old"))
-		oldUID := managedUID(ctx, c, "old")
+		oldUID := c.managedUID(ctx, "old")
 		testenv.Fact(judge.FactExternalName, name)
 		testenv.Fact(judge.FactOldOwner, oldUID)
 
 		By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
-		c.configure(ctx, external.Config{DeleteLatency: metav1.Duration{Duration: 2 * time.Second}})
+		Expect(c.ext.SlowDeletes(ctx, 2*time.Second)).To(Succeed())
 		c.delete(ctx, "old")
 		deleting := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
 			s := c.manageds.StateAt(time.Now())
@@ -75,15 +74,15 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 				}); err != nil {
 					return err
 				}
-				newUID = managedUID(ctx, c, "new")
-				if res, err := c.ext.Observe(ctx, name, "steadystate"); err != nil || res.Owner != newUID {
-					return fmt.Errorf("%w: the new claim is Ready but external resource %s is %v (owner %q, want the new Managed)", oracle.ErrNotConverged, name, err, res.Owner)
+				newUID = c.managedUID(ctx, "new")
+				if owner, err := c.ext.Owner(ctx, name); err != nil || owner != newUID {
+					return fmt.Errorf("%w: the new claim is Ready but external resource %s is %v (owner %q, want the new managed object)", oracle.ErrNotConverged, name, err, owner)
 				}
 				return nil
 			}},
 			oracle.Check{Property: catalog.FgNoDeleteInUse, Run: func() error {
 				if newUID == "" {
-					newUID = managedUID(ctx, c, "new")
+					newUID = c.managedUID(ctx, "new")
 				}
 				testenv.Fact(judge.FactNewOwner, newUID)
 				return testenv.Judged(catalog.FgNoDeleteInUse).Run()

@@ -3,9 +3,12 @@ package subject
 import (
 	"context"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	"k8s.io/client-go/rest"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -61,13 +64,34 @@ type MovableResource interface {
 type ForegroundComposite interface {
 	Subject
 	// Claims is the binding, nil when the subject has none. A binding
-	// with no Block.Resource is the reference controller's: its managed
-	// resources are backed by the harness's external system, which blocks
-	// a deletion by refusing external deletes.
+	// with no Block.Resource is backed by an external system the harness
+	// runs, which holds up a deletion by refusing external deletes.
 	Claims() *subjectfile.ForegroundComposite
-	// StartComposite runs one replica for namespace ns; externalURL is
-	// the external system's, "" when the binding has a Block.
-	StartComposite(ctx context.Context, ns, externalURL string) chaos.Target
+	// StartComposite runs one replica for namespace ns, and the external
+	// system its claims are backed by when the harness runs one (nil when
+	// the binding's Block holds up deletions instead).
+	StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem)
+}
+
+// ExternalSystem is the system outside the cluster a composite's claims
+// are backed by, run by the harness for the spec: it holds up a claim's
+// deletion from outside the subject by refusing or slowing external
+// deletes, and says which managed object owns an external resource. Its
+// operations are kept with the spec's evidence.
+type ExternalSystem interface {
+	// FailDeletes makes external deletes fail (on) or succeed again.
+	FailDeletes(ctx context.Context, on bool) error
+	// SlowDeletes makes each external delete take d.
+	SlowDeletes(ctx context.Context, d time.Duration) error
+	// Owner is the UID of the managed object that owns the external
+	// resource externalName.
+	Owner(ctx context.Context, externalName string) (string, error)
+	// Managed is the resource of the managed objects, one per claim,
+	// named as its claim and owning its external resource.
+	Managed() schema.GroupVersionResource
+	// ExternalNamePath is the claim's field (dotted) that names its
+	// external resource.
+	ExternalNamePath() string
 }
 
 // Scalable is the selected subject as a scalable workload, or skips the

@@ -17,6 +17,12 @@
 // Every replica runs behind its own fault proxy, limited to the spec's
 // namespace: as a local process, or (SUBJECT_PLACEMENT=pods, the default
 // on kind) as a pod of a Deployment with the proxy as a sidecar, driven
-// through the API server's pod proxy subresource. The chaos target a Start
-// method returns reaches replicas and proxies either way.
+// through the API server's pod proxy subresource (refctl's image, or a
+// subject file's run.pod). The chaos target a Start method returns reaches
+// replicas and proxies either way.
+//
+// Only this package's reference driver imports the reference controllers:
+// what a suite needs from the reference's external system (refusing and
+// slowing deletes, who owns an external name) is the ExternalSystem
+// capability.
 package subject

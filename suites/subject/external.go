@@ -12,20 +12,44 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/external"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-// External starts the fake external system a composite manages, for the
-// current spec in namespace ns. It returns the URL the subject uses and a
-// client for the harness: locally an in-process server; with pods, a pod
-// and a Service in ns (the subject reaches it by cluster DNS, the harness
+// referenceExternal is the reference composite's external system.
+type referenceExternal struct{ c *external.Client }
+
+func (e referenceExternal) FailDeletes(ctx context.Context, on bool) error {
+	return e.c.Configure(ctx, external.Config{FailDeletes: on})
+}
+
+func (e referenceExternal) SlowDeletes(ctx context.Context, d time.Duration) error {
+	return e.c.Configure(ctx, external.Config{DeleteLatency: metav1.Duration{Duration: d}})
+}
+
+func (e referenceExternal) Owner(ctx context.Context, externalName string) (string, error) {
+	res, err := e.c.Observe(ctx, externalName, "steadystate")
+	return res.Owner, err
+}
+
+func (referenceExternal) Managed() schema.GroupVersionResource {
+	return refv1.GroupVersion.WithResource("manageds")
+}
+
+func (referenceExternal) ExternalNamePath() string { return "spec.externalName" }
+
+// startExternal starts the fake external system a composite manages, for
+// the current spec in namespace ns. It returns the URL the subject uses and a client for
+// the harness: locally an in-process server; with pods, a pod and a
+// Service in ns (the subject reaches it by cluster DNS, the harness
 // through the API server's service proxy).
-func External(ctx context.Context, ns string) (subjectURL string, c *external.Client) {
+func startExternal(ctx context.Context, ns string) (subjectURL string, c *external.Client) {
 	if Placement() != Pods {
 		srv := httptest.NewServer(external.NewServer().Handler())
 		DeferCleanup(srv.Close)

@@ -50,8 +50,8 @@ func (s *fileSubject) Claims() *subjectfile.ForegroundComposite {
 	return s.f.Capabilities.ForegroundComposite
 }
 
-func (s *fileSubject) StartComposite(ctx context.Context, ns, _ string) chaos.Target {
-	return s.start(ctx, ns, 1, nil)
+func (s *fileSubject) StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem) {
+	return s.start(ctx, ns, 1, nil), nil
 }
 
 func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target {

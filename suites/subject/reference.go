@@ -12,6 +12,7 @@ import (
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/runner"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -130,6 +131,8 @@ func (referenceComposite) Claims() *subjectfile.ForegroundComposite {
 	}
 }
 
-func (referenceComposite) StartComposite(ctx context.Context, ns, externalURL string) chaos.Target {
-	return startRefctl(ctx, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+externalURL)
+func (referenceComposite) StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem) {
+	url, ext := startExternal(ctx, ns)
+	testenv.KeepLog(judge.LogExternal, func() (any, error) { return ext.Log(context.Background()) })
+	return startRefctl(ctx, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+url), referenceExternal{ext}
 }
