@@ -60,7 +60,10 @@ func choose(cfg testenv.Config) (Subject, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fileSubject{f: f}, canRunIn(f, p, "SUBJECT_FILE="+file)
+		if err := canRunIn(f, p, "SUBJECT_FILE="+file); err != nil {
+			return nil, err
+		}
+		return &fileSubject{f: f}, nil
 	}
 	if ref, ok := reference[name]; ok || name == "" {
 		return ref, checkBug(name, bug)
@@ -76,7 +79,10 @@ func choose(cfg testenv.Config) (Subject, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileSubject{f: f}, canRunIn(f, cfg.Placement, "SUBJECT="+name)
+	if err := canRunIn(f, cfg.Placement, "SUBJECT="+name); err != nil {
+		return nil, err
+	}
+	return &fileSubject{f: f}, nil
 }
 
 // canRunIn checks, before anything starts, that a subject file can run in
@@ -166,7 +172,7 @@ func SetupCluster(ctx SpecContext) []byte {
 	}
 	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
 	if Placement() == Pods {
-		testenv.LoadImages(ctx, subjectImages(ctx)...)
+		testenv.LoadImages(ctx, subjectImages()...)
 	}
 	return kubeconfig
 }
@@ -174,7 +180,7 @@ func SetupCluster(ctx SpecContext) []byte {
 // subjectImages are the images the run's subject needs in pods: the fault
 // proxy's, and refctl's or the subject file's. A file's run.pod.binary is
 // packed into its image here.
-func subjectImages(ctx SpecContext) []testenv.Image {
+func subjectImages() []testenv.Image {
 	const ours = "make images builds it"
 	proxy := testenv.Image{Name: FaultProxyImage, Hint: ours}
 	f, ok := Selected().(*fileSubject)
