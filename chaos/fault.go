@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // Fault is one kind of failure.
@@ -45,17 +44,10 @@ type Replica struct {
 	// Proxy drives the fault proxy in front of the replica; nil when the
 	// replica talks to the API server directly.
 	Proxy proxy.Controller
-	// Process is the replica's process when it runs locally; nil on a
-	// cluster.
-	Process *proc.Proc
-	// Pod is the replica's pod when it runs on a cluster: process faults
-	// become pod deletions there. Nil locally.
-	Pod *PodRef
-}
-
-// PodRef names a replica's pod.
-type PodRef struct {
-	Namespace, Name string
+	// Host is where the replica's controller runs, what process faults
+	// act on: a local process or a pod; nil when the harness cannot act
+	// on it.
+	Host Host
 }
 
 // replica finds a replica by identity.

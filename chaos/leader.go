@@ -33,7 +33,7 @@ func (f LeaderFailover) Available(t Target) error {
 		return errors.New("leader failover needs the Lease's namespace and name")
 	}
 	for _, r := range t.Replicas {
-		if r.Process != nil || r.Pod != nil {
+		if r.Host != nil {
 			return nil
 		}
 	}
@@ -49,7 +49,7 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 	}
 	old := holder(lease)
 	r, ok := t.Holding(old)
-	if !ok || (r.Process == nil && r.Pod == nil) {
+	if !ok || r.Host == nil {
 		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is no replica of the subject (by name or by its own Lease writes)", f.LeaseNamespace, f.LeaseName, old)
 	}
 	action := Kill

@@ -48,14 +48,15 @@ func startElection(t *testing.T, ns string, n int, ownIdentity bool) Target {
 			}
 			r.Proxy, identity = p, fmt.Sprintf("host_%d-%d", os.Getpid(), time.Now().UnixNano())
 		}
-		r.Process, err = proc.Start(proc.Spec{
+		p, err := proc.Start(proc.Spec{
 			Name: id, Path: self, LogPath: filepath.Join(t.TempDir(), id+".log"),
 			Env: []string{helperEnv + "=leader", "KUBECONFIG=" + kubeconfig, "IDENTITY=" + identity, "LEASE_NAMESPACE=" + ns, "LEASE_NAME=victim"},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(r.Process.Kill)
+		t.Cleanup(p.Kill)
+		r.Host = ProcessHost{p}
 		target.Replicas = append(target.Replicas, r)
 	}
 	eventually(t, 30*time.Second, "a replica to hold the Lease", func() bool { return leaseHolder(t, target, ns) != "" })
@@ -89,7 +90,7 @@ func TestLeaderFailoverKillsExactlyTheHolder(t *testing.T) {
 		t.Errorf("leaseTransitions went %d -> %d, want exactly one more", before, after)
 	}
 	for _, r := range target.Replicas {
-		if exited := r.Process.Exited(); exited != (r.Identity == old) {
+		if exited := r.Host.Exited(t.Context()); exited != (r.Identity == old) {
 			t.Errorf("%s exited=%v; only the holder %s should be killed", r.Identity, exited, old)
 		}
 	}
@@ -121,7 +122,7 @@ func TestFailoverFindsAHolderByItsOwnLeaseWrites(t *testing.T) {
 		t.Errorf("failover detail = %v, want holder host_… on replica %s", inj.Detail, old.Identity)
 	}
 	for _, r := range target.Replicas {
-		if exited := r.Process.Exited(); exited != (r.Identity == old.Identity) {
+		if exited := r.Host.Exited(t.Context()); exited != (r.Identity == old.Identity) {
 			t.Errorf("%s exited=%v; only the holder %s should be killed", r.Identity, exited, old.Identity)
 		}
 	}
@@ -139,7 +140,7 @@ func TestGracefulFailoverAndRestart(t *testing.T) {
 		t.Fatalf("the Lease stayed with %s", old)
 	}
 	r, _ := target.replica(old)
-	if !r.Process.Exited() {
+	if !r.Host.Exited(t.Context()) {
 		t.Fatal("the terminated holder is still running")
 	}
 
@@ -147,10 +148,10 @@ func TestGracefulFailoverAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inj.Detail["newPid"] == inj.Detail["pid"] || r.Process.Exited() {
-		t.Errorf("restart: %v, exited=%v", inj.Detail, r.Process.Exited())
+	if inj.Detail["newPid"] == inj.Detail["pid"] || r.Host.Exited(t.Context()) {
+		t.Errorf("restart: %v, exited=%v", inj.Detail, r.Host.Exited(t.Context()))
 	}
-	if _, err := Inject(t.Context(), NewTimeline(), ProcessFault{Replica: old, Action: Kill}, target); err != nil || !r.Process.Exited() {
-		t.Errorf("kill: %v, exited=%v", err, r.Process.Exited())
+	if _, err := Inject(t.Context(), NewTimeline(), ProcessFault{Replica: old, Action: Kill}, target); err != nil || !r.Host.Exited(t.Context()) {
+		t.Errorf("kill: %v, exited=%v", err, r.Host.Exited(t.Context()))
 	}
 }

@@ -83,7 +83,7 @@ func TestProcessFaultsOnPods(t *testing.T) {
 			asked = a.(k8stesting.DeleteAction).GetDeleteOptions().GracePeriodSeconds
 			return false, nil, nil
 		})
-		target := Target{Kube: kube, Replicas: []Replica{{Identity: "leader-abc", Pod: &PodRef{Namespace: "ns", Name: "leader-abc"}}}}
+		target := Target{Kube: kube, Replicas: []Replica{{Identity: "leader-abc", Host: PodHost{Kube: kube, Namespace: "ns", Name: "leader-abc", Container: "controller"}}}}
 		inj, err := Inject(t.Context(), nil, ProcessFault{Replica: "leader-abc", Action: tc.action, Grace: 7 * time.Second}, target)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.action, err)
@@ -95,7 +95,8 @@ func TestProcessFaultsOnPods(t *testing.T) {
 			t.Fatalf("%s: the pod is still there", tc.action)
 		}
 	}
-	target := Target{Kube: fake.NewClientset(), Replicas: []Replica{{Identity: "x", Pod: &PodRef{Namespace: "ns", Name: "x"}}}}
+	kube := fake.NewClientset()
+	target := Target{Kube: kube, Replicas: []Replica{{Identity: "x", Host: PodHost{Kube: kube, Namespace: "ns", Name: "x", Container: "controller"}}}}
 	if _, err := Inject(t.Context(), nil, ProcessFault{Replica: "x", Action: Restart}, target); err == nil || !strings.Contains(err.Error(), "cannot be restarted in place") {
 		t.Fatalf("restart on a pod: %v", err)
 	}

@@ -60,8 +60,10 @@ type ReplicaEnv struct {
 
 // Subject is the running replicas.
 type Subject struct {
+	// Replicas are the running replicas, each a chaos.ProcessHost.
 	Replicas []chaos.Replica
 	proxies  []*proxy.Proxy
+	procs    []*proc.Proc
 }
 
 // Start runs the replicas, each behind its own proxy, with leader election
@@ -101,7 +103,8 @@ func Start(o Options) (*Subject, error) {
 			s.Stop()
 			return nil, err
 		}
-		s.Replicas = append(s.Replicas, chaos.Replica{Identity: id, Proxy: p, Process: pr})
+		s.procs = append(s.procs, pr)
+		s.Replicas = append(s.Replicas, chaos.Replica{Identity: id, Proxy: p, Host: chaos.ProcessHost{P: pr}})
 	}
 	return s, nil
 }
@@ -117,8 +120,8 @@ func (o Options) spec(r ReplicaEnv) (proc.Spec, error) {
 // Stop terminates every replica (SIGTERM, SIGKILL after 10s) and closes the
 // proxies.
 func (s *Subject) Stop() {
-	for _, r := range s.Replicas {
-		r.Process.Stop(10 * time.Second)
+	for _, p := range s.procs {
+		p.Stop(10 * time.Second)
 	}
 	for _, p := range s.proxies {
 		p.Close()
@@ -128,14 +131,17 @@ func (s *Subject) Stop() {
 // Proxy is the proxy of replica i.
 func (s *Subject) Proxy(i int) *proxy.Proxy { return s.proxies[i] }
 
+// Proc is the process of replica i.
+func (s *Subject) Proc(i int) *proc.Proc { return s.procs[i] }
+
 // LogContains reports whether replica i's log holds text.
 func (s *Subject) LogContains(i int, text string) bool {
-	return s.Replicas[i].Process.LogContains(text)
+	return s.procs[i].LogContains(text)
 }
 
 // CountInLog counts how often text appears in replica i's log.
 func (s *Subject) CountInLog(i int, text string) int {
-	data, err := os.ReadFile(s.Replicas[i].Process.LogPath())
+	data, err := os.ReadFile(s.procs[i].LogPath())
 	if err != nil {
 		return 0
 	}
@@ -145,7 +151,7 @@ func (s *Subject) CountInLog(i int, text string) int {
 // LogHasLine reports whether some line of replica i's log holds every one
 // of parts.
 func (s *Subject) LogHasLine(i int, parts ...string) bool {
-	data, err := os.ReadFile(s.Replicas[i].Process.LogPath())
+	data, err := os.ReadFile(s.procs[i].LogPath())
 	if err != nil {
 		return false
 	}
@@ -163,9 +169,9 @@ func (s *Subject) LogHasLine(i int, parts ...string) bool {
 
 // Exited reports whether any replica has exited, and the first one's error.
 func (s *Subject) Exited() (bool, error) {
-	for _, r := range s.Replicas {
-		if r.Process.Exited() {
-			return true, r.Process.ExitError()
+	for _, p := range s.procs {
+		if p.Exited() {
+			return true, p.ExitError()
 		}
 	}
 	return false, nil

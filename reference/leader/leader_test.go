@@ -108,14 +108,14 @@ func TestPartitionedLeader(t *testing.T) {
 			return n
 		}
 		if bug == "" {
-			reftest.Eventually(t, 30*time.Second, "the old leader to exit", func() bool { return s.Replicas[oldIdx].Process.Exited() })
+			reftest.Eventually(t, 30*time.Second, "the old leader to exit", func() bool { return s.Proc(oldIdx).Exited() })
 			if n := writesAfter(); n != 0 {
 				t.Errorf("the old leader %s wrote %d times after losing the Lease", old, n)
 			}
 			return
 		}
 		reftest.Eventually(t, 30*time.Second, "the old leader to write again", func() bool { return writesAfter() > 0 })
-		if s.Replicas[oldIdx].Process.Exited() {
+		if s.Proc(oldIdx).Exited() {
 			t.Error("with ignore-lost-lease the old leader should keep running")
 		}
 	})

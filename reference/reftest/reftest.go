@@ -130,7 +130,7 @@ func keepLogs(t *testing.T, s *runner.Subject) {
 		os.MkdirAll(dir, 0o755)
 	}
 	for i, r := range s.Replicas {
-		data, _ := os.ReadFile(r.Process.LogPath())
+		data, _ := os.ReadFile(s.Proc(i).LogPath())
 		if dir != "" {
 			os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644)
 			p := s.Proxy(i)
@@ -140,7 +140,7 @@ func keepLogs(t *testing.T, s *runner.Subject) {
 				}
 			}
 		}
-		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, proc.Tail(r.Process.LogPath(), 20))
+		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, proc.Tail(s.Proc(i).LogPath(), 20))
 	}
 }
 

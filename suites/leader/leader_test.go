@@ -158,7 +158,7 @@ var _ = Describe("A leader-elected manager", Label("capability:leader-elected"),
 		// one or the other, then judge the writes.
 		oldProxy := e.proxies[old]
 		Eventually(func() bool {
-			return subject.Exited(ctx, e.replica(old)) || wroteSince(oldProxy, healed)
+			return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, healed)
 		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
 		testenv.Verify(
 			oracle.Check{Property: catalog.LeaderPartitioned, Run: func() error { return takeover }},

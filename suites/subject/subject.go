@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,14 +64,13 @@ func run(o runner.Options) (*runner.Subject, chaos.Target) {
 	DeferCleanup(func() {
 		s.Stop()
 		if CurrentSpecReport().Failed() {
-			for _, r := range s.Replicas {
-				AddReportEntry(r.Identity+" log", ReportEntryVisibilityFailureOrVerbose, proc.Tail(r.Process.LogPath(), 40))
+			for i, r := range s.Replicas {
+				AddReportEntry(r.Identity+" log", ReportEntryVisibilityFailureOrVerbose, proc.Tail(s.Proc(i).LogPath(), 40))
 			}
 		}
 	})
 	for i, r := range s.Replicas {
-		logPath := r.Process.LogPath()
-		testenv.KeepProxy(r.Identity, func() ([]byte, error) { return os.ReadFile(logPath) }, s.Proxy(i))
+		testenv.KeepProxy(r.Identity, func() ([]byte, error) { return r.Host.Log(context.Background()) }, s.Proxy(i))
 	}
 	return s, chaos.Target{Kube: testenv.Get().Kube, Replicas: s.Replicas}
 }
