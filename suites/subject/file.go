@@ -80,10 +80,11 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstre
 
 // podController is the file's run.pod for namespace ns, with a serving
 // certificate for {{.CertDir}}.
-func (s *fileSubject) podController(ns string) (podController, error) {
-	v := s.f.PodVars(ns)
-	fail := func(field string, err error) (podController, error) {
-		return podController{}, &subjectfile.Error{File: s.f.Path, Subject: s.f.Name, Field: field, Problem: err.Error()}
+func (s *fileSubject) podController(ns string) (runner.Controller, error) {
+	v := s.f.Static()
+	v.Kubeconfig, v.Identity, v.Namespace, v.Dir, v.CertDir, v.Port = runner.Kubeconfig, runner.PodName, ns, runner.TmpDir, runner.CertDir, runner.Port
+	fail := func(field string, err error) (runner.Controller, error) {
+		return runner.Controller{}, &subjectfile.Error{File: s.f.Path, Subject: s.f.Name, Field: field, Problem: err.Error()}
 	}
 	args, err := s.f.PodArgs(v)
 	if err != nil {
@@ -98,7 +99,7 @@ func (s *fileSubject) podController(ns string) (podController, error) {
 		return fail("run.pod", err)
 	}
 	p := s.f.Run.Pod
-	return podController{name: s.f.Name, image: p.Image, args: args, env: env, clusterRole: p.ClusterRole, certs: certs}, nil
+	return runner.Controller{Name: s.f.Name, Image: p.Image, Args: args, Env: env, ClusterRole: p.ClusterRole, Certs: certs}, nil
 }
 
 // fileOptions runs the file's command once per replica behind a proxy.
@@ -179,9 +180,9 @@ func waitStarted(ctx context.Context, f *subjectfile.File, s *runner.Subject) er
 		if err == nil {
 			continue
 		}
-		problem := fmt.Sprintf("replica %s made no request to the API server within %s (run.startTimeout); its log ends:\n%s", r.Identity, f.Run.StartTimeout, proc.Tail(r.Process.LogPath(), 15))
-		if r.Process.Exited() {
-			problem = fmt.Sprintf("replica %s exited at start: %v", r.Identity, r.Process.ExitError())
+		problem := fmt.Sprintf("replica %s made no request to the API server within %s (run.startTimeout); its log ends:\n%s", r.Identity, f.Run.StartTimeout, proc.Tail(s.Proc(i).LogPath(), 15))
+		if s.Proc(i).Exited() {
+			problem = fmt.Sprintf("replica %s exited at start: %v", r.Identity, s.Proc(i).ExitError())
 		}
 		return &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.command", Problem: problem,
 			Expected: "a controller that keeps running and talks to the API server through KUBECONFIG"}

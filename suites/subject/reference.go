@@ -39,9 +39,9 @@ var (
 func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string, replicas int, args ...string) chaos.Target {
 	args = append([]string{"--bug=" + Bug(command)}, args...)
 	if upstream == nil && Placement() == Pods {
-		return startPods(ctx, ns, replicas, podController{
-			name: command, image: RefctlImage, clusterRole: "refctl",
-			args: append([]string{command, "--kubeconfig=" + kubeconfigOut, "--identity=" + subjectfile.PodIdentity, "--health-addr=0", "--metrics-addr=0"}, args...),
+		return startPods(ctx, ns, replicas, runner.Controller{
+			Name: command, Image: RefctlImage, ClusterRole: "refctl",
+			Args: append([]string{command, "--kubeconfig=" + runner.Kubeconfig, "--identity=" + runner.PodName, "--health-addr=0", "--metrics-addr=0"}, args...),
 		}, time.Minute)
 	}
 	if upstream == nil {

@@ -21,8 +21,10 @@ type Pod struct {
 	// registry. Without it, Image must be in the Docker engine the
 	// provider loads images from (`docker images` lists it).
 	Binary string `json:"binary,omitempty"`
-	// Args are the container's arguments, templates filled in with the
-	// pod's values (see PodVars); default: run.command without its program.
+	// Args are the container's arguments, templates filled in with what
+	// they name inside the pod (the sidecar's kubeconfig, the pod's name,
+	// /tmp, a mounted serving certificate, port 9443); default:
+	// run.command without its program.
 	Args []string `json:"args,omitempty"`
 	// Env is added to run.env, overriding it (templates too); KUBECONFIG is
 	// set to the sidecar's kubeconfig.
@@ -35,25 +37,6 @@ type Pod struct {
 // DefaultClusterRole is what a pod's ServiceAccount is bound to when
 // run.pod.clusterRole is not set.
 const DefaultClusterRole = "cluster-admin"
-
-// In a pod, what the templates name is inside the pod: the sidecar's
-// kubeconfig, the pod's name (expanded by the kubelet), /tmp (the image
-// may have nothing else writable), a mounted serving certificate, and a
-// port of the pod's own network namespace.
-const (
-	PodKubeconfig = "/shared/kubeconfig"
-	PodIdentity   = "$(POD_NAME)"
-	PodDir        = "/tmp"
-	PodCertDir    = "/certs"
-	PodPort       = 9443
-)
-
-// PodVars are the template values of a replica in a pod, in namespace ns.
-func (f *File) PodVars(ns string) Vars {
-	v := f.Static()
-	v.Kubeconfig, v.Identity, v.Namespace, v.Dir, v.CertDir, v.Port = PodKubeconfig, PodIdentity, ns, PodDir, PodCertDir, PodPort
-	return v
-}
 
 // PodArgs is run.pod.args (default run.command without its program)
 // filled in for a pod.

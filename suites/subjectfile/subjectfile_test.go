@@ -186,8 +186,8 @@ capabilities:
 }
 
 // TestPodRunsTheCommandWithThePodsValues: run.pod defaults its args to the
-// command's, fills templates with what they name inside the pod, lays
-// run.pod.env over run.env with KUBECONFIG the sidecar's, and binds
+// command's, fills templates with the values given (a pod's), lays
+// run.pod.env over run.env with KUBECONFIG the kubeconfig's, and binds
 // cluster-admin unless told.
 func TestPodRunsTheCommandWithThePodsValues(t *testing.T) {
 	file := strings.Replace(leader, "v1alpha1", "v1alpha2", 1)
@@ -196,7 +196,7 @@ func TestPodRunsTheCommandWithThePodsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := f.PodVars("ns-1")
+	v := subjectfile.Vars{Kubeconfig: "/shared/kubeconfig", Identity: "$(POD_NAME)", Namespace: "ns-1", Dir: "/tmp", Port: 9443}
 	args, err := f.PodArgs(v)
 	if want := "--kubeconfig=/shared/kubeconfig --id=$(POD_NAME) --lease-namespace=ns-1"; err != nil || strings.Join(args, " ") != want {
 		t.Errorf("args = %q, %v; want %q", args, err, want)
