@@ -2,7 +2,6 @@ package reftest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
@@ -69,6 +69,7 @@ func SecondCluster(t *testing.T, name string) (*localtest.Cluster, client.Client
 // StartOn runs a subject against another cluster than the environment's.
 func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, replicas int, args ...string) *runner.Subject {
 	t.Helper()
+	start := time.Now()
 	s, err := runner.Start(runner.Options{
 		Binary: env.Refctl, Command: command, Args: args, Replicas: replicas,
 		Upstream: c.REST, Dir: t.TempDir(),
@@ -79,7 +80,7 @@ func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, repl
 	t.Cleanup(func() {
 		s.Stop()
 		if t.Failed() {
-			keepLogs(t, s)
+			keepEvidence(t, s, start)
 		}
 	})
 	return s
@@ -121,26 +122,29 @@ func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	localtest.Eventually(t, timeout, what, cond)
 }
 
-// keepLogs copies the replicas' logs to $ARTIFACTS/<test>/ when ARTIFACTS
-// is set, and prints their last lines.
-func keepLogs(t *testing.T, s *runner.Subject) {
-	dir := ""
+// keepEvidence keeps a failed test's evidence in $ARTIFACTS/<test>/ when
+// ARTIFACTS is set, the way the suites keep a failed spec's: the replicas'
+// proxies as evidence.json and the merged history.txt (package evidence),
+// and their logs; it prints the logs' last lines.
+func keepEvidence(t *testing.T, s *runner.Subject, start time.Time) {
 	if root := os.Getenv("ARTIFACTS"); root != "" {
-		dir = filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
-		os.MkdirAll(dir, 0o755)
-	}
-	for i, r := range s.Replicas {
-		data, _ := os.ReadFile(s.Proc(i).LogPath())
-		if dir != "" {
-			os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644)
-			p := s.Proxy(i)
-			for name, v := range map[string]any{"requests": p.Requests(), "events": p.Events()} {
-				if b, err := json.MarshalIndent(v, "", " "); err == nil {
-					os.WriteFile(filepath.Join(dir, r.Identity+"-proxy-"+name+".json"), b, 0o644)
-				}
+		dir := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+		c := evidence.NewCollector(t.Name(), start)
+		for i, r := range s.Replicas {
+			c.AddProxy(r.Identity, s.Proxy(i))
+			if data, err := os.ReadFile(s.Proc(i).LogPath()); err == nil {
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644)
 			}
 		}
-		t.Logf("last lines of %s (full log in $ARTIFACTS when set):\n%s", r.Identity, proc.Tail(s.Proc(i).LogPath(), 20))
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			if err := c.WriteArtifacts(dir); err != nil {
+				t.Logf("keep the evidence in %s: %v", dir, err)
+			}
+		}
+	}
+	for i, r := range s.Replicas {
+		t.Logf("last lines of %s (full log and history.txt in $ARTIFACTS when set):\n%s", r.Identity, proc.Tail(s.Proc(i).LogPath(), 20))
 	}
 }
 
