@@ -83,6 +83,11 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path))
 	},
+	catalog.LostCreateRecovered.ID: workloadConverges(catalog.LostCreateRecovered.ID),
+	catalog.LostLaterScale.ID:      workloadConverges(catalog.LostLaterScale.ID),
+	catalog.LostLateEvents.ID:      workloadConverges(catalog.LostLateEvents.ID),
+	catalog.LostAfterStall.ID:      workloadConverges(catalog.LostAfterStall.ID),
+	catalog.LostAfterStorm.ID:      workloadConverges(catalog.LostAfterStorm.ID),
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		key, lease := r.fact(FactLease), r.history(HistoryLease)

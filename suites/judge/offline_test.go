@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -22,5 +23,19 @@ func TestMissingEvidenceIsNotEvaluated(t *testing.T) {
 		if got := oracle.Judge(empty.Start, p, j(empty)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s on empty evidence: %s (%s), want not-evaluated", id, got.Outcome, got.Reason)
 		}
+	}
+}
+
+// A convergence whose recorded bound cannot be read is not evaluated, and
+// the reason names the fact.
+func TestUnreadableConvergenceBoundIsNotEvaluated(t *testing.T) {
+	id := catalog.LostLateEvents.ID
+	e := &evidence.Evidence{Format: evidence.Format, Spec: "s", End: time.Now(), Facts: map[string]string{
+		FactWorkload: "ns/web", FactReplicasPath: "spec.replicas", FactStatusReplicasPath: "status.replicas",
+		FactConvergence(id): `{"Since":"2026-11-23T09:00:00Z","Within":"soon","Window":"1s"}`,
+	}}
+	got := oracle.Judge(e.Start, catalog.LostLateEvents, Offline[id](e))
+	if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `fact "converge/`+id+`"`) {
+		t.Errorf("got %s: %s", got.Outcome, got.Reason)
 	}
 }

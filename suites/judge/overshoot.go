@@ -1,13 +1,13 @@
 package judge
 
 import (
-	"strings"
-
 	"cmp"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
@@ -18,9 +19,10 @@ import (
 // kept under testdata (copied from _artifacts/selftest with
 // STEADYSTATE_KEEP_EVIDENCE=1): every offline property must get the
 // verdict the run gave it, and every offline property must be seen both
-// held and broken. Three properties never broke in a recorded run (two
-// premises and complete evidence); their violating cases are derived from
-// recorded files here, each by one stated change.
+// held and broken. Some properties never broke in a recorded run (two
+// premises, complete evidence, three convergences no seeded bug breaks);
+// their violating cases are derived from recorded files here, each by one
+// stated change.
 func TestSavedEvidenceReJudges(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) == 0 {
@@ -98,6 +100,16 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		raw, _ := json.Marshal(ops)
 		e.Logs[LogExternal] = raw
 	}, catalog.FgDeletionBlocked.ID)
+	// A bound the recorded convergence did not meet: T of 1ms from the
+	// spec's start, before the workload existed.
+	unmet := func(id string) func(e *evidence.Evidence) {
+		return func(e *evidence.Evidence) {
+			e.Facts[FactConvergence(id)] = ConvergenceValue(oracle.Convergence{Since: e.Start, Within: time.Millisecond, Window: time.Second})
+		}
+	}
+	derive("lostevents-correct-late-events.json", unmet(catalog.LostLateEvents.ID), catalog.LostLateEvents.ID)
+	derive("lostevents-correct-stall.json", unmet(catalog.LostAfterStall.ID), catalog.LostAfterStall.ID)
+	derive("lostevents-correct-storm.json", unmet(catalog.LostAfterStorm.ID), catalog.LostAfterStorm.ID)
 	// Crossplane's composed object held by the harness's finalizer: the
 	// premise names an object the deletion never reached.
 	derive("upstream-crossplane-v1.15.3-blocked.json", func(e *evidence.Evidence) {

@@ -54,24 +54,15 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		}
 		Expect(stall.End(ctx)).To(Succeed())
 
-		recovery := testenv.Recovery(scaled, w.expectationTimeout())
-		fig := oracle.Figures{}
 		testenv.Verify(
 			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
 			testenv.Judged(catalog.LostEventWithheld),
-			oracle.Check{Property: catalog.LostCreateRecovered, Figures: fig, Run: func() error {
-				r, err := recovery.Wait(ctx, w.history, w.converged)
-				fig["bound"] = recovery.Within.String()
-				if !r.At.IsZero() {
-					fig["recovery"] = r.Took.Round(time.Millisecond).String()
-				}
-				return err
-			}},
-			oracle.Check{Property: catalog.LostLaterScale, Run: func() error {
-				later := testenv.Within(w.scale(ctx, 4), 30*time.Second)
-				_, err := later.Wait(ctx, w.history, w.converged)
-				return err
-			}},
+			testenv.Converges(ctx, catalog.LostCreateRecovered, w.history, w.converged, func() oracle.Convergence {
+				return testenv.Recovery(scaled, w.expectationTimeout())
+			}, "recovery"),
+			testenv.Converges(ctx, catalog.LostLaterScale, w.history, w.converged, func() oracle.Convergence {
+				return testenv.Within(w.scale(ctx, 4), 30*time.Second)
+			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
@@ -84,10 +75,9 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		DeferCleanup(delay.End)
 		created := w.create(ctx, 3)
 		testenv.Verify(
-			oracle.Check{Property: catalog.LostLateEvents, Run: func() error {
-				_, err := testenv.Settle(created).Wait(ctx, w.history, w.converged)
-				return err
-			}},
+			testenv.Converges(ctx, catalog.LostLateEvents, w.history, w.converged, func() oracle.Convergence {
+				return testenv.Settle(created)
+			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})

@@ -32,10 +32,9 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 
 		testenv.Verify(
 			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
-			oracle.Check{Property: catalog.LostAfterStall, Run: func() error {
-				_, err := testenv.Recovery(scaled, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
-				return err
-			}},
+			testenv.Converges(ctx, catalog.LostAfterStall, w.history, w.converged, func() oracle.Convergence {
+				return testenv.Recovery(scaled, w.expectationTimeout())
+			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})
@@ -59,10 +58,9 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		testenv.Verify(
 			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
 			oracle.Check{Property: catalog.LostStormHappened, Run: func() error { return stormErr }},
-			oracle.Check{Property: catalog.LostAfterStorm, Run: func() error {
-				_, err := testenv.Recovery(last, w.expectationTimeout()).Wait(ctx, w.history, w.converged)
-				return err
-			}},
+			testenv.Converges(ctx, catalog.LostAfterStorm, w.history, w.converged, func() oracle.Convergence {
+				return testenv.Recovery(last, w.expectationTimeout())
+			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})

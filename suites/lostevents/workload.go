@@ -28,6 +28,10 @@ type workload struct {
 	ns      string
 	history *oracle.History
 	pods    *oracle.History
+	// converged matches a state where the observed replicas equal the
+	// desired replicas for the current generation: the offline judge's
+	// match, used for the live waits too.
+	converged oracle.Match
 }
 
 // startSubject runs the subject's controller (the spec is skipped when
@@ -41,6 +45,9 @@ func startSubject(ctx context.Context, ns string) *workload {
 	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
 	testenv.Fact(judge.FactWorkload, ns+"/web")
 	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
+	testenv.Fact(judge.FactStatusReplicasPath, w.bind.StatusReplicasPath())
+	testenv.Fact(judge.FactObservedGenerationPath, w.bind.ObservedGenerationPath())
+	w.converged = judge.ReplicasConverged(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
 	testenv.Fact(judge.FactReplica, w.target.Replicas[0].Identity)
 	return w
 }
@@ -78,23 +85,6 @@ func (w *workload) scale(ctx context.Context, n int64) time.Time {
 	_, err = w.dyn.Resource(w.bind.GVR()).Namespace(w.ns).Patch(ctx, "web", types.MergePatchType, patch, metav1.PatchOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return time.Now()
-}
-
-// converged matches a state where the observed replicas equal the desired
-// replicas for the current generation.
-func (w *workload) converged(s oracle.State) (bool, string) {
-	obj := s[w.ns+"/web"]
-	if obj == nil {
-		return false, "the workload does not exist"
-	}
-	spec, status, current, err := w.bind.Replicas(obj)
-	switch {
-	case err != nil:
-		return false, err.Error()
-	case status != spec || !current:
-		return false, fmt.Sprintf("observed replicas %d (current generation: %v), desired %d", status, current, spec)
-	}
-	return true, ""
 }
 
 // livePods lists the names of the pods that exist at the end of history.

@@ -45,6 +45,13 @@ func (w *Workload) New(ns, name string, replicas int64) *unstructured.Unstructur
 // ReplicasPath is the dotted path of the desired replicas.
 func (w *Workload) ReplicasPath() string { return w.binding().ReplicasPath }
 
+// StatusReplicasPath is the dotted path of the observed replicas.
+func (w *Workload) StatusReplicasPath() string { return w.binding().StatusReplicasPath }
+
+// ObservedGenerationPath is the dotted path of the generation the status
+// describes, "" when the binding has none.
+func (w *Workload) ObservedGenerationPath() string { return w.binding().ObservedGenerationPath }
+
 // ReplicasPatch is a merge patch that sets the desired replicas.
 func (w *Workload) ReplicasPatch(n int64) map[string]any {
 	patch := map[string]any{}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -65,6 +66,34 @@ func Judged(p verdict.Property) oracle.Check {
 		Fail("no offline judge for property " + p.ID)
 	}
 	return oracle.Check{Property: p, Run: func() error { return j(specEvidence().Snapshot()) }}
+}
+
+// Converges is the check of a convergence property that judge.Offline
+// judges from evidence: when it runs, bound gives the convergence (its
+// Since may be a change the check itself makes), recorded as the
+// property's fact; the check waits on h with m until the verdict is known,
+// then gives the offline judge's verdict on the evidence recorded so far,
+// the one `steadystate validate` gives. figure, when set, names the
+// measured convergence time among the record's figures, next to "bound".
+func Converges(ctx context.Context, p verdict.Property, h *oracle.History, m oracle.Match, bound func() oracle.Convergence, figure string) oracle.Check {
+	j, ok := judge.Offline[p.ID]
+	if !ok {
+		Fail("no offline judge for property " + p.ID)
+	}
+	fig := oracle.Figures{}
+	return oracle.Check{Property: p, Figures: fig, Run: func() error {
+		c := bound()
+		Fact(judge.FactConvergence(p.ID), judge.ConvergenceValue(c))
+		r, err := c.Wait(ctx, h, m)
+		if ctx.Err() != nil {
+			return err
+		}
+		fig["bound"] = c.Within.String()
+		if figure != "" && !r.At.IsZero() {
+			fig[figure] = r.Took.Round(time.Millisecond).String()
+		}
+		return j(specEvidence().Snapshot())
+	}}
 }
 
 // Timeline starts the spec's fault timeline, part of its evidence.
