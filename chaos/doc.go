@@ -11,4 +11,9 @@
 // injection on a Timeline shared with the suites and reports. A Registry
 // lists faults and a seeded Picker chooses among the available ones for
 // exploratory runs; the seed replays a run.
+//
+// A replica's Host is what process faults act on, wherever it runs: a
+// local process (ProcessHost: signals, restart in place) or a pod
+// (PodHost: deletion with or without grace), so faults and suites never
+// ask which.
 package chaos

@@ -46,15 +46,18 @@ var (
 	_ Restarter = ProcessHost{}
 )
 
+// Where is the process's pid.
 func (h ProcessHost) Where() map[string]string {
 	return map[string]string{"pid": strconv.Itoa(h.P.PID())}
 }
 
+// Kill sends SIGKILL.
 func (h ProcessHost) Kill(context.Context) (map[string]string, error) {
 	h.P.Kill()
 	return nil, nil
 }
 
+// Terminate sends SIGTERM, and SIGKILL after grace.
 func (h ProcessHost) Terminate(_ context.Context, grace time.Duration) (map[string]string, error) {
 	h.P.Stop(grace)
 	return nil, nil
@@ -67,8 +70,10 @@ func (h ProcessHost) Restart(_ context.Context, grace time.Duration) (map[string
 	return map[string]string{"newPid": strconv.Itoa(h.P.PID())}, err
 }
 
+// Exited reports whether the process has exited.
 func (h ProcessHost) Exited(context.Context) bool { return h.P.Exited() }
 
+// Log is the process's log file.
 func (h ProcessHost) Log(context.Context) ([]byte, error) { return os.ReadFile(h.P.LogPath()) }
 
 // PodHost is a replica run as a pod, its controller in container
@@ -87,10 +92,12 @@ type PodHost struct {
 
 var _ Host = PodHost{}
 
+// Where is the pod's namespace and name.
 func (h PodHost) Where() map[string]string {
 	return map[string]string{"pod": h.Namespace + "/" + h.Name}
 }
 
+// Kill seals the proxy, then deletes the pod with grace 0.
 func (h PodHost) Kill(ctx context.Context) (map[string]string, error) {
 	detail := map[string]string{}
 	if h.Seal != nil {
@@ -102,6 +109,7 @@ func (h PodHost) Kill(ctx context.Context) (map[string]string, error) {
 	return detail, h.delete(ctx, 0)
 }
 
+// Terminate deletes the pod with grace.
 func (h PodHost) Terminate(ctx context.Context, grace time.Duration) (map[string]string, error) {
 	return nil, h.delete(ctx, grace)
 }
@@ -142,6 +150,7 @@ func (h PodHost) Exited(ctx context.Context) bool {
 	return false
 }
 
+// Log is the controller container's log.
 func (h PodHost) Log(ctx context.Context) ([]byte, error) {
 	return h.Kube.CoreV1().Pods(h.Namespace).GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
 }

@@ -45,10 +45,10 @@ func (referenceExternal) Managed() schema.GroupVersionResource {
 func (referenceExternal) ExternalNamePath() string { return "spec.externalName" }
 
 // startExternal starts the fake external system a composite manages, for
-// the current spec in namespace ns. It returns the URL the subject uses and a client for
-// the harness: locally an in-process server; with pods, a pod and a
-// Service in ns (the subject reaches it by cluster DNS, the harness
-// through the API server's service proxy).
+// the current spec in namespace ns. It returns the URL the subject uses
+// and a client for the harness: locally an in-process server; with pods,
+// a pod and a Service in ns (the subject reaches it by cluster DNS, the
+// harness through the API server's service proxy).
 func startExternal(ctx context.Context, ns string) (subjectURL string, c *external.Client) {
 	if Placement() != Pods {
 		srv := httptest.NewServer(external.NewServer().Handler())
