@@ -11,6 +11,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -63,6 +66,9 @@ func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target
 func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstream *rest.Config) chaos.Target {
 	if upstream == nil && Placement() == Pods {
 		c, err := s.podController(ns)
+		if err == nil {
+			err = clusterRoleExists(ctx, testenv.Get().Kube, s.f)
+		}
 		if err != nil {
 			Fail(err.Error())
 		}
@@ -100,6 +106,18 @@ func (s *fileSubject) podController(ns string) (runner.Controller, error) {
 	}
 	p := s.f.Run.Pod
 	return runner.Controller{Name: s.f.Name, Image: p.Image, Args: args, Env: env, ClusterRole: p.ClusterRole, Certs: certs}, nil
+}
+
+// clusterRoleExists checks run.pod.clusterRole before any pod starts: a
+// role that is not there would leave the controller forbidden everything.
+func clusterRoleExists(ctx context.Context, kube kubernetes.Interface, f *subjectfile.File) error {
+	role := f.Run.Pod.ClusterRole
+	_, err := kube.RbacV1().ClusterRoles().Get(ctx, role, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return &subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.pod.clusterRole", Problem: fmt.Sprintf("ClusterRole %q does not exist on the cluster", role),
+			Expected: "the controller's ClusterRole, applied by run.manifests, or " + subjectfile.DefaultClusterRole}
+	}
+	return err
 }
 
 // fileOptions runs the file's command once per replica behind a proxy.

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/runner"
@@ -113,5 +116,20 @@ func TestStartFailsNamingTheSubject(t *testing.T) {
 				t.Errorf("%v: error %v does not say %q", tc.command, err, w)
 			}
 		}
+	}
+}
+
+// TestMissingClusterRoleNamesTheField: a run.pod.clusterRole the cluster
+// does not have is refused before any pod starts, naming the field.
+func TestMissingClusterRoleNamesTheField(t *testing.T) {
+	f := &subjectfile.File{Path: "m.yaml", Name: "mgr", Run: subjectfile.Run{Pod: &subjectfile.Pod{ClusterRole: "mgr-role"}}}
+	kube := fake.NewClientset()
+	err := clusterRoleExists(t.Context(), kube, f)
+	if err == nil || !strings.Contains(err.Error(), `(subject "mgr"): run.pod.clusterRole: ClusterRole "mgr-role" does not exist on the cluster`) {
+		t.Fatalf("err = %v", err)
+	}
+	kube.RbacV1().ClusterRoles().Create(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "mgr-role"}}, metav1.CreateOptions{})
+	if err := clusterRoleExists(t.Context(), kube, f); err != nil {
+		t.Fatalf("an existing role: %v", err)
 	}
 }

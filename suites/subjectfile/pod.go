@@ -57,7 +57,7 @@ func (f *File) PodArgs(v Vars) ([]string, error) {
 }
 
 // PodEnv is run.env with run.pod.env over it, filled in for a pod, sorted
-// by name; KUBECONFIG is the sidecar's.
+// by name; KUBECONFIG is v.Kubeconfig (the sidecar's).
 func (f *File) PodEnv(v Vars) ([][2]string, error) {
 	all := maps.Clone(f.Run.Env)
 	if all == nil {
