@@ -3,13 +3,16 @@ package image
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -117,4 +120,14 @@ func layerOf(binary string, info os.FileInfo) (io.ReadCloser, error) {
 		w.CloseWithError(err)
 	}()
 	return r, nil
+}
+
+// InEngine returns nil when the Docker engine the run uses (DOCKER_HOST)
+// has image ref, and else says why not.
+func InEngine(ctx context.Context, ref string) error {
+	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", ref).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("image %s is not in the Docker engine the run uses: docker image inspect: %v: %s", ref, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -99,3 +99,13 @@ func TestStaticRefusesWhatCannotRunAlone(t *testing.T) {
 		t.Error("FromBinary packed a dynamic binary")
 	}
 }
+
+// TestInEngineSaysWhyNot: with no engine answering, the image is reported
+// missing with docker's own reason.
+func TestInEngineSaysWhyNot(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-engine.sock"))
+	err := InEngine(t.Context(), "example.com/mgr:v1")
+	if err == nil || !strings.Contains(err.Error(), "image example.com/mgr:v1 is not in the Docker engine the run uses") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -170,17 +171,23 @@ func SetupCluster(ctx SpecContext) []byte {
 		}
 		cfg.Controllers = rest
 	}
-	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
+	// A subject file's image is packed, or found, before the cluster starts.
+	var images []testenv.Image
 	if Placement() == Pods {
-		testenv.LoadImages(ctx, subjectImages()...)
+		images = subjectImages(ctx)
+	}
+	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
+	if len(images) > 0 {
+		testenv.LoadImages(ctx, images...)
 	}
 	return kubeconfig
 }
 
 // subjectImages are the images the run's subject needs in pods: the fault
 // proxy's, and refctl's or the subject file's. A file's run.pod.binary is
-// packed into its image here.
-func subjectImages() []testenv.Image {
+// packed into its image here; an image it names without one must be in
+// the Docker engine.
+func subjectImages(ctx context.Context) []testenv.Image {
 	const ours = "make images builds it"
 	proxy := testenv.Image{Name: FaultProxyImage, Hint: ours}
 	f, ok := Selected().(*fileSubject)
@@ -191,7 +198,11 @@ func subjectImages() []testenv.Image {
 	bin, err := f.f.PodBinary()
 	Expect(err).NotTo(HaveOccurred())
 	if bin == "" {
-		return []testenv.Image{proxy, {Name: p.Image, Hint: "subject " + f.f.Name + ": run.pod.image must be in the Docker engine (docker images), or name a static program in run.pod.binary to pack"}}
+		if err := image.InEngine(ctx, p.Image); err != nil {
+			Fail((&subjectfile.Error{File: f.f.Path, Subject: f.f.Name, Field: "run.pod.image", Problem: err.Error(),
+				Expected: "an image `docker images` lists, or a static program in run.pod.binary to pack into it"}).Error())
+		}
+		return []testenv.Image{proxy, {Name: p.Image, Hint: "subject " + f.f.Name + ": run.pod.image"}}
 	}
 	archive := filepath.Join(GinkgoT().TempDir(), "subject.tar")
 	start := time.Now()
