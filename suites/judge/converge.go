@@ -95,6 +95,8 @@ func ReplicasConverged(key, specPath, statusPath, generationPath string) oracle.
 	}
 }
 
+// intAt reads the integer at a dotted field path of obj (JSON numbers
+// decode as int64 or float64).
 func intAt(obj *unstructured.Unstructured, path string) (int64, error) {
 	v, found, err := unstructured.NestedFieldNoCopy(obj.Object, strings.Split(path, ".")...)
 	if err == nil && found {

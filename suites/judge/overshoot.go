@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
@@ -74,16 +71,7 @@ func SpecReplicas(key, path string) ReplicasOf {
 		if e.Key != key || e.Object == nil {
 			return 0, false
 		}
-		v, found, err := unstructured.NestedFieldNoCopy(e.Object.Object, strings.Split(path, ".")...)
-		if err != nil || !found {
-			return 0, false
-		}
-		switch n := v.(type) {
-		case int64:
-			return n, true
-		case float64:
-			return int64(n), true
-		}
-		return 0, false
+		n, err := intAt(e.Object, path)
+		return n, err == nil
 	}
 }
