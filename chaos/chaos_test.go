@@ -60,7 +60,11 @@ func TestInjectAlwaysRecovers(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 		if f.recovered != 1 || len(tl.Injections()) != 1 {
-			t.Errorf("recovered %d times, %d records", f.recovered, len(tl.Injections()))
+			t.Fatalf("recovered %d times, %d records", f.recovered, len(tl.Injections()))
+		}
+		// A premise judged from the timeline sees that it failed, and why.
+		if got := tl.Injections()[0].Error; got != context.Canceled.Error() {
+			t.Errorf("the failed injection's record says %q", got)
 		}
 	})
 	t.Run("panic", func(t *testing.T) {
@@ -85,7 +89,7 @@ func TestInjectAlwaysRecovers(t *testing.T) {
 		}
 		a.End(t.Context())
 		a.End(t.Context())
-		if f.recovered != 1 || len(tl.Injections()) != 1 || tl.Injections()[0].End.IsZero() {
+		if f.recovered != 1 || len(tl.Injections()) != 1 || tl.Injections()[0].End.IsZero() || tl.Injections()[0].Error != "" {
 			t.Errorf("End: recovered %d, records %+v", f.recovered, tl.Injections())
 		}
 	})

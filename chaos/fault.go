@@ -93,6 +93,9 @@ type Injection struct {
 	// Detail holds what the fault measured or chose (deleted pods, the
 	// failover time, the compacted revision).
 	Detail map[string]string `json:"detail,omitempty"`
+	// Error is why the injection or its recovery failed, if it did: a
+	// premise judged from the timeline reads it.
+	Error string `json:"error,omitempty"`
 }
 
 // ErrUnavailable marks a fault refused because it cannot act on the target.
@@ -114,6 +117,9 @@ func Inject(ctx context.Context, tl *Timeline, f Fault, t Target) (inj Injection
 		}
 		if inj.End.IsZero() {
 			inj.End = time.Now()
+		}
+		if err != nil {
+			inj.Error = err.Error()
 		}
 		tl.Add(inj)
 	}()
@@ -141,6 +147,7 @@ func Begin(ctx context.Context, tl *Timeline, f Fault, t Target) (*Active, error
 	inj.Fault = f.Name()
 	a := &Active{tl: tl, fault: f, t: t, inj: inj}
 	if err != nil {
+		a.inj.Error = err.Error()
 		a.End(ctx)
 		return nil, err
 	}
@@ -155,6 +162,9 @@ func (a *Active) End(ctx context.Context) error {
 	a.ended = true
 	err := a.fault.Recover(context.WithoutCancel(ctx), a.t)
 	a.inj.End = time.Now()
+	if err != nil && a.inj.Error == "" {
+		a.inj.Error = "recover: " + err.Error()
+	}
 	a.tl.Add(a.inj)
 	return err
 }
