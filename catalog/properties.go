@@ -57,6 +57,8 @@ var (
 	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover finished without an error")
 	FinP1            = p("finalizer/P1", verdict.Convergence, "P1: every source object is gone within 30s of the mover finishing")
 	FinRunsAfterMove = p("finalizer/runs-after-move", verdict.Convergence, "every moved object runs on the destination within T")
+	FinP1Back        = p("finalizer/P1-back", verdict.Convergence, "P1 on the move back: every object is gone from the cluster it moved off within 30s of the mover finishing")
+	FinRunsAfterBack = p("finalizer/runs-after-move-back", verdict.Convergence, "every object moved back runs on the source cluster within T")
 	FinReleased      = p("finalizer/finalizer-released", verdict.Convergence, "a deleted object's cleanup runs and the controller's finalizer is released within 15s")
 	FinP2            = p("finalizer/P2", verdict.Invariant, "P2: no object stays deleting, paused and finalized for more than 30s")
 	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (no 422 from the API server)")
@@ -69,7 +71,7 @@ var Properties = []verdict.Property{
 	LostHealthyBefore, LostEventWithheld, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostNoOvershoot,
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
-	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinReleased, FinP2, FinP3, FinP4,
+	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 }
 
 // Property looks a property up by id.

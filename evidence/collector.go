@@ -62,6 +62,13 @@ func (c *Collector) AddHistory(name string, h *oracle.History) string {
 	return name
 }
 
+// History is the history added under name, nil if none was.
+func (c *Collector) History(name string) *oracle.History {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.histories[name]
+}
+
 // AddProxy adds a replica's proxy and returns the identity it is kept
 // under (identity, or identity#2... when taken).
 func (c *Collector) AddProxy(identity string, p proxy.Controller) string {

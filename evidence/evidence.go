@@ -18,8 +18,10 @@ import (
 // FileName is the evidence file in a spec's artifacts folder.
 const FileName = "evidence.json"
 
-// Format is the evidence file's version; a newer one is refused.
-const Format = 1
+// Format is the evidence file's version; a newer one is refused, and so is
+// an older one, whose facts this version's judges no longer read (format
+// 2 records every convergence's bound with its history and wanted state).
+const Format = 2
 
 // Evidence is one spec's recorded evidence.
 type Evidence struct {
@@ -121,6 +123,8 @@ func Read(path string) (*Evidence, error) {
 		return nil, fmt.Errorf("%s is not steadystate evidence: no format or spec", path)
 	case e.Format > Format:
 		return nil, fmt.Errorf("%s has evidence format %d; this steadystate reads up to %d: use a newer steadystate", path, e.Format, Format)
+	case e.Format < Format:
+		return nil, fmt.Errorf("%s has evidence format %d, from an older steadystate; this one reads format %d: validate it with the steadystate that wrote it, or run the spec again", path, e.Format, Format)
 	}
 	return &e, nil
 }

@@ -84,7 +84,7 @@ func TestCollectorKeepsWhatAJudgeReadsBack(t *testing.T) {
 func TestReadRefusesWhatIsNotEvidence(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"garbage": "{", "no spec": `{"format":1}`, "newer": `{"format":2,"spec":"s"}`,
+		"garbage": "{", "no spec": `{"format":2}`, "newer": `{"format":3,"spec":"s"}`, "older": `{"format":1,"spec":"s"}`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
 		os.WriteFile(path, []byte(content), 0o644)

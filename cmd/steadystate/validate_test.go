@@ -63,8 +63,11 @@ func TestValidateBadInput(t *testing.T) {
 		{"no evidence", t.TempDir(), "no evidence.json below"},
 		{"not evidence", evidenceDir(t, "leader-correct-follower-shutdown.json", func(string) string { return "{not json" }), "is not steadystate evidence"},
 		{"a newer format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
-			return strings.Replace(s, `"format":1`, `"format":9`, 1)
-		}), "has evidence format 9; this steadystate reads up to 1"},
+			return strings.Replace(s, `"format":2`, `"format":9`, 1)
+		}), "has evidence format 9; this steadystate reads up to 2"},
+		{"an older format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
+			return strings.Replace(s, `"format":2`, `"format":1`, 1)
+		}), "has evidence format 1, from an older steadystate"},
 	} {
 		out, code := validate(t, tc.dir)
 		if code != 1 || !strings.Contains(out, tc.want) || !strings.HasPrefix(out, "steadystate: ") {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -53,33 +51,25 @@ func (r resource) create(ctx context.Context, dyn dynamic.Interface, ns, name st
 	Expect(err).NotTo(HaveOccurred())
 }
 
-func (r resource) paused(obj *unstructured.Unstructured) bool {
-	p, _, _ := unstructured.NestedBool(obj.Object, strings.Split(r.PausedPath, ".")...)
-	return p
+// The recorded histories of the resource on the two clusters.
+const (
+	sourceHistory = "source/clusters"
+	targetHistory = "target/clusters"
+)
+
+// until is the bound of history converging to want within c.
+func until(history string, c oracle.Convergence, want judge.Want) judge.Bound {
+	return judge.Bound{Convergence: c, History: history, Want: want}
 }
 
-// running matches a state where every name is there, unpaused and carrying
-// the controller's finalizer.
-func (r resource) running(ns string, names ...string) oracle.Match {
-	return func(s oracle.State) (bool, string) {
-		for _, n := range names {
-			obj := s[ns+"/"+n]
-			if obj == nil {
-				return false, n + " is missing"
-			}
-			if r.paused(obj) || !slices.Contains(obj.GetFinalizers(), r.Finalizer) || obj.GetDeletionTimestamp() != nil {
-				return false, fmt.Sprintf("%s: paused=%v finalizers=%v deleting=%v", n, r.paused(obj), obj.GetFinalizers(), obj.GetDeletionTimestamp() != nil)
-			}
-		}
-		return true, ""
+// running wants every name in ns there, unpaused, not deleting and
+// carrying the controller's finalizer.
+func (r resource) running(ns string, names ...string) judge.Want {
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = ns + "/" + n
 	}
-}
-
-func (r resource) empty(s oracle.State) (bool, string) {
-	for key, obj := range s {
-		return false, fmt.Sprintf("%s is still there (deleting=%v paused=%v finalizers=%v)", key, obj.GetDeletionTimestamp() != nil, r.paused(obj), obj.GetFinalizers())
-	}
-	return true, ""
+	return judge.Running(r.Finalizer, r.PausedPath, keys...)
 }
 
 // report merges the binding's status into each object once it runs:
@@ -128,7 +118,7 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 				Fail(served.Error())
 			}
 		}
-		source, dest := testenv.RecordAs(ctx, "source/clusters", dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, "target/clusters", tgtDyn, r.gvr, ns, "")
+		source, dest := testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, targetHistory, tgtDyn, r.gvr, ns, "")
 		if se := r.SideEffects; se != nil {
 			gv, err := schema.ParseGroupVersion(se.APIVersion)
 			Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
@@ -142,32 +132,30 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		for _, n := range names {
 			r.create(ctx, dyn, ns, n)
 		}
-		_, readyErr := testenv.Settle(created).Wait(ctx, source, r.running(ns, names...))
-		if readyErr == nil {
-			readyErr = r.report(ctx, dyn, ns, names...)
+		if _, err := testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, names...))); err == nil {
+			Expect(r.report(ctx, dyn, ns, names...)).To(Succeed())
 		}
 
 		By("moving to the target cluster")
-		out, moveErr := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
+		out, err := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
 		moved := time.Now()
-		fig := oracle.Figures{}
+		if err != nil {
+			testenv.Fact(judge.FactMoverError, moverErr("move", out, err).Error())
+		}
+		testenv.FactTime(judge.FactMoved, moved)
+		var back time.Time
 		checks := []oracle.Check{
-			{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
-			{Property: catalog.FinMoverFinished, Run: func() error { return moverErr("move", out, moveErr) }},
-			oracle.Check{Property: catalog.FinP1, Figures: fig, Run: func() error {
-				res, err := testenv.Within(moved, 30*time.Second).Wait(ctx, source, r.empty)
-				if !res.At.IsZero() {
-					fig["gone"] = res.Took.Round(time.Millisecond).String()
-				}
-				return err
-			}},
-			oracle.Check{Property: catalog.FinRunsAfterMove, Run: func() error {
-				_, err := testenv.Settle(moved).Wait(ctx, dest, r.running(ns, names...))
-				return err
-			}},
+			testenv.Judged(catalog.FinRanBefore),
+			testenv.Judged(catalog.FinMoverFinished),
+			testenv.Converges(ctx, catalog.FinP1, func() judge.Bound {
+				return until(sourceHistory, testenv.Within(moved, 30*time.Second), judge.Empty())
+			}, "gone"),
+			testenv.Converges(ctx, catalog.FinRunsAfterMove, func() judge.Bound {
+				return until(targetHistory, testenv.Settle(moved), r.running(ns, names...))
+			}, ""),
 			// The move back: P1 again with the clusters' roles swapped. A
 			// move back that cannot run leaves it unjudged.
-			oracle.Check{Property: catalog.FinP1, Run: func() error {
+			oracle.Check{Property: catalog.FinP1Back, Run: func() error {
 				By("moving back to the source cluster")
 				// A move does not carry status: report it again where the
 				// objects run now.
@@ -178,12 +166,16 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 				if err := moverErr("move back", out, err); err != nil {
 					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 				}
-				back := time.Now()
-				if _, err := testenv.Within(back, 30*time.Second).Wait(ctx, dest, r.empty); err != nil {
-					return fmt.Errorf("moving back: %w", err)
+				back = time.Now()
+				testenv.Await(ctx, catalog.FinP1Back, until(targetHistory, testenv.Within(back, 30*time.Second), judge.Empty()))
+				return testenv.Judged(catalog.FinP1Back).Run()
+			}},
+			oracle.Check{Property: catalog.FinRunsAfterBack, Run: func() error {
+				if back.IsZero() {
+					return fmt.Errorf("%w: the move back did not run", oracle.ErrNotEvaluated)
 				}
-				_, err = testenv.Settle(back).Wait(ctx, source, r.running(ns, names...))
-				return err
+				testenv.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), r.running(ns, names...)))
+				return testenv.Judged(catalog.FinRunsAfterBack).Run()
 			}},
 			oracle.Check{Property: catalog.FinP2, Run: func() error {
 				// A zombie younger than the bound may still go: wait for it.
@@ -209,25 +201,22 @@ var _ = Describe("A pausable, finalized resource", Label("capability:movable"), 
 		controller := m.StartResourceController(ctx, nil, ns)
 		env := testenv.Get()
 		dyn := dynamic.NewForConfigOrDie(env.REST)
-		h := testenv.RecordAs(ctx, "source/clusters", dyn, r.gvr, ns, "")
+		testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, "")
 		created := time.Now()
 		r.create(ctx, dyn, ns, "held", foreign)
 		DeferCleanup(func(ctx SpecContext) { // let the namespace go
 			dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		})
-		_, readyErr := testenv.Settle(created).Wait(ctx, h, r.running(ns, "held"))
+		testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
 		Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 		deleted := time.Now()
 		var released time.Time
 		testenv.Verify(
-			oracle.Check{Property: catalog.FinRanBefore, Run: func() error { return readyErr }},
+			testenv.Judged(catalog.FinRanBefore),
 			oracle.Check{Property: catalog.FinReleased, Run: func() error {
-				r, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, h, func(s oracle.State) (bool, string) {
-					obj := s[ns+"/held"]
-					return obj != nil && obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), r.Finalizer), "the controller's finalizer is still there"
-				})
-				released = r.At
-				return err
+				res, _ := testenv.Await(ctx, catalog.FinReleased, until(sourceHistory, testenv.Within(deleted, 15*time.Second), judge.Released(ns+"/held", r.Finalizer)))
+				released = res.At
+				return testenv.Judged(catalog.FinReleased).Run()
 			}},
 			oracle.Check{Property: catalog.FinP3, Run: func() error {
 				if err := quietFor(ctx, controller.Replicas[0].Proxy, r.Resource, released, 2*time.Second); err != nil {

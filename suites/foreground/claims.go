@@ -50,7 +50,7 @@ func start(ctx context.Context, ns string) *composition {
 	Expect(gcResynced(ctx)).To(Succeed())
 	if c.external() {
 		c.blocker = externalBlocker{c.ext}
-		c.manageds = testenv.Record(ctx, c.dyn, c.ext.Managed(), ns)
+		c.manageds = testenv.RecordAs(ctx, judge.HistoryManageds, c.dyn, c.ext.Managed(), ns, "")
 	} else {
 		c.blocker = newFinalizerBlocker(ctx, c.dyn, c.binding.Block, ns)
 	}
@@ -102,16 +102,7 @@ func runtimeCopy(m map[string]any) map[string]any {
 	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
 
-func isReady(key string) oracle.Match {
-	return func(s oracle.State) (bool, string) {
-		status, reason, msg, _, _ := judge.ClaimReady(s, key)
-		return status == "True", "Ready=" + status + " " + reason + " " + msg
-	}
-}
-
-func gone(key string) oracle.Match {
-	return func(s oracle.State) (bool, string) {
-		_, _, _, _, exists := judge.ClaimReady(s, key)
-		return !exists, key + " still exists"
-	}
+// until is the bound of the claims converging to want within conv.
+func (c *composition) until(conv oracle.Convergence, want judge.Want) judge.Bound {
+	return judge.Bound{Convergence: conv, History: judge.HistoryClaims, Want: want}
 }

@@ -3,10 +3,10 @@ package foreground
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -24,7 +24,7 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		key, name := ns+"/app", ns+"-db"
 		created := time.Now()
 		c.create(ctx, "app", name)
-		_, readyErr := testenv.Settle(created).Wait(ctx, c.history, isReady(key))
+		testenv.Await(ctx, catalog.FgReadyBefore, c.until(testenv.Settle(created), judge.Ready(key)))
 
 		By("holding up the deletion of what the claim owns, then deleting the claim")
 		blockErr := c.blocker.block(ctx, "app")
@@ -38,36 +38,26 @@ var _ = Describe("A foreground-deleted composite", Label("capability:composite")
 		}
 		// Convergence checks run in order: (a) is judged last, over the
 		// whole deletion, once the claim is gone.
-		checks := []oracle.Check{
-			{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
-		}
+		checks := []oracle.Check{testenv.Judged(catalog.FgReadyBefore)}
 		if msg := c.blockerMessage("app"); msg != "" {
-			checks = append(checks, oracle.Check{Property: catalog.FgBlockerNamed, Run: func() error {
-				_, err := testenv.Within(deleted, 15*time.Second).Wait(ctx, c.history, func(s oracle.State) (bool, string) {
-					_, _, got, _, _ := judge.ClaimReady(s, key)
-					return strings.Contains(got, msg), fmt.Sprintf("Ready message %q does not name %s", got, msg)
-				})
-				return err
-			}})
+			checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
+				return c.until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
+			}, ""))
 		} else {
 			AddReportEntry("not judged: "+catalog.FgBlockerNamed.ID, "the subject binds no blockerMessage")
 		}
 		checks = append(checks,
-			oracle.Check{Property: catalog.FgDeletionCompletes, Run: func() error {
+			testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
 				// The block is a fault with a duration: it lasts past the
 				// 5s of (a) plus W, so that (a) is judged on a claim that
 				// waits, not on one that is gone before it must speak.
 				select {
 				case <-ctx.Done():
-					return ctx.Err()
 				case <-time.After(time.Until(deleted.Add(judge.DeletingWithin + testenv.Current.Window + time.Second))):
 				}
-				if err := c.blocker.unblock(ctx); err != nil {
-					return err
-				}
-				_, err := testenv.Settle(time.Now()).Wait(ctx, c.history, gone(key))
-				return err
-			}},
+				Expect(c.blocker.unblock(ctx)).To(Succeed(), "unblock the deletion")
+				return c.until(testenv.Settle(time.Now()), judge.Gone(key))
+			}, ""),
 			testenv.Judged(catalog.FgDeletingStatus),
 			// The premise: judged first, so it waits (15s at most) for the
 			// deletion to reach what is blocked.

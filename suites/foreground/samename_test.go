@@ -2,7 +2,6 @@ package foreground
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,56 +28,39 @@ var _ = Describe("A foreground-deleted composite under same-name races", Label("
 		name := ns + "-db"
 		tl := testenv.Timeline()
 		race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
-		_, raceErr := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
-		_, readyErr := testenv.Settle(time.Now()).Wait(ctx, c.history, isReady(ns+"/old"))
+		// A race that fails is in the timeline, for the premise.
+		chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
+		testenv.Await(ctx, catalog.FgReadyBefore, c.until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
 		oldUID := c.managedUID(ctx, "old")
 		testenv.Fact(judge.FactExternalName, name)
 		testenv.Fact(judge.FactOldOwner, oldUID)
+		testenv.Fact(judge.FactClaim, ns+"/old")
 
 		By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 		Expect(c.ext.SlowDeletes(ctx, 2*time.Second)).To(Succeed())
 		c.delete(ctx, "old")
-		deleting := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
-			s := c.manageds.StateAt(time.Now())
-			return s[ns+"/old"] != nil && s[ns+"/old"].GetDeletionTimestamp() != nil, nil
+		// Create the successor once the old Managed object is deleting (the
+		// premise judges both from the histories), or after 15s.
+		wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+			old := c.manageds.StateAt(time.Now())[ns+"/old"]
+			return old != nil && old.GetDeletionTimestamp() != nil, nil
 		})
 		c.create(ctx, "new", name)
 		created := time.Now()
-		stillDeleting := c.history.StateAt(created)[ns+"/old"] != nil
+		testenv.FactTime(judge.FactSuccessorCreated, created)
 		var newUID string
+		successor := testenv.Judged(catalog.FgSuccessorReady)
 		testenv.Verify(
-			oracle.Check{Property: catalog.FgOneCreateWins, Run: func() error {
-				won := 0
-				for _, o := range race.Outcomes {
-					if o.Result == "created" {
-						won++
-					}
-				}
-				if raceErr != nil || won != 1 {
-					return fmt.Errorf("the API server let %d of %d creates of %s/old win (%v)", won, race.N, ns, raceErr)
-				}
-				return nil
-			}},
-			oracle.Check{Property: catalog.FgReadyBefore, Run: func() error { return readyErr }},
-			oracle.Check{Property: catalog.FgOldDeleting, Run: func() error {
-				if deleting != nil || !stillDeleting {
-					return fmt.Errorf("the old claim was not deleting when its successor was created (%v)", deleting)
-				}
-				return nil
-			}},
+			testenv.Judged(catalog.FgOneCreateWins),
+			testenv.Judged(catalog.FgReadyBefore),
+			testenv.Judged(catalog.FgOldDeleting),
 			oracle.Check{Property: catalog.FgSuccessorReady, Run: func() error {
-				if _, err := testenv.Settle(created).Wait(ctx, c.history, func(s oracle.State) (bool, string) {
-					ok, why := isReady(ns + "/new")(s)
-					gone, _ := gone(ns + "/old")(s)
-					return ok && gone, why
-				}); err != nil {
-					return err
+				want := judge.All(judge.Ready(ns+"/new"), judge.Gone(ns+"/old"))
+				if _, err := testenv.Await(ctx, catalog.FgSuccessorReady, c.until(testenv.Settle(created), want)); err == nil {
+					newUID = c.managedUID(ctx, "new")
+					testenv.Fact(judge.FactNewOwner, newUID)
 				}
-				newUID = c.managedUID(ctx, "new")
-				if owner, err := c.ext.Owner(ctx, name); err != nil || owner != newUID {
-					return fmt.Errorf("%w: the new claim is Ready but external resource %s is %v (owner %q, want the new managed object)", oracle.ErrNotConverged, name, err, owner)
-				}
-				return nil
+				return successor.Run()
 			}},
 			oracle.Check{Property: catalog.FgNoDeleteInUse, Run: func() error {
 				if newUID == "" {

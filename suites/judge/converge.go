@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,49 +13,61 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-// The workload's field paths a convergence judge reads, besides
-// FactReplicasPath: observed replicas, and the generation they describe
-// (optional).
-const (
-	FactStatusReplicasPath     = "statusReplicasPath"
-	FactObservedGenerationPath = "observedGenerationPath"
-)
-
-// FactConvergence is the fact a convergence property's bound is recorded
-// under: when the desired state changed, T and W (see ConvergenceValue).
+// FactConvergence is the fact a convergence property's Bound is recorded
+// under.
 func FactConvergence(propertyID string) string { return "converge/" + propertyID }
 
-type convergenceFact struct {
+// Bound is a convergence check as evidence records it: the convergence
+// (when the desired state changed, T and W), the history it is judged
+// over, and the state it waits for.
+type Bound struct {
+	oracle.Convergence
+	History string
+	Want    Want
+}
+
+type boundFact struct {
 	Since          time.Time
 	Within, Window string
+	History        string
+	Want           Want
 }
 
-// ConvergenceValue is c as a fact's value.
-func ConvergenceValue(c oracle.Convergence) string {
-	b, _ := json.Marshal(convergenceFact{Since: c.Since, Within: c.Within.String(), Window: c.Window.String()})
-	return string(b)
+// Value is b as a fact's value.
+func (b Bound) Value() string {
+	v, _ := json.Marshal(boundFact{Since: b.Since, Within: b.Within.String(), Window: b.Window.String(), History: b.History, Want: b.Want})
+	return string(v)
 }
 
-func (r *reader) convergence(propertyID string) oracle.Convergence {
-	name := FactConvergence(propertyID)
-	var f convergenceFact
-	var c oracle.Convergence
-	raw := r.fact(name)
-	if r.err != nil {
-		return c
-	}
+// parseBound reads a Bound from its fact's value.
+func parseBound(raw string) (Bound, error) {
+	var f boundFact
+	var b Bound
 	err := json.Unmarshal([]byte(raw), &f)
 	if err == nil {
-		c.Within, err = time.ParseDuration(f.Within)
+		b.Within, err = time.ParseDuration(f.Within)
 	}
 	if err == nil {
-		c.Window, err = time.ParseDuration(f.Window)
+		b.Window, err = time.ParseDuration(f.Window)
 	}
+	if err == nil && f.History == "" {
+		err = errors.New("names no history")
+	}
+	b.Since, b.History, b.Want = f.Since, f.History, f.Want
+	return b, err
+}
+
+func (r *reader) bound(propertyID string) Bound {
+	name := FactConvergence(propertyID)
+	raw := r.fact(name)
+	if r.err != nil {
+		return Bound{}
+	}
+	b, err := parseBound(raw)
 	if err != nil {
 		r.keep(fmt.Errorf("fact %q: %w", name, err))
 	}
-	c.Since = f.Since
-	return c
+	return b
 }
 
 // Converged judges c over h as it would be judged live once T and W had
@@ -110,17 +123,27 @@ func intAt(obj *unstructured.Unstructured, path string) (int64, error) {
 	return 0, fmt.Errorf("%s is not an integer on %s/%s", path, obj.GetNamespace(), obj.GetName())
 }
 
-// workloadConverges is the offline judge of a scalable workload's
-// convergence property id: its recorded bound, over the workload history.
-func workloadConverges(id string) func(e *evidence.Evidence) error {
+// converges is the offline judge of a convergence property: its recorded
+// Bound, replayed over the history it names.
+func converges(id string) func(e *evidence.Evidence) error {
 	return func(e *evidence.Evidence) error {
-		r := read(e)
-		key, spec, status := r.fact(FactWorkload), r.fact(FactReplicasPath), r.fact(FactStatusReplicasPath)
-		c, h := r.convergence(id), r.history(HistoryWorkload)
-		if err := r.missing(); err != nil {
-			return err
-		}
-		_, err := Converged(c, h, ReplicasConverged(key, spec, status, e.Facts[FactObservedGenerationPath]))
+		_, _, err := judgeBound(e, id)
 		return err
 	}
+}
+
+// judgeBound judges property id's recorded Bound.
+func judgeBound(e *evidence.Evidence, id string) (Bound, oracle.Result, error) {
+	r := read(e)
+	b := r.bound(id)
+	h := r.history(b.History)
+	if err := r.missing(); err != nil {
+		return b, oracle.Result{}, err
+	}
+	m, err := b.Want.Match()
+	if err != nil {
+		return b, oracle.Result{}, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactConvergence(id), err)
+	}
+	res, err := Converged(b.Convergence, h, m)
+	return b, res, err
 }

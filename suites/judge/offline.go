@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -57,7 +58,7 @@ const (
 	FactResource        = "resource"
 )
 
-// Offline is every property that can be judged from evidence alone, by
+// Offline judges every property of the catalog from evidence alone, by
 // id. The suites judge these properties through it too. Evidence a judge
 // needs and does not find leaves the property not evaluated.
 var Offline = map[string]func(e *evidence.Evidence) error{
@@ -83,11 +84,30 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path))
 	},
-	catalog.LostCreateRecovered.ID: workloadConverges(catalog.LostCreateRecovered.ID),
-	catalog.LostLaterScale.ID:      workloadConverges(catalog.LostLaterScale.ID),
-	catalog.LostLateEvents.ID:      workloadConverges(catalog.LostLateEvents.ID),
-	catalog.LostAfterStall.ID:      workloadConverges(catalog.LostAfterStall.ID),
-	catalog.LostAfterStorm.ID:      workloadConverges(catalog.LostAfterStorm.ID),
+	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
+	catalog.LostStormHappened.ID:        stormHappened,
+	catalog.LostCreateRecovered.ID:      converges(catalog.LostCreateRecovered.ID),
+	catalog.LostLaterScale.ID:           converges(catalog.LostLaterScale.ID),
+	catalog.LostLateEvents.ID:           converges(catalog.LostLateEvents.ID),
+	catalog.LostAfterStall.ID:           converges(catalog.LostAfterStall.ID),
+	catalog.LostAfterStorm.ID:           converges(catalog.LostAfterStorm.ID),
+	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
+	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
+	catalog.LeaderPartitioned.ID:        partitioned,
+	catalog.LeaderFailover.ID:           converges(catalog.LeaderFailover.ID),
+	catalog.FgReadyBefore.ID:            converges(catalog.FgReadyBefore.ID),
+	catalog.FgOneCreateWins.ID:          oneCreateWins,
+	catalog.FgOldDeleting.ID:            oldDeleting,
+	catalog.FgBlockerNamed.ID:           converges(catalog.FgBlockerNamed.ID),
+	catalog.FgDeletionCompletes.ID:      converges(catalog.FgDeletionCompletes.ID),
+	catalog.FgSuccessorReady.ID:         successorReady,
+	catalog.FinRanBefore.ID:             converges(catalog.FinRanBefore.ID),
+	catalog.FinMoverFinished.ID:         moverFinished,
+	catalog.FinP1.ID:                    converges(catalog.FinP1.ID),
+	catalog.FinRunsAfterMove.ID:         converges(catalog.FinRunsAfterMove.ID),
+	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
+	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
+	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		key, lease := r.fact(FactLease), r.history(HistoryLease)

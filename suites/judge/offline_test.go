@@ -26,16 +26,37 @@ func TestMissingEvidenceIsNotEvaluated(t *testing.T) {
 	}
 }
 
-// A convergence whose recorded bound cannot be read is not evaluated, and
-// the reason names the fact.
+// Every property of the catalog has an offline judge: a verdict anyone
+// can check again from the evidence.
+func TestEveryPropertyIsJudgedOffline(t *testing.T) {
+	for _, p := range catalog.Properties {
+		if _, ok := Offline[p.ID]; !ok {
+			t.Errorf("property %s has no offline judge", p.ID)
+		}
+	}
+	for id := range Offline {
+		if _, err := catalog.Property(id); err != nil {
+			t.Errorf("offline judge for %s: %v", id, err)
+		}
+	}
+}
+
+// A convergence whose recorded bound cannot be read, or names a state this
+// judge does not know, is not evaluated, and the reason names the fact.
 func TestUnreadableConvergenceBoundIsNotEvaluated(t *testing.T) {
 	id := catalog.LostLateEvents.ID
-	e := &evidence.Evidence{Format: evidence.Format, Spec: "s", End: time.Now(), Facts: map[string]string{
-		FactWorkload: "ns/web", FactReplicasPath: "spec.replicas", FactStatusReplicasPath: "status.replicas",
-		FactConvergence(id): `{"Since":"2026-11-23T09:00:00Z","Within":"soon","Window":"1s"}`,
-	}}
-	got := oracle.Judge(e.Start, catalog.LostLateEvents, Offline[id](e))
-	if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `fact "converge/`+id+`"`) {
-		t.Errorf("got %s: %s", got.Outcome, got.Reason)
+	for name, value := range map[string]string{
+		"bad duration": `{"Since":"2026-11-23T09:00:00Z","Within":"soon","Window":"1s","History":"workload","Want":{"kind":"gone","keys":["ns/web"]}}`,
+		"no history":   `{"Since":"2026-11-23T09:00:00Z","Within":"1s","Window":"1s","Want":{"kind":"gone","keys":["ns/web"]}}`,
+		"unknown want": `{"Since":"2026-11-23T09:00:00Z","Within":"1s","Window":"1s","History":"workload","Want":{"kind":"happy","keys":["ns/web"]}}`,
+		"no key":       `{"Since":"2026-11-23T09:00:00Z","Within":"1s","Window":"1s","History":"workload","Want":{"kind":"gone"}}`,
+	} {
+		e := &evidence.Evidence{Format: evidence.Format, Spec: "s", End: time.Now(),
+			Facts:     map[string]string{FactConvergence(id): value},
+			Histories: map[string][]oracle.EventRecord{HistoryWorkload: {}}}
+		got := oracle.Judge(e.Start, catalog.LostLateEvents, Offline[id](e))
+		if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `fact "converge/`+id+`"`) {
+			t.Errorf("%s: got %s: %s", name, got.Outcome, got.Reason)
+		}
 	}
 }

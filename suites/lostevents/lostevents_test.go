@@ -12,7 +12,6 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -25,8 +24,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		created := w.create(ctx, 2)
 		tl := testenv.Timeline()
 
-		healthy := testenv.Settle(created)
-		_, healthyErr := healthy.Wait(ctx, w.history, w.converged)
+		testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
 
 		By("stalling the pod watch, scaling up by one, deleting the new pod, forcing a relist")
 		before := map[string]bool{}
@@ -55,13 +53,13 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		Expect(stall.End(ctx)).To(Succeed())
 
 		testenv.Verify(
-			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
+			testenv.Judged(catalog.LostHealthyBefore),
 			testenv.Judged(catalog.LostEventWithheld),
-			testenv.Converges(ctx, catalog.LostCreateRecovered, w.history, w.converged, func() oracle.Convergence {
-				return testenv.Recovery(scaled, w.expectationTimeout())
+			testenv.Converges(ctx, catalog.LostCreateRecovered, func() judge.Bound {
+				return w.until(testenv.Recovery(scaled, w.expectationTimeout()))
 			}, "recovery"),
-			testenv.Converges(ctx, catalog.LostLaterScale, w.history, w.converged, func() oracle.Convergence {
-				return testenv.Within(w.scale(ctx, 4), 30*time.Second)
+			testenv.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
+				return w.until(testenv.Within(w.scale(ctx, 4), 30*time.Second))
 			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
@@ -75,9 +73,7 @@ var _ = Describe("A scalable workload", Label("capability:scalable"), func() {
 		DeferCleanup(delay.End)
 		created := w.create(ctx, 3)
 		testenv.Verify(
-			testenv.Converges(ctx, catalog.LostLateEvents, w.history, w.converged, func() oracle.Convergence {
-				return testenv.Settle(created)
-			}, ""),
+			testenv.Converges(ctx, catalog.LostLateEvents, func() judge.Bound { return w.until(testenv.Settle(created)) }, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
 	})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -21,7 +21,7 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 2)
 		tl := testenv.Timeline()
-		_, healthyErr := testenv.Settle(created).Wait(ctx, w.history, w.converged)
+		testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
 
 		By("holding the pod watch while scaling to 4, until the new pods exist")
 		stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
@@ -31,9 +31,9 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		Expect(stall.End(ctx)).To(Succeed())
 
 		testenv.Verify(
-			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
-			testenv.Converges(ctx, catalog.LostAfterStall, w.history, w.converged, func() oracle.Convergence {
-				return testenv.Recovery(scaled, w.expectationTimeout())
+			testenv.Judged(catalog.LostHealthyBefore),
+			testenv.Converges(ctx, catalog.LostAfterStall, func() judge.Bound {
+				return w.until(testenv.Recovery(scaled, w.expectationTimeout()))
 			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)
@@ -43,23 +43,21 @@ var _ = Describe("A scalable workload under watch stalls and pod deletions", Lab
 		w := startSubject(ctx, ns)
 		created := w.create(ctx, 4)
 		tl := testenv.Timeline()
-		_, healthyErr := testenv.Settle(created).Wait(ctx, w.history, w.converged)
+		testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
 
 		By("deleting half of the pods (grace 0), three times")
 		var last time.Time
-		var stormErr error
 		for range 3 {
-			if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.target); err != nil {
-				stormErr = err
-			}
+			// A deletion that fails is in the timeline, for the premise.
+			chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.target)
 			last = time.Now()
 			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
 		}
 		testenv.Verify(
-			oracle.Check{Property: catalog.LostHealthyBefore, Run: func() error { return healthyErr }},
-			oracle.Check{Property: catalog.LostStormHappened, Run: func() error { return stormErr }},
-			testenv.Converges(ctx, catalog.LostAfterStorm, w.history, w.converged, func() oracle.Convergence {
-				return testenv.Recovery(last, w.expectationTimeout())
+			testenv.Judged(catalog.LostHealthyBefore),
+			testenv.Judged(catalog.LostStormHappened),
+			testenv.Converges(ctx, catalog.LostAfterStorm, func() judge.Bound {
+				return w.until(testenv.Recovery(last, w.expectationTimeout()))
 			}, ""),
 			testenv.Judged(catalog.LostNoOvershoot),
 		)

@@ -28,10 +28,9 @@ type workload struct {
 	ns      string
 	history *oracle.History
 	pods    *oracle.History
-	// converged matches a state where the observed replicas equal the
-	// desired replicas for the current generation: the offline judge's
-	// match, used for the live waits too.
-	converged oracle.Match
+	// converged is the state where the observed replicas equal the
+	// desired replicas for the current generation.
+	converged judge.Want
 }
 
 // startSubject runs the subject's controller (the spec is skipped when
@@ -45,9 +44,7 @@ func startSubject(ctx context.Context, ns string) *workload {
 	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
 	testenv.Fact(judge.FactWorkload, ns+"/web")
 	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
-	testenv.Fact(judge.FactStatusReplicasPath, w.bind.StatusReplicasPath())
-	testenv.Fact(judge.FactObservedGenerationPath, w.bind.ObservedGenerationPath())
-	w.converged = judge.ReplicasConverged(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
+	w.converged = judge.Replicas(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
 	testenv.Fact(judge.FactReplica, w.target.Replicas[0].Identity)
 	return w
 }
@@ -72,6 +69,11 @@ func (w *workload) create(ctx context.Context, replicas int64) time.Time {
 		return bindErr == nil
 	}).WithContext(ctx).WithTimeout(30*time.Second).Should(BeTrue(), func() string { return bindErr.Error() })
 	return created
+}
+
+// until is the bound of converging within c.
+func (w *workload) until(c oracle.Convergence) judge.Bound {
+	return judge.Bound{Convergence: c, History: judge.HistoryWorkload, Want: w.converged}
 }
 
 // expectationTimeout is how long the subject may keep unsatisfied scale

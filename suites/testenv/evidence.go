@@ -68,31 +68,44 @@ func Judged(p verdict.Property) oracle.Check {
 	return oracle.Check{Property: p, Run: func() error { return j(specEvidence().Snapshot()) }}
 }
 
-// Converges is the check of a convergence property that judge.Offline
-// judges from evidence: when it runs, bound gives the convergence (its
-// Since may be a change the check itself makes), recorded as the
-// property's fact; the check waits on h with m until the verdict is known,
-// then gives the offline judge's verdict on the evidence recorded so far,
-// the one `steadystate validate` gives. figure, when set, names the
-// measured convergence time among the record's figures, next to "bound".
-func Converges(ctx context.Context, p verdict.Property, h *oracle.History, m oracle.Match, bound func() oracle.Convergence, figure string) oracle.Check {
-	j, ok := judge.Offline[p.ID]
-	if !ok {
-		Fail("no offline judge for property " + p.ID)
+// Await records b as the bound of convergence property p (the fact
+// judge.FactConvergence(p.ID)) and waits on the spec's history b names
+// until the verdict is known. The property is then judged, live and
+// offline, by the same offline judge (Judged, Converges).
+func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Result, error) {
+	GinkgoHelper()
+	h := specEvidence().History(b.History)
+	if h == nil {
+		Fail(fmt.Sprintf("%s: the spec records no history %q", p.ID, b.History))
 	}
+	m, err := b.Want.Match()
+	if err != nil {
+		Fail(fmt.Sprintf("%s: %v", p.ID, err))
+	}
+	Fact(judge.FactConvergence(p.ID), b.Value())
+	return b.Wait(ctx, h, m)
+}
+
+// Converges is the check of convergence property p: when it runs, bound
+// gives its Bound (its Since may be a change the check itself makes); the
+// check waits with Await, then gives the offline judge's verdict on the
+// evidence recorded so far, the one `steadystate validate` gives. figure,
+// when set, names the measured convergence time among the record's
+// figures, next to "bound".
+func Converges(ctx context.Context, p verdict.Property, bound func() judge.Bound, figure string) oracle.Check {
+	check := Judged(p)
 	fig := oracle.Figures{}
 	return oracle.Check{Property: p, Figures: fig, Run: func() error {
-		c := bound()
-		Fact(judge.FactConvergence(p.ID), judge.ConvergenceValue(c))
-		r, err := c.Wait(ctx, h, m)
+		b := bound()
+		r, err := Await(ctx, p, b)
 		if ctx.Err() != nil {
 			return err
 		}
-		fig["bound"] = c.Within.String()
+		fig["bound"] = b.Within.String()
 		if figure != "" && !r.At.IsZero() {
 			fig[figure] = r.Took.Round(time.Millisecond).String()
 		}
-		return j(specEvidence().Snapshot())
+		return check.Run()
 	}}
 }
 

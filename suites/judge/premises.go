@@ -1,0 +1,188 @@
+package judge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+)
+
+// The facts of the premises the harness's own steps prove: when the
+// successor claim was created, and the mover's end (FactMoved, or
+// FactMoverError when it failed).
+const (
+	FactSuccessorCreated = "successorCreated"
+	FactMoved            = "moved"
+	FactMoverError       = "moverError"
+	HistoryManageds      = "manageds"
+)
+
+// Injected is the premise that a fault acted: the evidence's timeline has
+// an injection of the named fault, and none of them failed. It returns
+// them for the premise's further checks. Evidence with no fault at all
+// (no timeline) leaves the premise not evaluated.
+func Injected(faults []chaos.Injection, fault string) ([]chaos.Injection, error) {
+	if len(faults) == 0 {
+		return nil, fmt.Errorf("%w: the evidence records no fault (%s was to be injected)", oracle.ErrNotEvaluated, fault)
+	}
+	var out []chaos.Injection
+	for _, inj := range faults {
+		if inj.Fault != fault {
+			continue
+		}
+		if inj.Error != "" {
+			return nil, fmt.Errorf("%s at %s failed: %s", fault, inj.Start.Format("15:04:05.000"), inj.Error)
+		}
+		out = append(out, inj)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the timeline has no %s", fault)
+	}
+	return out, nil
+}
+
+// injected is Injected as a premise's judge.
+func injected(fault string) func(e *evidence.Evidence) error {
+	return func(e *evidence.Evidence) error {
+		_, err := Injected(e.Faults, fault)
+		return err
+	}
+}
+
+// stormHappened: every pod deletion of the storm acted, and deleted pods.
+func stormHappened(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, chaos.PodDeletion{}.Name())
+	if err != nil {
+		return err
+	}
+	for _, inj := range injs {
+		if inj.Detail["deleted"] != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%d pod deletions deleted no pod", len(injs))
+}
+
+// partitioned: the leader was partitioned, and while it was, another
+// holder took the Lease (as the Lease's history shows at the heal).
+func partitioned(e *evidence.Evidence) error {
+	r := read(e)
+	key, h := r.fact(FactLease), r.history(HistoryLease)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	injs, err := Injected(e.Faults, chaos.Partition("", true, 0).Name())
+	if err != nil {
+		return err
+	}
+	for _, inj := range injs {
+		before, after := h.StateAt(inj.Start)[key], h.StateAt(inj.End)[key]
+		if before == nil || after == nil {
+			return fmt.Errorf("the Lease %s was not recorded through the partition", key)
+		}
+		old, _ := lease(before)
+		if now, _ := lease(after); now == old || now == "" {
+			return fmt.Errorf("no other replica took the Lease from %q while it was partitioned (%s): held by %q when it healed", old, inj.End.Sub(inj.Start).Round(time.Millisecond), now)
+		}
+	}
+	return nil
+}
+
+// oneCreateWins: the concurrent creates ran, and exactly one won.
+func oneCreateWins(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, (&chaos.ConcurrentCreate{}).Name())
+	if err != nil {
+		return err
+	}
+	for _, inj := range injs {
+		total := 0
+		for _, v := range inj.Detail {
+			n, _ := strconv.Atoi(v)
+			total += n
+		}
+		if won := inj.Detail["created"]; won != "1" {
+			return fmt.Errorf("the API server let %s of %d creates of %s win (%v)", orZero(won), total, inj.Target, inj.Detail)
+		}
+	}
+	return nil
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// oldDeleting: when the successor was created, its predecessor's claim
+// and Managed object were both there and deleting.
+func oldDeleting(e *evidence.Evidence) error {
+	r := read(e)
+	key, created := r.fact(FactClaim), r.time(FactSuccessorCreated)
+	claims, manageds := r.history(HistoryClaims), r.history(HistoryManageds)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	for _, h := range []struct {
+		what string
+		h    *oracle.History
+	}{{"claim", claims}, {"Managed object", manageds}} {
+		if obj := h.h.StateAt(created)[key]; obj == nil || obj.GetDeletionTimestamp() == nil {
+			return fmt.Errorf("the old %s %s was not deleting when its successor was created at %s (present: %v)", h.what, key, created.Format("15:04:05.000"), obj != nil)
+		}
+	}
+	return nil
+}
+
+// moverFinished: the mover ran to its end without an error.
+func moverFinished(e *evidence.Evidence) error {
+	if msg, failed := e.Facts[FactMoverError]; failed {
+		return fmt.Errorf("the mover failed: %s", strings.TrimSpace(msg))
+	}
+	r := read(e)
+	r.time(FactMoved)
+	return r.missing()
+}
+
+// successorReady: the successor converged within its bound, and when the
+// window after it ended, the external system's log had the external
+// resource owned by the successor's Managed object.
+func successorReady(e *evidence.Evidence) error {
+	b, res, err := judgeBound(e, catalog.FgSuccessorReady.ID)
+	if err != nil {
+		return err
+	}
+	r := read(e)
+	name, owner, ops := r.fact(FactExternalName), r.fact(FactNewOwner), r.ops()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	at := res.At.Add(b.Window)
+	if got := OwnerAt(ops, name, at); got != owner {
+		return oracle.BrokeAt(at, fmt.Errorf("%w: the new claim is Ready but external resource %s is owned by %q at %s, not by the new Managed object %q", oracle.ErrNotConverged, name, got, at.Format("15:04:05.000"), owner))
+	}
+	return nil
+}
+
+// OwnerAt is the owner of the external resource name at t, replaying the
+// external system's log: who created it last, "" when it is deleted.
+func OwnerAt(ops []Op, name string, t time.Time) string {
+	owner := ""
+	for _, op := range ops {
+		if op.Name != name || op.Result != "ok" || op.At.After(t) {
+			continue
+		}
+		switch op.Op {
+		case "create":
+			owner = op.Owner
+		case "delete":
+			owner = ""
+		}
+	}
+	return owner
+}
