@@ -32,6 +32,9 @@ type Spec struct {
 	Reason  string   `json:"reason,omitempty"`
 	Records []Record `json:"records,omitempty"`
 	Seconds float64  `json:"seconds"`
+	// Report is Ginkgo's report of the spec or suite node it comes from
+	// (with its timeline), when there is one.
+	Report *types.SpecReport `json:"-"`
 }
 
 // Records reads the property records a spec attached to its report.
@@ -55,7 +58,7 @@ func Records(r types.SpecReport) []Record {
 
 // Classify judges one spec from its report and the records it attached.
 func Classify(suite string, r types.SpecReport) Spec {
-	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Seconds: r.RunTime.Seconds()}
+	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Seconds: r.RunTime.Seconds(), Report: &r}
 	broken := BrokenIDs(s.Records)
 	switch {
 	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
@@ -95,7 +98,7 @@ func Specs(rep types.Report) []Spec {
 		if r.LeafNodeType != types.NodeTypeIt {
 			if r.State.Is(types.SpecStateFailureStates) {
 				out = append(out, Spec{Suite: suite, Name: "[" + r.LeafNodeType.String() + "]", Outcome: Error,
-					Reason: fmt.Sprintf("%s %s: %s", r.LeafNodeType, r.State, failure(r)), Seconds: r.RunTime.Seconds()})
+					Reason: fmt.Sprintf("%s %s: %s", r.LeafNodeType, r.State, failure(r)), Seconds: r.RunTime.Seconds(), Report: &r})
 			}
 			continue
 		}

@@ -5,6 +5,8 @@
 //	steadystate cluster down [--name N]   stop a cluster started by `cluster up`
 //	steadystate cluster status [--name N] show whether it is up and how to reach it
 //	steadystate report FILE               summarise a run: report.json by verdict, junit.xml by status
+//	steadystate junit REPORT.json OUT.xml JUnit for CI tools: one testcase per spec, valid
+//	                                      against Jenkins' junit-10.xsd
 //	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
 //	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
 //	                                      SELFTEST_PARALLEL=N runs N cells at a time)

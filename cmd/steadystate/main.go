@@ -17,6 +17,7 @@ const usage = `usage:
   steadystate cluster down [--name NAME]     stop a cluster started by 'cluster up'
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
   steadystate report FILE                    summarise a run: report.json by verdict, junit.xml by status
+  steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
   steadystate selftest                       run every suite against every reference subject mode
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return clusterCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout)
+	case "junit":
+		return junitCommand(args[1:], stdout)
 	case "selftest":
 		return selftestCommand(ctx, args[1:], stdout, stderr)
 	case "validate":

@@ -36,7 +36,7 @@ func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string,
 	defer log.Close()
 	report := filepath.Join(dir, "report.json")
 	cmd := exec.Command(bins.suites[c.Suite], "-ginkgo.no-color", "-ginkgo.timeout=30m",
-		"-ginkgo.json-report="+report, "-ginkgo.junit-report="+filepath.Join(dir, "junit.xml"))
+		"-ginkgo.json-report="+report)
 	// Ginkgo runs a suite in its package's folder; so do we.
 	cmd.Dir = filepath.Join("suites", c.Suite)
 	bug := ""
@@ -78,6 +78,10 @@ func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string,
 	reps, err := verdict.ReadReport(report)
 	if err != nil {
 		run.Err = fmt.Sprintf("%v; see %s", err, log.Name())
+		return run
+	}
+	if err := writeJUnit(report, filepath.Join(dir, "junit.xml"), nil); err != nil {
+		run.Err = err.Error()
 		return run
 	}
 	for _, rep := range reps {
