@@ -70,16 +70,16 @@ func (r *reader) bound(propertyID string) Bound {
 	return b
 }
 
-// Converged judges c over h as it would be judged live once T and W had
+// converged judges c over h as it would be judged live once T and W had
 // passed: the first time m holds for W after Since, within T.
-func Converged(c oracle.Convergence, h *oracle.History, m oracle.Match) (oracle.Result, error) {
+func converged(c oracle.Convergence, h *oracle.History, m oracle.Match) (oracle.Result, error) {
 	return c.Check(h, m, c.Since.Add(c.Within+c.Window))
 }
 
-// ReplicasConverged matches a state where workload key's observed replicas
+// replicasConverged matches a state where workload key's observed replicas
 // (statusPath) equal its desired replicas (specPath), for its current
 // generation when generationPath is set.
-func ReplicasConverged(key, specPath, statusPath, generationPath string) oracle.Match {
+func replicasConverged(key, specPath, statusPath, generationPath string) oracle.Match {
 	return func(s oracle.State) (bool, string) {
 		obj := s[key]
 		if obj == nil {
@@ -144,6 +144,6 @@ func judgeBound(e *evidence.Evidence, id string) (Bound, oracle.Result, error) {
 	if err != nil {
 		return b, oracle.Result{}, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactConvergence(id), err)
 	}
-	res, err := Converged(b.Convergence, h, m)
+	res, err := converged(b.Convergence, h, m)
 	return b, res, err
 }

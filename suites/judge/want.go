@@ -94,7 +94,7 @@ func (w Want) Match() (oracle.Match, error) {
 	arg := func(name string) string { return w.Args[name] }
 	switch w.Kind {
 	case wantReplicas:
-		return ReplicasConverged(key, arg("spec"), arg("status"), arg("generation")), nil
+		return replicasConverged(key, arg("spec"), arg("status"), arg("generation")), nil
 	case wantReady:
 		return func(s oracle.State) (bool, string) {
 			status, reason, msg, _, _ := ClaimReady(s, key)
