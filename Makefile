@@ -59,10 +59,17 @@ endif
 unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo suites)
 	STEADYSTATE_REQUIRE_BINARIES=1 $(GO) test -count=1 $(UNIT_PKGS)
 
+# The summary and the JUnit come from Ginkgo's JSON report, also when a spec
+# failed; the target then fails with the suites' status.
 e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
-	$(WITH_CLUSTER_TOOLS) $(GINKGO) --junit-report=junit.xml --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS)
-	@$(GO) run ./cmd/steadystate report $(ARTIFACTS)/report.json
+	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
+	@status=0; $(WITH_CLUSTER_TOOLS) $(GINKGO) --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS) || status=$$?; \
+	if [ -f $(ARTIFACTS)/report.json ]; then \
+	  $(GO) run ./cmd/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
+	  $(GO) run ./cmd/steadystate report $(ARTIFACTS)/report.json || status=1; \
+	else echo "e2e: ginkgo wrote no report ($(ARTIFACTS)/report.json): see its output above"; [ $$status -ne 0 ] || status=1; fi; \
+	exit $$status
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest

@@ -179,3 +179,50 @@ func TestWriteJUnit(t *testing.T) {
 		t.Errorf("the passing spec: %+v", c)
 	}
 }
+
+// A real self-test run's report (the leader suite on a bug mode): one
+// testcase per spec, valid, and the finding as a failure naming its
+// property; Ginkgo's own JUnit of the same run had a testcase per suite
+// node too.
+func TestWriteJUnitFromARealRun(t *testing.T) {
+	reps, err := verdict.ReadReport("testdata/leader-ignore-lost-lease-report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := 0
+	for _, r := range reps[0].SpecReports {
+		if r.LeafNodeType == types.NodeTypeIt {
+			its++
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, "steadystate", reps); err != nil {
+		t.Fatal(err)
+	}
+	if err := validJUnit10(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitOut
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := doc.Suites[0].Cases
+	if len(cases) != its {
+		t.Errorf("%d testcases for %d specs", len(cases), its)
+	}
+	if its == len(reps[0].SpecReports) {
+		t.Errorf("the report has no suite nodes to leave out: not the run this test is about")
+	}
+	failures := 0
+	for _, c := range cases {
+		if c.Failure != nil {
+			failures++
+			if !strings.HasPrefix(c.Failure.Message, "invariant leader/only-holder-writes broken: ") {
+				t.Errorf("%s: failure message %q", c.Name, c.Failure.Message)
+			}
+		}
+	}
+	if failures == 0 || doc.Errors != 0 {
+		t.Errorf("%d failures, %d errors: want the finding as a failure, no error", failures, doc.Errors)
+	}
+}
