@@ -39,7 +39,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest upstream-bins upstream lint actionlint clean help
+.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest conform upstream-bins upstream lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -73,6 +73,10 @@ e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); J
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest
+
+conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow, on PROVIDER, once; a results bundle in $(ARTIFACTS)/conformance.tar.gz
+	@test -n "$(SUBJECT_FILE)" || { echo "make conform needs SUBJECT_FILE=path/to/subject.yaml (see fixtures/subjects)"; exit 2; }
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER)
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

@@ -65,10 +65,12 @@ var Bugs = []Bug{
 		Origin: "synthetic: a controller that runs external cleanup for a paused object being deleted"},
 }
 
-// Suites are the suites of the self-test and their reference subjects, in
-// order.
-var Suites = []struct{ Name, Subject string }{
-	{"lostevents", "workload"}, {"leader", "leader"}, {"foreground", "composite"}, {"finalizer", "cluster"},
+// Suites are the suites, in order: the reference subject each runs in the
+// self-test, and the capability (a subject file's key under capabilities)
+// a subject must have for the suite to run it.
+var Suites = []struct{ Name, Subject, Capability string }{
+	{"lostevents", "workload", "scalableWorkload"}, {"leader", "leader", "leaderElected"},
+	{"foreground", "composite", "foregroundComposite"}, {"finalizer", "cluster", "movableResource"},
 }
 
 // Lookup finds a bug by name.

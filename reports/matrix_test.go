@@ -176,3 +176,25 @@ func TestNoFiguresPrintNothing(t *testing.T) {
 		t.Errorf("no figures printed %q", out.String())
 	}
 }
+
+// The conformance summary: one row per spec, and the result.
+func TestWriteConformance(t *testing.T) {
+	held := func(p verdict.Property) verdict.Record { return rec(p, verdict.Held) }
+	good := Cell{Suite: "lostevents", Subject: "web", SubjectFile: "/x/web.yaml", MaySkip: true, Runs: []Run{run(t,
+		spec("converges", types.SpecStatePassed, "", held(catalog.EvidenceComplete), held(catalog.LostLateEvents)))}}
+	bad := Cell{Suite: "leader", Subject: "web", SubjectFile: "/x/web.yaml", MaySkip: true, Runs: []Run{run(t,
+		spec("one writer", types.SpecStateFailed, "invariant broken", held(catalog.EvidenceComplete), rec(catalog.LeaderOneWriter, verdict.Broken)))}}
+	var b strings.Builder
+	if !WriteConformance(&b, "web", [][2]string{{"provider", "local"}}, []Cell{good}) || !strings.Contains(b.String(), "**PASSED** (1 passed, 0 broken") {
+		t.Errorf("a passing run:\n%s", b.String())
+	}
+	b.Reset()
+	if WriteConformance(&b, "web", nil, []Cell{good, bad}) {
+		t.Error("a run with a finding passed")
+	}
+	for _, want := range []string{"**NOT PASSED** (1 passed, 1 broken", "| leader | one writer | broken | broke leader/only-holder-writes |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+}

@@ -10,6 +10,9 @@
 //	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
 //	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
 //	                                      SELFTEST_PARALLEL=N runs N cells at a time)
+//	steadystate conform --subject FILE    every suite the subject's capabilities allow, once; writes
+//	                                      a results bundle ($ARTIFACTS/conformance.tar.gz)
+//	steadystate verify BUNDLE             check a bundle's sums and re-judge its verdicts offline
 //	steadystate catalog                   the bug catalog and the properties, as README Markdown
 //	steadystate validate DIR              re-judge a run's evidence offline and compare verdicts
 package main

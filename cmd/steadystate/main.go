@@ -19,6 +19,9 @@ const usage = `usage:
   steadystate report FILE                    summarise a run: report.json by verdict, junit.xml by status
   steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
   steadystate selftest                       run every suite against every reference subject mode
+  steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
+                      [--provider local|kind] [--out BUNDLE.tar.gz]
+  steadystate verify BUNDLE                  check a bundle's sums and re-judge its verdicts offline
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
@@ -60,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return junitCommand(args[1:], stdout)
 	case "selftest":
 		return selftestCommand(ctx, args[1:], stdout, stderr)
+	case "conform":
+		return conformCommand(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return verifyCommand(args[1:], stdout)
 	case "validate":
 		return validateCommand(args[1:], stdout)
 	case "upstream":

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -43,6 +45,22 @@ func verdictReport(path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	count := printVerdicts(reps, stdout)
+	failed := count[verdict.BrokenSpec] + count[verdict.Error]
+	switch {
+	case count[verdict.BrokenSpec] > 0:
+		return fmt.Errorf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path)
+	case failed > 0:
+		return fmt.Errorf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", failed, path)
+	case count[verdict.Passed] == 0:
+		return errors.New("no spec passed: the report is empty or everything was skipped")
+	}
+	return nil
+}
+
+// printVerdicts prints one line per spec and the closing line, and
+// counts the specs by outcome.
+func printVerdicts(reps []types.Report, stdout io.Writer) map[verdict.SpecOutcome]int {
 	count := map[verdict.SpecOutcome]int{}
 	for _, rep := range reps {
 		for _, s := range verdict.Specs(rep) {
@@ -57,16 +75,7 @@ func verdictReport(path string, stdout io.Writer) error {
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	failed := count[verdict.BrokenSpec] + count[verdict.Error]
 	fmt.Fprintf(stdout, "e2e: %d passed, %d failed, %d skipped (%d broken, %d error)\n",
-		count[verdict.Passed], failed, count[verdict.SkippedSpec], count[verdict.BrokenSpec], count[verdict.Error])
-	switch {
-	case count[verdict.BrokenSpec] > 0:
-		return fmt.Errorf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path)
-	case failed > 0:
-		return fmt.Errorf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", failed, path)
-	case count[verdict.Passed] == 0:
-		return errors.New("no spec passed: the report is empty or everything was skipped")
-	}
-	return nil
+		count[verdict.Passed], count[verdict.BrokenSpec]+count[verdict.Error], count[verdict.SkippedSpec], count[verdict.BrokenSpec], count[verdict.Error])
+	return count
 }

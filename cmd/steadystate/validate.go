@@ -24,6 +24,12 @@ func validateCommand(args []string, stdout io.Writer) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a folder: give the artifacts folder of a run (e.g. _artifacts) or of one failing spec", dir)
 	}
+	return validateDir(dir, stdout)
+}
+
+// validateDir re-judges every evidence.json below dir and fails when a
+// verdict differs from the run's.
+func validateDir(dir string, stdout io.Writer) error {
 	files, err := evidence.Find(dir)
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (e *Error) Error() string {
 func Load(path string, o Options) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		hint := "SUBJECT_FILE names a YAML file; see fixtures/subjects for examples"
+		hint := "a subject file (SUBJECT_FILE, or conform --subject) is a YAML file; see fixtures/subjects for examples"
 		if !filepath.IsAbs(path) {
 			hint += "; a relative path is read from each suite's own folder: give an absolute path (make e2e makes it absolute)"
 		}

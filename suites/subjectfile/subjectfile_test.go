@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
 	s := f.Capabilities.ScalableWorkload
 	if s == nil || s.ExpectationTimeout.Duration != 5*time.Minute || f.Capabilities.LeaderElected != nil {
 		t.Fatalf("bindings = %+v", f.Capabilities)
+	}
+	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"scalableWorkload"}) {
+		t.Errorf("bound capabilities %v", got)
 	}
 	cmd, err := f.Command(subjectfile.Vars{Kubeconfig: "/tmp/k", KubeBinDir: "/opt/bin"})
 	if err != nil || cmd[0] != "/opt/bin/kube-controller-manager" || cmd[1] != "--kubeconfig=/tmp/k" {

@@ -3,6 +3,7 @@ package subjectfile
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -74,6 +75,22 @@ type Capabilities struct {
 	LeaderElected       *LeaderElected       `json:"leaderElected,omitempty"`
 	ForegroundComposite *ForegroundComposite `json:"foregroundComposite,omitempty"` // v1alpha2
 	MovableResource     *MovableResource     `json:"movableResource,omitempty"`     // v1alpha2
+}
+
+// Bound lists the capabilities the file binds, by their keys under
+// capabilities.
+func (c Capabilities) Bound() []string {
+	var out []string
+	for key, bound := range map[string]bool{
+		"scalableWorkload": c.ScalableWorkload != nil, "leaderElected": c.LeaderElected != nil,
+		"foregroundComposite": c.ForegroundComposite != nil, "movableResource": c.MovableResource != nil,
+	} {
+		if bound {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // MovableResource binds a finalized, pausable resource and the tool that

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/reports/bundle"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+)
+
+// conformConfig is a conformance run's configuration, read once from the
+// flags and the environment.
+type conformConfig struct {
+	subject, out, provider string
+	kubernetes             string
+	file                   *subjectfile.File
+	run                    matrixRun
+}
+
+func conformConfigFrom(args []string) (conformConfig, error) {
+	var c conformConfig
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.subject, "subject", "", "the subject file")
+	fs.StringVar(&c.out, "out", "", "the bundle to write")
+	fs.StringVar(&c.provider, "provider", os.Getenv("PROVIDER"), "local or kind")
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("%w: conform: %v", errUsage, err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("%w: conform takes flags only (--subject FILE, --provider, --out), not %q", errUsage, fs.Arg(0))
+	case c.subject == "":
+		return c, fmt.Errorf("%w: conform needs --subject FILE, the subject file that describes the controller", errUsage)
+	case c.provider == "":
+		c.provider = "local"
+	case c.provider != "local" && c.provider != "kind":
+		return c, fmt.Errorf("--provider %s: conform runs on local (the controller as processes) or kind (in pods, with run.pod)", c.provider)
+	}
+	var err error
+	if c.run, err = newMatrixRun("conform", "conformance", "CONFORM", 2); err != nil {
+		return c, err
+	}
+	if c.out == "" {
+		c.out = filepath.Join(filepath.Dir(c.run.root), "conformance.tar.gz")
+	}
+	if c.subject, err = filepath.Abs(c.subject); err != nil {
+		return c, err
+	}
+	upDir, err := upstreamDir()
+	if err != nil {
+		return c, err
+	}
+	version := os.Getenv("KUBE_VERSION")
+	if version == "" {
+		version = local.DefaultKubeVersion
+	}
+	binDir := os.Getenv("KUBE_BIN_DIR")
+	if binDir == "" {
+		root, err := local.CacheRoot()
+		if err != nil {
+			return c, err
+		}
+		binDir = local.BinDirFor(root, version)
+	}
+	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: binDir}); err != nil {
+		return c, err
+	}
+	c.kubernetes = version
+	if c.provider == "kind" {
+		if c.file.Run.Pod == nil {
+			return c, fmt.Errorf("subject file %s has no run.pod: on --provider kind the controller runs in pods; add run.pod, or use --provider local", c.subject)
+		}
+		c.kubernetes = os.Getenv("KIND_NODE_IMAGE")
+		if c.kubernetes == "" {
+			c.kubernetes = "steadystate/kind-node:" + version
+		}
+	}
+	c.run.provider = c.provider
+	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+upDir)
+	return c, nil
+}
+
+// conformCommand runs every suite the subject file's capabilities allow
+// against it, once, and writes one results bundle with a summary.
+func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := conformConfigFrom(args)
+	if err != nil {
+		return err
+	}
+	stem := strings.TrimSuffix(filepath.Base(c.subject), filepath.Ext(c.subject))
+	var cells []reports.Cell
+	bound := c.file.Capabilities.Bound()
+	for _, s := range catalog.Suites {
+		if slices.Contains(bound, s.Capability) {
+			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.subject, MaySkip: true})
+		}
+	}
+	// The bundle holds this run only.
+	if err := os.RemoveAll(c.run.root); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "conform: %s binds %s: suites %s on %s\n", c.subject, strings.Join(bound, ", "), suiteNames(cells), c.provider)
+	if _, err := c.run.runAll(ctx, cells, stdout, stderr); err != nil {
+		return err
+	}
+	subjectCopy := filepath.Join("subject", filepath.Base(c.subject))
+	if err := copyFile(c.subject, filepath.Join(c.run.root, subjectCopy)); err != nil {
+		return err
+	}
+	m := bundle.Manifest{Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.provider,
+		Kubernetes: c.kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file)}
+	var summary bytes.Buffer
+	m.Passed = reports.WriteConformance(&summary, stem, [][2]string{
+		{"subject file", filepath.Base(c.subject)}, {"steadystate", m.Steadystate},
+		{"provider", c.provider + " (" + c.kubernetes + ")"}, {"run", m.Created.Format(time.RFC3339)},
+	}, cells)
+	if err := os.WriteFile(filepath.Join(c.run.root, "summary.md"), summary.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s\n", summary.String())
+	m, err = bundle.Write(c.out, c.run.root, m, func(rel string) bool { return rel == "bin" })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "conform: bundle %s (%d files); `steadystate verify %s` checks it and re-judges its verdicts\n", c.out, len(m.Files), c.out)
+	if !m.Passed {
+		return errors.New("the subject did not pass every suite its capabilities allow: see the summary above (broken: a finding; error: the harness or the subject's set-up)")
+	}
+	return nil
+}
+
+func suiteNames(cells []reports.Cell) string {
+	var names []string
+	for _, c := range cells {
+		names = append(names, c.Suite)
+	}
+	return strings.Join(names, ", ")
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o644)
+}
+
+// steadystateVersion is this binary's module version and commit.
+func steadystateVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			v += " " + s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			v += " (modified)"
+		}
+	}
+	return v
+}
+
+// subjectVersions identifies what the subject ran: the program of
+// run.command and run.pod.binary by sha256, and run.pod.image by name.
+func subjectVersions(f *subjectfile.File) map[string]string {
+	out := map[string]string{}
+	digest := func(key, path string) {
+		if path == "" {
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			out[key] = path + " (not readable here: " + err.Error() + ")"
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			out[key] = path + " (not readable here: " + err.Error() + ")"
+			return
+		}
+		out[key] = path + " sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	if len(f.Run.Command) > 0 {
+		if prog, err := subjectfile.Expand(f.Run.Command[0], f.Static()); err == nil {
+			digest("run.command", prog)
+		}
+	}
+	if f.Run.Pod != nil {
+		out["run.pod.image"] = f.Run.Pod.Image
+		if bin, err := f.PodBinary(); err == nil {
+			digest("run.pod.binary", bin)
+		}
+	}
+	return out
+}

@@ -1,0 +1,155 @@
+package bundle
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run is a results folder as a run leaves it, with a folder to leave out.
+func run(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"subject/subject.yaml":                     "apiVersion: steadystate.dev/v1alpha2\n",
+		"runs/leader/x-correct/1/report.json":      "[]",
+		"runs/leader/x-correct/1/spec/history.txt": "   +0.010s  lease  ADDED\n",
+		"bin/leader.test":                          "a big binary",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func write(t *testing.T) (string, Manifest) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	m, err := Write(out, run(t), Manifest{Created: time.Unix(0, 0).UTC(), Provider: "local", Subject: "subject/subject.yaml"},
+		func(rel string) bool { return rel == "bin" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, m
+}
+
+func TestWriteThenOpen(t *testing.T) {
+	out, written := write(t)
+	if len(written.Files) != 3 {
+		t.Fatalf("files %+v: want the three outside bin/", written.Files)
+	}
+	dst := t.TempDir()
+	m, err := Open(out, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Format != Format || m.Subject != "subject/subject.yaml" || len(m.Files) != 3 {
+		t.Errorf("manifest %+v", m)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, "runs/leader/x-correct/1/spec/history.txt")); !strings.Contains(string(got), "lease") {
+		t.Errorf("extracted history.txt: %q", got)
+	}
+}
+
+// rewrite copies a bundle entry by entry, letting change edit each entry
+// (nil drops it) and add more at the end.
+func rewrite(t *testing.T, in string, change func(h *tar.Header, body []byte) []byte, add map[string]string) string {
+	t.Helper()
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := filepath.Join(t.TempDir(), "changed.tar.gz")
+	o, _ := os.Create(out)
+	defer o.Close()
+	gw := gzip.NewWriter(o)
+	tw := tar.NewWriter(gw)
+	put := func(name string, body []byte) {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write(body)
+	}
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body = change(h, body); body != nil {
+			put(h.Name, body)
+		}
+	}
+	for name, body := range add {
+		put(name, []byte(body))
+	}
+	tw.Close()
+	gw.Close()
+	return out
+}
+
+func same(_ *tar.Header, body []byte) []byte { return body }
+
+// Every kind of bad bundle is refused with the bundle's name and what is
+// wrong in it.
+func TestOpenRefusesBadBundles(t *testing.T) {
+	good, _ := write(t)
+	data, _ := os.ReadFile(good)
+	truncated := filepath.Join(t.TempDir(), "truncated.tar.gz")
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	notGz := filepath.Join(t.TempDir(), "plain.tar.gz")
+	os.WriteFile(notGz, []byte("hello"), 0o644)
+	for name, tc := range map[string]struct {
+		path, want string
+	}{
+		"truncated": {truncated, "truncated or corrupt"},
+		"not gzip":  {notGz, "not a .tar.gz"},
+		"tampered": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if strings.HasSuffix(h.Name, "report.json") {
+				return []byte(`[{"x":1}]`)
+			}
+			return b
+		}, nil), "runs/leader/x-correct/1/report.json has sha256"},
+		"a file dropped": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if strings.HasSuffix(h.Name, "history.txt") {
+				return nil
+			}
+			return b
+		}, nil), "history.txt is in the manifest but not in the bundle"},
+		"a file added": {rewrite(t, good, same, map[string]string{"runs/extra.json": "{}"}), "runs/extra.json is in the bundle but not in the manifest"},
+		"escaping":     {rewrite(t, good, same, map[string]string{"../evil": "x"}), `entry "../evil" is not a plain file inside the bundle`},
+		"no manifest": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if h.Name == ManifestName {
+				return nil
+			}
+			return b
+		}, nil), "no manifest.json: not a steadystate results bundle"},
+		"newer": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if h.Name == ManifestName {
+				return []byte(strings.Replace(string(b), `"format": 1`, `"format": 7`, 1))
+			}
+			return b
+		}, nil), "bundle format 7; this steadystate reads up to 1"},
+	} {
+		_, err := Open(tc.path, t.TempDir())
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q naming the bundle", name, err, tc.want)
+		}
+	}
+}
