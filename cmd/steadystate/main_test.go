@@ -149,6 +149,12 @@ func TestKilledHarnessTakesItsProcessesWithIt(t *testing.T) {
 }
 
 func TestBadInputGetsOneClearLine(t *testing.T) {
+	// The built-in ReplicaSet subject file names kube-controller-manager.
+	fakeBins := t.TempDir()
+	if err := os.WriteFile(filepath.Join(fakeBins, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kubeBins := []string{"KUBE_BIN_DIR=" + fakeBins}
 	cases := []struct {
 		args     []string
 		env      []string
@@ -173,8 +179,8 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"conform"}, nil, 2, "conform needs --subject FILE"},
 		{[]string{"conform", "--subject", "s.yaml", "extra"}, nil, 2, `conform takes flags only (--subject FILE, --provider, --out), not "extra"`},
 		{[]string{"conform", "--subject", "/nonexistent/s.yaml"}, nil, 1, "subject file: open /nonexistent/s.yaml"},
-		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "existing"}, nil, 1, "--provider existing: conform runs on local"},
-		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "kind"}, nil, 1, "has no run.pod: on --provider kind the controller runs in pods"},
+		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "existing"}, kubeBins, 1, "--provider existing: conform runs on local"},
+		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "kind"}, kubeBins, 1, "has no run.pod: on --provider kind the controller runs in pods"},
 		{[]string{"verify"}, nil, 2, "verify takes one bundle"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
 		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
