@@ -32,6 +32,9 @@ func writeJUnit(report, out string, stdout io.Writer) error {
 	}
 	defer os.Remove(tmp.Name())
 	werr := reports.WriteJUnit(tmp, "steadystate", reps)
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp makes it private
+	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}

@@ -96,6 +96,9 @@ func Write(out, dir string, m Manifest, skip func(rel string) bool) (Manifest, e
 	}
 	defer os.Remove(tmp.Name())
 	err = pack(tmp, dir, manifest, m.Files, m.Created)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp makes it private
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
