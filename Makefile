@@ -67,6 +67,7 @@ e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); J
 	@status=0; $(WITH_CLUSTER_TOOLS) $(GINKGO) --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
 	  $(GO) run ./cmd/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
+	  $(GO) run ./cmd/steadystate html $(ARTIFACTS) || status=1; \
 	  $(GO) run ./cmd/steadystate report $(ARTIFACTS)/report.json || status=1; \
 	else echo "e2e: ginkgo wrote no report ($(ARTIFACTS)/report.json): see its output above"; [ $$status -ne 0 ] || status=1; fi; \
 	exit $$status

@@ -185,7 +185,7 @@ func TestWriteJUnit(t *testing.T) {
 // property; Ginkgo's own JUnit of the same run had a testcase per suite
 // node too.
 func TestWriteJUnitFromARealRun(t *testing.T) {
-	reps, err := verdict.ReadReport("testdata/leader-ignore-lost-lease-report.json")
+	reps, err := verdict.ReadReport("testdata/leader-run/leader/ignore-lost-lease/1/report.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@
 //	steadystate selftest                  the self-test matrix (SELFTEST_REPEAT=N repeats it,
 //	                                      SELFTEST_SUITES=a,b and SELFTEST_MODES=m,n pick cells,
 //	                                      SELFTEST_PARALLEL=N runs N cells at a time)
+//	steadystate html DIR [OUT]            a run's report page: every spec, and a timeline of
+//	                                      each failing one with its broken properties marked
 //	steadystate conform --subject FILE    every suite the subject's capabilities allow, once; writes
 //	                                      a results bundle ($ARTIFACTS/conformance.tar.gz)
 //	steadystate verify BUNDLE             check a bundle's sums and re-judge its verdicts offline

@@ -18,6 +18,7 @@ const usage = `usage:
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
   steadystate report FILE                    summarise a run: report.json by verdict, junit.xml by status
   steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
+  steadystate html DIR [OUT]                 write a run's report page (DIR/report.html): specs, timelines
   steadystate selftest                       run every suite against every reference subject mode
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
                       [--provider local|kind] [--out BUNDLE.tar.gz]
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return clusterCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout)
+	case "html":
+		return htmlCommand(args[1:], stdout)
 	case "junit":
 		return junitCommand(args[1:], stdout)
 	case "selftest":

@@ -73,7 +73,15 @@ func (m matrixRun) runAll(ctx context.Context, cells []reports.Cell, stdout, std
 	ok = reports.PrintMatrix(stdout, m.name, cells)
 	fmt.Fprintln(stdout)
 	reports.PrintFigures(stdout, cells)
-	return ok, writeMatrix(filepath.Join(m.root, "matrix.json"), cells)
+	if err := writeMatrix(filepath.Join(m.root, "matrix.json"), cells); err != nil {
+		return ok, err
+	}
+	page := filepath.Join(m.root, "report.html")
+	if err := writePage(m.root, page, "steadystate "+m.title); err != nil {
+		return ok, err
+	}
+	fmt.Fprintf(stdout, "%s: report page %s\n", m.name, page)
+	return ok, nil
 }
 
 // run fills in each cell's Runs, printing a line per finished run. When

@@ -16,7 +16,7 @@ func conformRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for to, from := range map[string]string{
-		"leader/subject-correct/1/report.json":            "../../reports/testdata/leader-ignore-lost-lease-report.json",
+		"leader/subject-correct/1/report.json":            "../../reports/testdata/leader-run/leader/ignore-lost-lease/1/report.json",
 		"leader/subject-correct/1/follower/evidence.json": "../../suites/judge/testdata/leader-start-on-shutdown-follower-shutdown.json",
 		"subject/subject.yaml":                            "../../fixtures/subjects/replicaset.yaml",
 	} {
