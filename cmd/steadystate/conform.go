@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -164,20 +165,33 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o644)
 }
 
-// steadystateVersion is this binary's module version and commit.
+// steadystateVersion is this binary's module version and commit: from
+// the build, or (go run stamps none) from the checkout it runs in.
 func steadystateVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision":
-			v += " " + s.Value
-		case s.Key == "vcs.modified" && s.Value == "true":
-			v += " (modified)"
+	v, revision, modified := "unknown", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
 		}
+	}
+	if revision == "" {
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			revision = strings.TrimSpace(string(out))
+			status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+			modified = err == nil && len(bytes.TrimSpace(status)) > 0
+		}
+	}
+	if revision != "" {
+		v += " " + revision
+	}
+	if modified {
+		v += " (modified)"
 	}
 	return v
 }

@@ -45,7 +45,7 @@ func verdictReport(path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	count := printVerdicts(reps, stdout)
+	count := printVerdicts(reps, "e2e", stdout)
 	failed := count[verdict.BrokenSpec] + count[verdict.Error]
 	switch {
 	case count[verdict.BrokenSpec] > 0:
@@ -58,9 +58,9 @@ func verdictReport(path string, stdout io.Writer) error {
 	return nil
 }
 
-// printVerdicts prints one line per spec and the closing line, and
-// counts the specs by outcome.
-func printVerdicts(reps []types.Report, stdout io.Writer) map[verdict.SpecOutcome]int {
+// printVerdicts prints one line per spec and the closing line "<label>:
+// N passed, ...", and counts the specs by outcome.
+func printVerdicts(reps []types.Report, label string, stdout io.Writer) map[verdict.SpecOutcome]int {
 	count := map[verdict.SpecOutcome]int{}
 	for _, rep := range reps {
 		for _, s := range verdict.Specs(rep) {
@@ -75,7 +75,7 @@ func printVerdicts(reps []types.Report, stdout io.Writer) map[verdict.SpecOutcom
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	fmt.Fprintf(stdout, "e2e: %d passed, %d failed, %d skipped (%d broken, %d error)\n",
+	fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped (%d broken, %d error)\n", label,
 		count[verdict.Passed], count[verdict.BrokenSpec]+count[verdict.Error], count[verdict.SkippedSpec], count[verdict.BrokenSpec], count[verdict.Error])
 	return count
 }

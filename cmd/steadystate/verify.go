@@ -55,7 +55,7 @@ func verifyCommand(args []string, stdout io.Writer) error {
 		}
 		rel, _ := filepath.Rel(dst, p)
 		fmt.Fprintf(stdout, "\n%s\n", filepath.ToSlash(rel))
-		count := printVerdicts(reps, stdout)
+		count := printVerdicts(reps, "specs", stdout)
 		if count[verdict.BrokenSpec]+count[verdict.Error] > 0 || count[verdict.Passed] == 0 {
 			passed = false
 		}
