@@ -50,6 +50,30 @@ func TestPageOfARealRun(t *testing.T) {
 	}
 }
 
+// Evidence an earlier run left in the folder is not shown as this run's.
+func TestStaleEvidenceIsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "leader", "ignore-lost-lease", "1")
+	for _, f := range []string{"report.json", "partitioned/evidence.json"} {
+		data, err := os.ReadFile(filepath.Join("../testdata/leader-run/leader/ignore-lost-lease/1", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "report.json" { // the report of a later run
+			data = []byte(strings.Replace(string(data), `"StartTime": "2026-11-23T`, `"StartTime": "2027-11-23T`, 1))
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(run, f)), 0o755)
+		os.WriteFile(filepath.Join(run, f), data, 0o644)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "x", dir); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `class="broken-marker"`) || !strings.Contains(b.String(), "broken 1/1") {
+		t.Errorf("stale evidence shown, or the spec lost its outcome")
+	}
+}
+
 func TestWriteRefusesAFolderWithoutReports(t *testing.T) {
 	err := Write(new(bytes.Buffer), "x", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "no report.json below") {

@@ -53,14 +53,20 @@ func load(root string) ([]run, error) {
 		dir := filepath.Dir(p)
 		rel, _ := filepath.Rel(root, dir)
 		r := run{dir: filepath.ToSlash(rel), evidence: map[string]string{}}
+		var started time.Time
 		for _, rep := range reps {
 			r.specs = append(r.specs, verdict.Specs(rep)...)
+			if started.IsZero() || rep.StartTime.Before(started) {
+				started = rep.StartTime
+			}
 		}
+		// Evidence left by an earlier run in the same folder, or that
+		// this steadystate cannot read, has no place on this page.
 		files, _ := filepath.Glob(filepath.Join(dir, "*", evidence.FileName))
 		for _, f := range files {
 			e, err := evidence.Read(f)
-			if err != nil {
-				return nil, err
+			if err != nil || e.Start.Before(started) {
+				continue
 			}
 			rel, _ := filepath.Rel(root, f)
 			r.evidence[e.Spec] = filepath.ToSlash(rel)
