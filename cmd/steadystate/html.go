@@ -30,17 +30,5 @@ func writePage(dir, out, title string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a folder: give a run's artifacts folder (e.g. _artifacts, or _artifacts/selftest)", dir)
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	werr := html.Write(f, title, dir)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(out)
-		return fmt.Errorf("write %s: %w", out, werr)
-	}
-	return nil
+	return replaceFile(out, func(w io.Writer) error { return html.Write(w, title, dir) })
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -26,23 +24,8 @@ func writeJUnit(report, out string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".junit-*.xml")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	defer os.Remove(tmp.Name())
-	werr := reports.WriteJUnit(tmp, "steadystate", reps)
-	if werr == nil {
-		werr = tmp.Chmod(0o644) // CreateTemp makes it private
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), out)
-	}
-	if werr != nil {
-		return fmt.Errorf("write %s: %w", out, werr)
+	if err := replaceFile(out, func(w io.Writer) error { return reports.WriteJUnit(w, "steadystate", reps) }); err != nil {
+		return err
 	}
 	if stdout != nil {
 		fmt.Fprintf(stdout, "junit: %s\n", out)
