@@ -41,6 +41,10 @@ type PodOptions struct {
 	// Controller is the controller container, ProxyImage the sidecar's.
 	Controller Controller
 	ProxyImage string
+	// Pull is both containers' image pull policy: Never (the default)
+	// where the provider loaded the images into the nodes, IfNotPresent
+	// on a cluster that may pull them from a registry.
+	Pull corev1.PullPolicy
 	// RunTimeout bounds the wait for the pods to run (default 90s),
 	// StartTimeout the wait for each controller's first request through
 	// its proxy (default 60s).
@@ -91,7 +95,10 @@ func StartPods(ctx context.Context, o PodOptions) (_ *Pods, err error) {
 	if p.revoke, err = grant(ctx, o.Kube, o.Namespace, o.Controller); err != nil {
 		return nil, err
 	}
-	dep := deployment(o.Controller, o.ProxyImage, o.Replicas)
+	if o.Pull == "" {
+		o.Pull = corev1.PullNever
+	}
+	dep := deployment(o.Controller, o.ProxyImage, o.Replicas, o.Pull)
 	if _, err := o.Kube.AppsV1().Deployments(o.Namespace).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
 		return nil, err
 	}

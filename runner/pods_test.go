@@ -50,7 +50,7 @@ func TestAPodThatCannotStartFailsAtOnceAndLeavesNothing(t *testing.T) {
 // gets POD_NAME first (its other values may use it), the shared
 // kubeconfig, /tmp and the certificate; the proxy is a native sidecar.
 func TestDeploymentRunsTheControllerBesideItsProxy(t *testing.T) {
-	d := deployment(Controller{Name: "mgr", Image: "example.com/mgr:v1", Args: []string{"--id=" + PodName}, Env: [][2]string{{"KUBECONFIG", Kubeconfig}}, Certs: map[string][]byte{}}, "proxy:dev", 2)
+	d := deployment(Controller{Name: "mgr", Image: "example.com/mgr:v1", Args: []string{"--id=" + PodName}, Env: [][2]string{{"KUBECONFIG", Kubeconfig}}, Certs: map[string][]byte{}}, "proxy:dev", 2, corev1.PullNever)
 	spec := d.Spec.Template.Spec
 	c := spec.Containers[0]
 	if c.Name != ControllerContainer || c.Env[0].Name != "POD_NAME" || c.Env[1].Value != Kubeconfig || *d.Spec.Replicas != 2 {

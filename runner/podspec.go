@@ -90,7 +90,7 @@ func allowExisting(err error) error {
 // deployment runs c as the main container, the fault proxy as a native
 // sidecar (an init container that keeps running, started and healthy
 // before the controller starts), sharing the kubeconfig the proxy writes.
-func deployment(c Controller, proxyImage string, replicas int) *appsv1.Deployment {
+func deployment(c Controller, proxyImage string, replicas int, pull corev1.PullPolicy) *appsv1.Deployment {
 	labels := map[string]string{PodLabel: c.Name}
 	podName := corev1.EnvVar{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}
 	env := []corev1.EnvVar{podName} // first: the others may use $(POD_NAME)
@@ -117,7 +117,7 @@ func deployment(c Controller, proxyImage string, replicas int) *appsv1.Deploymen
 					ServiceAccountName:            "subject",
 					TerminationGracePeriodSeconds: ptr.To(int64(15)),
 					InitContainers: []corev1.Container{{
-						Name: "proxy", Image: proxyImage, ImagePullPolicy: corev1.PullNever,
+						Name: "proxy", Image: proxyImage, ImagePullPolicy: pull,
 						RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
 						Args:          []string{"--kubeconfig-out=" + Kubeconfig, fmt.Sprintf("--control=:%d", controlPort), "--linger=2s"},
 						Env:           []corev1.EnvVar{podName},
@@ -130,7 +130,7 @@ func deployment(c Controller, proxyImage string, replicas int) *appsv1.Deploymen
 						VolumeMounts: mounts[:1],
 					}},
 					Containers: []corev1.Container{{
-						Name: ControllerContainer, Image: c.Image, ImagePullPolicy: corev1.PullNever,
+						Name: ControllerContainer, Image: c.Image, ImagePullPolicy: pull,
 						Args: c.Args, Env: env, VolumeMounts: mounts,
 					}},
 					Volumes: volumes,

@@ -20,6 +20,9 @@ type Provider struct {
 	kubeconfig string
 	context    string
 	rest       *rest.Config
+	// written is a kubeconfig Create wrote for the pod's ServiceAccount,
+	// removed by Destroy.
+	written string
 }
 
 var _ support.E2EClusterProvider = (*Provider)(nil)
@@ -94,7 +97,20 @@ func (p *Provider) WithOpts(opts ...support.ClusterOpts) support.E2EClusterProvi
 func (p *Provider) SetDefaults() support.E2EClusterProvider { return p }
 
 // Create validates the kubeconfig and context and returns the kubeconfig path.
+//
+// With no kubeconfig anywhere (no path given, $KUBECONFIG unset, no
+// ~/.kube/config) inside a pod, the cluster is the one the pod runs in:
+// Create writes a kubeconfig for the pod's ServiceAccount and uses that.
 func (p *Provider) Create(context.Context, ...string) (string, error) {
+	if p.kubeconfig == "" && noKubeconfig() {
+		path, err := writeInCluster()
+		switch {
+		case err == nil:
+			p.kubeconfig, p.written, p.context = path, path, inClusterName
+		case !errors.Is(err, rest.ErrNotInCluster):
+			return "", err
+		}
+	}
 	cfg, err := Load(p.kubeconfig, p.context)
 	if err != nil {
 		return "", err
@@ -128,8 +144,16 @@ func (p *Provider) ExportLogs(_ context.Context, dest string) error {
 	return os.WriteFile(filepath.Join(dest, "README"), []byte("existing cluster: control-plane logs are not reachable from the harness\n"), 0o644)
 }
 
-// Destroy does nothing: the cluster is not ours.
-func (p *Provider) Destroy(context.Context) error { return nil }
+// Destroy leaves the cluster alone (it is not ours) and removes the
+// kubeconfig Create wrote, if any.
+func (p *Provider) Destroy(context.Context) error {
+	if p.written == "" {
+		return nil
+	}
+	err := os.Remove(p.written)
+	p.written = ""
+	return err
+}
 
 // WaitForControlPlane checks that the API server answers /readyz.
 func (p *Provider) WaitForControlPlane(ctx context.Context, _ klient.Client) error {

@@ -73,3 +73,18 @@ func TestProviderCreateValidatesAndDestroyKeepsTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Outside a pod, with no kubeconfig anywhere, Create says what to pass
+// rather than inventing a cluster.
+func TestCreateOutsideAPodWithNoKubeconfig(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	p := NewProvider("", "")
+	if _, err := p.Create(t.Context()); err == nil || !strings.Contains(err.Error(), "has no current context") {
+		t.Fatalf("Create = %v, want the no-current-context error", err)
+	}
+	if p.written != "" {
+		t.Errorf("Create wrote an in-cluster kubeconfig %s outside a pod", p.written)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/runner"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -35,6 +37,15 @@ const PodLabel = runner.PodLabel
 // Placement is where this run's replicas run.
 func Placement() string { return testenv.Run().Placement }
 
+// pullPolicy is Never where the provider loads the images (kind), and
+// IfNotPresent on an existing cluster, whose nodes have them or pull them.
+func pullPolicy() corev1.PullPolicy {
+	if testenv.Run().Cluster.Provider == cluster.Existing {
+		return corev1.PullIfNotPresent
+	}
+	return corev1.PullNever
+}
+
 // startPods runs c as pods (runner.StartPods) in namespace ns until the
 // spec ends. Each replica's proxy and log are the spec's evidence, and so
 // is the proxy of every pod the Deployment starts in place of one a fault
@@ -43,7 +54,7 @@ func startPods(ctx context.Context, ns string, replicas int, c runner.Controller
 	env, collector := testenv.Get(), testenv.Evidence()
 	p, err := runner.StartPods(ctx, runner.PodOptions{
 		Kube: env.Kube, REST: env.REST, Namespace: ns, Replicas: replicas,
-		Controller: c, ProxyImage: FaultProxyImage, StartTimeout: startTimeout,
+		Controller: c, ProxyImage: FaultProxyImage, StartTimeout: startTimeout, Pull: pullPolicy(),
 		Replacement: func(pod string, m *proxy.Mirror) { collector.AddProxy(pod, m) },
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
@@ -171,9 +172,10 @@ func SetupCluster(ctx SpecContext) []byte {
 		}
 		cfg.Controllers = rest
 	}
-	// A subject file's image is packed, or found, before the cluster starts.
+	// A subject file's image is packed, or found, before the cluster
+	// starts. An existing cluster's nodes have the images or pull them.
 	var images []testenv.Image
-	if Placement() == Pods {
+	if Placement() == Pods && cfg.Provider != cluster.Existing {
 		images = subjectImages(ctx)
 	}
 	kubeconfig := testenv.SetupClusterWith(ctx, cfg)
