@@ -123,6 +123,7 @@ func Inject(ctx context.Context, tl *Timeline, f Fault, t Target) (inj Injection
 		}
 		tl.Add(inj)
 	}()
+	tl.started(f.Name())
 	inj, err = f.Inject(ctx, t)
 	inj.Fault = f.Name()
 	return inj, err
@@ -143,6 +144,7 @@ func Begin(ctx context.Context, tl *Timeline, f Fault, t Target) (*Active, error
 	if err := f.Available(t); err != nil {
 		return nil, unavailable(f, err)
 	}
+	tl.started(f.Name())
 	inj, err := f.Inject(ctx, t)
 	inj.Fault = f.Name()
 	a := &Active{tl: tl, fault: f, t: t, inj: inj}

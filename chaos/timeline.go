@@ -12,9 +12,10 @@ import (
 // Go's monotonic clock; Offset places any of them against the timeline's
 // base, so fault records, proxy logs and watch histories line up.
 type Timeline struct {
-	base time.Time
-	mu   sync.Mutex
-	all  []Injection
+	base     time.Time
+	mu       sync.Mutex
+	all      []Injection
+	observer func(inj Injection, active bool)
 }
 
 // NewTimeline starts a timeline now.
@@ -26,6 +27,18 @@ func (tl *Timeline) Base() time.Time { return tl.base }
 // Offset is t measured from the base.
 func (tl *Timeline) Offset(t time.Time) time.Duration { return t.Sub(tl.base) }
 
+// Observe has fn told of each fault as it starts (active) and as it is
+// recorded (not active), for progress output. Call it before the first
+// injection.
+func (tl *Timeline) Observe(fn func(inj Injection, active bool)) { tl.observer = fn }
+
+// started tells the observer that fault is being injected.
+func (tl *Timeline) started(fault string) {
+	if tl != nil && tl.observer != nil {
+		tl.observer(Injection{Fault: fault, Start: time.Now()}, true)
+	}
+}
+
 // Add records an injection. A nil timeline records nothing.
 func (tl *Timeline) Add(inj Injection) {
 	if tl == nil {
@@ -34,6 +47,9 @@ func (tl *Timeline) Add(inj Injection) {
 	tl.mu.Lock()
 	tl.all = append(tl.all, inj)
 	tl.mu.Unlock()
+	if tl.observer != nil {
+		tl.observer(inj, false)
+	}
 }
 
 // Injections returns the records ordered by start.

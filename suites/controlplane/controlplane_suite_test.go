@@ -18,11 +18,6 @@ func TestMain(m *testing.M) {
 
 func TestControlPlane(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Control plane")
+	Register()
+	RunSpecs(t, Title)
 }
-
-var _ = SynchronizedBeforeSuite(testenv.SetupCluster, testenv.Connect)
-
-var _ = ReportAfterEach(testenv.NoteFailure)
-
-var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)

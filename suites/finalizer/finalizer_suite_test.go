@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -19,11 +18,6 @@ func TestMain(m *testing.M) {
 
 func TestFinalizer(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Finalizer race")
+	Register()
+	RunSpecs(t, Title)
 }
-
-var _ = SynchronizedBeforeSuite(subject.SetupCluster, subject.Connect)
-
-var _ = ReportAfterEach(testenv.NoteFailure)
-
-var _ = SynchronizedAfterSuite(stopTarget, testenv.TeardownCluster)

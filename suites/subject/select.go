@@ -212,3 +212,8 @@ func subjectImages(ctx context.Context) []testenv.Image {
 	fmt.Fprintf(GinkgoWriter, "packed %s into %s in %s\n", bin, p.Image, time.Since(start).Round(time.Millisecond))
 	return []testenv.Image{proxy, {Name: p.Image, Archive: archive, Hint: "packed from " + bin}}
 }
+
+// Lifecycle is a subject suite's testenv.Lifecycle: the cluster set up
+// for the run's subject (SetupCluster) and the subject's manifests or
+// reference CRDs applied in every process (Connect).
+func Lifecycle() { testenv.Lifecycle(SetupCluster, Connect) }

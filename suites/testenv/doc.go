@@ -2,8 +2,7 @@
 // per suite run, brought up by the first parallel process and torn down after
 // the last, clients for it, and a fresh namespace for each spec.
 //
-// A suite wires it in with two lines:
+// A suite's Register wires it in before declaring its specs:
 //
-//	var _ = SynchronizedBeforeSuite(testenv.SetupCluster, testenv.Connect)
-//	var _ = SynchronizedAfterSuite(func() {}, testenv.TeardownCluster)
+//	testenv.Lifecycle(testenv.SetupCluster, testenv.Connect)
 package testenv

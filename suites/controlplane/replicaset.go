@@ -20,47 +20,49 @@ import (
 // convergeTimeout bounds how long the ReplicaSet controller may take.
 const convergeTimeout = 30 * time.Second
 
-var _ = Describe("The ReplicaSet controller", Label("controlplane"), func() {
-	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "replicaset") })
+func replicaSetSpecs() {
+	Describe("The ReplicaSet controller", Label("controlplane"), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "replicaset") })
 
-	It("creates pods up to the replica count, then removes them when scaled down", func(ctx SpecContext) {
-		env := testenv.Get()
-		rs := replicaSet(ns, "web", 3)
-		Expect(env.Klient.Resources().Create(ctx, rs)).To(Succeed())
+		It("creates pods up to the replica count, then removes them when scaled down", func(ctx SpecContext) {
+			env := testenv.Get()
+			rs := replicaSet(ns, "web", 3)
+			Expect(env.Klient.Resources().Create(ctx, rs)).To(Succeed())
 
-		By("converging to 3 replicas")
-		waitForReplicas(ctx, rs, 3)
-		pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(pods.Items).To(HaveLen(3))
-		for _, pod := range pods.Items {
-			owner := metav1.GetControllerOf(&pod)
-			Expect(owner).NotTo(BeNil(), "pod %s has no controller", pod.Name)
-			Expect(owner.UID).To(Equal(rs.UID))
-		}
-
-		By("scaling down to 1 replica")
-		Expect(env.Klient.Resources().Get(ctx, rs.Name, ns, rs)).To(Succeed())
-		rs.Spec.Replicas = ptr.To[int32](1)
-		Expect(env.Klient.Resources().Update(ctx, rs)).To(Succeed())
-		waitForReplicas(ctx, rs, 1)
-		Expect(wait.For(func(ctx context.Context) (bool, error) {
+			By("converging to 3 replicas")
+			waitForReplicas(ctx, rs, 3)
 			pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-			if err != nil {
-				return false, err
+			Expect(err).NotTo(HaveOccurred())
+			Expect(pods.Items).To(HaveLen(3))
+			for _, pod := range pods.Items {
+				owner := metav1.GetControllerOf(&pod)
+				Expect(owner).NotTo(BeNil(), "pod %s has no controller", pod.Name)
+				Expect(owner.UID).To(Equal(rs.UID))
 			}
-			live := 0
-			for _, p := range pods.Items {
-				if p.DeletionTimestamp == nil {
-					live++
+
+			By("scaling down to 1 replica")
+			Expect(env.Klient.Resources().Get(ctx, rs.Name, ns, rs)).To(Succeed())
+			rs.Spec.Replicas = ptr.To[int32](1)
+			Expect(env.Klient.Resources().Update(ctx, rs)).To(Succeed())
+			waitForReplicas(ctx, rs, 1)
+			Expect(wait.For(func(ctx context.Context) (bool, error) {
+				pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+				if err != nil {
+					return false, err
 				}
-			}
-			return live == 1, nil
-		}, wait.WithContext(ctx), wait.WithTimeout(convergeTimeout), wait.WithInterval(100*time.Millisecond))).
-			To(Succeed(), "one live pod left after scaling down")
+				live := 0
+				for _, p := range pods.Items {
+					if p.DeletionTimestamp == nil {
+						live++
+					}
+				}
+				return live == 1, nil
+			}, wait.WithContext(ctx), wait.WithTimeout(convergeTimeout), wait.WithInterval(100*time.Millisecond))).
+				To(Succeed(), "one live pod left after scaling down")
+		})
 	})
-})
+}
 
 func waitForReplicas(ctx context.Context, rs *appsv1.ReplicaSet, n int32) {
 	cond := conditions.New(testenv.Get().Klient.Resources()).ResourceMatch(rs, func(obj k8s.Object) bool {

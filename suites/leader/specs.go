@@ -94,65 +94,67 @@ func (e *election) other(identity string) string {
 
 func (e *election) oneWriter() oracle.Check { return testenv.Judged(catalog.LeaderOneWriter) }
 
-var _ = Describe("A leader-elected manager", Label("capability:leader-elected"), func() {
-	var ns string
-	BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "leader") })
+func leaderSpecs() {
+	Describe("A leader-elected manager", Label("capability:leader-elected"), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "leader") })
 
-	It("makes no leader-only writes when a non-leader shuts down gracefully", Label("fault:process-terminate"), func(ctx SpecContext) {
-		e := start(ctx, ns)
-		follower := e.other(e.holder())
-		// Only a follower that takes part in the election counts: its
-		// proxy has seen it read the Lease.
-		Eventually(func() bool {
-			return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
-		}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
-		// A terminate that fails is in the timeline, for the premise.
-		chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
-		testenv.Verify(
-			testenv.Judged(catalog.LeaderFollowerTerminated),
-			e.oneWriter(),
-		)
-	})
-
-	It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
-		e := start(ctx, ns)
-		inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
-		bound := e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
-		testenv.Verify(
-			testenv.Judged(catalog.LeaderHolderKilled),
-			testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
-				return judge.Bound{Convergence: testenv.Within(inj.Start, bound), History: judge.HistoryLease, Want: judge.TakenOver(e.key(), e.lease.StateAt(inj.Start)[e.key()])}
-			}, "failover"),
-			e.oneWriter(),
-		)
-	})
-
-	It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), func(ctx SpecContext) {
-		e := start(ctx, ns)
-		old := e.holder()
-		oldHolder := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.key()])
-		part, err := chaos.Begin(ctx, testenv.Timeline(), chaos.Partition(old, true, 0), e.target)
-		Expect(err).NotTo(HaveOccurred())
-		// Heal once the recorded Lease has another holder (the premise,
-		// judged from the same history), or after 30s.
-		wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-			h := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.key()])
-			return h != "" && h != oldHolder, nil
+		It("makes no leader-only writes when a non-leader shuts down gracefully", Label("fault:process-terminate"), func(ctx SpecContext) {
+			e := start(ctx, ns)
+			follower := e.other(e.holder())
+			// Only a follower that takes part in the election counts: its
+			// proxy has seen it read the Lease.
+			Eventually(func() bool {
+				return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
+			}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
+			// A terminate that fails is in the timeline, for the premise.
+			chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.target)
+			testenv.Verify(
+				testenv.Judged(catalog.LeaderFollowerTerminated),
+				e.oneWriter(),
+			)
 		})
-		healed := time.Now()
-		Expect(part.End(ctx)).To(Succeed())
-		// The old leader either exits (correct) or writes again; wait for
-		// one or the other, then judge the writes.
-		oldProxy := e.proxies[old]
-		Eventually(func() bool {
-			return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, healed)
-		}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
-		testenv.Verify(
-			testenv.Judged(catalog.LeaderPartitioned),
-			e.oneWriter(),
-		)
+
+		It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
+			e := start(ctx, ns)
+			inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.target)
+			bound := e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
+			testenv.Verify(
+				testenv.Judged(catalog.LeaderHolderKilled),
+				testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
+					return judge.Bound{Convergence: testenv.Within(inj.Start, bound), History: judge.HistoryLease, Want: judge.TakenOver(e.key(), e.lease.StateAt(inj.Start)[e.key()])}
+				}, "failover"),
+				e.oneWriter(),
+			)
+		})
+
+		It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), func(ctx SpecContext) {
+			e := start(ctx, ns)
+			old := e.holder()
+			oldHolder := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.key()])
+			part, err := chaos.Begin(ctx, testenv.Timeline(), chaos.Partition(old, true, 0), e.target)
+			Expect(err).NotTo(HaveOccurred())
+			// Heal once the recorded Lease has another holder (the premise,
+			// judged from the same history), or after 30s.
+			wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				h := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.key()])
+				return h != "" && h != oldHolder, nil
+			})
+			healed := time.Now()
+			Expect(part.End(ctx)).To(Succeed())
+			// The old leader either exits (correct) or writes again; wait for
+			// one or the other, then judge the writes.
+			oldProxy := e.proxies[old]
+			Eventually(func() bool {
+				return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, healed)
+			}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
+			testenv.Verify(
+				testenv.Judged(catalog.LeaderPartitioned),
+				e.oneWriter(),
+			)
+		})
 	})
-})
+}
 
 // wroteSince reports whether a replica made a leader-only write after t.
 func wroteSince(p proxy.Controller, t time.Time) bool {

@@ -1,0 +1,18 @@
+package controlplane
+
+import (
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// Title is the suite's name in reports.
+const Title = "Control plane"
+
+// Register declares the suite in Ginkgo's global suite: its cluster
+// lifecycle, then its specs. A process registers one suite and runs it:
+// its test binary (TestMain, for ginkgo and make e2e) or
+// `steadystate suite controlplane`.
+func Register() {
+	testenv.Lifecycle(testenv.SetupCluster, testenv.Connect)
+	garbageCollectorSpecs()
+	replicaSetSpecs()
+}

@@ -1,0 +1,301 @@
+package finalizer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+const foreign = "infrastructure.steadystate.dev/hold"
+
+// resource is the subject's movable resource as the suite uses it.
+type resource struct {
+	*subjectfile.MovableResource
+	gvr schema.GroupVersionResource
+}
+
+func bound(m subject.MovableResource) resource {
+	b := m.Movable()
+	gv, err := schema.ParseGroupVersion(b.Template["apiVersion"].(string))
+	Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.template.apiVersion")
+	return resource{MovableResource: b, gvr: gv.WithResource(b.Resource)}
+}
+
+func (r resource) create(ctx context.Context, dyn dynamic.Interface, ns, name string, finalizers ...string) {
+	obj := &unstructured.Unstructured{Object: (&unstructured.Unstructured{Object: r.Template}).DeepCopy().Object}
+	obj.SetName(name)
+	obj.SetNamespace(ns)
+	if len(finalizers) > 0 {
+		obj.SetFinalizers(finalizers)
+	}
+	_, err := dyn.Resource(r.gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// The recorded histories of the resource on the two clusters.
+const (
+	sourceHistory = "source/clusters"
+	targetHistory = "target/clusters"
+)
+
+// until is the bound of history converging to want within c.
+func until(history string, c oracle.Convergence, want judge.Want) judge.Bound {
+	return judge.Bound{Convergence: c, History: history, Want: want}
+}
+
+// running wants every name in ns there, unpaused, not deleting and
+// carrying the controller's finalizer.
+func (r resource) running(ns string, names ...string) judge.Want {
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = ns + "/" + n
+	}
+	return judge.Running(r.Finalizer, r.PausedPath, keys...)
+}
+
+// report merges the binding's status into each object once it runs:
+// what a real installation's other parts would report.
+func (r resource) report(ctx context.Context, dyn dynamic.Interface, ns string, names ...string) error {
+	if r.Status == nil {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": r.Status})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, n, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			return fmt.Errorf("capabilities.movableResource.status: merge into %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func finalizerSpecs() {
+	Describe("A pausable, finalized resource", Label("capability:movable"), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) {
+			ns = testenv.NewNamespace(ctx, "finalizer")
+		})
+
+		It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
+			m := subject.Movable()
+			r := bound(m)
+			r.facts()
+			tgtKubeconfig, tgtREST := moveTarget(ctx, m)
+			tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
+			_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func(ctx SpecContext) { tgtKube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
+			m.StartResourceController(ctx, nil, ns)
+			m.StartResourceController(ctx, tgtREST, ns)
+			env := testenv.Get()
+			dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
+			const field = "capabilities.movableResource.resource"
+			for _, served := range []error{
+				testenv.Served(ctx, dyn, r.gvr, ns, field, 30*time.Second),
+				testenv.Served(ctx, tgtDyn, r.gvr, ns, field+" (on the move's target)", 30*time.Second),
+			} {
+				if served != nil {
+					Fail(served.Error())
+				}
+			}
+			source, dest := testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, targetHistory, tgtDyn, r.gvr, ns, "")
+			if se := r.SideEffects; se != nil {
+				gv, err := schema.ParseGroupVersion(se.APIVersion)
+				Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
+				testenv.RecordAs(ctx, "source/cleanups", dyn, gv.WithResource(se.Resource), ns, se.Selector)
+				testenv.RecordAs(ctx, "target/cleanups", tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
+				testenv.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
+			}
+			testenv.Fact(judge.FactClusters, "source,target")
+			names := []string{"alpha", "beta"}
+			created := time.Now()
+			for _, n := range names {
+				r.create(ctx, dyn, ns, n)
+			}
+			if _, err := testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, names...))); err == nil {
+				Expect(r.report(ctx, dyn, ns, names...)).To(Succeed())
+			}
+
+			By("moving to the target cluster")
+			out, err := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
+			moved := time.Now()
+			if err != nil {
+				testenv.Fact(judge.FactMoverError, moverErr("move", out, err).Error())
+			}
+			testenv.FactTime(judge.FactMoved, moved)
+			var back time.Time
+			var leftovers error
+			checks := []oracle.Check{
+				testenv.Judged(catalog.FinRanBefore),
+				testenv.Judged(catalog.FinMoverFinished),
+				testenv.Converges(ctx, catalog.FinP1, func() judge.Bound {
+					return until(sourceHistory, testenv.Within(moved, 30*time.Second), judge.Empty())
+				}, "gone"),
+				testenv.Converges(ctx, catalog.FinRunsAfterMove, func() judge.Bound {
+					return until(targetHistory, testenv.Settle(moved), r.running(ns, names...))
+				}, ""),
+				// The move back: P1 again with the clusters' roles swapped. A
+				// move back that cannot run leaves it unjudged; so does a first
+				// move that left objects behind (P1 broke): the move back then
+				// starts from the same bug's leftovers, and only P3 (the 422
+				// on moving onto them) is judged of it.
+				oracle.Check{Property: catalog.FinP1Back, Run: func() error {
+					By("moving back to the source cluster")
+					// A move does not carry status: report it again where the
+					// objects run now.
+					if err := r.report(ctx, tgtDyn, ns, names...); err != nil {
+						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+					}
+					out, err := m.Move(ctx, tgtKubeconfig, env.Kubeconfig, ns)
+					if err := moverErr("move back", out, err); err != nil {
+						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+					}
+					back = time.Now()
+					if err := testenv.Judged(catalog.FinP1).Run(); err != nil {
+						leftovers = fmt.Errorf("%w: the first move left objects behind (%s broke)", oracle.ErrNotEvaluated, catalog.FinP1.ID)
+						return leftovers
+					}
+					testenv.Await(ctx, catalog.FinP1Back, until(targetHistory, testenv.Within(back, 30*time.Second), judge.Empty()))
+					return testenv.Judged(catalog.FinP1Back).Run()
+				}},
+				oracle.Check{Property: catalog.FinRunsAfterBack, Run: func() error {
+					switch {
+					case back.IsZero():
+						return fmt.Errorf("%w: the move back did not run", oracle.ErrNotEvaluated)
+					case leftovers != nil:
+						return leftovers
+					}
+					testenv.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), r.running(ns, names...)))
+					return testenv.Judged(catalog.FinRunsAfterBack).Run()
+				}},
+				oracle.Check{Property: catalog.FinP2, Run: func() error {
+					// A zombie younger than the bound may still go: wait for it.
+					if err := untilNoneOpen(ctx, r, source, dest); err != nil {
+						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+					}
+					return testenv.Judged(catalog.FinP2).Run()
+				}},
+				testenv.Judged(catalog.FinP3),
+			}
+			if r.SideEffects != nil {
+				checks = append(checks, testenv.Judged(catalog.FinP4))
+			} else {
+				AddReportEntry("not judged: "+catalog.FinP4.ID, "the subject binds no sideEffects")
+			}
+			testenv.Verify(checks...)
+		})
+
+		It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
+			m := subject.Movable()
+			r := bound(m)
+			r.facts()
+			controller := m.StartResourceController(ctx, nil, ns)
+			env := testenv.Get()
+			dyn := dynamic.NewForConfigOrDie(env.REST)
+			testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, "")
+			created := time.Now()
+			r.create(ctx, dyn, ns, "held", foreign)
+			DeferCleanup(func(ctx SpecContext) { // let the namespace go
+				dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+			})
+			testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
+			Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
+			deleted := time.Now()
+			var released time.Time
+			testenv.Verify(
+				testenv.Judged(catalog.FinRanBefore),
+				oracle.Check{Property: catalog.FinReleased, Run: func() error {
+					res, _ := testenv.Await(ctx, catalog.FinReleased, until(sourceHistory, testenv.Within(deleted, 15*time.Second), judge.Released(ns+"/held", r.Finalizer)))
+					released = res.At
+					return testenv.Judged(catalog.FinReleased).Run()
+				}},
+				oracle.Check{Property: catalog.FinP3, Run: func() error {
+					if err := quietFor(ctx, controller.Replicas[0].Proxy, r.Resource, released, 2*time.Second); err != nil {
+						return err
+					}
+					return testenv.Judged(catalog.FinP3).Run()
+				}},
+			)
+		})
+	})
+}
+
+// facts are what the judges need to know of the binding.
+func (r resource) facts() {
+	testenv.Fact(judge.FactFinalizer, r.Finalizer)
+	testenv.Fact(judge.FactPausedPath, r.PausedPath)
+	testenv.Fact(judge.FactResource, r.Resource)
+}
+
+// moverErr is the mover's failure with its output.
+func moverErr(what string, out []byte, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", what, err, out)
+	}
+	return nil
+}
+
+// quietFor watches the controller's proxy log for W after since and fails
+// at the first 422.
+func quietFor(ctx context.Context, p proxy.Controller, resource string, since time.Time, w time.Duration) error {
+	deadline := since.Add(w)
+	for {
+		if err := judge.No422(p.Requests(), resource); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// untilNoneOpen waits while an object of the histories is a zombie younger
+// than P2's bound (it may still go), so P2 is judged on what happened.
+func untilNoneOpen(ctx context.Context, r resource, hs ...*oracle.History) error {
+	for {
+		var wake time.Time
+		for _, h := range hs {
+			open, err := judge.NoneStuck(h, time.Now(), r.Finalizer, r.PausedPath, "")
+			if err != nil {
+				return nil // broken already: nothing to wait for
+			}
+			if !open.IsZero() && (wake.IsZero() || open.Before(wake)) {
+				wake = open
+			}
+		}
+		if wake.IsZero() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(wake.Add(judge.StuckBound + 100*time.Millisecond))):
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package foreground
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+func foregroundSpecs() {
+	Describe("A foreground-deleted composite", Label("capability:composite"), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
+
+		It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), func(ctx SpecContext) {
+			c := start(ctx, ns)
+			key, name := ns+"/app", ns+"-db"
+			created := time.Now()
+			c.create(ctx, "app", name)
+			testenv.Await(ctx, catalog.FgReadyBefore, c.until(testenv.Settle(created), judge.Ready(key)))
+
+			By("holding up the deletion of what the claim owns, then deleting the claim")
+			blockErr := c.blocker.block(ctx, "app")
+			deleted := time.Now()
+			c.delete(ctx, "app")
+			testenv.Fact(judge.FactClaim, key)
+			testenv.FactTime(judge.FactDeleted, deleted)
+			testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
+			if c.external() {
+				testenv.Fact(judge.FactExternalName, name)
+			}
+			// Convergence checks run in order: (a) is judged last, over the
+			// whole deletion, once the claim is gone.
+			checks := []oracle.Check{testenv.Judged(catalog.FgReadyBefore)}
+			if msg := c.blockerMessage("app"); msg != "" {
+				checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
+					return c.until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
+				}, ""))
+			} else {
+				AddReportEntry("not judged: "+catalog.FgBlockerNamed.ID, "the subject binds no blockerMessage")
+			}
+			checks = append(checks,
+				testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
+					// The block is a fault with a duration: it lasts past the
+					// 5s of (a) plus W, so that (a) is judged on a claim that
+					// waits, not on one that is gone before it must speak.
+					select {
+					case <-ctx.Done():
+					case <-time.After(time.Until(deleted.Add(judge.DeletingWithin + testenv.Current.Window + time.Second))):
+					}
+					Expect(c.blocker.unblock(ctx)).To(Succeed(), "unblock the deletion")
+					return c.until(testenv.Settle(time.Now()), judge.Gone(key))
+				}, ""),
+				testenv.Judged(catalog.FgDeletingStatus),
+				// The premise: judged first, so it waits (15s at most) for the
+				// deletion to reach what is blocked.
+				oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
+					if blockErr != nil {
+						return blockErr
+					}
+					var blocked error
+					premise := testenv.Judged(catalog.FgDeletionBlocked)
+					err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+						blocked = premise.Run()
+						return blocked == nil, nil
+					})
+					if err != nil {
+						return fmt.Errorf("within 15s of the delete: %w", blocked)
+					}
+					return nil
+				}},
+			)
+			testenv.Verify(checks...)
+		})
+	})
+}

@@ -1,0 +1,18 @@
+package foreground
+
+import (
+	"github.com/steadystate-dev/steadystate/suites/subject"
+)
+
+// Title is the suite's name in reports.
+const Title = "Foreground deletion"
+
+// Register declares the suite in Ginkgo's global suite: its cluster
+// lifecycle, then its specs. A process registers one suite and runs it:
+// its test binary (TestMain, for ginkgo and make e2e) or
+// `steadystate suite foreground`.
+func Register() {
+	subject.Lifecycle()
+	foregroundSpecs()
+	sameNameSpecs()
+}

@@ -1,0 +1,17 @@
+package leader
+
+import (
+	"github.com/steadystate-dev/steadystate/suites/subject"
+)
+
+// Title is the suite's name in reports.
+const Title = "Leader election"
+
+// Register declares the suite in Ginkgo's global suite: its cluster
+// lifecycle, then its specs. A process registers one suite and runs it:
+// its test binary (TestMain, for ginkgo and make e2e) or
+// `steadystate suite leader`.
+func Register() {
+	subject.Lifecycle()
+	leaderSpecs()
+}

@@ -1,0 +1,67 @@
+package lostevents
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+func stormSpecs() {
+	Describe("A scalable workload under watch stalls and pod deletions", Label("capability:scalable"), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
+
+		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
+			w := startSubject(ctx, ns)
+			created := w.create(ctx, 2)
+			tl := testenv.Timeline()
+			testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
+
+			By("holding the pod watch while scaling to 4, until the new pods exist")
+			stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
+			Expect(err).NotTo(HaveOccurred())
+			scaled := w.scale(ctx, 4)
+			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
+			Expect(stall.End(ctx)).To(Succeed())
+
+			testenv.Verify(
+				testenv.Judged(catalog.LostHealthyBefore),
+				testenv.Converges(ctx, catalog.LostAfterStall, func() judge.Bound {
+					return w.until(testenv.Recovery(scaled, w.expectationTimeout()))
+				}, ""),
+				testenv.Judged(catalog.LostNoOvershoot),
+			)
+		})
+
+		It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
+			w := startSubject(ctx, ns)
+			created := w.create(ctx, 4)
+			tl := testenv.Timeline()
+			testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
+
+			By("deleting half of the pods (grace 0), three times")
+			var last time.Time
+			for range 3 {
+				// A deletion that fails is in the timeline, for the premise.
+				chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.target)
+				last = time.Now()
+				Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
+			}
+			testenv.Verify(
+				testenv.Judged(catalog.LostHealthyBefore),
+				testenv.Judged(catalog.LostStormHappened),
+				testenv.Converges(ctx, catalog.LostAfterStorm, func() judge.Bound {
+					return w.until(testenv.Recovery(last, w.expectationTimeout()))
+				}, ""),
+				testenv.Judged(catalog.LostNoOvershoot),
+			)
+		})
+	})
+}

@@ -1,0 +1,105 @@
+package suites
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/suites/finalizer"
+	"github.com/steadystate-dev/steadystate/suites/foreground"
+	"github.com/steadystate-dev/steadystate/suites/leader"
+	"github.com/steadystate-dev/steadystate/suites/lostevents"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// Suite is a suite compiled into this program.
+type Suite struct {
+	// Name is the catalog's (catalog.Suites), Title the report's.
+	Name, Title string
+	// Register declares the suite's lifecycle and specs.
+	Register func()
+}
+
+// All are the catalog's suites, in its order.
+var All = []Suite{
+	{"lostevents", lostevents.Title, lostevents.Register},
+	{"leader", leader.Title, leader.Register},
+	{"foreground", foreground.Title, foreground.Register},
+	{"finalizer", finalizer.Title, finalizer.Register},
+}
+
+// Lookup finds a suite by its catalog name.
+func Lookup(name string) (Suite, bool) {
+	for _, s := range All {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Suite{}, false
+}
+
+// Names are the suites' names, for messages.
+func Names() string {
+	var names []string
+	for _, s := range catalog.Suites {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ErrFlags marks arguments Run could not parse.
+var ErrFlags = errors.New("bad suite flags")
+
+// Run runs the suite name in this process with args, Ginkgo's -ginkgo.*
+// flags and the suites' -steadystate.* flags, plus
+// -steadystate.progress-fd=N: a file descriptor the parent opened for
+// testenv's progress events. It reports whether every spec passed. Ginkgo
+// keeps one suite per process: Run may be called once.
+func Run(name string, args []string) (passed bool, err error) {
+	s, ok := Lookup(name)
+	if !ok {
+		return false, fmt.Errorf("%w: no suite %q: the suites are %s", ErrFlags, name, Names())
+	}
+	// Ginkgo's flags live on the command line's flag set; a bad flag is
+	// returned, not printed with an exit.
+	fs := flag.CommandLine
+	fs.Init(fs.Name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	testenv.RegisterFlags(fs)
+	progressFD := fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	if err := fs.Parse(args); err != nil {
+		return false, fmt.Errorf("%w: %v", ErrFlags, err)
+	}
+	if fs.NArg() > 0 {
+		return false, fmt.Errorf("%w: suite %s takes flags only, not %q", ErrFlags, name, fs.Arg(0))
+	}
+	if *progressFD > 0 {
+		f := os.NewFile(uintptr(*progressFD), "progress")
+		if f == nil {
+			return false, fmt.Errorf("%w: -steadystate.progress-fd=%d is not an open file", ErrFlags, *progressFD)
+		}
+		// The events are this process's, not the controllers' and
+		// clusters' it starts.
+		syscall.CloseOnExec(*progressFD)
+		defer f.Close()
+		testenv.Progress = f
+	}
+	RegisterFailHandler(Fail)
+	s.Register()
+	return RunSpecs(failer{}, s.Title), nil
+}
+
+// failer is the GinkgoTestingT of a suite run outside `go test`: the
+// verdict is RunSpecs's result and the reports, so a failure needs no
+// other record.
+type failer struct{}
+
+func (failer) Fail() {}

@@ -1,0 +1,34 @@
+package suites
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+)
+
+// Every suite the catalog names is compiled in, under that name, in the
+// catalog's order.
+func TestEveryCatalogSuiteIsCompiledIn(t *testing.T) {
+	if len(All) != len(catalog.Suites) {
+		t.Fatalf("%d suites compiled in, the catalog has %d", len(All), len(catalog.Suites))
+	}
+	for i, s := range catalog.Suites {
+		if All[i].Name != s.Name || All[i].Register == nil || All[i].Title == "" {
+			t.Errorf("suite %d: compiled in as %+v, the catalog names %q", i, All[i], s.Name)
+		}
+	}
+}
+
+// An unknown suite is refused with the list of suites, before Ginkgo is
+// touched (Run may be called once per process).
+func TestRunRefusesAnUnknownSuite(t *testing.T) {
+	_, err := Run("nope", nil)
+	if !errors.Is(err, ErrFlags) {
+		t.Fatalf("Run(nope) = %v, want ErrFlags", err)
+	}
+	if want := "the suites are lostevents, leader, foreground, finalizer"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not list the suites (%q)", err, want)
+	}
+}

@@ -1,0 +1,87 @@
+package testenv
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+
+	"github.com/steadystate-dev/steadystate/chaos"
+)
+
+// Lifecycle declares a suite's set-up and tear-down in Ginkgo's global
+// suite: setup brings the cluster up in the first parallel process and
+// connect reaches it from every process (SetupCluster and Connect, or a
+// subject's), a failing spec leaves its notes, the cluster goes after the
+// last spec, and progress events go to Progress when a runner set it. A
+// suite's Register calls it before declaring its specs, and a process
+// then runs that suite with RunSpecs.
+func Lifecycle(setup, connect any) {
+	SynchronizedBeforeSuite(setup, connect)
+	ReportAfterEach(NoteFailure)
+	SynchronizedAfterSuite(func() {}, TeardownCluster)
+	ReportBeforeSuite(func(r Report) { progress.specs(r.PreRunStats.SpecsThatWillRun) })
+	ReportBeforeEach(func(r SpecReport) { progress.spec(r.FullText()) })
+}
+
+// Progress receives a suite's progress events, one JSON ProgressEvent per
+// line: which spec of how many is running, and each fault as it starts
+// and ends. A runner sets it once before RunSpecs (`steadystate suite`
+// sets it to the file descriptor its parent passes); nil sends none.
+var Progress io.Writer
+
+// ProgressEvent is one line of Progress.
+type ProgressEvent struct {
+	// Spec of Specs is running, named Text (set on a spec's start).
+	Spec  int    `json:"spec,omitempty"`
+	Specs int    `json:"specs,omitempty"`
+	Text  string `json:"text,omitempty"`
+	// Fault started (Active) or ended, on Target.
+	Fault  string `json:"fault,omitempty"`
+	Target string `json:"target,omitempty"`
+	Active bool   `json:"active,omitempty"`
+}
+
+// progressState counts the specs; reporter nodes and faults may run on
+// other goroutines than the spec's.
+type progressState struct {
+	mu       sync.Mutex
+	n, total int
+}
+
+var progress progressState
+
+func (p *progressState) specs(total int) {
+	p.mu.Lock()
+	p.total = total
+	p.mu.Unlock()
+}
+
+func (p *progressState) spec(text string) {
+	p.mu.Lock()
+	p.n++
+	e := ProgressEvent{Spec: p.n, Specs: p.total, Text: text}
+	p.mu.Unlock()
+	send(e)
+}
+
+// fault is a timeline's observer: each fault as it starts and ends.
+func (p *progressState) fault(inj chaos.Injection, active bool) {
+	send(ProgressEvent{Fault: inj.Fault, Target: inj.Target, Active: active})
+}
+
+var sendMu sync.Mutex
+
+func send(e ProgressEvent) {
+	if Progress == nil {
+		return
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	sendMu.Lock()
+	defer sendMu.Unlock()
+	_, _ = Progress.Write(append(line, '\n')) // progress is advisory: a closed reader loses lines, not the run
+}
