@@ -21,10 +21,12 @@ const usage = `usage:
   steadystate html DIR [OUT]                 write a run's report page (DIR/report.html): specs, timelines
   steadystate selftest                       run every suite against every reference subject mode
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
-                      [--provider local|kind] [--out BUNDLE.tar.gz]
+                      [--provider local|kind|existing] [--out BUNDLE.tar.gz]
+  steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate verify BUNDLE                  check a bundle's sums and re-judge its verdicts offline
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
+  steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION from source
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
   steadystate upstream                       run the upstream releases with and without each bug
 
@@ -40,6 +42,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, errSuiteFailed) {
+			stop()
+			os.Exit(1)
+		}
 		fmt.Fprintf(os.Stderr, "steadystate: %v\n", err)
 		if errors.Is(err, errUsage) {
 			fmt.Fprint(os.Stderr, "\n"+usage)
@@ -66,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return junitCommand(args[1:], stdout)
 	case "selftest":
 		return selftestCommand(ctx, args[1:], stdout, stderr)
+	case "suite":
+		return suiteCommand(args[1:])
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "verify":
@@ -74,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return validateCommand(args[1:], stdout)
 	case "upstream":
 		return upstreamCommand(ctx, args[1:], stdout, stderr)
+	case "kube-bins":
+		return kubeBinsCommand(ctx, args[1:], stdout, stderr)
 	case "upstream-bins":
 		return upstreamBinsCommand(ctx, args[1:], stdout, stderr)
 	case "catalog":

@@ -20,9 +20,11 @@ type matrixRun struct {
 	name             string // prefix of progress lines
 	title            string // of the printed matrix
 	root             string
-	bins             selftestBins
+	refctl           string // built when a cell runs a reference subject
 	repeat, parallel int
 	provider         string
+	// progress prints each run's specs and faults as they happen.
+	progress bool
 	// env is added to every run's environment: what the run's settings
 	// resolved (an absolute UPSTREAM_DIR) must reach each suite, which
 	// runs in its own folder.
@@ -59,11 +61,8 @@ func newMatrixRun(name, title, prefix string, parallel int) (matrixRun, error) {
 // the figures the runs measured, and keeps the matrix as matrix.json. ok
 // says whether every cell was as intended.
 func (m matrixRun) runAll(ctx context.Context, cells []reports.Cell, stdout, stderr io.Writer) (ok bool, err error) {
-	if _, err := os.Stat(filepath.Join("suites", "lostevents")); err != nil {
-		return false, fmt.Errorf("%s builds the suites from source: run it in the steadystate module's root folder (make %s does)", m.name, m.name)
-	}
 	start := time.Now()
-	if m.bins, err = buildSelftest(ctx, m.name, cells, filepath.Join(m.root, "bin"), stderr); err != nil {
+	if m.refctl, err = buildRefctl(ctx, m.name, cells, filepath.Join(m.root, "bin"), stderr); err != nil {
 		return false, err
 	}
 	if err := m.run(ctx, cells, stderr); err != nil {
@@ -109,9 +108,9 @@ func (m matrixRun) run(ctx context.Context, cells []reports.Cell, stderr io.Writ
 				c := &cells[j.cell]
 				// Runs is appended to under mu; the run needs only the
 				// cell's identity, which never changes.
-				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug, MaySkip: c.MaySkip}
+				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug, MaySkip: c.MaySkip, Conformance: c.Conformance}
 				dir := filepath.Join(m.root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
-				r := runCell(ctx, m.bins, id, dir, w, m.provider, m.env)
+				r := runCell(ctx, m.cellRun(id, dir, w, stderr))
 				mu.Lock()
 				done++
 				c.Runs = append(c.Runs, r)

@@ -122,41 +122,25 @@ func writeMatrix(path string, cells []reports.Cell) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-// selftestBins are the programs a self-test run uses, built once.
-type selftestBins struct {
-	suites map[string]string // suite -> compiled test binary
-	refctl string
-}
-
-// buildSelftest compiles each selected suite's test binary and refctl once,
-// so cells start at once and in parallel without compiling.
-func buildSelftest(ctx context.Context, name string, cells []reports.Cell, dir string, stderr io.Writer) (selftestBins, error) {
-	b := selftestBins{suites: map[string]string{}, refctl: filepath.Join(dir, "refctl")}
+// buildRefctl compiles refctl once into dir when a cell runs a reference
+// subject: the reference controllers are built from this module's source,
+// so a self-test needs the checkout; a subject file's cells need nothing.
+func buildRefctl(ctx context.Context, name string, cells []reports.Cell, dir string, stderr io.Writer) (string, error) {
+	if !slices.ContainsFunc(cells, func(c reports.Cell) bool { return c.SubjectFile == "" }) {
+		return "", nil
+	}
+	if _, err := os.Stat(filepath.Join("cmd", "refctl")); err != nil {
+		return "", fmt.Errorf("%s runs the reference controllers, which are built from source: run it in the steadystate module's root folder (make %s does)", name, name)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return b, err
+		return "", err
 	}
-	build := func(what string, args ...string) error {
-		start := time.Now()
-		fmt.Fprintf(stderr, "%s: building %s\n", name, what)
-		out, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("build %s: %v\n%s", what, err, out)
-		}
-		fmt.Fprintf(stderr, "%s: built %s in %s\n", name, what, time.Since(start).Round(100*time.Millisecond))
-		return nil
+	bin := filepath.Join(dir, "refctl")
+	start := time.Now()
+	fmt.Fprintf(stderr, "%s: building refctl\n", name)
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/refctl").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build refctl: %v\n%s", err, out)
 	}
-	if err := build("refctl", "build", "-o", b.refctl, "./cmd/refctl"); err != nil {
-		return b, err
-	}
-	for _, c := range cells {
-		if _, ok := b.suites[c.Suite]; ok {
-			continue
-		}
-		bin := filepath.Join(dir, c.Suite+".test")
-		if err := build("suite "+c.Suite, "test", "-c", "-o", bin, "./suites/"+c.Suite); err != nil {
-			return b, err
-		}
-		b.suites[c.Suite] = bin
-	}
-	return b, nil
+	fmt.Fprintf(stderr, "%s: built refctl in %s\n", name, time.Since(start).Round(100*time.Millisecond))
+	return bin, nil
 }

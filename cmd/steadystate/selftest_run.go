@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,47 +18,86 @@ import (
 // subject and delete its cluster) before it is killed.
 const stopGrace = 45 * time.Second
 
-// runCell runs one cell's suite binary in its own process group, with the
-// cell's subject mode, and judges it from Ginkgo's JSON report. When ctx
-// ends, the suite is interrupted (SIGINT: Ginkgo runs its cleanup) and
-// killed with its group after stopGrace; its processes started with a
-// parent-death signal go with it.
-func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string, worker int, provider string, env []string) reports.Run {
-	run := reports.Run{Dir: dir}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		run.Err = err.Error()
-		return run
-	}
-	log, err := os.Create(filepath.Join(dir, "ginkgo.log"))
-	if err != nil {
-		run.Err = err.Error()
-		return run
-	}
-	defer log.Close()
-	report := filepath.Join(dir, "report.json")
-	cmd := exec.Command(bins.suites[c.Suite], "-ginkgo.no-color", "-ginkgo.timeout=30m",
-		"-ginkgo.json-report="+report)
-	// Ginkgo runs a suite in its package's folder; so do we.
-	cmd.Dir = filepath.Join("suites", c.Suite)
+// cellRun is one run of one cell: what runCell needs to start it.
+type cellRun struct {
+	cell reports.Cell
+	// dir holds the run's artifacts and is the suite's working folder.
+	dir string
+	// env is added to this process's environment for the suite.
+	env []string
+	// progress, when set, gets a line per spec started and per fault,
+	// and one every heartbeat while a spec runs.
+	progress io.Writer
+}
+
+// cellRun describes a run of cell c in dir on worker w.
+func (m matrixRun) cellRun(c reports.Cell, dir string, worker int, stderr io.Writer) cellRun {
 	bug := ""
 	if c.Bug != nil {
 		bug = c.Bug.Name
 	}
-	cmd.Env = append(os.Environ(), "SUBJECT="+c.Subject, "SUBJECT_BUG="+bug, "SUBJECT_FILE=", "ARTIFACTS="+dir, "REFCTL_BINARY="+bins.refctl)
+	env := []string{"SUBJECT=" + c.Subject, "SUBJECT_BUG=" + bug, "SUBJECT_FILE=", "ARTIFACTS=" + dir, "REFCTL_BINARY=" + m.refctl}
 	if c.SubjectFile != "" {
-		cmd.Env = append(cmd.Env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
+		env = append(env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
 	}
-	cmd.Env = append(cmd.Env, env...)
-	if provider == "kind" {
-		cmd.Env = append(cmd.Env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-selftest-%d", worker))
+	env = append(env, m.env...)
+	if m.provider == "kind" {
+		env = append(env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-%s-%d", m.name, worker))
 	}
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	r := cellRun{cell: c, dir: dir, env: env}
+	if m.progress {
+		r.progress = stderr
+	}
+	return r
+}
+
+// runCell runs one cell's suite in a child process of this program
+// (`steadystate suite NAME`, in its own process group) and judges it from
+// Ginkgo's JSON report. When ctx ends, the suite is interrupted (SIGINT:
+// Ginkgo runs its cleanup) and killed with its group after stopGrace; its
+// processes started with a parent-death signal go with it.
+func runCell(ctx context.Context, cr cellRun) reports.Run {
+	run := reports.Run{Dir: cr.dir}
+	fail := func(err error) reports.Run {
 		run.Err = err.Error()
 		return run
 	}
+	if err := os.MkdirAll(cr.dir, 0o755); err != nil {
+		return fail(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(fmt.Errorf("find this program to run the suite with: %w", err))
+	}
+	log, err := os.Create(filepath.Join(cr.dir, "ginkgo.log"))
+	if err != nil {
+		return fail(err)
+	}
+	defer log.Close()
+	events, events3, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	defer events.Close()
+	report := filepath.Join(cr.dir, "report.json")
+	cmd := exec.Command(self, "suite", cr.cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
+		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
+	cmd.Dir = cr.dir
+	cmd.Env = append(os.Environ(), cr.env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{events3} // fd 3
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	start := time.Now()
+	err = cmd.Start()
+	events3.Close()
+	if err != nil {
+		return fail(err)
+	}
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		follow(events, cr.progress, cr.cell.Suite, start)
+	}()
 	exited := make(chan struct{})
 	go func() {
 		select {
@@ -74,15 +114,14 @@ func runCell(ctx context.Context, bins selftestBins, c reports.Cell, dir string,
 	_ = cmd.Wait() // the verdict comes from the report, not the exit code
 	close(exited)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
+	<-followed
 	run.Took = time.Since(start)
 	reps, err := verdict.ReadReport(report)
 	if err != nil {
-		run.Err = fmt.Sprintf("%v; see %s", err, log.Name())
-		return run
+		return fail(fmt.Errorf("%v; see %s", err, log.Name()))
 	}
-	if err := writeJUnit(report, filepath.Join(dir, "junit.xml"), nil); err != nil {
-		run.Err = err.Error()
-		return run
+	if err := writeJUnit(report, filepath.Join(cr.dir, "junit.xml"), nil); err != nil {
+		return fail(err)
 	}
 	for _, rep := range reps {
 		run.Seed = rep.SuiteConfig.RandomSeed
