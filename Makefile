@@ -51,7 +51,7 @@ build: ## compile every package and the steadystate command into bin/
 
 kube-bins: ## build etcd, kube-apiserver, kube-controller-manager for KUBE_VERSION (skipped with KUBE_BIN_DIR)
 ifeq ($(KUBE_BIN_DIR),)
-	@hack/kube-bins.sh >/dev/null
+	@cluster/local/kube-bins.sh >/dev/null
 else
 	@echo "kube-bins: using KUBE_BIN_DIR=$(KUBE_BIN_DIR)"
 endif

@@ -13,7 +13,7 @@
 # Pieces, each built once and cached under $STEADYSTATE_CACHE_DIR/kind:
 #   root filesystem  debootstrap of Debian bookworm with systemd and containerd
 #   kind's files     entrypoint, scripts and units from the sigs.k8s.io/kind module
-#   Kubernetes       kubeadm, kubelet, kubectl and the control plane (hack/kube-bins.sh)
+#   Kubernetes       kubeadm, kubelet, kubectl and the control plane (cluster/local/kube-bins.sh)
 #   coredns, CNI     the versions kubeadm and kind pin, built with go install
 #   pause            pause.c from the Kubernetes source, gcc -static
 # The component images (one per binary, tagged as kubeadm expects) are loaded
@@ -113,7 +113,7 @@ node_context() {
 }
 
 step 1 "Kubernetes binaries $KUBE_VERSION"
-BIN_DIR="$(KUBE_EXTRA_BINS="kubeadm kubelet kubectl kube-scheduler kube-proxy" "$HERE/kube-bins.sh" | tail -n1)"
+BIN_DIR="$(KUBE_EXTRA_BINS="kubeadm kubelet kubectl kube-scheduler kube-proxy" "$HERE/../cluster/local/kube-bins.sh" | tail -n1)"
 KDIR="$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 CONSTANTS="$KDIR/cmd/kubeadm/app/constants/constants.go"
 pinned() { sed -n 's/^[[:space:]]*'"$1"'[[:space:]]*=[[:space:]]*"\(.*\)"/\1/p' "$CONSTANTS" | head -n1; }

@@ -20,8 +20,8 @@ type Binaries struct {
 var kubeVersionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+$`)
 
 // CacheRoot is where built Kubernetes binaries are cached:
-// $STEADYSTATE_CACHE_DIR, else <user cache dir>/steadystate. hack/kube-bins.sh
-// uses the same rule.
+// $STEADYSTATE_CACHE_DIR, else <user cache dir>/steadystate. kube-bins.sh
+// (BuildBinaries) uses the same rule.
 func CacheRoot() (string, error) {
 	if dir := os.Getenv("STEADYSTATE_CACHE_DIR"); dir != "" {
 		return dir, nil
@@ -56,7 +56,7 @@ func FindBinaries(binDir, version string) (Binaries, error) {
 		binDir = BinDirFor(root, version)
 		b, err := binariesIn(binDir)
 		if err != nil {
-			return Binaries{}, fmt.Errorf("%w: build them with `make kube-bins KUBE_VERSION=%s`, or set KUBE_BIN_DIR to a folder holding etcd, kube-apiserver and kube-controller-manager", err, version)
+			return Binaries{}, fmt.Errorf("%w: build them with `steadystate kube-bins` (or `make kube-bins`) and KUBE_VERSION=%s, or set KUBE_BIN_DIR to a folder holding etcd, kube-apiserver and kube-controller-manager", err, version)
 		}
 		return b, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/cluster"
@@ -121,5 +122,19 @@ func clusterStatus(name string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "logs: %s\n", s.LogDir)
 	printAccess(stdout, s.Kubeconfig)
+	return nil
+}
+
+// kubeBinsCommand builds the local control plane of KUBE_VERSION from
+// source into the cache (as make kube-bins does) and prints its folder.
+func kubeBinsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: kube-bins takes no arguments (KUBE_VERSION picks the version)", errUsage)
+	}
+	b, err := local.BuildBinaries(ctx, os.Getenv("KUBE_VERSION"), stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, filepath.Dir(b.APIServer))
 	return nil
 }
