@@ -40,7 +40,11 @@ type Cell struct {
 	// they need) as long as one spec ran; a reference subject binds
 	// everything, so there a skip means the cell did not pass.
 	MaySkip bool `json:",omitempty"`
-	Runs    []Run
+	// Conformance marks a cell of a conformance run: nobody knows
+	// whether the subject is correct, so a broken property is a finding
+	// (Broken), not a false alarm.
+	Conformance bool `json:",omitempty"`
+	Runs        []Run
 }
 
 // Mode is "correct" or the bug's name.
@@ -67,11 +71,12 @@ func Cells() []Cell {
 }
 
 // The kinds of a run's verdict. Only Passed (a correct mode) and Caught (a
-// bug mode) are as intended.
+// bug mode) are as intended; Broken is a conformance cell's finding.
 const (
 	Passed        = "passed"
 	Caught        = "caught"
 	FalseAlarm    = "false alarm"
+	Broken        = "broken"
 	NotPassed     = "not passed"
 	Missed        = "missed"
 	WrongProperty = "wrong property"
@@ -112,6 +117,8 @@ func (c Cell) Judge(r Run) (kind, detail string) {
 	switch {
 	case c.Bug == nil && len(broken) == 0:
 		return Passed, ""
+	case c.Bug == nil && c.Conformance:
+		return Broken, strings.Join(broken, ", ")
 	case c.Bug == nil:
 		return FalseAlarm, strings.Join(broken, ", ")
 	case len(broken) == 0:

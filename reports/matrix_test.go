@@ -169,6 +169,20 @@ func TestMaySkipNeedsOneSpecThatRan(t *testing.T) {
 	}
 }
 
+// A broken property of a correct mode is a false alarm; of a conformance
+// cell, whose correctness nobody knows, a finding.
+func TestConformanceCellsBreakWithoutFalseAlarms(t *testing.T) {
+	broken := spec("one writer", types.SpecStateFailed, "invariant broken", rec(catalog.LeaderOneWriter, verdict.Broken))
+	c := Cell{Suite: "leader", Subject: "leader"}
+	if kind, _ := c.Judge(run(t, broken)); kind != FalseAlarm {
+		t.Errorf("a correct mode that broke a property: %s, want %s", kind, FalseAlarm)
+	}
+	c = Cell{Suite: "leader", Subject: "web", SubjectFile: "/x/web.yaml", MaySkip: true, Conformance: true}
+	if kind, detail := c.Judge(run(t, broken)); kind != Broken || detail != catalog.LeaderOneWriter.ID {
+		t.Errorf("a conformance cell that broke a property: %s %s, want %s %s", kind, detail, Broken, catalog.LeaderOneWriter.ID)
+	}
+}
+
 func TestNoFiguresPrintNothing(t *testing.T) {
 	var out bytes.Buffer
 	PrintFigures(&out, []Cell{{Suite: "leader", Subject: "leader"}})

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
@@ -29,8 +30,11 @@ import (
 type conformConfig struct {
 	subject, out, provider string
 	kubernetes             string
-	file                   *subjectfile.File
-	run                    matrixRun
+	// version and binDir are the local control plane's (KUBE_VERSION,
+	// KUBE_BIN_DIR or the cache's folder for the version).
+	version, binDir string
+	file            *subjectfile.File
+	run             matrixRun
 }
 
 func conformConfigFrom(args []string) (conformConfig, error) {
@@ -39,7 +43,7 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.subject, "subject", "", "the subject file")
 	fs.StringVar(&c.out, "out", "", "the bundle to write")
-	fs.StringVar(&c.provider, "provider", os.Getenv("PROVIDER"), "local or kind")
+	fs.StringVar(&c.provider, "provider", os.Getenv("PROVIDER"), "local, kind or existing")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("%w: conform: %v", errUsage, err)
 	}
@@ -49,9 +53,9 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	case c.subject == "":
 		return c, fmt.Errorf("%w: conform needs --subject FILE, the subject file that describes the controller", errUsage)
 	case c.provider == "":
-		c.provider = "local"
-	case c.provider != "local" && c.provider != "kind":
-		return c, fmt.Errorf("--provider %s: conform runs on local (the controller as processes) or kind (in pods, with run.pod)", c.provider)
+		c.provider = cluster.Local
+	case !slices.Contains(cluster.Providers, c.provider):
+		return c, fmt.Errorf("--provider %s: conform runs on local (a control plane of processes here), kind (the controller in pods) or existing (the cluster of $KUBECONFIG, or the one this pod runs in)", c.provider)
 	}
 	var err error
 	if c.run, err = newMatrixRun("conform", "conformance", "CONFORM", 2); err != nil {
@@ -63,36 +67,36 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	if c.subject, err = filepath.Abs(c.subject); err != nil {
 		return c, err
 	}
-	upDir, err := upstreamDir()
-	if err != nil {
+	// The cache holds the upstream releases and the local control plane:
+	// a run in a pod, on an existing cluster, may have neither.
+	upDir, _ := upstreamDir()
+	c.version = os.Getenv("KUBE_VERSION")
+	if c.version == "" {
+		c.version = local.DefaultKubeVersion
+	}
+	c.binDir = os.Getenv("KUBE_BIN_DIR")
+	if root, err := local.CacheRoot(); c.binDir == "" && err == nil {
+		c.binDir = local.BinDirFor(root, c.version)
+	}
+	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: c.binDir}); err != nil {
 		return c, err
 	}
-	version := os.Getenv("KUBE_VERSION")
-	if version == "" {
-		version = local.DefaultKubeVersion
+	c.kubernetes = c.version
+	pods := c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == "pods"
+	if pods && c.file.Run.Pod == nil {
+		return c, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.subject, c.provider)
 	}
-	binDir := os.Getenv("KUBE_BIN_DIR")
-	if binDir == "" {
-		root, err := local.CacheRoot()
-		if err != nil {
-			return c, err
-		}
-		binDir = local.BinDirFor(root, version)
-	}
-	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: binDir}); err != nil {
-		return c, err
-	}
-	c.kubernetes = version
-	if c.provider == "kind" {
-		if c.file.Run.Pod == nil {
-			return c, fmt.Errorf("subject file %s has no run.pod: on --provider kind the controller runs in pods; add run.pod, or use --provider local", c.subject)
-		}
+	switch c.provider {
+	case cluster.Kind:
 		c.kubernetes = os.Getenv("KIND_NODE_IMAGE")
 		if c.kubernetes == "" {
-			c.kubernetes = "steadystate/kind-node:" + version
+			c.kubernetes = "steadystate/kind-node:" + c.version
 		}
+	case cluster.Existing:
+		c.kubernetes = "existing cluster"
 	}
 	c.run.provider = c.provider
+	c.run.progress = true
 	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+upDir)
 	return c, nil
 }
@@ -109,7 +113,13 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	bound := c.file.Capabilities.Bound()
 	for _, s := range catalog.Suites {
 		if slices.Contains(bound, s.Capability) {
-			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.subject, MaySkip: true})
+			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.subject, MaySkip: true, Conformance: true})
+		}
+	}
+	// The local control plane is built from source once per version.
+	if c.provider == cluster.Local && os.Getenv("KUBE_BIN_DIR") == "" {
+		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
+			return err
 		}
 	}
 	// The bundle holds this run only.
