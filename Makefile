@@ -39,7 +39,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e bench kube-bins kind-image kind-test generate images selftest conform upstream-bins upstream lint actionlint clean help
+.PHONY: all build test unit e2e bench kube-bins kind-image kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -110,7 +110,13 @@ kind-image: ## the offline kind node image for KUBE_VERSION, built from source (
 kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run "TestClusterLifecycle|TestInterruptedCreateLeavesNothing" ./cluster/kind
 
-images: ## build the FROM scratch images (refctl) with a private Docker engine if none answers
+install-test: upstream-bins ## go install steadystate from a module proxy into an empty folder, conform there on local, verify the bundle
+	hack/install-test.sh
+
+job-test: upstream-bins ## the steadystate image as a conformance Job (fixtures/job) on a kind cluster: controller-runtime v0.17.3 passes, v0.17.2 breaks
+	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -timeout 45m -run TestConformAsAJobOnKind ./cmd/steadystate
+
+images: ## build the FROM scratch images (refctl, faultproxy, steadystate) with a private Docker engine if none answers
 	hack/images.sh
 
 lint: actionlint ## gofmt, go vet and actionlint
