@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# images.sh builds steadystate's FROM scratch images (refctl, faultproxy) with a Docker
-# engine, starting a private one for the build if none answers and stopping
-# it afterwards, then runs each image once to show the binary works there.
+# images.sh builds steadystate's FROM scratch images (refctl, faultproxy,
+# steadystate) with a Docker engine, starting a private one for the build if
+# none answers and stopping it afterwards, then runs each image once to show
+# the binary works there.
 #   IMAGE_TAG   tag to build (default dev)
 set -euo pipefail
 export DOCKER_BUILDKIT=0 # the legacy builder, explicitly: Debian's docker.io has no buildx
@@ -16,7 +17,7 @@ build() {
   out="$(docker build -q "$@" 2>&1)" || { printf '%s\n' "$out" >&2; return 1; }
 }
 
-for cmd in refctl faultproxy; do
+for cmd in refctl faultproxy steadystate; do
   mkdir -p "$OUT/$cmd"
   log "building a static $cmd"
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT/$cmd/$cmd" "./cmd/$cmd"
@@ -48,5 +49,14 @@ build -t "$image" -f hack/images/faultproxy.Dockerfile "$OUT/faultproxy"
 # Outside a pod it must say it needs one.
 out="$(docker run --rm -e POD_NAME=x "$image" 2>&1 || true)"
 grep -q "the proxy reaches the API server with the pod's service account" <<<"$out" || { log "error: $image did not run: $out"; exit 1; }
+size="$(docker image inspect -f '{{.Size}}' "$image")"
+log "built $image ($((size / 1024 / 1024)) MiB) and ran it"
+
+image="steadystate/steadystate:$TAG"
+log "docker build $image"
+build -t "$image" -f hack/images/steadystate.Dockerfile "$OUT/steadystate"
+# It must start in the empty image and know its commands.
+out="$(docker run --rm "$image" help 2>&1 || true)"
+grep -q "steadystate conform --subject FILE" <<<"$out" || { log "error: $image did not run: $out"; exit 1; }
 size="$(docker image inspect -f '{{.Size}}' "$image")"
 log "built $image ($((size / 1024 / 1024)) MiB) and ran it"
