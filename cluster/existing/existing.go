@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -96,12 +98,14 @@ func (p *Provider) WithOpts(opts ...support.ClusterOpts) support.E2EClusterProvi
 // SetDefaults does nothing.
 func (p *Provider) SetDefaults() support.E2EClusterProvider { return p }
 
-// Create validates the kubeconfig and context and returns the kubeconfig path.
+// Create validates the kubeconfig and context, waits until the API server
+// answers /readyz (a pod in a new cluster may start before its Service
+// routes), and returns the kubeconfig path.
 //
 // With no kubeconfig anywhere (no path given, $KUBECONFIG unset, no
 // ~/.kube/config) inside a pod, the cluster is the one the pod runs in:
 // Create writes a kubeconfig for the pod's ServiceAccount and uses that.
-func (p *Provider) Create(context.Context, ...string) (string, error) {
+func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 	if p.kubeconfig == "" && noKubeconfig() {
 		path, err := writeInCluster()
 		switch {
@@ -116,7 +120,27 @@ func (p *Provider) Create(context.Context, ...string) (string, error) {
 		return "", err
 	}
 	p.rest = cfg
+	if err := p.awaitReady(ctx); err != nil {
+		return "", err
+	}
 	return p.GetKubeconfig(), nil
+}
+
+// awaitReady polls /readyz until it answers ok or ctx ends.
+func (p *Provider) awaitReady(ctx context.Context) error {
+	cs, err := kubernetes.NewForConfig(p.rest)
+	if err != nil {
+		return err
+	}
+	var last error
+	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		last = cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the API server at %s did not answer /readyz: %v (last: %v)", p.rest.Host, err, last)
+	}
+	return nil
 }
 
 // CreateWithConfig uses configFile as the kubeconfig.
@@ -155,19 +179,12 @@ func (p *Provider) Destroy(context.Context) error {
 	return err
 }
 
-// WaitForControlPlane checks that the API server answers /readyz.
+// WaitForControlPlane waits until the API server answers /readyz.
 func (p *Provider) WaitForControlPlane(ctx context.Context, _ klient.Client) error {
 	if p.rest == nil {
 		return errors.New("call Create first")
 	}
-	cs, err := kubernetes.NewForConfig(p.rest)
-	if err != nil {
-		return err
-	}
-	if err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error(); err != nil {
-		return fmt.Errorf("the API server of context %q is not ready: %w", p.context, err)
-	}
-	return nil
+	return p.awaitReady(ctx)
 }
 
 // KubernetesRestConfig is the client configuration, nil before Create.

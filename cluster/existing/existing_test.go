@@ -1,10 +1,16 @@
 package existing
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 const twoContexts = `apiVersion: v1
@@ -59,18 +65,45 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// Create refuses a context that does not exist, and otherwise returns
+// once the API server answers /readyz, however late; Destroy leaves the
+// cluster alone.
 func TestProviderCreateValidatesAndDestroyKeepsTheCluster(t *testing.T) {
-	p := NewProvider(writeFile(t, twoContexts), "nope")
+	var calls atomic.Int32
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" || calls.Add(1) < 3 {
+			http.Error(w, "not yet", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer api.Close()
+	kubeconfig := strings.ReplaceAll(twoContexts, "https://127.0.0.1:6443", api.URL)
+	p := NewProvider(writeFile(t, kubeconfig), "nope")
 	if _, err := p.Create(t.Context()); err == nil {
 		t.Fatal("Create accepted a context that does not exist")
 	}
-	p = NewProvider(writeFile(t, twoContexts), "beta")
+	p = NewProvider(writeFile(t, kubeconfig), "beta")
 	path, err := p.Create(t.Context())
-	if err != nil || path == "" || p.KubernetesRestConfig() == nil {
-		t.Fatalf("Create = %q, %v", path, err)
+	if err != nil || path == "" || p.KubernetesRestConfig() == nil || calls.Load() != 3 {
+		t.Fatalf("Create = %q, %v after %d calls of /readyz, want the third to answer", path, err, calls.Load())
 	}
 	if err := p.Destroy(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An API server that never gets ready is named when the wait ends.
+func TestCreateNamesAnAPIServerThatIsNotReady(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "etcd not ready", http.StatusServiceUnavailable)
+	}))
+	defer api.Close()
+	p := NewProvider(writeFile(t, strings.ReplaceAll(twoContexts, "https://127.0.0.1:6443", api.URL)), "")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := p.Create(ctx); err == nil || !strings.Contains(err.Error(), "the API server at "+api.URL+" did not answer /readyz") {
+		t.Fatalf("Create = %v, want it to name the API server that is not ready", err)
 	}
 }
 

@@ -17,12 +17,16 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/discovery"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/cluster"
+	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // conformConfig is a conformance run's configuration, read once from the
@@ -78,11 +82,14 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	if root, err := local.CacheRoot(); c.binDir == "" && err == nil {
 		c.binDir = local.BinDirFor(root, c.version)
 	}
-	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: c.binDir}); err != nil {
+	// As the suites decide (testenv.Config.FromImage): in pods on an
+	// existing cluster, the controller starts from its image as it is.
+	pods := c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == testenv.Pods
+	fromImage := pods && c.provider == cluster.Existing
+	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: c.binDir, FromImage: fromImage}); err != nil {
 		return c, err
 	}
 	c.kubernetes = c.version
-	pods := c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == "pods"
 	if pods && c.file.Run.Pod == nil {
 		return c, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.subject, c.provider)
 	}
@@ -108,7 +115,9 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	stem := strings.TrimSuffix(filepath.Base(c.subject), filepath.Ext(c.subject))
+	// The subject's own name, not its file's: a Job's file is always
+	// subject.yaml.
+	stem := c.file.Name
 	var cells []reports.Cell
 	bound := c.file.Capabilities.Bound()
 	for _, s := range catalog.Suites {
@@ -121,6 +130,9 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
 			return err
 		}
+	}
+	if c.provider == cluster.Existing {
+		c.kubernetes = serverVersion(ctx)
 	}
 	// The bundle holds this run only.
 	if err := os.RemoveAll(c.run.root); err != nil {
@@ -239,4 +251,21 @@ func subjectVersions(f *subjectfile.File) map[string]string {
 		}
 	}
 	return out
+}
+
+// serverVersion names the existing cluster's Kubernetes version, for the
+// manifest; a cluster that does not answer is the suites' to report.
+func serverVersion(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	p := existing.NewProvider("", "")
+	defer p.Destroy(context.WithoutCancel(ctx))
+	if _, err := p.Create(ctx); err != nil {
+		return "existing cluster (version unknown: " + err.Error() + ")"
+	}
+	v, err := discovery.NewDiscoveryClientForConfigOrDie(p.KubernetesRestConfig()).ServerVersion()
+	if err != nil {
+		return "existing cluster (version unknown: " + err.Error() + ")"
+	}
+	return "existing cluster, Kubernetes " + v.GitVersion
 }

@@ -110,7 +110,7 @@ func canRunIn(f *subjectfile.File, placement, choice string) error {
 // fileOptionsOf is what a subject file's templates know from the run
 // before any replica starts.
 func fileOptionsOf(cfg testenv.Config) subjectfile.Options {
-	o := subjectfile.Options{UpstreamDir: cfg.UpstreamDir}
+	o := subjectfile.Options{UpstreamDir: cfg.UpstreamDir, FromImage: cfg.FromImage()}
 	if bins, err := local.FindBinaries(cfg.Cluster.BinDir, cfg.Cluster.KubeVersion); err == nil {
 		o.KubeBinDir = filepath.Dir(bins.ControllerManager)
 	}

@@ -79,7 +79,7 @@ func (f *File) PodEnv(v Vars) ([][2]string, error) {
 // PodBinary is run.pod.binary filled in ("" when the image is not built
 // from a binary).
 func (f *File) PodBinary() (string, error) {
-	if f.Run.Pod == nil || f.Run.Pod.Binary == "" {
+	if f.Run.Pod == nil || f.Run.Pod.Binary == "" || f.options.FromImage {
 		return "", nil
 	}
 	return Expand(f.Run.Pod.Binary, f.Static())
@@ -99,7 +99,7 @@ func (f *File) validatePod(bad func(field, problem, expected string)) {
 	} else if _, err := name.NewTag(p.Image, name.StrictValidation); err != nil {
 		bad(at+"image", fmt.Sprintf("%q is not an image name with a tag: %v", p.Image, err), "an image name with a tag, such as example.com/my-controller:v1.2.3")
 	}
-	if p.Binary != "" {
+	if p.Binary != "" && !f.options.FromImage {
 		if err := f.checkProgram(p.Binary); err != nil {
 			bad(at+"binary", err.Error(), "a static executable on this host, packed into run.pod.image")
 		}

@@ -238,3 +238,26 @@ func TestBadPod(t *testing.T) {
 		t.Errorf("v1alpha1 with run.pod: %v", err)
 	}
 }
+
+// TestFromImageNeedsNoProgramHere: a controller that starts from its
+// image (in pods on an existing cluster) needs neither run.command's
+// program nor run.pod.binary on this host, and packs nothing; without
+// FromImage both are checked.
+func TestFromImageNeedsNoProgramHere(t *testing.T) {
+	file := strings.Replace(leader, "v1alpha1", "v1alpha2", 1)
+	file = strings.Replace(file, "run:\n  command: [/bin/true,", "run:\n  command: [/nowhere/manager,", 1)
+	file = strings.Replace(file, "capabilities:", "  pod: {image: example.com/mgr:v1, binary: /nowhere/manager}\ncapabilities:", 1)
+	_, err := subjectfile.Parse([]byte(file), "m.yaml", subjectfile.Options{})
+	for _, w := range []string{"run.command[0]: /nowhere/manager does not exist", "run.pod.binary: /nowhere/manager does not exist"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("without FromImage, error %v does not say %q", err, w)
+		}
+	}
+	f, err := subjectfile.Parse([]byte(file), "m.yaml", subjectfile.Options{FromImage: true})
+	if err != nil {
+		t.Fatalf("with FromImage: %v", err)
+	}
+	if bin, err := f.PodBinary(); bin != "" || err != nil {
+		t.Errorf("PodBinary = %q, %v; want nothing to pack", bin, err)
+	}
+}

@@ -36,6 +36,12 @@ type File struct {
 type Options struct {
 	// UpstreamDir fills {{.UpstreamDir}}, KubeBinDir {{.KubeBinDir}}.
 	UpstreamDir, KubeBinDir string
+	// FromImage says the controller starts from run.pod.image as it is:
+	// in pods on a cluster whose nodes have the image or pull it (an
+	// existing cluster, where nothing is packed or loaded). Then
+	// run.command's program and run.pod.binary are not used and need not
+	// exist here, and PodBinary is "".
+	FromImage bool
 }
 
 // Static is the values every replica shares, known when the file is read.

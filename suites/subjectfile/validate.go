@@ -53,7 +53,7 @@ func (f *File) Validate() error {
 			bad(fmt.Sprintf("run.manifests[%d]", i), err.Error(), "a YAML file (or a glob such as crds/*.yaml), relative to the subject file")
 		}
 	}
-	if len(f.Run.Command) > 0 {
+	if len(f.Run.Command) > 0 && !f.options.FromImage {
 		if err := f.checkProgram(f.Run.Command[0]); err != nil {
 			bad("run.command[0]", err.Error(), "an executable: a path, or a program on PATH")
 		}

@@ -74,6 +74,13 @@ func ConfigFromEnv() Config {
 	return c
 }
 
+// FromImage says a subject in pods starts from its image as it is: on an
+// existing cluster, whose nodes have the images or pull them, nothing is
+// packed or loaded.
+func (c Config) FromImage() bool {
+	return c.Placement == Pods && c.Cluster.Provider == cluster.Existing
+}
+
 // ProviderName is the cluster provider's name, local when none is set.
 func (c Config) ProviderName() string {
 	if c.Cluster.Provider == "" {
