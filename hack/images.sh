@@ -20,7 +20,9 @@ build() {
 for cmd in refctl faultproxy steadystate; do
   mkdir -p "$OUT/$cmd"
   log "building a static $cmd"
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT/$cmd/$cmd" "./cmd/$cmd"
+  # -buildvcs=auto: the commit goes into the build (steadystate's bundles
+  # name it) where the checkout has one, whatever GOFLAGS says.
+  CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags "-s -w" -o "$OUT/$cmd/$cmd" "./cmd/$cmd"
 done
 
 started=0

@@ -85,7 +85,7 @@ func TestConformAsAJobOnKind(t *testing.T) {
 	kube := kubernetes.NewForConfigOrDie(rest)
 	for _, r := range runs {
 		t.Run(r.subject, func(t *testing.T) {
-			bundle := runJob(ctx, t, kube, func() error { return fixtures.Apply(ctx, rest, fixtures.Job, "job/conform.yaml") }, r, dir)
+			bundle := runJob(ctx, t, kube, func() error { return fixtures.Apply(ctx, rest, fixtures.Job, "job/conform.yaml") }, r)
 			out, err := exec.Command(binary, "verify", bundle).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), r.verify) {
 				t.Errorf("steadystate verify %s: %v\n%s\nwant %q", bundle, err, out, r.verify)
@@ -123,8 +123,8 @@ func subjectImage(t *testing.T, subject, dir string) string {
 const jobNS, jobName = "steadystate", "steadystate-conform"
 
 // runJob gives the Job r's subject file, runs it to its end, keeps its log
-// and returns its bundle, copied off the kind node.
-func runJob(ctx context.Context, t *testing.T, kube kubernetes.Interface, apply func() error, r jobRun, dir string) string {
+// and returns its bundle, copied off the kind node into the artifacts.
+func runJob(ctx context.Context, t *testing.T, kube kubernetes.Interface, apply func() error, r jobRun) string {
 	// A Job's pod template cannot change: the previous run's Job goes.
 	jobs := kube.BatchV1().Jobs(jobNS)
 	if err := jobs.Delete(ctx, jobName, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil && !apierrors.IsNotFound(err) {
@@ -175,7 +175,7 @@ func runJob(ctx context.Context, t *testing.T, kube kubernetes.Interface, apply 
 	if !bytes.Contains(log, []byte("conform: bundle /results/conformance.tar.gz")) {
 		t.Errorf("the Job's log does not name its bundle:\n%s", log)
 	}
-	bundle := filepath.Join(dir, r.subject+".tar.gz")
+	bundle := filepath.Join(artifactsDir(t), r.subject+".tar.gz")
 	node := "steadystate-job-test-control-plane"
 	if out, err := exec.CommandContext(ctx, "docker", "cp", node+":/var/lib/steadystate/results/conformance.tar.gz", bundle).CombinedOutput(); err != nil {
 		t.Fatalf("copy the bundle off %s: %v\n%s", node, err, out)
