@@ -56,7 +56,7 @@ func FindBinaries(binDir, version string) (Binaries, error) {
 		binDir = BinDirFor(root, version)
 		b, err := binariesIn(binDir)
 		if err != nil {
-			return Binaries{}, fmt.Errorf("%w: build them with `steadystate kube-bins` (or `make kube-bins`) and KUBE_VERSION=%s, or set KUBE_BIN_DIR to a folder holding etcd, kube-apiserver and kube-controller-manager", err, version)
+			return Binaries{}, fmt.Errorf("%w: build them with `KUBE_VERSION=%[2]s steadystate kube-bins` (or `make kube-bins KUBE_VERSION=%[2]s`), or set KUBE_BIN_DIR to a folder holding etcd, kube-apiserver and kube-controller-manager", err, version)
 		}
 		return b, nil
 	}
