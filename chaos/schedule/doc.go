@@ -1,0 +1,18 @@
+// Package schedule is exploration's unit of work: a fault schedule drawn at
+// random from a seed, for one capability of a subject, that can be written
+// to a file, read back (strictly: a bad file is named by line, with the
+// valid values), replayed and shrunk.
+//
+// A schedule is a list of steps. Each step is a fault from the vocabulary
+// (Faults: every proxy rule, pod deletions, process faults, leader
+// failover, concurrent creates, etcd compaction) or a workload step the
+// capability offers (Workloads: scale up and down, create and delete
+// claims, moves), placed either on the clock (at, from the schedule's
+// start) or right after the subject's next request of a kind (after:
+// "the next create of a pod"), where races live. Faults overlap freely.
+//
+// Generate draws a schedule from a seed, so the seed replays it; Shrink
+// reduces a schedule that breaks a property to a smallest one that still
+// breaks it (delta debugging over its steps, then over its timings),
+// counting the replays it took.
+package schedule

@@ -1,0 +1,202 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The same seed draws the same schedule; different seeds draw different
+// ones; every drawn schedule is valid for its capability and survives a
+// round trip through its file.
+func TestGenerateIsReplayedBySeedAndValid(t *testing.T) {
+	for _, c := range Capabilities {
+		distinct := map[string]bool{}
+		for seed := uint64(1); seed <= 200; seed++ {
+			s := Generate(seed, c, DefaultLimits)
+			if !reflect.DeepEqual(s, Generate(seed, c, DefaultLimits)) {
+				t.Fatalf("%s seed %d drew two schedules", c, seed)
+			}
+			if p := s.Validate(); len(p) > 0 {
+				t.Fatalf("%s seed %d drew an invalid schedule: %+v\n%+v", c, seed, p, s)
+			}
+			data, err := Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(data, "s.yaml")
+			if err != nil || !reflect.DeepEqual(back, s) {
+				t.Fatalf("%s seed %d: round trip = %+v, %v; want %+v\n%s", c, seed, back, err, s, data)
+			}
+			distinct[string(data)] = true
+		}
+		if len(distinct) < 190 {
+			t.Errorf("%s: 200 seeds drew only %d distinct schedules", c, len(distinct))
+		}
+	}
+}
+
+// Every fault and workload step is drawn for the capabilities it applies
+// to, and only those.
+func TestGenerateCoversTheVocabulary(t *testing.T) {
+	for _, c := range Capabilities {
+		seen := map[string]bool{}
+		for seed := uint64(1); seed <= 500; seed++ {
+			for _, st := range Generate(seed, c, DefaultLimits).Steps {
+				seen[st.Name()] = true
+			}
+		}
+		for _, n := range append(names(Faults, c), names(Workloads, c)...) {
+			if !seen[n] {
+				t.Errorf("%s: 500 seeds never drew %s", c, n)
+			}
+		}
+		for n := range seen {
+			if k, _ := (Step{Fault: n}).kind(); !k.For(c) {
+				if k, _ := (Step{Workload: n}).kind(); !k.For(c) {
+					t.Errorf("%s: drew %s, which does not apply", c, n)
+				}
+			}
+		}
+	}
+}
+
+const good = `format: steadystate.dev/schedule/v1
+seed: 7
+capability: scalableWorkload
+steps:
+  - at: 1s
+    fault: watch-stall
+    resource: pods
+    for: 2s
+  - after: {verb: create, resource: pods}
+    fault: pod-deletion
+  - at: 3s
+    workload: scale-up
+`
+
+// A bad schedule file is refused with its name, the line and the valid
+// values; every problem is named at once.
+func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
+	if _, err := Parse([]byte(good), "s.yaml"); err != nil {
+		t.Fatalf("the good file: %v", err)
+	}
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"unknown field", "    for: 2s", "    for: 2s\n    colour: red", "s.yaml:9: field colour not found"},
+		{"bad duration", "for: 2s", "for: soon", "s.yaml:8: cannot unmarshal !!str `soon` into time.Duration"},
+		{"unknown fault", "fault: watch-stall", "fault: watch-stal", `s.yaml:5: steps[0].fault: "watch-stal" is not a fault; valid: answer-409,`},
+		{"fault of another capability", "fault: pod-deletion", "fault: leader-failover", "s.yaml:9: steps[1].fault: leader-failover does not apply to a subject with capability scalableWorkload; valid: answer-409"},
+		{"workload of another capability", "workload: scale-up", "workload: move", "s.yaml:11: steps[2].workload: move does not apply to a subject with capability scalableWorkload; valid: scale-down, scale-up"},
+		{"parameter it takes not", "    resource: pods\n    for: 2s", "    resource: pods\n    delay: 2s\n    for: 2s", "s.yaml:5: steps[0].delay: watch-stall takes no delay; valid: resource, replica, for"},
+		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, replicasets`},
+		{"trigger", "verb: create", "verb: watch", `steps[1].after.verb: "watch" is not a request verb; valid: create, update, patch, delete`},
+		{"capability", "capability: scalableWorkload", "capability: scalable", `s.yaml: capability: "scalable" is not a capability; valid: scalableWorkload, leaderElected, foregroundComposite, movableResource`},
+		{"format", "format: steadystate.dev/schedule/v1", "format: steadystate.dev/schedule/v9", `s.yaml: format: "steadystate.dev/schedule/v9" is not a format this steadystate reads; valid: steadystate.dev/schedule/v1`},
+		{"not yaml", "steps:", "steps: [", "s.yaml: line"},
+		{"empty", good, "", "s.yaml: empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := strings.Replace(good, tc.from, tc.to, 1)
+			_, err := Parse([]byte(file), "s.yaml")
+			var e *Error
+			if !errors.As(err, &e) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v does not say %q", err, tc.want)
+			}
+		})
+	}
+	_, err := Parse([]byte(strings.Replace(strings.Replace(good, "watch-stall", "nope", 1), "scale-up", "nope", 1)), "s.yaml")
+	if err == nil || !strings.Contains(err.Error(), "2 problems") {
+		t.Errorf("two problems: %v", err)
+	}
+	if _, err := Load("/nonexistent/s.yaml"); err == nil || !strings.Contains(err.Error(), "/nonexistent/s.yaml") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// Shrink keeps the two steps whose overlap breaks the property, out of
+// eight, and halves the stall while it still breaks; every replay is
+// counted.
+func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
+	s := Generate(1, Scalable, DefaultLimits)
+	s.Steps = []Step{
+		{At: time.Second, Fault: "answer-500", Resource: "pods", For: 3 * time.Second},
+		{At: 2 * time.Second, Fault: "watch-stall", Resource: "pods", For: 4 * time.Second},
+		{At: 3 * time.Second, Workload: "scale-up"},
+		{At: 4 * time.Second, Fault: "etcd-compaction"},
+		{At: 5 * time.Second, Fault: "process-kill", Replica: "0"},
+		{After: &Trigger{Verb: "create", Resource: "pods"}, Fault: "pod-deletion"},
+		{At: 6 * time.Second, Workload: "scale-down"},
+		{At: 7 * time.Second, Fault: "watch-cut", Resource: "pods"},
+	}
+	// It breaks when a stall of at least 700ms and a pod deletion right
+	// after a create are both in it.
+	calls := 0
+	breaks := func(_ context.Context, c Schedule) (bool, error) {
+		calls++
+		stall, deletion := false, false
+		for _, st := range c.Steps {
+			stall = stall || (st.Fault == "watch-stall" && st.For >= 700*time.Millisecond)
+			deletion = deletion || (st.Fault == "pod-deletion" && st.After != nil)
+		}
+		return stall && deletion, nil
+	}
+	out, err := Shrink(context.Background(), s, breaks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Schedule.Steps
+	if len(got) != 2 || got[0].Fault != "watch-stall" || got[1].Fault != "pod-deletion" {
+		t.Fatalf("shrunk to %+v, want the stall and the deletion", got)
+	}
+	if got[0].For < 700*time.Millisecond || got[0].For >= 1400*time.Millisecond || got[0].At != 0 {
+		t.Errorf("stall at %s for %s, want at 0 for [700ms, 1.4s)", got[0].At, got[0].For)
+	}
+	if out.Replays != calls {
+		t.Errorf("Shrink counted %d replays, ran %d", out.Replays, calls)
+	}
+	if p := out.Schedule.Validate(); len(p) > 0 {
+		t.Errorf("the shrunk schedule is invalid: %+v", p)
+	}
+}
+
+// A replay that cannot run stops the shrink with its error.
+func TestShrinkStopsOnAReplayThatCannotRun(t *testing.T) {
+	s := Generate(3, Leader, Limits{Steps: 6, Horizon: time.Second, Longest: time.Second, Replicas: 2})
+	s.Steps = append(s.Steps, s.Steps...)
+	boom := errors.New("the cluster did not start")
+	_, err := Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) { return false, boom })
+	if !errors.Is(err, boom) {
+		t.Errorf("Shrink = %v, want %v", err, boom)
+	}
+}
+
+// ddmin's result is 1-minimal: dropping any one more step stops it
+// breaking.
+func TestDdminIsOneMinimal(t *testing.T) {
+	var steps []Step
+	for i := range 13 {
+		steps = append(steps, Step{At: time.Duration(i) * time.Second, Fault: "etcd-compaction"})
+	}
+	need := map[time.Duration]bool{2 * time.Second: true, 7 * time.Second: true, 11 * time.Second: true}
+	test := func(c []Step) (bool, error) {
+		n := 0
+		for _, st := range c {
+			if need[st.At] {
+				n++
+			}
+		}
+		return n == len(need), nil
+	}
+	got, _ := ddmin(steps, test)
+	if len(got) != 3 {
+		t.Fatalf("ddmin kept %d steps: %+v", len(got), got)
+	}
+	for i := range got {
+		if ok, _ := test(append(append([]Step{}, got[:i]...), got[i+1:]...)); ok {
+			t.Errorf("dropping step %d still breaks: not 1-minimal", i)
+		}
+	}
+}

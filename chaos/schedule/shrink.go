@@ -1,0 +1,120 @@
+package schedule
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Breaks replays a schedule and says whether it broke the property again.
+// An error (the replay could not run) stops the shrink.
+type Breaks func(ctx context.Context, s Schedule) (bool, error)
+
+// Shrunk is a shrink's outcome.
+type Shrunk struct {
+	Schedule Schedule
+	// Replays is how many times breaks ran.
+	Replays int
+}
+
+// Shrink reduces s, which breaks a property, to a smallest schedule that
+// still breaks it: first over its steps by delta debugging (Zeller's
+// ddmin: drop ever smaller chunks while the rest still breaks), then over
+// each remaining step's timings (at, for and delay: zero if it still
+// breaks, else halved while it still breaks). Each candidate is replayed once; a flaky finding shrinks less,
+// never wrongly, since only a replay that broke is kept.
+func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
+	out := Shrunk{Schedule: s}
+	try := func(c Schedule) (bool, error) {
+		out.Replays++
+		return breaks(ctx, c)
+	}
+	steps, err := ddmin(s.Steps, func(steps []Step) (bool, error) {
+		c := s
+		c.Steps = steps
+		return try(c)
+	})
+	if err != nil {
+		return out, err
+	}
+	out.Schedule.Steps = steps
+	for i := range out.Schedule.Steps {
+		for _, field := range []func(*Step) *time.Duration{
+			func(st *Step) *time.Duration { return &st.At },
+			func(st *Step) *time.Duration { return &st.For },
+			func(st *Step) *time.Duration { return &st.Delay },
+		} {
+			// Zero first (most timings do not matter), then halving.
+			for first := true; *field(&out.Schedule.Steps[i]) > 0; first = false {
+				c := out.Schedule
+				c.Steps = slices.Clone(c.Steps)
+				v := field(&c.Steps[i])
+				if first || *v < 2*time.Millisecond {
+					*v = 0
+				} else {
+					*v = roundMS(*v / 2)
+				}
+				ok, err := try(c)
+				if err != nil {
+					return out, err
+				}
+				if ok {
+					out.Schedule = c
+				} else if !first {
+					break
+				}
+			}
+		}
+	}
+	return out, ctx.Err()
+}
+
+// ddmin is delta debugging's minimising algorithm over a list: it returns
+// a 1-minimal sublist (dropping any one more element makes test fail) of
+// steps, for which test holds.
+func ddmin(steps []Step, test func([]Step) (bool, error)) ([]Step, error) {
+	n := 2
+	for len(steps) >= 2 {
+		chunks := split(steps, n)
+		reduced := false
+		// A chunk alone, then the list without a chunk.
+		for _, c := range chunks {
+			if ok, err := test(c); err != nil {
+				return steps, err
+			} else if ok {
+				steps, n, reduced = c, 2, true
+				break
+			}
+		}
+		if !reduced {
+			for i := range chunks {
+				rest := slices.Concat(slices.Concat(chunks[:i]...), slices.Concat(chunks[i+1:]...))
+				if ok, err := test(rest); err != nil {
+					return steps, err
+				} else if ok {
+					steps, n, reduced = rest, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(steps) {
+				break
+			}
+			n = min(2*n, len(steps))
+		}
+	}
+	return steps, nil
+}
+
+// split cuts steps into n chunks of near-equal length, in order.
+func split(steps []Step, n int) [][]Step {
+	var out [][]Step
+	for i := range n {
+		lo, hi := i*len(steps)/n, (i+1)*len(steps)/n
+		if hi > lo {
+			out = append(out, slices.Clone(steps[lo:hi]))
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package schedule
+
+import (
+	"maps"
+	"slices"
+)
+
+// Param is a step field a fault or workload step uses.
+type Param string
+
+// The step fields beyond the kind and the timing.
+const (
+	Resource Param = "resource" // the resource whose requests or watch it hits: pods, leases, ...
+	Event    Param = "event"    // a watch event type: ADDED, MODIFIED, DELETED
+	Replica  Param = "replica"  // which replica: an index, or leader or follower
+	For      Param = "for"      // how long it stays injected
+	Delay    Param = "delay"    // how late delayed events arrive
+)
+
+// Kind is one fault or workload step of the vocabulary.
+type Kind struct {
+	// Params are the fields the step takes; others are refused.
+	Params []Param
+	// Capabilities are the subject capabilities it applies to; none:
+	// every capability.
+	Capabilities []string
+}
+
+// The capabilities of a subject file (catalog.Suites' Capability).
+const (
+	Scalable  = "scalableWorkload"
+	Leader    = "leaderElected"
+	Composite = "foregroundComposite"
+	Movable   = "movableResource"
+)
+
+// Capabilities are every capability a schedule may name.
+var Capabilities = []string{Scalable, Leader, Composite, Movable}
+
+// Faults are the faults a schedule can inject, by name: the fault proxy's
+// rules on a replica's requests and watches, and the faults that act on
+// pods, processes, the Lease, the API and etcd.
+var Faults = map[string]Kind{
+	"watch-stall":         {Params: []Param{Resource, Replica, For}},
+	"watch-cut":           {Params: []Param{Resource, Replica}},
+	"watch-reset":         {Params: []Param{Resource, Replica}},
+	"forced-relist":       {Params: []Param{Resource, Replica}},
+	"event-drop":          {Params: []Param{Resource, Event, Replica, For}},
+	"event-delay":         {Params: []Param{Resource, Event, Replica, Delay, For}},
+	"partition-refuse":    {Params: []Param{Replica, For}},
+	"partition-blackhole": {Params: []Param{Replica, For}},
+	"answer-429":          {Params: []Param{Resource, Replica, For}},
+	"answer-500":          {Params: []Param{Resource, Replica, For}},
+	"answer-409":          {Params: []Param{Resource, Replica, For}},
+	"pod-deletion":        {Capabilities: []string{Scalable}},
+	"process-kill":        {Params: []Param{Replica}},
+	"process-terminate":   {Params: []Param{Replica}},
+	"process-restart":     {Params: []Param{Replica}},
+	"leader-failover":     {Capabilities: []string{Leader}},
+	"concurrent-create":   {Capabilities: []string{Composite}},
+	"etcd-compaction":     {},
+}
+
+// Workloads are the workload steps each capability offers.
+var Workloads = map[string]Kind{
+	"scale-up":     {Capabilities: []string{Scalable}},
+	"scale-down":   {Capabilities: []string{Scalable}},
+	"create-claim": {Capabilities: []string{Composite}},
+	"delete-claim": {Capabilities: []string{Composite}},
+	"move":         {Capabilities: []string{Movable}},
+}
+
+// Resources are what each capability's subject reads and writes, for the
+// resource of proxy faults and of triggers.
+var Resources = map[string][]string{
+	Scalable:  {"pods", "replicasets"},
+	Leader:    {"leases"},
+	Composite: {"claims", "composites"},
+	Movable:   {"clusters", "machines"},
+}
+
+// Events are the watch event types a step may name.
+var Events = []string{"ADDED", "MODIFIED", "DELETED"}
+
+// Verbs are the requests a trigger may wait for.
+var Verbs = []string{"create", "update", "patch", "delete"}
+
+// For says whether kind applies to a subject with capability.
+func (k Kind) For(capability string) bool {
+	return len(k.Capabilities) == 0 || slices.Contains(k.Capabilities, capability)
+}
+
+// Takes says whether the kind uses param.
+func (k Kind) Takes(p Param) bool { return slices.Contains(k.Params, p) }
+
+// names are the keys of kinds that apply to capability, sorted.
+func names(kinds map[string]Kind, capability string) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(kinds)) {
+		if kinds[n].For(capability) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
