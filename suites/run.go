@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
@@ -49,7 +48,7 @@ func Lookup(name string) (Suite, bool) {
 // Names are the suites' names, for messages.
 func Names() string {
 	var names []string
-	for _, s := range catalog.Suites {
+	for _, s := range All {
 		names = append(names, s.Name)
 	}
 	return strings.Join(names, ", ")

@@ -35,10 +35,15 @@ type conformConfig struct {
 	subject, out, provider string
 	kubernetes             string
 	// version and binDir are the local control plane's (KUBE_VERSION,
-	// KUBE_BIN_DIR or the cache's folder for the version).
+	// KUBE_BIN_DIR or the cache's folder for the version); buildBins
+	// says the cache's must be built first if they are not.
 	version, binDir string
-	file            *subjectfile.File
-	run             matrixRun
+	buildBins       bool
+	// pods says the subject runs in pods (kind, SUBJECT_PLACEMENT=pods).
+	pods  bool
+	upDir string
+	file  *subjectfile.File
+	run   matrixRun
 }
 
 func conformConfigFrom(args []string) (conformConfig, error) {
@@ -73,26 +78,17 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	}
 	// The cache holds the upstream releases and the local control plane:
 	// a run in a pod, on an existing cluster, may have neither.
-	upDir, _ := upstreamDir()
+	c.upDir, _ = upstreamDir()
 	c.version = os.Getenv("KUBE_VERSION")
 	if c.version == "" {
 		c.version = local.DefaultKubeVersion
 	}
 	c.binDir = os.Getenv("KUBE_BIN_DIR")
+	c.buildBins = c.provider == cluster.Local && c.binDir == ""
 	if root, err := local.CacheRoot(); c.binDir == "" && err == nil {
 		c.binDir = local.BinDirFor(root, c.version)
 	}
-	// As the suites decide (testenv.Config.FromImage): in pods on an
-	// existing cluster, the controller starts from its image as it is.
-	pods := c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == testenv.Pods
-	fromImage := pods && c.provider == cluster.Existing
-	if c.file, err = subjectfile.Load(c.subject, subjectfile.Options{UpstreamDir: upDir, KubeBinDir: c.binDir, FromImage: fromImage}); err != nil {
-		return c, err
-	}
 	c.kubernetes = c.version
-	if pods && c.file.Run.Pod == nil {
-		return c, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.subject, c.provider)
-	}
 	switch c.provider {
 	case cluster.Kind:
 		c.kubernetes = os.Getenv("KIND_NODE_IMAGE")
@@ -104,8 +100,36 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	}
 	c.run.provider = c.provider
 	c.run.progress = true
-	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+upDir)
+	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+c.upDir)
+	c.pods = c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == testenv.Pods
 	return c, nil
+}
+
+// load reads the subject file, once the local control plane it may name
+// ({{.KubeBinDir}}) is built, and refuses one that cannot run where the
+// run places it.
+func (c *conformConfig) load(ctx context.Context, stderr io.Writer) error {
+	// A path that is wrong is said before minutes of building.
+	f, err := os.Open(c.subject)
+	if err != nil {
+		return fmt.Errorf("subject file: %w (--subject names the YAML file that describes the controller; see fixtures/subjects for examples)", err)
+	}
+	f.Close()
+	if c.buildBins {
+		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
+			return err
+		}
+	}
+	// As the suites decide (testenv.Config.FromImage): in pods on an
+	// existing cluster, the controller starts from its image as it is.
+	o := subjectfile.Options{UpstreamDir: c.upDir, KubeBinDir: c.binDir, FromImage: c.pods && c.provider == cluster.Existing}
+	if c.file, err = subjectfile.Load(c.subject, o); err != nil {
+		return err
+	}
+	if c.pods && c.file.Run.Pod == nil {
+		return fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.subject, c.provider)
+	}
+	return nil
 }
 
 // conformCommand runs every suite the subject file's capabilities allow
@@ -113,6 +137,9 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := conformConfigFrom(args)
 	if err != nil {
+		return err
+	}
+	if err := c.load(ctx, stderr); err != nil {
 		return err
 	}
 	// The subject's own name, not its file's: a Job's file is always
@@ -123,12 +150,6 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	for _, s := range catalog.Suites {
 		if slices.Contains(bound, s.Capability) {
 			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.subject, MaySkip: true, Conformance: true})
-		}
-	}
-	// The local control plane is built from source once per version.
-	if c.provider == cluster.Local && os.Getenv("KUBE_BIN_DIR") == "" {
-		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
-			return err
 		}
 	}
 	if c.provider == cluster.Existing {
