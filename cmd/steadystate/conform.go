@@ -116,6 +116,12 @@ func (c *conformConfig) load(ctx context.Context, stderr io.Writer) error {
 	}
 	f.Close()
 	if c.buildBins {
+		// Everything but the programs it names is checked before
+		// minutes of building: a file no suite can use is said at once.
+		pre := subjectfile.Options{UpstreamDir: c.upDir, KubeBinDir: c.binDir, FromImage: true}
+		if _, err := subjectfile.Load(c.subject, pre); err != nil {
+			return err
+		}
 		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
 			return err
 		}

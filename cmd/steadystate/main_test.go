@@ -185,6 +185,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"suite", "nope", "-ginkgo.v"}, nil, 2, `no suite "nope": the suites are lostevents, leader, foreground, finalizer`},
 		{[]string{"suite", "leader", "-steadystate.windw=2s"}, nil, 2, "flag provided but not defined: -steadystate.windw"},
 		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "kind"}, kubeBins, 1, "has no run.pod: on --provider kind the controller runs in pods"},
+		{[]string{"conform", "--subject", "testdata/no-capability.yaml"}, []string{"KUBE_VERSION=v1.0.99"}, 1, "capabilities: none bound; expected at least one of scalableWorkload"},
 		{[]string{"verify"}, nil, 2, "verify takes one bundle"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
 		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
