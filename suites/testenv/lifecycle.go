@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 )
@@ -22,7 +23,12 @@ func Lifecycle(setup, connect any) {
 	ReportAfterEach(NoteFailure)
 	SynchronizedAfterSuite(func() {}, TeardownCluster)
 	ReportBeforeSuite(func(r Report) { progress.specs(r.PreRunStats.SpecsThatWillRun) })
-	ReportBeforeEach(func(r SpecReport) { progress.spec(r.FullText()) })
+	ReportBeforeEach(func(r SpecReport) {
+		// Specs a filter left out are reported too, already skipped.
+		if r.State != types.SpecStateSkipped {
+			progress.spec(r.FullText())
+		}
+	})
 }
 
 // Progress receives a suite's progress events, one JSON ProgressEvent per
