@@ -19,62 +19,229 @@ type Limits struct {
 	Longest time.Duration
 	// Replicas is how many replicas the subject runs.
 	Replicas int
+	// Without are faults not to draw: those the run cannot inject (etcd
+	// compaction where etcd is out of reach).
+	Without []string
 }
 
-// DefaultLimits draw schedules of up to 6 steps over 10s, faults of up
-// to 5s, for a subject of 2 replicas.
-var DefaultLimits = Limits{Steps: 6, Horizon: 10 * time.Second, Longest: 5 * time.Second, Replicas: 2}
+// DefaultLimits draw schedules of up to 6 steps over 6s, faults of up to
+// 4s, for a subject of 2 replicas.
+var DefaultLimits = Limits{Steps: 6, Horizon: 6 * time.Second, Longest: 4 * time.Second, Replicas: 2}
+
+// Patterns are the shapes Generate draws a schedule in, after Sieve's
+// testing strategies for controllers (Sun et al., OSDI '22), in faults
+// this package has:
+//   - "unobserved": the subject is blind to a resource for a window (a
+//     stalled watch, dropped or late events) while the workload changes
+//     and what the subject just did is undone under it, and the window
+//     may end with a relist instead of the missed events;
+//   - "crash": the subject is stopped, restarted, cut off or failed over
+//     right after one of its own requests (an intermediate state), while
+//     the workload changes;
+//   - "any": steps drawn independently from the whole vocabulary.
+var Patterns = []string{"unobserved", "crash", "any"}
 
 // Generate draws a schedule for capability from seed: the same seed and
-// limits draw the same schedule. Steps are faults and the capability's
-// workload steps; half are placed on the clock and half right after the
-// subject's next request of a kind, and their spans overlap freely.
+// limits draw the same schedule. The seed picks a pattern (Patterns), and
+// the pattern its steps: faults and the capability's workload steps,
+// placed on the clock or right after the subject's next request of a
+// kind, their spans overlapping freely.
 func Generate(seed uint64, capability string, l Limits) Schedule {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	s := Schedule{Format: Format, Seed: seed, Capability: capability}
-	faults, workloads := names(Faults, capability), names(Workloads, capability)
-	resources := Resources[capability]
-	n := 1 + rng.IntN(max(l.Steps, 1))
-	for range n {
-		var st Step
-		var kind Kind
-		// One step in four is the workload's own, when it has any.
-		if len(workloads) > 0 && rng.IntN(4) == 0 {
-			st.Workload = workloads[rng.IntN(len(workloads))]
-			kind = Workloads[st.Workload]
-		} else {
-			st.Fault = faults[rng.IntN(len(faults))]
-			kind = Faults[st.Fault]
-		}
-		st.At = roundMS(duration(rng, l.Horizon))
-		if rng.IntN(2) == 0 {
-			st.After = &Trigger{Verb: Verbs[rng.IntN(len(Verbs))], Resource: resources[rng.IntN(len(resources))]}
-			st.At = roundMS(duration(rng, l.Horizon/10))
-		}
-		if kind.Takes(Resource) {
-			st.Resource = resources[rng.IntN(len(resources))]
-		}
-		if kind.Takes(Event) {
-			st.Event = Events[rng.IntN(len(Events))]
-		}
-		if kind.Takes(Replica) {
-			st.Replica = replica(rng, l.Replicas, capability)
-		}
-		if kind.Takes(For) {
-			st.For = roundMS(l.Longest/10 + duration(rng, l.Longest-l.Longest/10))
-		}
-		if kind.Takes(Delay) {
-			st.Delay = roundMS(l.Longest/10 + duration(rng, l.Longest-l.Longest/10))
-		}
-		s.Steps = append(s.Steps, st)
+	g := generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), capability: capability, l: l}
+	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool { return slices.Contains(l.Without, f) })
+	g.workloads = names(Workloads, capability)
+	var steps []Step
+	switch Patterns[g.rng.IntN(len(Patterns))] {
+	case "unobserved":
+		steps = g.unobserved()
+	case "crash":
+		steps = g.crash()
+	default:
+		steps = g.any()
+	}
+	if len(steps) > max(l.Steps, 1) {
+		steps = steps[:max(l.Steps, 1)]
 	}
 	// The clock's steps in order of start, then the triggered ones in
 	// the order drawn.
-	clock := slices.DeleteFunc(slices.Clone(s.Steps), func(st Step) bool { return st.After != nil })
+	clock := slices.DeleteFunc(slices.Clone(steps), func(st Step) bool { return st.After != nil })
 	slices.SortStableFunc(clock, func(a, b Step) int { return cmp.Compare(a.At, b.At) })
-	s.Steps = append(clock, slices.DeleteFunc(s.Steps, func(st Step) bool { return st.After == nil })...)
-	return s
+	return Schedule{Format: Format, Seed: seed, Capability: capability,
+		Steps: append(clock, slices.DeleteFunc(steps, func(st Step) bool { return st.After == nil })...)}
 }
+
+// generator draws one schedule's steps.
+type generator struct {
+	rng               *rand.Rand
+	capability        string
+	l                 Limits
+	faults, workloads []string
+}
+
+// any draws up to Steps steps independently: one in four a workload step
+// (when the capability has any), half of them placed after a request.
+func (g *generator) any() []Step {
+	var steps []Step
+	for range 1 + g.rng.IntN(max(g.l.Steps, 1)) {
+		name := g.oneOf(g.faults)
+		if len(g.workloads) > 0 && g.rng.IntN(4) == 0 {
+			name = g.oneOf(g.workloads)
+		}
+		st := g.step(name, g.l.Longest)
+		g.place(&st, 0, g.l.Horizon)
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// The faults each pattern is made of.
+var (
+	blinding = []string{"watch-stall", "event-drop", "event-delay"}
+	relists  = []string{"forced-relist", "watch-reset", "watch-cut", "etcd-compaction"}
+	undoing  = []string{"pod-deletion", "process-kill", "process-restart", "answer-409", "answer-500", "delete-claim", "concurrent-create"}
+	stopping = []string{"process-kill", "process-terminate", "process-restart", "leader-failover", "partition-refuse", "partition-blackhole", "answer-429", "answer-500"}
+)
+
+// unobserved: a blinding fault on one resource for a window; inside it a
+// workload step, and right after the subject's next request an undoing
+// step; the window may end with a relist.
+func (g *generator) unobserved() []Step {
+	window := g.l.Longest/2 + g.duration(g.l.Longest/2)
+	blind := g.step(g.oneOf(g.usable(blinding)), window)
+	blind.For = roundMS(window)
+	blind.At = roundMS(g.duration(g.l.Horizon / 4))
+	steps := []Step{blind}
+	inside := func() time.Duration { return roundMS(blind.At + g.duration(window/2)) }
+	if len(g.workloads) > 0 {
+		st := g.step(g.oneOf(g.workloads), 0)
+		st.At = inside()
+		steps = append(steps, st)
+	}
+	if undo := g.usable(undoing); len(undo) > 0 && g.rng.IntN(4) > 0 {
+		st := g.step(g.oneOf(undo), window/2)
+		g.after(&st, blind.Resource)
+		if g.rng.IntN(3) == 0 {
+			st.After, st.At = nil, inside()
+		}
+		steps = append(steps, st)
+	}
+	if relist := g.usable(relists); len(relist) > 0 && g.rng.IntN(3) > 0 {
+		st := g.step(g.oneOf(relist), 0)
+		if st.Resource != "" {
+			st.Resource = blind.Resource
+		}
+		if Faults[st.Fault].Takes(Replica) {
+			st.Replica = blind.Replica
+		}
+		st.At = roundMS(blind.At + window - g.duration(window/4))
+		steps = append(steps, st)
+	}
+	for range g.rng.IntN(2) {
+		st := g.step(g.oneOf(g.faults), g.l.Longest)
+		g.place(&st, 0, g.l.Horizon)
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// crash: one to three stopping faults, each right after a request of the
+// subject (or on the clock), with workload steps on the clock.
+func (g *generator) crash() []Step {
+	var steps []Step
+	stop := g.usable(stopping)
+	for range 1 + g.rng.IntN(3) {
+		st := g.step(g.oneOf(stop), g.l.Longest)
+		g.after(&st, "")
+		if g.rng.IntN(4) == 0 {
+			st.After, st.At = nil, roundMS(g.duration(g.l.Horizon))
+		}
+		steps = append(steps, st)
+	}
+	for range g.rng.IntN(3) {
+		if len(g.workloads) == 0 {
+			break
+		}
+		st := g.step(g.oneOf(g.workloads), 0)
+		st.At = roundMS(g.duration(g.l.Horizon))
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// usable are the names of kinds that this schedule may draw (faults for
+// the capability, not left out; its workload steps); when none is, every
+// fault it may draw.
+func (g *generator) usable(kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		if slices.Contains(g.faults, k) || slices.Contains(g.workloads, k) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return g.faults
+	}
+	return out
+}
+
+// step is a step of the named fault or workload step with its parameters
+// drawn; a fault held for a while holds for up to longest.
+func (g *generator) step(name string, longest time.Duration) Step {
+	st := Step{Fault: name}
+	kind, ok := Faults[name]
+	if !ok {
+		st = Step{Workload: name}
+		kind = Workloads[name]
+	}
+	resources := Resources[g.capability]
+	if kind.Takes(Resource) {
+		st.Resource = g.oneOf(resources)
+	}
+	if kind.Takes(Event) {
+		st.Event = g.oneOf(Events)
+	}
+	if kind.Takes(Replica) {
+		st.Replica = replica(g.rng, g.l.Replicas, g.capability)
+	}
+	longest = max(longest, g.l.Longest/4)
+	if kind.Takes(For) {
+		st.For = roundMS(longest/10 + g.duration(longest-longest/10))
+	}
+	if kind.Takes(Delay) {
+		st.Delay = roundMS(g.l.Longest/10 + g.duration(g.l.Longest-g.l.Longest/10))
+	}
+	return st
+}
+
+// place puts st on the clock in [from, from+span), or, half the time,
+// right after the subject's next request of a kind.
+func (g *generator) place(st *Step, from, span time.Duration) {
+	if g.rng.IntN(2) == 0 {
+		g.after(st, "")
+		return
+	}
+	st.At = roundMS(from + g.duration(span))
+}
+
+// after places st right after the subject's next request of a kind it
+// makes (of resource, when it makes one of that), with at most a tenth of
+// the horizon's delay.
+func (g *generator) after(st *Step, resource string) {
+	requests := Requests[g.capability]
+	if of := slices.DeleteFunc(slices.Clone(requests), func(t Trigger) bool { return t.Resource != resource }); len(of) > 0 {
+		requests = of
+	}
+	t := requests[g.rng.IntN(len(requests))]
+	st.After = &t
+	st.At = 0
+	if g.rng.IntN(2) == 0 {
+		st.At = roundMS(g.duration(g.l.Horizon / 10))
+	}
+}
+
+func (g *generator) oneOf(list []string) string { return list[g.rng.IntN(len(list))] }
+
+func (g *generator) duration(upTo time.Duration) time.Duration { return duration(g.rng, upTo) }
 
 // replica is every replica (""), one by index, or, for a leader-elected
 // subject, the leader or a follower.

@@ -91,7 +91,7 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 		{"fault of another capability", "fault: pod-deletion", "fault: leader-failover", "s.yaml:9: steps[1].fault: leader-failover does not apply to a subject with capability scalableWorkload; valid: answer-409"},
 		{"workload of another capability", "workload: scale-up", "workload: move", "s.yaml:11: steps[2].workload: move does not apply to a subject with capability scalableWorkload; valid: scale-down, scale-up"},
 		{"parameter it takes not", "    resource: pods\n    for: 2s", "    resource: pods\n    delay: 2s\n    for: 2s", "s.yaml:5: steps[0].delay: watch-stall takes no delay; valid: resource, replica, for"},
-		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, replicasets`},
+		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, workload`},
 		{"trigger", "verb: create", "verb: watch", `steps[1].after.verb: "watch" is not a request verb; valid: create, update, patch, delete`},
 		{"capability", "capability: scalableWorkload", "capability: scalable", `s.yaml: capability: "scalable" is not a capability; valid: scalableWorkload, leaderElected, foregroundComposite, movableResource`},
 		{"format", "format: steadystate.dev/schedule/v1", "format: steadystate.dev/schedule/v9", `s.yaml: format: "steadystate.dev/schedule/v9" is not a format this steadystate reads; valid: steadystate.dev/schedule/v1`},

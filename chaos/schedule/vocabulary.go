@@ -71,12 +71,26 @@ var Workloads = map[string]Kind{
 }
 
 // Resources are what each capability's subject reads and writes, for the
-// resource of proxy faults and of triggers.
+// resource of proxy faults and of triggers. "workload", "claims" and the
+// like are roles: a run maps each to the resource the subject binds (a
+// scalable subject's workload resource is replicasets, workloads or
+// clonesets).
 var Resources = map[string][]string{
-	Scalable:  {"pods", "replicasets"},
+	Scalable:  {"pods", "workload"},
 	Leader:    {"leases"},
 	Composite: {"claims", "composites"},
 	Movable:   {"clusters", "machines"},
+}
+
+// Requests are the requests a subject of each capability makes on its
+// own, the triggers Generate places steps after (a schedule file may name
+// any verb and resource; one the subject never makes leaves its step
+// undone).
+var Requests = map[string][]Trigger{
+	Scalable:  {{"create", "pods"}, {"delete", "pods"}, {"update", "workload"}, {"patch", "workload"}},
+	Leader:    {{"update", "leases"}, {"create", "leases"}},
+	Composite: {{"create", "composites"}, {"delete", "composites"}, {"update", "claims"}, {"patch", "claims"}},
+	Movable:   {{"update", "clusters"}, {"patch", "clusters"}, {"create", "machines"}, {"delete", "machines"}},
 }
 
 // Events are the watch event types a step may name.
