@@ -68,10 +68,14 @@ var Bugs = []Bug{
 // Suites are the suites, in order: the reference subject each runs in the
 // self-test, and the capability (a subject file's key under capabilities)
 // a subject must have for the suite to run it.
-var Suites = []struct{ Name, Subject, Capability string }{
+var Suites = []Suite{
 	{"lostevents", "workload", "scalableWorkload"}, {"leader", "leader", "leaderElected"},
 	{"foreground", "composite", "foregroundComposite"}, {"finalizer", "cluster", "movableResource"},
 }
+
+// Suite is a suite of the catalog: its name, the reference subject it runs
+// in the self-test, and the capability a subject needs for it.
+type Suite struct{ Name, Subject, Capability string }
 
 // Lookup finds a bug by name.
 func Lookup(name string) (Bug, bool) {

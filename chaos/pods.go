@@ -26,6 +26,8 @@ type PodDeletion struct {
 	Count    int
 	Fraction float64
 	Grace    int64
+	// Names, when set, are the only pods it may take (those that exist).
+	Names []string
 }
 
 // Name is pod-deletion.
@@ -53,7 +55,7 @@ func (f PodDeletion) Inject(ctx context.Context, t Target) (Injection, error) {
 	}
 	var live []corev1.Pod
 	for _, p := range pods.Items {
-		if p.DeletionTimestamp == nil {
+		if p.DeletionTimestamp == nil && (len(f.Names) == 0 || slices.Contains(f.Names, p.Name)) {
 			live = append(live, p)
 		}
 	}

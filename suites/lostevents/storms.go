@@ -19,46 +19,46 @@ func stormSpecs() {
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
 
 		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
-			w := startSubject(ctx, ns)
-			created := w.create(ctx, 2)
+			w := StartWorkload(ctx, ns)
+			created := w.Create(ctx, 2)
 			tl := testenv.Timeline()
-			testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
+			testenv.Await(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
 
 			By("holding the pod watch while scaling to 4, until the new pods exist")
-			stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.target)
+			stall, err := chaos.Begin(ctx, tl, chaos.Stall("pods", 0), w.Target)
 			Expect(err).NotTo(HaveOccurred())
-			scaled := w.scale(ctx, 4)
-			Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
+			scaled := w.Scale(ctx, 4)
+			Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
 			Expect(stall.End(ctx)).To(Succeed())
 
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Converges(ctx, catalog.LostAfterStall, func() judge.Bound {
-					return w.until(testenv.Recovery(scaled, w.expectationTimeout()))
+					return w.Until(testenv.Recovery(scaled, w.ExpectationTimeout()))
 				}, ""),
 				testenv.Judged(catalog.LostNoOvershoot),
 			)
 		})
 
 		It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
-			w := startSubject(ctx, ns)
-			created := w.create(ctx, 4)
+			w := StartWorkload(ctx, ns)
+			created := w.Create(ctx, 4)
 			tl := testenv.Timeline()
-			testenv.Await(ctx, catalog.LostHealthyBefore, w.until(testenv.Settle(created)))
+			testenv.Await(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
 
 			By("deleting half of the pods (grace 0), three times")
 			var last time.Time
 			for range 3 {
 				// A deletion that fails is in the timeline, for the premise.
-				chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.target)
+				chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.Target)
 				last = time.Now()
-				Eventually(func() int { return len(w.livePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
+				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
 			}
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Judged(catalog.LostStormHappened),
 				testenv.Converges(ctx, catalog.LostAfterStorm, func() judge.Bound {
-					return w.until(testenv.Recovery(last, w.expectationTimeout()))
+					return w.Until(testenv.Recovery(last, w.ExpectationTimeout()))
 				}, ""),
 				testenv.Judged(catalog.LostNoOvershoot),
 			)

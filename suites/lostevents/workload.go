@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
@@ -19,11 +20,12 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-// workload is the subject's workload object "web" under test and the
-// history of it and its pods.
-type workload struct {
+// Workload is the subject's workload object "web" under test and the
+// history of it and its pods: the lost-events specs drive it, and so does
+// exploration of a scalable workload.
+type Workload struct {
 	bind    *subject.Workload
-	target  chaos.Target
+	Target  chaos.Target
 	dyn     dynamic.Interface
 	ns      string
 	history *oracle.History
@@ -33,25 +35,25 @@ type workload struct {
 	converged judge.Want
 }
 
-// startSubject runs the subject's controller (the spec is skipped when
+// StartWorkload runs the subject's controller (the spec is skipped when
 // the subject is not a scalable workload) and records the namespace.
-func startSubject(ctx context.Context, ns string) *workload {
+func StartWorkload(ctx context.Context, ns string) *Workload {
 	s := subject.Scalable()
-	w := &workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
-	w.target = s.StartWorkloadController(ctx, ns)
+	w := &Workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
+	w.Target = s.StartWorkloadController(ctx, ns)
 	w.history = testenv.RecordAs(ctx, judge.HistoryWorkload, w.dyn, w.bind.GVR(), ns, "")
 	// The workload's pods, not the subject's own when it runs in pods.
 	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
 	testenv.Fact(judge.FactWorkload, ns+"/web")
 	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
 	w.converged = judge.Replicas(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
-	testenv.Fact(judge.FactReplica, w.target.Replicas[0].Identity)
+	testenv.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
 	return w
 }
 
-// create makes the workload with replicas. It fails at once, naming the
+// Create makes the workload with replicas. It fails at once, naming the
 // binding, if the subject's field paths do not resolve on the live object.
-func (w *workload) create(ctx context.Context, replicas int64) time.Time {
+func (w *Workload) Create(ctx context.Context, replicas int64) time.Time {
 	ns := w.ns
 	_, err := w.dyn.Resource(w.bind.GVR()).Namespace(ns).Create(ctx, w.bind.New(ns, "web", replicas), metav1.CreateOptions{})
 	created := time.Now()
@@ -71,17 +73,17 @@ func (w *workload) create(ctx context.Context, replicas int64) time.Time {
 	return created
 }
 
-// until is the bound of converging within c.
-func (w *workload) until(c oracle.Convergence) judge.Bound {
+// Until is the bound of converging within c.
+func (w *Workload) Until(c oracle.Convergence) judge.Bound {
 	return judge.Bound{Convergence: c, History: judge.HistoryWorkload, Want: w.converged}
 }
 
-// expectationTimeout is how long the subject may keep unsatisfied scale
+// ExpectationTimeout is how long the subject may keep unsatisfied scale
 // expectations before it notices a lost event on its own.
-func (w *workload) expectationTimeout() time.Duration { return w.bind.ExpectationTimeout() }
+func (w *Workload) ExpectationTimeout() time.Duration { return w.bind.ExpectationTimeout() }
 
-// scale sets the desired replicas and returns when the change was accepted.
-func (w *workload) scale(ctx context.Context, n int64) time.Time {
+// Scale sets the desired replicas and returns when the change was accepted.
+func (w *Workload) Scale(ctx context.Context, n int64) time.Time {
 	patch, err := json.Marshal(w.bind.ReplicasPatch(n))
 	Expect(err).NotTo(HaveOccurred())
 	_, err = w.dyn.Resource(w.bind.GVR()).Namespace(w.ns).Patch(ctx, "web", types.MergePatchType, patch, metav1.PatchOptions{})
@@ -89,8 +91,8 @@ func (w *workload) scale(ctx context.Context, n int64) time.Time {
 	return time.Now()
 }
 
-// livePods lists the names of the pods that exist at the end of history.
-func (w *workload) livePods() []string {
+// LivePods lists the names of the pods that exist at the end of history.
+func (w *Workload) LivePods() []string {
 	var names []string
 	for key, obj := range w.pods.StateAt(time.Now()) {
 		if obj.GetDeletionTimestamp() == nil {
@@ -98,4 +100,46 @@ func (w *workload) livePods() []string {
 		}
 	}
 	return names
+}
+
+// Resource is the workload's resource (replicasets, clonesets, ...).
+func (w *Workload) Resource() string { return w.bind.GVR().Resource }
+
+// Converged reports whether the recorded workload now shows its desired
+// replicas observed, for its current generation.
+func (w *Workload) Converged() bool {
+	m, err := w.converged.Match()
+	if err != nil {
+		return false
+	}
+	ok, _ := m(w.history.StateAt(time.Now()))
+	return ok
+}
+
+// NewestPod is the live pod created last, "" when none lives: one the
+// API server has and the recorded history has not seen yet (it lags by
+// milliseconds), or else the one the history saw created last (by the
+// store's revision).
+func (w *Workload) NewestPod(ctx context.Context) string {
+	list, err := w.dyn.Resource(corev1.SchemeGroupVersion.WithResource("pods")).Namespace(w.ns).List(ctx, metav1.ListOptions{LabelSelector: "!" + subject.PodLabel})
+	if err != nil {
+		return ""
+	}
+	created := map[string]int64{}
+	for _, e := range w.pods.Events() {
+		if e.Type == "ADDED" {
+			created[e.Key] = e.Revision()
+		}
+	}
+	newest, at := "", int64(-1)
+	for _, p := range list.Items {
+		rev, seen := created[w.ns+"/"+p.GetName()]
+		if !seen {
+			rev = math.MaxInt64
+		}
+		if p.GetDeletionTimestamp() == nil && rev > at {
+			newest, at = p.GetName(), rev
+		}
+	}
+	return newest
 }

@@ -1,0 +1,88 @@
+package leader
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// Election is the subject's replicas electing in the spec's namespace,
+// and the recorded history of their Lease: the leader specs drive it, and
+// so does exploration of a leader-elected manager.
+type Election struct {
+	*subjectfile.LeaderElected
+	leaseNS, leaseName string
+	Target             chaos.Target
+	lease              *oracle.History
+	proxies            map[string]proxy.Controller
+}
+
+// Start runs the subject's managers (the spec is skipped when the subject
+// is not leader-elected) and waits for a holder.
+func Start(ctx context.Context, ns string) *Election {
+	s := subject.LeaderElected()
+	e := &Election{LeaderElected: s.Election(), proxies: map[string]proxy.Controller{}}
+	var err error
+	e.leaseNS, e.leaseName, err = subject.Lease(e.LeaderElected, ns)
+	Expect(err).NotTo(HaveOccurred())
+	e.lease = testenv.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
+	testenv.Fact(judge.FactLease, e.Key())
+	e.Target = s.StartManagers(ctx, ns)
+	for _, r := range e.Target.Replicas {
+		e.proxies[r.Identity] = r.Proxy
+	}
+	Eventually(e.Holder).WithContext(ctx).WithTimeout(30*time.Second).ShouldNot(BeEmpty(),
+		"a replica should take Lease %s/%s, through its own proxy", e.leaseNS, e.leaseName)
+	return e
+}
+
+// Holder is the replica holding the Lease, "" while nobody does. The
+// holder identity is the controller's own choice; the replica is the one
+// whose Lease writes were answered with it (chaos.Target.Holding).
+func (e *Election) Holder() string {
+	l, err := testenv.Get().Kube.CoordinationV1().Leases(e.leaseNS).Get(context.Background(), e.leaseName, metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	r, _ := e.Target.Holding(*l.Spec.HolderIdentity)
+	return r.Identity
+}
+
+// Key is the Lease's key in the recorded history.
+func (e *Election) Key() string { return e.leaseNS + "/" + e.leaseName }
+
+func (e *Election) replica(identity string) chaos.Replica {
+	for _, r := range e.Target.Replicas {
+		if r.Identity == identity {
+			return r
+		}
+	}
+	Fail("no replica " + identity)
+	return chaos.Replica{}
+}
+
+// Other is a replica other than identity.
+func (e *Election) Other(identity string) string {
+	for _, r := range e.Target.Replicas {
+		if r.Identity != identity {
+			return r.Identity
+		}
+	}
+	return ""
+}
+
+// Lease is the Lease's namespace and name.
+func (e *Election) Lease() (namespace, name string) { return e.leaseNS, e.leaseName }
