@@ -26,6 +26,7 @@ var (
 	LostLateEvents      = p("lostevents/converges-late-events", verdict.Convergence, "status.replicas converges within T while pod events arrive late")
 	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas converges after a stalled pod watch resumes")
 	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas converges after a pod deletion storm")
+	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas converges within the expectation timeout plus the recovery margin once every fault of an exploration schedule is recovered")
 	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going)")
 )
 
@@ -68,7 +69,7 @@ var (
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
 	EvidenceComplete,
-	LostHealthyBefore, LostEventWithheld, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostNoOvershoot,
+	LostHealthyBefore, LostEventWithheld, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostAfterFaults, LostNoOvershoot,
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
+	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
@@ -25,18 +26,29 @@ type Suite struct {
 	Name, Title string
 	// Register declares the suite's lifecycle and specs.
 	Register func()
+	// Flags, when set, adds the suite's own -steadystate.* flags to fs
+	// and returns the suite's Register, which reads them once parsed.
+	Flags func(fs *flag.FlagSet) (register func())
 }
 
 // All are the catalog's suites, in its order.
 var All = []Suite{
-	{"lostevents", lostevents.Title, lostevents.Register},
-	{"leader", leader.Title, leader.Register},
-	{"foreground", foreground.Title, foreground.Register},
-	{"finalizer", finalizer.Title, finalizer.Register},
+	{Name: "lostevents", Title: lostevents.Title, Register: lostevents.Register},
+	{Name: "leader", Title: leader.Title, Register: leader.Register},
+	{Name: "foreground", Title: foreground.Title, Register: foreground.Register},
+	{Name: "finalizer", Title: finalizer.Title, Register: finalizer.Register},
 }
 
-// Lookup finds a suite by its catalog name.
+// Explore is the exploration suite: seeded random fault schedules against
+// one capability of a subject (`steadystate explore`). It is not one of
+// the catalog's suites: conformance and the self-test never run it.
+var Explore = Suite{Name: "explore", Title: explore.Title, Flags: explore.Flags}
+
+// Lookup finds a suite by its catalog name, or the exploration suite.
 func Lookup(name string) (Suite, bool) {
+	if name == Explore.Name {
+		return Explore, true
+	}
 	for _, s := range All {
 		if s.Name == name {
 			return s, true
@@ -74,6 +86,10 @@ func Run(name string, args []string) (passed bool, err error) {
 	fs.SetOutput(io.Discard)
 	testenv.RegisterFlags(fs)
 	progressFD := fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	register := s.Register
+	if s.Flags != nil {
+		register = s.Flags(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return false, fmt.Errorf("%w: %v", ErrFlags, err)
 	}
@@ -92,7 +108,7 @@ func Run(name string, args []string) (passed bool, err error) {
 		testenv.Progress = f
 	}
 	RegisterFailHandler(Fail)
-	s.Register()
+	register()
 	return RunSpecs(failer{}, s.Title), nil
 }
 

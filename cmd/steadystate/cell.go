@@ -28,6 +28,10 @@ type cellRun struct {
 	// progress, when set, gets a line per spec started and per fault,
 	// and one every heartbeat while a spec runs.
 	progress io.Writer
+	// statusOnly prints the suite's status lines and the heartbeat only.
+	statusOnly bool
+	// args are more flags for the suite.
+	args []string
 }
 
 // cellRun describes a run of cell c in dir on worker w.
@@ -82,6 +86,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	report := filepath.Join(cr.dir, "report.json")
 	cmd := exec.Command(self, "suite", cr.cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
 		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
+	cmd.Args = append(cmd.Args, cr.args...)
 	cmd.Dir = cr.dir
 	cmd.Env = append(os.Environ(), cr.env...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -96,7 +101,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		follow(events, cr.progress, cr.cell.Suite, start)
+		follow(events, cr.progress, cr.cell.Suite, start, cr.statusOnly)
 	}()
 	exited := make(chan struct{})
 	go func() {

@@ -22,6 +22,9 @@ const usage = `usage:
   steadystate selftest                       run every suite against every reference subject mode
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz]
+  steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
+                      [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
+                      [--replay SCHEDULE.yaml [--repeat N]]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate verify BUNDLE                  check a bundle's sums and re-judge its verdicts offline
   steadystate catalog                        print the bug catalog and the properties as Markdown
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return suiteCommand(args[1:])
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
+	case "explore":
+		return exploreCommand(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCommand(args[1:], stdout)
 	case "validate":

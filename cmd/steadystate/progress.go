@@ -20,8 +20,10 @@ const heartbeat = 30 * time.Second
 // follow reads a suite's progress events from r until it closes and, when
 // out is set, prints them: each spec as it starts (N of M), each fault as
 // it starts and ends, and every heartbeat the spec still running with the
-// faults active, each line with the time since start.
-func follow(r io.Reader, out io.Writer, suite string, start time.Time) {
+// faults active, each line with the time since start. A suite's status
+// lines are printed as they are; statusOnly prints nothing else but the
+// heartbeat (exploration: a line per schedule, not per fault).
+func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnly bool) {
 	if out == nil {
 		_, _ = io.Copy(io.Discard, r)
 		return
@@ -65,6 +67,16 @@ func follow(r io.Reader, out io.Writer, suite string, start time.Time) {
 		}
 		mu.Lock()
 		switch {
+		case e.Status != "":
+			say("%s", e.Status)
+		case e.Spec > 0 && statusOnly:
+			spec, active = e.Text, nil
+		case statusOnly:
+			if e.Active {
+				active = append(active, e.Fault)
+			} else if i := slices.Index(active, e.Fault); i >= 0 {
+				active = slices.Delete(active, i, i+1)
+			}
 		case e.Spec > 0:
 			spec = fmt.Sprintf("spec %d of %d", e.Spec, e.Specs)
 			active = nil

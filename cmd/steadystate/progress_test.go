@@ -19,7 +19,7 @@ func TestFollowPrintsSpecsAndFaults(t *testing.T) {
 		`{"spec":2,"specs":3,"text":"A leader-elected manager stops writing"}`,
 	}, "\n")
 	var out bytes.Buffer
-	follow(strings.NewReader(events), &out, "leader", time.Now())
+	follow(strings.NewReader(events), &out, "leader", time.Now(), false)
 	want := []string{
 		"leader [0s] spec 1 of 3: A leader-elected manager fails over",
 		"leader [0s] fault leader-failover injected",
@@ -35,8 +35,24 @@ func TestFollowPrintsSpecsAndFaults(t *testing.T) {
 // never blocks on a full pipe.
 func TestFollowDrainsWhenQuiet(t *testing.T) {
 	r := strings.NewReader(strings.Repeat(`{"spec":1,"specs":1}`+"\n", 1000))
-	follow(r, nil, "leader", time.Now())
+	follow(r, nil, "leader", time.Now(), false)
 	if r.Len() != 0 {
 		t.Errorf("%d bytes left unread", r.Len())
+	}
+}
+
+// An exploration prints its status lines as they are and nothing per
+// spec or fault.
+func TestFollowStatusOnly(t *testing.T) {
+	events := strings.Join([]string{
+		`{"spec":1,"specs":40,"text":"schedule 01 (seed 7)"}`,
+		`{"fault":"watch-stall","active":true}`,
+		`{"fault":"watch-stall","target":"workload-0"}`,
+		`{"status":"schedule 01 (seed 7): passed in 6s | 1 schedules"}`,
+	}, "\n")
+	var out bytes.Buffer
+	follow(strings.NewReader(events), &out, "explore", time.Now(), true)
+	if got, want := strings.TrimSpace(out.String()), "explore [0s] schedule 01 (seed 7): passed in 6s | 1 schedules"; got != want {
+		t.Errorf("follow printed\n%s\nwant\n%s", got, want)
 	}
 }

@@ -91,6 +91,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.LostLateEvents.ID:           converges(catalog.LostLateEvents.ID),
 	catalog.LostAfterStall.ID:           converges(catalog.LostAfterStall.ID),
 	catalog.LostAfterStorm.ID:           converges(catalog.LostAfterStorm.ID),
+	catalog.LostAfterFaults.ID:          converges(catalog.LostAfterFaults.ID),
 	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
 	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
 	catalog.LeaderPartitioned.ID:        partitioned,

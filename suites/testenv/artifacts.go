@@ -12,8 +12,13 @@ import (
 // SpecArtifacts is the folder a failing spec's artifacts go to:
 // $ARTIFACTS/<spec text>/ (ARTIFACTS defaults to _artifacts).
 func SpecArtifacts() string {
-	name := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(CurrentSpecReport().FullText(), "-")
-	return filepath.Join(artifactsRoot(), strings.Trim(name, "-"))
+	return filepath.Join(artifactsRoot(), ArtifactsFolder(CurrentSpecReport().FullText()))
+}
+
+// ArtifactsFolder is the folder, under the run's artifacts, of the spec
+// whose full text is spec.
+func ArtifactsFolder(spec string) string {
+	return strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(spec, "-"), "-")
 }
 
 // artifactsRoot is the run's artifacts root.

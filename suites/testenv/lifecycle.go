@@ -47,7 +47,13 @@ type ProgressEvent struct {
 	Fault  string `json:"fault,omitempty"`
 	Target string `json:"target,omitempty"`
 	Active bool   `json:"active,omitempty"`
+	// Status is a line a suite composes itself (exploration's schedules
+	// and findings so far), printed as it is.
+	Status string `json:"status,omitempty"`
 }
+
+// Status sends a status line to the run's progress.
+func Status(line string) { send(ProgressEvent{Status: line}) }
 
 // progressState counts the specs; reporter nodes and faults may run on
 // other goroutines than the spec's.

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// exploreConfig is an exploration run, read once from the flags.
+type exploreConfig struct {
+	subject, file, bug, capability string
+	budget                         time.Duration
+	seed                           uint64
+	replay                         string
+	repeat                         int
+	// scheduled is the replayed schedule.
+	scheduled schedule.Schedule
+	// version is the local control plane's (KUBE_VERSION); buildBins
+	// says it is built first when missing (no KUBE_BIN_DIR given).
+	version   string
+	buildBins bool
+	run       matrixRun
+}
+
+func exploreConfigFrom(args []string) (exploreConfig, error) {
+	var c exploreConfig
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.subject, "subject", "", "a reference subject (workload, leader), a built-in one (replicaset) or a subject file")
+	fs.StringVar(&c.bug, "bug", "", "a seeded bug of the reference subject")
+	fs.StringVar(&c.capability, "capability", "", "the capability to explore (default: the subject's)")
+	budget := fs.String("budget", "10m", "how long new schedules may start")
+	seed := fs.String("seed", "", "the run's seed (default: from the clock; printed)")
+	fs.StringVar(&c.replay, "replay", "", "a schedule file to run again instead of drawing schedules")
+	fs.IntVar(&c.repeat, "repeat", 1, "how many times --replay runs the schedule")
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("%w: explore: %v", errUsage, err)
+	}
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("%w: explore takes flags only, not %q", errUsage, fs.Arg(0))
+	case c.subject == "":
+		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader), a built-in one (replicaset) or a subject file", errUsage)
+	case c.repeat < 1:
+		return c, fmt.Errorf("--repeat %d: a replay runs at least once", c.repeat)
+	}
+	if c.budget, err = time.ParseDuration(*budget); err != nil || c.budget <= 0 {
+		return c, fmt.Errorf("--budget %q is not a duration: use one such as 10m or 90s", *budget)
+	}
+	c.seed = uint64(time.Now().UnixNano())
+	if *seed != "" {
+		if c.seed, err = strconv.ParseUint(*seed, 10, 64); err != nil {
+			return c, fmt.Errorf("--seed %q is not a seed: use the number a previous run printed", *seed)
+		}
+	}
+	if err := c.resolveSubject(); err != nil {
+		return c, err
+	}
+	if c.replay != "" {
+		if c.scheduled, err = schedule.Load(c.replay); err != nil {
+			return c, err
+		}
+		if c.capability != "" && c.capability != c.scheduled.Capability {
+			return c, fmt.Errorf("%s exercises %s, not --capability %s", c.replay, c.scheduled.Capability, c.capability)
+		}
+		c.capability = c.scheduled.Capability
+	}
+	bound, err := c.capabilities()
+	if err != nil {
+		return c, err
+	}
+	if c.capability == "" {
+		c.capability = bound[0]
+	}
+	if !slices.Contains(bound, c.capability) {
+		return c, fmt.Errorf("subject %s has no capability %s that exploration drives: it has %s", c.subject, c.capability, strings.Join(bound, ", "))
+	}
+	if c.version = os.Getenv("KUBE_VERSION"); c.version == "" {
+		c.version = local.DefaultKubeVersion
+	}
+	provider := os.Getenv("PROVIDER")
+	c.buildBins = (provider == "" || provider == "local") && os.Getenv("KUBE_BIN_DIR") == ""
+	c.run, err = newMatrixRun("explore", "exploration", "EXPLORE", 1)
+	c.run.progress = true
+	c.run.provider = provider
+	return c, err
+}
+
+// resolveSubject tells a subject file from a subject's name, and refuses a
+// bug the subject has not.
+func (c *exploreConfig) resolveSubject() error {
+	if _, err := os.Stat(c.subject); err == nil || strings.HasSuffix(c.subject, ".yaml") {
+		abs, err := filepath.Abs(c.subject)
+		c.file = abs
+		if c.bug != "" {
+			return fmt.Errorf("--bug %s applies to the reference subjects only, not to the subject file %s", c.bug, c.subject)
+		}
+		return err
+	}
+	if c.bug == "" {
+		return nil
+	}
+	if b, ok := catalog.Lookup(c.bug); !ok || b.Subject != c.subject {
+		return fmt.Errorf("--bug %q is not a seeded bug of subject %s: see `steadystate catalog`", c.bug, c.subject)
+	}
+	return nil
+}
+
+// capabilities are the subject's capabilities that exploration drives.
+func (c *exploreConfig) capabilities() ([]string, error) {
+	var bound []string
+	switch {
+	case c.file != "":
+		f, err := subjectfile.Load(c.file, subjectfile.Options{FromImage: true})
+		if err != nil {
+			return nil, err
+		}
+		bound = f.Capabilities.Bound()
+	case slices.ContainsFunc(catalog.Suites, func(s catalog.Suite) bool { return s.Subject == c.subject }):
+		for _, s := range catalog.Suites {
+			if s.Subject == c.subject {
+				bound = append(bound, s.Capability)
+			}
+		}
+	default:
+		data, err := fixtures.Subjects.ReadFile("subjects/" + c.subject + ".yaml")
+		if err != nil {
+			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, replicaset or a file", c.subject)
+		}
+		f, err := subjectfile.Parse(data, c.subject, subjectfile.Options{FromImage: true})
+		if err != nil {
+			return nil, err
+		}
+		bound = f.Capabilities.Bound()
+	}
+	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
+	if len(bound) == 0 {
+		return nil, fmt.Errorf("subject %s has no capability exploration drives yet (%s)", c.subject, strings.Join(explore.Explorable, ", "))
+	}
+	return bound, nil
+}
+
+// suiteArgs are the exploration suite's flags for c.
+func (c exploreConfig) suiteArgs() []string {
+	args := []string{"-steadystate.explore.capability=" + c.capability, "-steadystate.explore.seed=" + strconv.FormatUint(c.seed, 10),
+		"-steadystate.explore.budget=" + c.budget.String(), "-ginkgo.timeout=" + (c.budget + 30*time.Minute).String()}
+	if c.replay != "" {
+		abs, _ := filepath.Abs(c.replay)
+		args = append(args, "-steadystate.explore.replay="+abs, "-steadystate.explore.repeat="+strconv.Itoa(c.repeat))
+	}
+	return args
+}
+
+// exploreCommand runs the exploration suite against one subject and
+// prints its findings: each with the schedule kept beside its evidence.
+func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := exploreConfigFrom(args)
+	if err != nil {
+		return err
+	}
+	cell := reports.Cell{Suite: "explore", Subject: c.subject, SubjectFile: c.file}
+	if b, ok := catalog.Lookup(c.bug); ok {
+		cell.Bug = &b
+	}
+	if c.buildBins {
+		if _, err := local.BuildBinaries(ctx, c.version, stderr); err != nil {
+			return err
+		}
+	}
+	if c.run.refctl, err = buildRefctl(ctx, "explore", []reports.Cell{cell}, filepath.Join(c.run.root, "bin"), stderr); err != nil {
+		return err
+	}
+	if c.replay != "" {
+		fmt.Fprintf(stderr, "explore: replaying %s (%d step(s), breaks %q) %d time(s) against %s\n", c.replay, len(c.scheduled.Steps), c.scheduled.Breaks, c.repeat, c.subject)
+	} else {
+		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.subject, c.capability, c.budget, c.seed, c.seed)
+	}
+	dir := filepath.Join(c.run.root, "run")
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	cr := c.run.cellRun(cell, dir, 1, stderr)
+	cr.statusOnly, cr.args = true, c.suiteArgs()
+	run := runCell(ctx, cr)
+	if run.Err != "" {
+		return fmt.Errorf("explore: %s", run.Err)
+	}
+	return summarise(stdout, c, run)
+}
+
+// summarise prints the run's schedules, findings and errors; a finding
+// is the command's failure.
+func summarise(w io.Writer, c exploreConfig, run reports.Run) error {
+	var ran, findings, errs, reproduced int
+	for _, s := range run.Specs {
+		switch s.Outcome {
+		case verdict.SkippedSpec:
+			continue
+		case verdict.BrokenSpec:
+			findings++
+			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
+			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
+				filepath.Join(folder, explore.ScheduleFile), filepath.Join(folder, "history.txt"))
+			if strings.Join(s.Broken, ",") == c.scheduled.Breaks {
+				reproduced++
+			}
+		case verdict.Error:
+			errs++
+			fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
+		}
+		ran++
+	}
+	fmt.Fprintf(w, "\nexplore: %d schedule(s) in %s, %d finding(s), %d error(s); details in %s\n", ran, run.Took.Round(time.Second), findings, errs, run.Dir)
+	if c.replay != "" && c.scheduled.Breaks != "" {
+		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.scheduled.Breaks, reproduced, ran)
+	}
+	if findings > 0 {
+		return errors.New("exploration found schedules that break properties: see the findings above")
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
+)
+
+// A kept schedule replays through `steadystate explore --replay`: the
+// lost create breaks the seeded bug's properties and the follower's
+// shutdown the leader bug's, each on the property it breaks; the correct
+// subjects pass the same schedules. A finding fails the command.
+func TestExploreReplaysSchedules(t *testing.T) {
+	localtest.RequireBinaries(t)
+	schedules := filepath.Join("suites", "explore", "testdata")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		finding  bool
+		contains string
+	}{
+		{"lost create, bug", []string{"--subject", "workload", "--bug", "expectations-never-expire", "--replay", filepath.Join(schedules, "lost-create.yaml")},
+			true, "broke lostevents/converges-after-faults, lostevents/later-scale-acted-on"},
+		{"lost create, correct", []string{"--subject", "workload", "--replay", filepath.Join(schedules, "lost-create.yaml")},
+			false, "1 schedule(s)"},
+		{"follower terminated, bug", []string{"--subject", "leader", "--bug", "start-leader-runnables-on-shutdown", "--replay", filepath.Join(schedules, "follower-terminated.yaml")},
+			true, "broke leader/only-holder-writes"},
+		{"follower terminated, correct", []string{"--subject", "leader", "--replay", filepath.Join(schedules, "follower-terminated.yaml")},
+			false, "1 schedule(s)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := command(t, t.TempDir(), append([]string{"explore"}, tc.args...)...)
+			cmd.Dir = filepath.Join("..", "..")
+			out, err := cmd.CombinedOutput()
+			_, failed := err.(*exec.ExitError)
+			if failed != tc.finding || !strings.Contains(string(out), tc.contains) || strings.Contains(string(out), "error:") {
+				t.Errorf("exit error %v, output:\n%s\nwant a finding: %v, and %q", err, out, tc.finding, tc.contains)
+			}
+		})
+	}
+}

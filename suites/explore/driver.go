@@ -1,0 +1,82 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+)
+
+// driver is a capability's side of exploration: the subject it started in
+// the spec's namespace, how a schedule's roles map onto that subject, the
+// capability's own faults and workload steps, and its judgement.
+type driver interface {
+	target() chaos.Target
+	// limits bound the schedules drawn for the subject.
+	limits() schedule.Limits
+	// resource is the subject's resource for a schedule's resource role
+	// (schedule.Resources).
+	resource(role string) string
+	// replicas are the identities a step's replica selects: "" every
+	// replica, an index, leader or follower.
+	replicas(sel string) []string
+	// fault is the capability's own fault for a step (pod-deletion,
+	// leader-failover), nil when it has none of that name.
+	fault(ctx context.Context, st schedule.Step) chaos.Fault
+	// workload does a workload step.
+	workload(ctx context.Context, st schedule.Step) error
+	// phase is the subject's phase now, one of phases, for coverage.
+	phase() string
+	phases() []string
+	// judge judges the spec once every fault was recovered at recovered:
+	// the capability's convergence, then its invariants over the whole
+	// history. It fails the spec with the broken properties.
+	judge(ctx context.Context, recovered time.Time)
+}
+
+// start runs the subject as a capability's driver in namespace ns,
+// brought to a steady state (the spec's first assumption).
+func start(ctx context.Context, capability, ns string) driver {
+	switch capability {
+	case schedule.Scalable:
+		return startScalable(ctx, ns)
+	case schedule.Leader:
+		return startLeader(ctx, ns)
+	}
+	Fail(fmt.Sprintf("exploration of capability %q is not built yet: explore %s or %s", capability, schedule.Scalable, schedule.Leader))
+	return nil
+}
+
+// Explorable are the capabilities exploration can drive.
+var Explorable = []string{schedule.Scalable, schedule.Leader}
+
+// pick resolves a step's replica selection over replicas (identities in
+// order), with holder the Lease holder for leader and follower ("" when
+// the subject elects none).
+func pick(sel string, replicas []string, holder string) []string {
+	switch sel {
+	case "":
+		return replicas
+	case "leader":
+		if holder == "" {
+			return nil
+		}
+		return []string{holder}
+	case "follower":
+		for _, r := range replicas {
+			if r != holder {
+				return []string{r}
+			}
+		}
+		return nil
+	}
+	var i int
+	if _, err := fmt.Sscan(sel, &i); err != nil || len(replicas) == 0 {
+		return nil
+	}
+	return []string{replicas[i%len(replicas)]}
+}

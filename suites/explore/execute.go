@@ -1,0 +1,153 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+)
+
+// triggerTimeout is how long a step placed after a request of the
+// subject waits for it; a request that never comes leaves the step
+// undone, as the schedule's outcome, not an error.
+var triggerTimeout = 8 * time.Second
+
+// triggerPoll is how often the proxies' request logs are read for a
+// trigger: "right after" the request means within this.
+const triggerPoll = 5 * time.Millisecond
+
+// outcome is what became of one step.
+type outcome struct {
+	Step int
+	// At is when it began, from the schedule's start; Phase the
+	// subject's phase then.
+	At    time.Duration
+	Phase string
+	// Skipped says why it was not done; Err why it failed.
+	Skipped, Err string
+}
+
+// execute runs s's steps against d, each on its own goroutine at its time,
+// and returns once every step is done and every fault it injected is
+// recovered. Faults go on tl.
+func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Schedule) []outcome {
+	start := time.Now()
+	marks := requestMarks(d.target())
+	out := make([]outcome, len(s.Steps))
+	var wg sync.WaitGroup
+	for i, st := range s.Steps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer GinkgoRecover()
+			o := &out[i]
+			o.Step = i
+			at := start
+			if st.After != nil {
+				var ok bool
+				if at, ok = awaitRequest(ctx, d, *st.After, marks); !ok {
+					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerTimeout)
+					return
+				}
+			}
+			if !until(ctx, at.Add(st.At)) {
+				o.Skipped = "interrupted"
+				return
+			}
+			o.At, o.Phase = time.Since(start).Round(time.Millisecond), d.phase()
+			if err := do(ctx, tl, d, st); err != nil {
+				o.Err = err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// do runs one step: a workload step through the driver, a fault with
+// chaos.Inject, which holds it for its duration and always recovers it.
+func do(ctx context.Context, tl *chaos.Timeline, d driver, st schedule.Step) error {
+	if st.Workload != "" {
+		return d.workload(ctx, st)
+	}
+	f, err := faultFor(ctx, d, st)
+	if err != nil {
+		return err
+	}
+	_, err = chaos.Inject(ctx, tl, f, d.target())
+	return err
+}
+
+// until waits for the moment t; false if ctx ended first.
+func until(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// requestMarks are the newest request ID each replica's proxy has logged:
+// a trigger is a request after its mark.
+func requestMarks(t chaos.Target) map[proxy.Controller]uint64 {
+	marks := map[proxy.Controller]uint64{}
+	for _, r := range t.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		var last uint64
+		for _, req := range r.Proxy.Requests() {
+			last = max(last, req.ID)
+		}
+		marks[r.Proxy] = last
+	}
+	return marks
+}
+
+// awaitRequest waits until a replica's proxy logs a request of the
+// trigger's verb and resource after its mark, and returns when it saw it.
+func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64) (time.Time, bool) {
+	resource := d.resource(tr.Resource)
+	var seen time.Time
+	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerTimeout, true, func(context.Context) (bool, error) {
+		for p, mark := range marks {
+			for _, req := range p.Requests() {
+				if req.ID > mark && req.Verb == tr.Verb && req.Resource == resource {
+					seen = time.Now()
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	return seen, err == nil
+}
+
+// restartStopped starts again every replica a fault left stopped, as its
+// Deployment would; a replica that cannot restart in place is named.
+func restartStopped(ctx context.Context, t chaos.Target) (restarted []string, err error) {
+	for _, r := range t.Replicas {
+		if r.Host == nil || !r.Host.Exited(ctx) {
+			continue
+		}
+		rs, ok := r.Host.(chaos.Restarter)
+		if !ok {
+			return restarted, fmt.Errorf("replica %s stopped and cannot be restarted in place (%v)", r.Identity, r.Host.Where())
+		}
+		if _, err := rs.Restart(ctx, 10*time.Second); err != nil {
+			return restarted, fmt.Errorf("restart replica %s: %w", r.Identity, err)
+		}
+		restarted = append(restarted, r.Identity)
+	}
+	return restarted, nil
+}

@@ -1,0 +1,156 @@
+package explore
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+)
+
+// fakeProxy is a replica's proxy whose request log the test writes.
+type fakeProxy struct {
+	proxy.Controller
+	mu   sync.Mutex
+	reqs []proxy.Request
+	// rules added, by fault.
+	rules []proxy.Rule
+}
+
+func (p *fakeProxy) Replica() string { return "r0" }
+
+func (p *fakeProxy) Requests() []proxy.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.reqs)
+}
+
+func (p *fakeProxy) log(verb, resource string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reqs = append(p.reqs, proxy.Request{ID: uint64(len(p.reqs) + 1), RequestInfo: proxy.RequestInfo{Verb: verb, Resource: resource}})
+}
+
+func (p *fakeProxy) AddRule(r proxy.Rule) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules = append(p.rules, r)
+	return "rule", nil
+}
+
+func (p *fakeProxy) RemoveRule(string)          {}
+func (p *fakeProxy) CutWatches(proxy.Match) int { return 0 }
+
+// fakeDriver records the workload steps it was asked for.
+type fakeDriver struct {
+	t   chaos.Target
+	mu  sync.Mutex
+	did []string
+	// at is when each step was done.
+	at []time.Time
+}
+
+func (d *fakeDriver) target() chaos.Target    { return d.t }
+func (d *fakeDriver) limits() schedule.Limits { return schedule.DefaultLimits }
+func (d *fakeDriver) resource(role string) string {
+	if role == "workload" {
+		return "replicasets"
+	}
+	return role
+}
+func (d *fakeDriver) replicas(sel string) []string {
+	return pick(sel, []string{"r0"}, "")
+}
+func (d *fakeDriver) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+func (d *fakeDriver) workload(_ context.Context, st schedule.Step) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.did, d.at = append(d.did, st.Workload), append(d.at, time.Now())
+	return nil
+}
+func (d *fakeDriver) phase() string                    { return "steady" }
+func (d *fakeDriver) phases() []string                 { return []string{"steady"} }
+func (d *fakeDriver) judge(context.Context, time.Time) {}
+
+// A step placed after a request of the subject waits for that request,
+// made after the schedule started (an earlier one does not count); one
+// whose request never comes is left undone, saying why.
+func TestStepsWaitForTheirTrigger(t *testing.T) {
+	old := triggerTimeout
+	triggerTimeout = 300 * time.Millisecond
+	defer func() { triggerTimeout = old }()
+	p := &fakeProxy{}
+	p.log("create", "pods") // before the schedule: not a trigger
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	s := schedule.Schedule{Capability: schedule.Scalable, Steps: []schedule.Step{
+		{After: &schedule.Trigger{Verb: "create", Resource: "pods"}, Workload: "scale-up"},
+		{After: &schedule.Trigger{Verb: "delete", Resource: "workload"}, Workload: "scale-down"},
+	}}
+	var logged time.Time
+	go func() {
+		// The subject's create comes a little after the start.
+		timer := time.NewTimer(50 * time.Millisecond)
+		<-timer.C
+		logged = time.Now()
+		p.log("create", "pods")
+	}()
+	out := execute(context.Background(), chaos.NewTimeline(), d, s)
+	if len(d.did) != 1 || d.did[0] != "scale-up" {
+		t.Fatalf("did %v, want the scale-up only", d.did)
+	}
+	if d.at[0].Before(logged) {
+		t.Errorf("the scale-up ran at %s, before its trigger at %s", d.at[0], logged)
+	}
+	if out[0].Skipped != "" || !strings.Contains(out[1].Skipped, "no delete of workload") {
+		t.Errorf("outcomes %+v", out)
+	}
+}
+
+// Each fault of the vocabulary becomes the chaos fault of that name, on
+// the resource the role maps to.
+func TestFaultsMapOntoChaos(t *testing.T) {
+	p := &fakeProxy{}
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	for name, want := range map[string]string{
+		"watch-stall": "watch-stall", "watch-cut": "watch-cut", "watch-reset": "watch-reset", "forced-relist": "forced-relist",
+		"event-drop": "event-drop", "event-delay": "event-delay", "partition-refuse": "partition", "partition-blackhole": "partition",
+		"answer-429": "respond-429", "answer-500": "respond-500", "answer-409": "respond-409",
+		"process-kill": "process-kill", "process-terminate": "process-terminate", "process-restart": "process-restart",
+		"etcd-compaction": "etcd-compaction",
+	} {
+		f, err := faultFor(context.Background(), d, schedule.Step{Fault: name, Resource: "workload", Event: "ADDED", For: time.Second, Delay: time.Second})
+		if err != nil || f.Name() != want {
+			t.Errorf("%s: got %v, %v; want %s", name, f, err, want)
+		}
+		if r, ok := f.(*chaos.ProxyRule); ok && name != "partition-refuse" && name != "partition-blackhole" && r.Rule.Match.Resource != "replicasets" {
+			t.Errorf("%s acts on %q, want replicasets", name, r.Rule.Match.Resource)
+		}
+	}
+	if _, err := faultFor(context.Background(), d, schedule.Step{Fault: "pod-deletion"}); err == nil {
+		t.Error("a fault the driver does not give was made")
+	}
+	if _, err := faultFor(context.Background(), d, schedule.Step{Fault: "watch-cut", Replica: "leader"}); err == nil {
+		t.Error("a step for the leader of a subject that elects none was made")
+	}
+}
+
+// A replica selection names every replica, one by index (wrapping), the
+// holder, or another.
+func TestPick(t *testing.T) {
+	reps := []string{"a", "b", "c"}
+	for sel, want := range map[string][]string{
+		"": reps, "1": {"b"}, "4": {"b"}, "leader": {"c"}, "follower": {"a"}, "x": nil,
+	} {
+		if got := pick(sel, reps, "c"); !slices.Equal(got, want) {
+			t.Errorf("pick(%q) = %v, want %v", sel, got, want)
+		}
+	}
+	if got := pick("leader", reps, ""); got != nil {
+		t.Errorf("the leader of no election: %v", got)
+	}
+}

@@ -1,0 +1,142 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+)
+
+// relistTimeout bounds a forced relist's wait for the re-watches.
+const relistTimeout = 10 * time.Second
+
+// faultFor is the chaos fault a schedule's fault step injects on d's
+// subject.
+func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, error) {
+	res, reps := d.resource(st.Resource), d.replicas(st.Replica)
+	if st.Replica != "" && len(reps) == 0 {
+		return nil, fmt.Errorf("no replica is %s now", st.Replica)
+	}
+	rule := func(f *chaos.ProxyRule) chaos.Fault {
+		f.Replicas = reps
+		return f
+	}
+	events := proxy.EventMatch{}
+	if st.Event != "" {
+		events.Types = []string{st.Event}
+	}
+	switch st.Fault {
+	case "watch-stall":
+		return rule(chaos.Stall(res, st.For)), nil
+	case "watch-cut", "watch-reset":
+		return chaos.WatchCut{Resource: res, Reset: st.Fault == "watch-reset", Replicas: reps}, nil
+	case "forced-relist":
+		return &chaos.ForcedRelist{Resource: res, Replicas: reps, Timeout: relistTimeout}, nil
+	case "event-drop":
+		drop := chaos.DropEvents(res, events, st.For)
+		drop.Replicas = reps
+		return lossy{drop: drop, relist: &chaos.ForcedRelist{Resource: res, Replicas: reps, Timeout: relistTimeout}}, nil
+	case "event-delay":
+		return rule(chaos.DelayEvents(res, events, st.Delay, st.For)), nil
+	case "partition-refuse", "partition-blackhole":
+		return rule(chaos.Partition("", st.Fault == "partition-blackhole", st.For)), nil
+	case "answer-429", "answer-500", "answer-409":
+		var code int
+		fmt.Sscan(strings.TrimPrefix(st.Fault, "answer-"), &code)
+		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
+	case "process-kill", "process-terminate", "process-restart":
+		action := chaos.ProcessAction(strings.TrimPrefix(st.Fault, "process-"))
+		var each []chaos.Fault
+		for _, r := range reps {
+			each = append(each, chaos.ProcessFault{Replica: r, Action: action})
+		}
+		if len(each) == 0 {
+			return nil, errors.New("the subject has no replica")
+		}
+		return allOf(each), nil
+	case "etcd-compaction":
+		return chaos.EtcdCompaction{}, nil
+	}
+	if f := d.fault(ctx, st); f != nil {
+		return f, nil
+	}
+	return nil, fmt.Errorf("%s is not a fault this subject's exploration injects", st.Fault)
+}
+
+// lossy is event-drop as exploration injects it: the events are dropped
+// while it lasts, and it ends with a forced relist of the resource. A
+// watch never skips an event and goes on: the API server's watch is
+// ordered and complete, and events are lost only when a watch breaks and
+// its client must relist. Without the relist, a correct controller's
+// cache would stay wrong for good, and its finding would be a false alarm.
+type lossy struct {
+	drop   *chaos.ProxyRule
+	relist *chaos.ForcedRelist
+}
+
+func (f lossy) Name() string                   { return f.drop.Name() }
+func (f lossy) Available(t chaos.Target) error { return f.drop.Available(t) }
+
+// Inject drops events for the rule's duration, then forces the relist.
+func (f lossy) Inject(ctx context.Context, t chaos.Target) (chaos.Injection, error) {
+	inj, err := f.drop.Inject(ctx, t)
+	if err != nil {
+		return inj, err
+	}
+	relist, err := f.relist.Inject(ctx, t)
+	inj.End = time.Now()
+	inj.Detail = map[string]string{"relist": "forced"}
+	maps.Copy(inj.Detail, relist.Detail)
+	return inj, err
+}
+
+// Recover ends the drop and whatever the relist left.
+func (f lossy) Recover(ctx context.Context, t chaos.Target) error {
+	return errors.Join(f.drop.Recover(ctx, t), f.relist.Recover(ctx, t))
+}
+
+// allOf is one fault on several replicas, one after another.
+type allOf []chaos.Fault
+
+func (f allOf) Name() string { return f[0].Name() }
+
+func (f allOf) Available(t chaos.Target) error {
+	for _, one := range f {
+		if err := one.Available(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f allOf) Inject(ctx context.Context, t chaos.Target) (chaos.Injection, error) {
+	var (
+		inj     chaos.Injection
+		targets []string
+		errs    []error
+	)
+	for i, one := range f {
+		got, err := one.Inject(ctx, t)
+		if i == 0 {
+			inj = got
+		}
+		targets = append(targets, got.Target)
+		errs = append(errs, err)
+	}
+	inj.Target, inj.End = strings.Join(targets, ","), time.Now()
+	return inj, errors.Join(errs...)
+}
+
+func (f allOf) Recover(ctx context.Context, t chaos.Target) error {
+	var errs []error
+	for _, one := range f {
+		errs = append(errs, one.Recover(ctx, t))
+	}
+	return errors.Join(errs...)
+}

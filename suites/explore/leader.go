@@ -1,0 +1,76 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/leader"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// failoverTimeout bounds a leader failover's wait for a new holder.
+const failoverTimeout = 30 * time.Second
+
+// elected drives a leader-elected manager: the leader suite's election,
+// with no workload steps of its own.
+type elected struct{ e *leader.Election }
+
+func startLeader(ctx context.Context, ns string) *elected {
+	return &elected{e: leader.Start(ctx, ns)}
+}
+
+func (l *elected) target() chaos.Target { return l.e.Target }
+
+// limits let a fault outlast the Lease, so a partitioned leader can lose
+// it while it stays cut off.
+func (l *elected) limits() schedule.Limits {
+	lim := schedule.DefaultLimits
+	lim.Replicas = len(l.e.Target.Replicas)
+	lim.Longest = max(lim.Longest, 2*l.e.LeaseDuration.Duration)
+	lim.Horizon = max(lim.Horizon, lim.Longest)
+	if l.e.Target.Etcd == "" {
+		lim.Without = []string{"etcd-compaction"}
+	}
+	return lim
+}
+
+func (l *elected) resource(role string) string { return role }
+
+func (l *elected) replicas(sel string) []string {
+	holder := ""
+	if sel == "leader" || sel == "follower" {
+		holder = l.e.Holder()
+	}
+	return pick(sel, identities(l.e.Target), holder)
+}
+
+func (l *elected) fault(_ context.Context, st schedule.Step) chaos.Fault {
+	if st.Fault == "leader-failover" {
+		ns, name := l.e.Lease()
+		return chaos.LeaderFailover{LeaseNamespace: ns, LeaseName: name, Timeout: failoverTimeout}
+	}
+	return nil
+}
+
+func (l *elected) workload(_ context.Context, st schedule.Step) error {
+	return fmt.Errorf("a leader-elected manager has no workload step %s", st.Workload)
+}
+
+func (l *elected) phases() []string { return []string{"held", "unheld"} }
+
+func (l *elected) phase() string {
+	if l.e.Holder() != "" {
+		return "held"
+	}
+	return "unheld"
+}
+
+// judge: every leader-only write over the whole history was made by the
+// replica holding a valid Lease then.
+func (l *elected) judge(context.Context, time.Time) {
+	testenv.Verify(testenv.Judged(catalog.LeaderOneWriter))
+}

@@ -1,0 +1,121 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/lostevents"
+	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+)
+
+// Scale bounds: workload steps move the desired replicas within them.
+const (
+	minReplicas, startReplicas, maxReplicas = 1, 2, 5
+	// laterScaleBound is catalog.LostLaterScale's bound.
+	laterScaleBound = 30 * time.Second
+)
+
+// scalable drives a scalable workload: the lost-events suite's workload
+// "web", scaled by the schedule's workload steps.
+type scalable struct {
+	w  *lostevents.Workload
+	ns string
+	// mu guards desired: steps run on their own goroutines.
+	mu      sync.Mutex
+	desired int64
+}
+
+func startScalable(ctx context.Context, ns string) *scalable {
+	s := &scalable{w: lostevents.StartWorkload(ctx, ns), ns: ns, desired: startReplicas}
+	created := s.w.Create(ctx, s.desired)
+	testenv.Await(ctx, catalog.LostHealthyBefore, s.w.Until(testenv.Settle(created)))
+	return s
+}
+
+func (s *scalable) target() chaos.Target { return s.w.Target }
+
+func (s *scalable) limits() schedule.Limits {
+	l := schedule.DefaultLimits
+	l.Replicas = len(s.w.Target.Replicas)
+	if s.w.Target.Etcd == "" {
+		l.Without = []string{"etcd-compaction"}
+	}
+	return l
+}
+
+func (s *scalable) resource(role string) string {
+	if role == "workload" {
+		return s.w.Resource()
+	}
+	return role
+}
+
+func (s *scalable) replicas(sel string) []string {
+	return pick(sel, identities(s.w.Target), "")
+}
+
+// fault: a pod deletion takes the workload's newest live pod, at once:
+// right after the subject's create of a pod, the pod it created.
+func (s *scalable) fault(ctx context.Context, st schedule.Step) chaos.Fault {
+	if st.Fault == "pod-deletion" {
+		return chaos.PodDeletion{Namespace: s.ns, Selector: "!" + subject.PodLabel, Count: 1, Names: []string{s.w.NewestPod(ctx)}}
+	}
+	return nil
+}
+
+func (s *scalable) workload(ctx context.Context, st schedule.Step) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st.Workload {
+	case "scale-up":
+		s.desired = min(s.desired+1, maxReplicas)
+	case "scale-down":
+		s.desired = max(s.desired-1, minReplicas)
+	default:
+		return fmt.Errorf("%s is not a scalable workload's step", st.Workload)
+	}
+	s.w.Scale(ctx, s.desired)
+	return nil
+}
+
+func (s *scalable) phases() []string { return []string{"converged", "scaling"} }
+
+func (s *scalable) phase() string {
+	if s.w.Converged() {
+		return "converged"
+	}
+	return "scaling"
+}
+
+// judge: status converges once the faults are recovered (within the
+// expectation timeout plus the margin: a correct controller may wait out
+// an expectation a lost event left), a later scale change is acted on
+// within 30s, and there were never more live pods than replicas.
+func (s *scalable) judge(ctx context.Context, recovered time.Time) {
+	testenv.Verify(
+		testenv.Judged(catalog.LostHealthyBefore),
+		testenv.Converges(ctx, catalog.LostAfterFaults, func() judge.Bound {
+			return s.w.Until(testenv.Recovery(recovered, s.w.ExpectationTimeout()))
+		}, "recovery"),
+		testenv.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
+			s.desired = s.desired%maxReplicas + 1
+			return s.w.Until(testenv.Within(s.w.Scale(ctx, s.desired), laterScaleBound))
+		}, ""),
+		testenv.Judged(catalog.LostNoOvershoot),
+	)
+}
+
+func identities(t chaos.Target) []string {
+	var out []string
+	for _, r := range t.Replicas {
+		out = append(out, r.Identity)
+	}
+	return out
+}

@@ -1,0 +1,117 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
+
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+const (
+	// shortest is the least a schedule takes (the subject's start and
+	// steady state, its steps, recovery and judgement): a budget
+	// declares one spec per shortest of it.
+	shortest = 5 * time.Second
+	// mostSpecs caps the specs a budget declares.
+	mostSpecs = 5000
+	// ScheduleFile is a finding's schedule, next to its history.txt.
+	ScheduleFile = "schedule.yaml"
+)
+
+func specs(c Config) {
+	st := newStats(c)
+	Describe("Exploration of a "+c.Capability+" subject", Label("explore", "capability:"+c.Capability), func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) {
+			if spent := st.spent(); spent && c.Replay == "" {
+				Skip(fmt.Sprintf("the exploration budget (%s) is spent", c.Budget))
+			}
+			ns = testenv.NewNamespace(ctx, "explore")
+		})
+		ReportAfterEach(st.done)
+
+		if c.Replay != "" {
+			for i := range max(c.Repeat, 1) {
+				It(fmt.Sprintf("replays %s (run %d of %d)", filepath.Base(c.Replay), i+1, max(c.Repeat, 1)), func(ctx SpecContext) {
+					s, err := schedule.Load(c.Replay)
+					Expect(err).NotTo(HaveOccurred())
+					st.run(ctx, ns, s, func(driver) schedule.Schedule { return s })
+				})
+			}
+			return
+		}
+		seeds := rand.New(rand.NewPCG(c.Seed, c.Seed^0x5eed))
+		n := min(int(c.Budget/shortest)+1, mostSpecs)
+		width := len(fmt.Sprint(n))
+		for i := range n {
+			seed := seeds.Uint64()
+			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), func(ctx SpecContext) {
+				st.run(ctx, ns, schedule.Schedule{Capability: c.Capability, Seed: seed}, func(d driver) schedule.Schedule {
+					return schedule.Generate(seed, c.Capability, d.limits())
+				})
+			})
+		}
+	})
+}
+
+// run is one spec: the subject started in ns, the schedule drawn for it
+// (draw), its steps, recovery and judgement. A failing spec keeps its
+// schedule, with the properties it broke, beside its evidence.
+func (st *stats) run(ctx SpecContext, ns string, about schedule.Schedule, draw func(driver) schedule.Schedule) {
+	d := start(ctx, about.Capability, ns)
+	s := draw(d)
+	st.possible(d)
+	DeferCleanup(func() { keepSchedule(s) })
+	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
+	outcomes := execute(ctx, testenv.Timeline(), d, s)
+	for _, o := range outcomes {
+		st.tried(s.Steps[o.Step], o)
+		testenv.Fact(fmt.Sprintf("step %d", o.Step), describe(s.Steps[o.Step], o))
+	}
+	restarted, err := restartStopped(ctx, d.target())
+	Expect(err).NotTo(HaveOccurred())
+	if len(restarted) > 0 {
+		testenv.Fact("restarted", strings.Join(restarted, ","))
+	}
+	d.judge(ctx, time.Now())
+}
+
+// describe is a step and what became of it, for the spec's facts.
+func describe(s schedule.Step, o outcome) string {
+	switch {
+	case o.Skipped != "":
+		return s.String() + ": not done: " + o.Skipped
+	case o.Err != "":
+		return fmt.Sprintf("%s: done at %s (%s), failed: %s", s, o.At, o.Phase, o.Err)
+	}
+	return fmt.Sprintf("%s: done at %s (%s)", s, o.At, o.Phase)
+}
+
+// keepSchedule writes s, with the properties the spec broke, into a
+// failing spec's artifacts.
+func keepSchedule(s schedule.Schedule) {
+	r := CurrentSpecReport()
+	if !r.Failed() || len(s.Steps) == 0 {
+		return
+	}
+	s.Breaks = strings.Join(verdict.BrokenIDs(verdict.Records(r)), ",")
+	data, err := schedule.Marshal(s)
+	if err == nil {
+		dir := testenv.SpecArtifacts()
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			err = os.WriteFile(filepath.Join(dir, ScheduleFile), data, 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(GinkgoWriter, "keep the schedule: %v\n", err)
+	}
+}

@@ -1,0 +1,107 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// stats are the run's schedules so far: how many, how fast, what they
+// covered and what they found; a status line after each.
+type stats struct {
+	c     Config
+	mu    sync.Mutex
+	start time.Time
+	// schedules judged, findings among them, errors.
+	schedules, findings, errors int
+	// covered are the fault (or workload step) x resource x phase
+	// combinations tried, of all.
+	covered map[string]bool
+	all     int
+}
+
+func newStats(c Config) *stats { return &stats{c: c, covered: map[string]bool{}} }
+
+// spent reports whether the budget is spent; the first call starts it.
+func (st *stats) spent() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.start.IsZero() {
+		st.start = time.Now()
+	}
+	return time.Since(st.start) >= st.c.Budget
+}
+
+// possible counts the combinations d's schedules can try, once.
+func (st *stats) possible(d driver) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.all > 0 {
+		return
+	}
+	l := d.limits()
+	resources := len(schedule.Resources[st.c.Capability])
+	for name, k := range schedule.Faults {
+		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) {
+			continue
+		}
+		if k.Takes(schedule.Resource) {
+			st.all += resources * len(d.phases())
+		} else {
+			st.all += len(d.phases())
+		}
+	}
+	for _, k := range schedule.Workloads {
+		if k.For(st.c.Capability) {
+			st.all += len(d.phases())
+		}
+	}
+}
+
+// tried counts a step that was done.
+func (st *stats) tried(s schedule.Step, o outcome) {
+	if o.Skipped != "" {
+		return
+	}
+	st.mu.Lock()
+	st.covered[s.Name()+"/"+s.Resource+"/"+o.Phase] = true
+	st.mu.Unlock()
+}
+
+// done counts a finished spec and sends the status line.
+func (st *stats) done(r SpecReport) {
+	if r.State.Is(types.SpecStateSkipped) {
+		return
+	}
+	v := verdict.Classify(Title, r)
+	st.mu.Lock()
+	st.schedules++
+	what := string(v.Outcome)
+	switch v.Outcome {
+	case verdict.BrokenSpec:
+		st.findings++
+		what = "broke " + strings.Join(v.Broken, ", ")
+	case verdict.Error:
+		st.errors++
+		what = "error: " + firstLine(v.Reason)
+	}
+	minutes := time.Since(st.start).Minutes()
+	line := fmt.Sprintf("%s: %s in %s | %d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
+		v.Name, what, r.RunTime.Round(time.Second), st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
+	st.mu.Unlock()
+	testenv.Status(line)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

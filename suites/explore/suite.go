@@ -1,0 +1,44 @@
+package explore
+
+import (
+	"flag"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/suites/subject"
+)
+
+// Title is the suite's name in reports.
+const Title = "Exploration"
+
+// Config is one exploration run, read once from the suite's flags.
+type Config struct {
+	// Capability is the subject capability the schedules exercise.
+	Capability string
+	// Seed draws the run's schedules: schedule i's seed is drawn from it.
+	Seed uint64
+	// Budget is how long the run may start new schedules.
+	Budget time.Duration
+	// Replay is a schedule file to run instead of drawn ones, Repeat
+	// times.
+	Replay string
+	Repeat int
+}
+
+// Flags adds the suite's flags to fs and returns its Register, which
+// declares the specs of the configuration the flags give.
+func Flags(fs *flag.FlagSet) func() {
+	c := &Config{}
+	fs.StringVar(&c.Capability, "steadystate.explore.capability", "", "the capability the schedules exercise: scalableWorkload or leaderElected")
+	fs.Uint64Var(&c.Seed, "steadystate.explore.seed", 1, "the seed the run's schedules are drawn from")
+	fs.DurationVar(&c.Budget, "steadystate.explore.budget", 10*time.Minute, "how long new schedules may start")
+	fs.StringVar(&c.Replay, "steadystate.explore.replay", "", "a schedule file to run instead of drawn schedules")
+	fs.IntVar(&c.Repeat, "steadystate.explore.repeat", 1, "how many times to run the replayed schedule")
+	return func() { Register(*c) }
+}
+
+// Register declares the suite for c: the cluster lifecycle, then one spec
+// per schedule.
+func Register(c Config) {
+	subject.Lifecycle()
+	specs(c)
+}
