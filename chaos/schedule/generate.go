@@ -24,9 +24,9 @@ type Limits struct {
 	Without []string
 }
 
-// DefaultLimits draw schedules of up to 6 steps over 6s, faults of up to
+// DefaultLimits draw schedules of up to 8 steps over 6s, faults of up to
 // 4s, for a subject of 2 replicas.
-var DefaultLimits = Limits{Steps: 6, Horizon: 6 * time.Second, Longest: 4 * time.Second, Replicas: 2}
+var DefaultLimits = Limits{Steps: 8, Horizon: 6 * time.Second, Longest: 4 * time.Second, Replicas: 2}
 
 // Patterns are the shapes Generate draws a schedule in, after Sieve's
 // testing strategies for controllers (Sun et al., OSDI '22), in faults
@@ -51,7 +51,8 @@ func Generate(seed uint64, capability string, l Limits) Schedule {
 	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool { return slices.Contains(l.Without, f) })
 	g.workloads = names(Workloads, capability)
 	var steps []Step
-	switch Patterns[g.rng.IntN(len(Patterns))] {
+	// Half the schedules are unobserved windows, where lost events live.
+	switch []string{"unobserved", "unobserved", "crash", "any"}[g.rng.IntN(4)] {
 	case "unobserved":
 		steps = g.unobserved()
 	case "crash":
@@ -97,35 +98,47 @@ func (g *generator) any() []Step {
 // The faults each pattern is made of.
 var (
 	blinding = []string{"watch-stall", "event-drop", "event-delay"}
-	relists  = []string{"forced-relist", "watch-reset", "watch-cut", "etcd-compaction"}
-	undoing  = []string{"pod-deletion", "process-kill", "process-restart", "answer-409", "answer-500", "delete-claim", "concurrent-create"}
+	relists  = []string{"forced-relist", "watch-reset"}
 	stopping = []string{"process-kill", "process-terminate", "process-restart", "leader-failover", "partition-refuse", "partition-blackhole", "answer-429", "answer-500"}
+	// undoing is, by resource, the step that undoes what the subject
+	// just made of it; answer-409 (its write refused) elsewhere.
+	undoing = map[string]string{"pods": "pod-deletion", "claims": "delete-claim"}
 )
 
-// unobserved: a blinding fault on one resource for a window; inside it a
-// workload step, and right after the subject's next request an undoing
-// step; the window may end with a relist.
+// unobserved: one or two episodes, one after the other. In each, a
+// blinding fault on one resource for a window; inside it a workload step,
+// most often an undoing step right after the subject's next create of that
+// resource, and most often a relist before the window ends.
 func (g *generator) unobserved() []Step {
-	window := g.l.Longest/2 + g.duration(g.l.Longest/2)
+	var steps []Step
+	from := roundMS(g.duration(g.l.Horizon / 4))
+	for range 1 + g.rng.IntN(2) {
+		episode, end := g.episode(from)
+		steps = append(steps, episode...)
+		from = end + roundMS(g.duration(g.l.Horizon/10))
+	}
+	return steps
+}
+
+// episode is one blind window starting at from, and when it ends.
+func (g *generator) episode(from time.Duration) ([]Step, time.Duration) {
+	window := roundMS(g.l.Longest/2 + g.duration(g.l.Longest/2))
 	blind := g.step(g.oneOf(g.usable(blinding)), window)
-	blind.For = roundMS(window)
-	blind.At = roundMS(g.duration(g.l.Horizon / 4))
+	blind.At, blind.For = from, window
+	if blind.Event != "" && g.rng.IntN(4) == 0 {
+		blind.Event = "" // every event type
+	}
 	steps := []Step{blind}
-	inside := func() time.Duration { return roundMS(blind.At + g.duration(window/2)) }
+	inside := func() time.Duration { return roundMS(from + g.duration(window/2)) }
 	if len(g.workloads) > 0 {
 		st := g.step(g.oneOf(g.workloads), 0)
 		st.At = inside()
 		steps = append(steps, st)
 	}
-	if undo := g.usable(undoing); len(undo) > 0 && g.rng.IntN(4) > 0 {
-		st := g.step(g.oneOf(undo), window/2)
-		g.after(&st, blind.Resource)
-		if g.rng.IntN(3) == 0 {
-			st.After, st.At = nil, inside()
-		}
-		steps = append(steps, st)
+	if g.rng.IntN(4) > 0 {
+		steps = append(steps, g.undo(blind.Resource, from, inside))
 	}
-	if relist := g.usable(relists); len(relist) > 0 && g.rng.IntN(3) > 0 {
+	if relist := g.usable(relists); g.rng.IntN(4) > 0 {
 		st := g.step(g.oneOf(relist), 0)
 		if st.Resource != "" {
 			st.Resource = blind.Resource
@@ -133,15 +146,41 @@ func (g *generator) unobserved() []Step {
 		if Faults[st.Fault].Takes(Replica) {
 			st.Replica = blind.Replica
 		}
-		st.At = roundMS(blind.At + window - g.duration(window/4))
+		st.At = roundMS(from + window - g.duration(window/4))
 		steps = append(steps, st)
 	}
-	for range g.rng.IntN(2) {
-		st := g.step(g.oneOf(g.faults), g.l.Longest)
-		g.place(&st, 0, g.l.Horizon)
-		steps = append(steps, st)
+	return steps, from + window
+}
+
+// undo is the step that undoes what the subject makes of resource, right
+// after its next create of it once from has passed (or another request of
+// it, or inside the window on the clock).
+func (g *generator) undo(resource string, from time.Duration, inside func() time.Duration) Step {
+	name, ok := undoing[resource]
+	if !ok || !slices.Contains(append(slices.Clone(g.faults), g.workloads...), name) {
+		name = "answer-409"
 	}
-	return steps
+	st := g.step(name, g.l.Longest/2)
+	if st.Resource != "" {
+		st.Resource = resource
+	}
+	if g.rng.IntN(4) == 0 {
+		st.At = inside()
+		return st
+	}
+	requests := slices.DeleteFunc(slices.Clone(Requests[g.capability]), func(t Trigger) bool { return t.Resource != resource })
+	creates := slices.DeleteFunc(slices.Clone(requests), func(t Trigger) bool { return t.Verb != "create" })
+	switch {
+	case len(creates) > 0:
+		requests = creates
+	case len(requests) == 0:
+		st.At = inside()
+		return st
+	}
+	t := requests[g.rng.IntN(len(requests))]
+	t.From = from
+	st.After, st.At = &t, 0
+	return st
 }
 
 // crash: one to three stopping faults, each right after a request of the

@@ -41,10 +41,12 @@ type Step struct {
 	Delay   time.Duration `yaml:"delay,omitempty"`
 }
 
-// Trigger is a request of the subject a step waits for.
+// Trigger is a request of the subject a step waits for: the next one made
+// once From has passed on the schedule's clock.
 type Trigger struct {
-	Verb     string `yaml:"verb"`
-	Resource string `yaml:"resource"`
+	Verb     string        `yaml:"verb"`
+	Resource string        `yaml:"resource"`
+	From     time.Duration `yaml:"from,omitempty"`
 }
 
 // Name is the step's fault or workload step.
@@ -69,6 +71,9 @@ func (s Step) String() string {
 	}
 	if s.After != nil {
 		fmt.Fprintf(&b, " after the next %s of %s", s.After.Verb, s.After.Resource)
+		if s.After.From > 0 {
+			fmt.Fprintf(&b, " from %s", s.After.From)
+		}
 		if s.At > 0 {
 			fmt.Fprintf(&b, " +%s", s.At)
 		}
@@ -155,7 +160,7 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 	for _, d := range []struct {
 		f string
 		v time.Duration
-	}{{"at", st.At}, {"for", st.For}, {"delay", st.Delay}} {
+	}{{"at", st.At}, {"for", st.For}, {"delay", st.Delay}, {"after.from", st.after().From}} {
 		if d.v < 0 {
 			bad(i, d.f, "negative: "+d.v.String(), "a duration from 0, such as 2s")
 		}
@@ -168,6 +173,14 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 			bad(i, "after.resource", fmt.Sprintf("%q is not a resource a %s subject uses", st.After.Resource, s.Capability), Resources[s.Capability]...)
 		}
 	}
+}
+
+// after is the step's trigger, or none.
+func (s Step) after() Trigger {
+	if s.After == nil {
+		return Trigger{}
+	}
+	return *s.After
 }
 
 func (s Step) kind() (Kind, bool) {

@@ -87,10 +87,10 @@ var Resources = map[string][]string{
 // any verb and resource; one the subject never makes leaves its step
 // undone).
 var Requests = map[string][]Trigger{
-	Scalable:  {{"create", "pods"}, {"delete", "pods"}, {"update", "workload"}, {"patch", "workload"}},
-	Leader:    {{"update", "leases"}, {"create", "leases"}},
-	Composite: {{"create", "composites"}, {"delete", "composites"}, {"update", "claims"}, {"patch", "claims"}},
-	Movable:   {{"update", "clusters"}, {"patch", "clusters"}, {"create", "machines"}, {"delete", "machines"}},
+	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}, {Verb: "patch", Resource: "workload"}},
+	Leader:    {{Verb: "update", Resource: "leases"}, {Verb: "create", Resource: "leases"}},
+	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}, {Verb: "patch", Resource: "claims"}},
+	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
 }
 
 // Events are the watch event types a step may name.
