@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// fakeFault records calls, for the unit tests of Inject, Begin and Picker.
+// fakeFault records calls, for the unit tests of Inject and Begin.
 type fakeFault struct {
 	name      string
 	missing   error
@@ -93,51 +93,6 @@ func TestInjectAlwaysRecovers(t *testing.T) {
 			t.Errorf("End: recovered %d, records %+v", f.recovered, tl.Injections())
 		}
 	})
-}
-
-func TestPickerReplaysFromItsSeed(t *testing.T) {
-	reg := Registry{&fakeFault{name: "a"}, &fakeFault{name: "b"}, &fakeFault{name: "c", missing: errors.New("no")}, &fakeFault{name: "d"}}
-	picks := func(seed uint64) []string {
-		p := NewPicker(seed)
-		var out []string
-		for range 20 {
-			f, err := p.Pick(reg, Target{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, f.Name())
-		}
-		return out
-	}
-	first, again := picks(42), picks(42)
-	if strings.Join(first, "") != strings.Join(again, "") {
-		t.Errorf("seed 42 gave %v, then %v", first, again)
-	}
-	if strings.Contains(strings.Join(first, ""), "c") {
-		t.Errorf("picked an unavailable fault: %v", first)
-	}
-	if p := NewPicker(0); p.Seed() == 0 || !strings.Contains(p.String(), "CHAOS_SEED=") {
-		t.Errorf("a zero seed must be replaced and printed: %s", p)
-	}
-	_, err := NewPicker(1).Pick(Registry{&fakeFault{name: "x", missing: errors.New("needs pods")}}, Target{})
-	if err == nil || !strings.Contains(err.Error(), "x: needs pods") {
-		t.Errorf("no available fault: %v", err)
-	}
-}
-
-func TestSeedFromEnv(t *testing.T) {
-	t.Setenv("CHAOS_SEED", "")
-	if s, err := SeedFromEnv(); s != 0 || err != nil {
-		t.Errorf("unset: %d, %v", s, err)
-	}
-	t.Setenv("CHAOS_SEED", "42")
-	if s, err := SeedFromEnv(); s != 42 || err != nil {
-		t.Errorf("42: %d, %v", s, err)
-	}
-	t.Setenv("CHAOS_SEED", "banana")
-	if _, err := SeedFromEnv(); err == nil || !strings.Contains(err.Error(), `CHAOS_SEED="banana"`) {
-		t.Errorf("banana: %v", err)
-	}
 }
 
 func TestTimelineOrdersAndSaves(t *testing.T) {

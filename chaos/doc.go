@@ -8,9 +8,9 @@
 // it can act on a target and why not, injects, and recovers. Inject and
 // Begin refuse an unavailable fault before touching anything, always
 // recover (on success, failure, panic and cancellation), and put each
-// injection on a Timeline shared with the suites and reports. A Registry
-// lists faults and a seeded Picker chooses among the available ones for
-// exploratory runs; the seed replays a run.
+// injection on a Timeline shared with the suites and reports. Exploratory
+// runs draw their faults as schedules (package schedule, run by package
+// suites/explore); the seed replays a run.
 //
 // A replica's Host is what process faults act on, wherever it runs: a
 // local process (ProcessHost: signals, restart in place) or a pod
