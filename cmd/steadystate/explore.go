@@ -31,6 +31,7 @@ type exploreConfig struct {
 	seed                           uint64
 	replay                         string
 	repeat                         int
+	shrink, first                  bool
 	// scheduled is the replayed schedule.
 	scheduled schedule.Schedule
 	// version is the local control plane's (KUBE_VERSION); buildBins
@@ -50,7 +51,9 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	budget := fs.String("budget", "10m", "how long new schedules may start")
 	seed := fs.String("seed", "", "the run's seed (default: from the clock; printed)")
 	fs.StringVar(&c.replay, "replay", "", "a schedule file to run again instead of drawing schedules")
-	fs.IntVar(&c.repeat, "repeat", 1, "how many times --replay runs the schedule")
+	fs.IntVar(&c.repeat, "repeat", 0, "how many times --replay runs the schedule (default 1; 10 after --shrink)")
+	fs.BoolVar(&c.first, "first", false, "stop at the first finding")
+	fs.BoolVar(&c.shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("%w: explore: %v", errUsage, err)
 	}
@@ -60,8 +63,14 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 		return c, fmt.Errorf("%w: explore takes flags only, not %q", errUsage, fs.Arg(0))
 	case c.subject == "":
 		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader), a built-in one (replicaset) or a subject file", errUsage)
-	case c.repeat < 1:
+	case c.repeat < 0:
 		return c, fmt.Errorf("--repeat %d: a replay runs at least once", c.repeat)
+	case c.shrink && c.replay == "":
+		return c, fmt.Errorf("%w: --shrink reduces a kept schedule: give it with --replay FILE", errUsage)
+	case c.repeat == 0 && c.shrink:
+		c.repeat = 10
+	case c.repeat == 0:
+		c.repeat = 1
 	}
 	if c.budget, err = time.ParseDuration(*budget); err != nil || c.budget <= 0 {
 		return c, fmt.Errorf("--budget %q is not a duration: use one such as 10m or 90s", *budget)
@@ -83,6 +92,9 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 			return c, fmt.Errorf("%s exercises %s, not --capability %s", c.replay, c.scheduled.Capability, c.capability)
 		}
 		c.capability = c.scheduled.Capability
+		if c.shrink && c.scheduled.Breaks == "" {
+			return c, fmt.Errorf("%s names no property it breaks (breaks:): --shrink keeps a schedule breaking the same ones; shrink a schedule explore kept", c.replay)
+		}
 	}
 	bound, err := c.capabilities()
 	if err != nil {
@@ -159,15 +171,29 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 	return bound, nil
 }
 
-// suiteArgs are the exploration suite's flags for c.
-func (c exploreConfig) suiteArgs() []string {
+// suiteArgs are the exploration suite's flags for c, replaying the
+// schedule file replay repeat times when it is set.
+func (c exploreConfig) suiteArgs(replay string, repeat int) []string {
 	args := []string{"-steadystate.explore.capability=" + c.capability, "-steadystate.explore.seed=" + strconv.FormatUint(c.seed, 10),
 		"-steadystate.explore.budget=" + c.budget.String(), "-ginkgo.timeout=" + (c.budget + 30*time.Minute).String()}
-	if c.replay != "" {
-		abs, _ := filepath.Abs(c.replay)
-		args = append(args, "-steadystate.explore.replay="+abs, "-steadystate.explore.repeat="+strconv.Itoa(c.repeat))
+	if c.first {
+		args = append(args, "-steadystate.explore.first")
+	}
+	if replay != "" {
+		abs, _ := filepath.Abs(replay)
+		args = append(args, "-steadystate.explore.replay="+abs, "-steadystate.explore.repeat="+strconv.Itoa(repeat))
 	}
 	return args
+}
+
+// runSuite runs the exploration suite once in dir (emptied first).
+func (c exploreConfig) runSuite(ctx context.Context, cell reports.Cell, dir string, args []string, stderr io.Writer) reports.Run {
+	if err := os.RemoveAll(dir); err != nil {
+		return reports.Run{Err: err.Error()}
+	}
+	cr := c.run.cellRun(cell, dir, 1, stderr)
+	cr.statusOnly, cr.args = true, args
+	return runCell(ctx, cr)
 }
 
 // exploreCommand runs the exploration suite against one subject and
@@ -194,17 +220,18 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	} else {
 		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.subject, c.capability, c.budget, c.seed, c.seed)
 	}
-	dir := filepath.Join(c.run.root, "run")
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	if c.shrink {
+		return c.shrinkReplay(ctx, cell, stdout, stderr)
 	}
-	cr := c.run.cellRun(cell, dir, 1, stderr)
-	cr.statusOnly, cr.args = true, c.suiteArgs()
-	run := runCell(ctx, cr)
+	run := c.runSuite(ctx, cell, filepath.Join(c.run.root, "run"), c.suiteArgs(c.replay, c.repeat), stderr)
 	if run.Err != "" {
 		return fmt.Errorf("explore: %s", run.Err)
 	}
-	return summarise(stdout, c, run)
+	err = summarise(stdout, c, run)
+	if ctx.Err() != nil {
+		return errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above")
+	}
+	return err
 }
 
 // summarise prints the run's schedules, findings and errors; a finding

@@ -39,7 +39,6 @@ type outcome struct {
 // recovered. Faults go on tl.
 func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Schedule) []outcome {
 	start := time.Now()
-	marks := requestMarks(d.target())
 	out := make([]outcome, len(s.Steps))
 	var wg sync.WaitGroup
 	for i, st := range s.Steps {
@@ -51,8 +50,13 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 			o.Step = i
 			at := start
 			if st.After != nil {
+				// Armed from its From on: requests made before do not count.
+				if !until(ctx, start.Add(st.After.From)) {
+					o.Skipped = "interrupted"
+					return
+				}
 				var ok bool
-				if at, ok = awaitRequest(ctx, d, *st.After, marks); !ok {
+				if at, ok = awaitRequest(ctx, d, *st.After, requestMarks(d.target())); !ok {
 					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerTimeout)
 					return
 				}

@@ -154,3 +154,27 @@ func TestPick(t *testing.T) {
 		t.Errorf("the leader of no election: %v", got)
 	}
 }
+
+// A trigger armed from a time on the schedule's clock ignores the requests
+// made before it.
+func TestTriggerArmedFrom(t *testing.T) {
+	p := &fakeProxy{}
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	s := schedule.Schedule{Capability: schedule.Scalable, Steps: []schedule.Step{
+		{After: &schedule.Trigger{Verb: "create", Resource: "pods", From: 200 * time.Millisecond}, Workload: "scale-up"},
+	}}
+	var second time.Time
+	go func() {
+		early := time.NewTimer(50 * time.Millisecond)
+		<-early.C
+		p.log("create", "pods") // before the trigger is armed
+		late := time.NewTimer(300 * time.Millisecond)
+		<-late.C
+		second = time.Now()
+		p.log("create", "pods")
+	}()
+	execute(context.Background(), chaos.NewTimeline(), d, s)
+	if len(d.at) != 1 || d.at[0].Before(second) {
+		t.Fatalf("the step ran at %v, want once, after the create made once it was armed (%s)", d.at, second)
+	}
+}

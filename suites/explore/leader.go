@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
@@ -70,7 +72,14 @@ func (l *elected) phase() string {
 }
 
 // judge: every leader-only write over the whole history was made by the
-// replica holding a valid Lease then.
-func (l *elected) judge(context.Context, time.Time) {
+// replica holding a valid Lease then. The history runs on after the
+// recovery until a replica holds the Lease (within T) and for one lease
+// duration more: a replica that lost the Lease while cut off writes, if
+// it does, once it is back.
+func (l *elected) judge(ctx context.Context, _ time.Time) {
+	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, testenv.Current.Converge, true, func(context.Context) (bool, error) {
+		return l.e.Holder() != "", nil
+	})
+	until(ctx, time.Now().Add(l.e.LeaseDuration.Duration))
 	testenv.Verify(testenv.Judged(catalog.LeaderOneWriter))
 }

@@ -35,6 +35,9 @@ func specs(c Config) {
 			if spent := st.spent(); spent && c.Replay == "" {
 				Skip(fmt.Sprintf("the exploration budget (%s) is spent", c.Budget))
 			}
+			if c.First && st.found() {
+				Skip("the run stops at its first finding")
+			}
 			ns = testenv.NewNamespace(ctx, "explore")
 		})
 		ReportAfterEach(st.done)

@@ -41,6 +41,13 @@ func (st *stats) spent() bool {
 	return time.Since(st.start) >= st.c.Budget
 }
 
+// found reports whether a schedule has broken a property.
+func (st *stats) found() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.findings > 0
+}
+
 // possible counts the combinations d's schedules can try, once.
 func (st *stats) possible(d driver) {
 	st.mu.Lock()

@@ -22,6 +22,8 @@ type Config struct {
 	// times.
 	Replay string
 	Repeat int
+	// First stops the run at its first finding.
+	First bool
 }
 
 // Flags adds the suite's flags to fs and returns its Register, which
@@ -33,6 +35,7 @@ func Flags(fs *flag.FlagSet) func() {
 	fs.DurationVar(&c.Budget, "steadystate.explore.budget", 10*time.Minute, "how long new schedules may start")
 	fs.StringVar(&c.Replay, "steadystate.explore.replay", "", "a schedule file to run instead of drawn schedules")
 	fs.IntVar(&c.Repeat, "steadystate.explore.repeat", 1, "how many times to run the replayed schedule")
+	fs.BoolVar(&c.First, "steadystate.explore.first", false, "stop at the first finding")
 	return func() { Register(*c) }
 }
 
