@@ -39,7 +39,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e bench kube-bins kind-image kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
+.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -85,12 +85,20 @@ upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go mo
 upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_CELLS=...)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate upstream
 
+# Exploration: SUBJECT=workload|leader|replicaset|path/to/subject.yaml,
+# SUBJECT_BUG=a seeded bug, BUDGET=10m, SEED=N, EXPLORE_FLAGS=--replay F ...
+BUDGET ?= 10m
+explore: $(CLUSTER_BINS) ## seeded random fault schedules against SUBJECT (SUBJECT_BUG, BUDGET, SEED); each finding kept with its schedule
+	@test -n "$(SUBJECT)" || { echo "make explore needs SUBJECT=workload, leader, replicaset or a subject file"; exit 2; }
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate explore --subject $(SUBJECT) $(if $(SUBJECT_BUG),--bug $(SUBJECT_BUG)) --budget $(BUDGET) $(if $(SEED),--seed $(SEED)) $(EXPLORE_FLAGS)
+
 test: lint unit e2e ## everything CI runs
 
-bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medians)
+bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medians), the oracle on 10k-1M events
 	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
 	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
 	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
+	$(GO) test -run '^$$' -bench JudgeScaledHistory -benchtime 3x -benchmem ./suites/judge
 
 CONTROLLER_GEN := $(CURDIR)/bin/controller-gen
 $(CONTROLLER_GEN): hack/tools/go.mod
