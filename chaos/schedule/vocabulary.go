@@ -87,8 +87,8 @@ var Resources = map[string][]string{
 // any verb and resource; one the subject never makes leaves its step
 // undone).
 var Requests = map[string][]Trigger{
-	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}, {Verb: "patch", Resource: "workload"}},
-	Leader:    {{Verb: "update", Resource: "leases"}, {Verb: "create", Resource: "leases"}},
+	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}}, // its status
+	Leader:    {{Verb: "update", Resource: "leases"}}, // created once, at the first election
 	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}, {Verb: "patch", Resource: "claims"}},
 	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
 }

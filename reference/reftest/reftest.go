@@ -67,7 +67,7 @@ func SecondCluster(t *testing.T, name string) (*localtest.Cluster, client.Client
 }
 
 // StartOn runs a subject against another cluster than the environment's.
-func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, replicas int, args ...string) *runner.Subject {
+func (env *Env) StartOn(t testing.TB, c *localtest.Cluster, command string, replicas int, args ...string) *runner.Subject {
 	t.Helper()
 	start := time.Now()
 	s, err := runner.Start(runner.Options{
@@ -87,7 +87,7 @@ func (env *Env) StartOn(t *testing.T, c *localtest.Cluster, command string, repl
 }
 
 // Require returns the environment or skips/fails with why it is missing.
-func (env *Env) Require(t *testing.T) *Env {
+func (env *Env) Require(t testing.TB) *Env {
 	localtest.Require(t, env.Cluster, env.err)
 	if env.err != nil {
 		t.Fatal(env.err)
@@ -97,7 +97,7 @@ func (env *Env) Require(t *testing.T) *Env {
 
 // Start runs a subject of command with args behind proxies on the
 // environment's cluster; it is stopped when the test ends.
-func (env *Env) Start(t *testing.T, command string, replicas int, args ...string) *runner.Subject {
+func (env *Env) Start(t testing.TB, command string, replicas int, args ...string) *runner.Subject {
 	t.Helper()
 	return env.StartOn(t, env.Cluster, command, replicas, args...)
 }
@@ -117,7 +117,7 @@ func Repeat() int {
 }
 
 // Eventually polls cond until it holds or timeout passes.
-func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	localtest.Eventually(t, timeout, what, cond)
 }
@@ -126,7 +126,7 @@ func Eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 // ARTIFACTS is set, the way the suites keep a failed spec's: the replicas'
 // proxies as evidence.json and the merged history.txt (package evidence),
 // and their logs; it prints the logs' last lines.
-func keepEvidence(t *testing.T, s *runner.Subject, start time.Time) {
+func keepEvidence(t testing.TB, s *runner.Subject, start time.Time) {
 	if root := os.Getenv("ARTIFACTS"); root != "" {
 		dir := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
 		c := evidence.NewCollector(t.Name(), start)

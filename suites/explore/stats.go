@@ -103,7 +103,7 @@ func (st *stats) done(r SpecReport) {
 	}
 	minutes := time.Since(st.start).Minutes()
 	line := fmt.Sprintf("%s: %s in %s | %d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
-		v.Name, what, r.RunTime.Round(time.Second), st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
+		r.LeafNodeText, what, r.RunTime.Round(time.Second), st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
 	st.mu.Unlock()
 	testenv.Status(line)
 }
