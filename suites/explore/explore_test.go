@@ -2,15 +2,19 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // fakeProxy is a replica's proxy whose request log the test writes.
@@ -176,5 +180,46 @@ func TestTriggerArmedFrom(t *testing.T) {
 	execute(context.Background(), chaos.NewTimeline(), d, s)
 	if len(d.at) != 1 || d.at[0].Before(second) {
 		t.Fatalf("the step ran at %v, want once, after the create made once it was armed (%s)", d.at, second)
+	}
+}
+
+// The status line after each schedule counts schedules, findings and
+// errors, and coverage as the fault x resource x phase combinations done
+// of those the capability's schedules can try.
+func TestStatusLine(t *testing.T) {
+	var out strings.Builder
+	testenv.Progress = &out
+	defer func() { testenv.Progress = nil }()
+	st := newStats(Config{Capability: schedule.Scalable, Budget: time.Minute})
+	st.spent()
+	d := &fakeDriver{}
+	st.possible(d)
+	l := d.limits()
+	want := 0
+	for name, k := range schedule.Faults {
+		if k.For(schedule.Scalable) && !slices.Contains(l.Without, name) {
+			want++
+			if k.Takes(schedule.Resource) {
+				want++ // two resources, one phase
+			}
+		}
+	}
+	want += 2 // scale-up, scale-down
+	if st.all != want {
+		t.Errorf("%d combinations, want %d", st.all, want)
+	}
+	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
+	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
+	st.tried(schedule.Step{Workload: "scale-up"}, outcome{Skipped: "no create of pods"})
+	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed})
+	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 2", State: types.SpecStateSkipped})
+	line := out.String()
+	for _, s := range []string{`"status":"schedule 1: passed`, "1 schedules", fmt.Sprintf("coverage 1/%d", want), "findings 0, errors 0"} {
+		if !strings.Contains(line, s) {
+			t.Errorf("status %s does not say %q", line, s)
+		}
+	}
+	if strings.Contains(line, "schedule 2") {
+		t.Errorf("a skipped spec was counted: %s", line)
 	}
 }

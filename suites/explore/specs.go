@@ -47,7 +47,7 @@ func specs(c Config) {
 				It(fmt.Sprintf("replays %s (run %d of %d)", filepath.Base(c.Replay), i+1, max(c.Repeat, 1)), func(ctx SpecContext) {
 					s, err := schedule.Load(c.Replay)
 					Expect(err).NotTo(HaveOccurred())
-					st.run(ctx, ns, s, func(driver) schedule.Schedule { return s })
+					st.run(ctx, ns, s.Capability, func(driver) schedule.Schedule { return s })
 				})
 			}
 			return
@@ -58,7 +58,7 @@ func specs(c Config) {
 		for i := range n {
 			seed := seeds.Uint64()
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), func(ctx SpecContext) {
-				st.run(ctx, ns, schedule.Schedule{Capability: c.Capability, Seed: seed}, func(d driver) schedule.Schedule {
+				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
 					return schedule.Generate(seed, c.Capability, d.limits())
 				})
 			})
@@ -66,11 +66,12 @@ func specs(c Config) {
 	})
 }
 
-// run is one spec: the subject started in ns, the schedule drawn for it
-// (draw), its steps, recovery and judgement. A failing spec keeps its
-// schedule, with the properties it broke, beside its evidence.
-func (st *stats) run(ctx SpecContext, ns string, about schedule.Schedule, draw func(driver) schedule.Schedule) {
-	d := start(ctx, about.Capability, ns)
+// run is one spec: the subject started in ns as a driver of capability,
+// the schedule drawn for it (draw), its steps, recovery and judgement. A
+// failing spec keeps its schedule, with the properties it broke, beside
+// its evidence.
+func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
+	d := start(ctx, capability, ns)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })
