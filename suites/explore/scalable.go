@@ -41,8 +41,16 @@ func startScalable(ctx context.Context, ns string) *scalable {
 
 func (s *scalable) target() chaos.Target { return s.w.Target }
 
+// limits keep every fault shorter than the subject's expectation timeout.
+// Once its expectations expire, a controller acts on its cache as it is;
+// events withheld for longer make even a correct one run too many pods
+// (the expectations design assumes events arrive within the timeout),
+// so a longer blind window would find a false alarm, not a bug.
 func (s *scalable) limits() schedule.Limits {
 	l := schedule.DefaultLimits
+	if t := s.w.ExpectationTimeout(); t > 0 {
+		l.Longest = min(l.Longest, t*3/4)
+	}
 	l.Replicas = len(s.w.Target.Replicas)
 	if s.w.Target.Etcd == "" {
 		l.Without = []string{"etcd-compaction"}
