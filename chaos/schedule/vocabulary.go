@@ -85,10 +85,11 @@ var Resources = map[string][]string{
 // Requests are the requests a subject of each capability makes on its
 // own, the triggers Generate places steps after (a schedule file may name
 // any verb and resource; one the subject never makes leaves its step
-// undone).
+// undone). A scalable subject updates its workload's status, it does not
+// patch it; a Lease is created once, at the first election, then updated.
 var Requests = map[string][]Trigger{
-	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}}, // its status
-	Leader:    {{Verb: "update", Resource: "leases"}}, // created once, at the first election
+	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}},
+	Leader:    {{Verb: "update", Resource: "leases"}},
 	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}, {Verb: "patch", Resource: "claims"}},
 	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
 }
