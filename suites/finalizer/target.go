@@ -43,6 +43,9 @@ func moveTarget(ctx context.Context, m subject.MovableResource) (kubeconfig stri
 		if target, targetErr = cluster.New(c); targetErr != nil {
 			return
 		}
+		// Stopped after the process's last spec, whatever became of
+		// its start: a kind cluster half made is deleted too.
+		testenv.AtTeardown(target.Destroy)
 		var path string
 		if path, targetErr = target.Create(startCtx); targetErr != nil {
 			return
@@ -54,10 +57,4 @@ func moveTarget(ctx context.Context, m subject.MovableResource) (kubeconfig stri
 	})
 	Expect(targetErr).NotTo(HaveOccurred(), "start the move target cluster")
 	return target.GetKubeconfig(), targetREST
-}
-
-func stopTarget(ctx SpecContext) {
-	if target != nil {
-		Expect(target.Destroy(ctx)).To(Succeed())
-	}
 }

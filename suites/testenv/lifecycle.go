@@ -1,7 +1,9 @@
 package testenv
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 
@@ -14,14 +16,16 @@ import (
 // Lifecycle declares a suite's set-up and tear-down in Ginkgo's global
 // suite: setup brings the cluster up in the first parallel process and
 // connect reaches it from every process (SetupCluster and Connect, or a
-// subject's), a failing spec leaves its notes, the cluster goes after the
-// last spec, and progress events go to Progress when a runner set it. A
+// subject's), a failing spec leaves its notes, what a process started for
+// its specs (AtTeardown) goes after its last spec, the cluster after every
+// process's last spec, and progress events go to Progress when a runner
+// set it. A
 // suite's Register calls it before declaring its specs, and a process
 // then runs that suite with RunSpecs.
 func Lifecycle(setup, connect any) {
 	SynchronizedBeforeSuite(setup, connect)
 	ReportAfterEach(NoteFailure)
-	SynchronizedAfterSuite(func() {}, TeardownCluster)
+	SynchronizedAfterSuite(runTeardowns, TeardownCluster)
 	ReportBeforeSuite(func(r Report) { progress.specs(r.PreRunStats.SpecsThatWillRun) })
 	ReportBeforeEach(func(r SpecReport) {
 		// Specs a filter left out are reported too, already skipped.
@@ -29,6 +33,38 @@ func Lifecycle(setup, connect any) {
 			progress.spec(r.FullText())
 		}
 	})
+}
+
+var (
+	teardownMu sync.Mutex
+	teardowns  []func(context.Context) error
+)
+
+// AtTeardown registers stop to run in this process after its last spec,
+// also after a failure or an interrupt, the latest registered first. It
+// is for what a spec starts once per process for the specs after it too
+// (the finalizer suite's move target cluster): a suite has one
+// SynchronizedAfterSuite, Lifecycle's, so such things stop through it.
+func AtTeardown(stop func(context.Context) error) {
+	teardownMu.Lock()
+	defer teardownMu.Unlock()
+	teardowns = append(teardowns, stop)
+}
+
+// runTeardowns stops what AtTeardown registered, every one even when
+// some fail, and fails with their errors.
+func runTeardowns(ctx SpecContext) {
+	teardownMu.Lock()
+	stops := teardowns
+	teardowns = nil
+	teardownMu.Unlock()
+	var errs []error
+	for i := len(stops) - 1; i >= 0; i-- {
+		errs = append(errs, stops[i](ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		Fail("stopping what the specs started: " + err.Error())
+	}
 }
 
 // Progress receives a suite's progress events, one JSON ProgressEvent per
