@@ -38,7 +38,10 @@ type exploreConfig struct {
 	// says it is built first when missing (no KUBE_BIN_DIR given).
 	version   string
 	buildBins bool
-	run       matrixRun
+	// upDir is the folder of the upstream releases a subject file may
+	// name ({{.UpstreamDir}}), as for conform.
+	upDir string
+	run   matrixRun
 }
 
 func exploreConfigFrom(args []string) (exploreConfig, error) {
@@ -84,6 +87,9 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	if err := c.resolveSubject(); err != nil {
 		return c, err
 	}
+	if c.upDir, err = upstreamDir(); err != nil {
+		return c, err
+	}
 	if c.replay != "" {
 		if c.scheduled, err = schedule.Load(c.replay); err != nil {
 			return c, err
@@ -114,6 +120,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	c.run, err = newMatrixRun("explore", "exploration", "EXPLORE", 1)
 	c.run.progress = true
 	c.run.provider = provider
+	c.run.env = append(c.run.env, "UPSTREAM_DIR="+c.upDir)
 	return c, err
 }
 
@@ -142,7 +149,7 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 	var bound []string
 	switch {
 	case c.file != "":
-		f, err := subjectfile.Load(c.file, subjectfile.Options{FromImage: true})
+		f, err := subjectfile.Load(c.file, subjectfile.Options{FromImage: true, UpstreamDir: c.upDir})
 		if err != nil {
 			return nil, err
 		}
