@@ -27,7 +27,7 @@ var (
 	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas converges after a stalled pod watch resumes")
 	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas converges after a pod deletion storm")
 	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas converges within the expectation timeout plus the recovery margin once every fault of an exploration schedule is recovered")
-	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going)")
+	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going; a pod made once the subject had not seen one it created for longer than its expectation timeout is excused until removed)")
 )
 
 // Leader election (controller-runtime, bugs.md 4).

@@ -70,7 +70,7 @@ func BenchmarkScale500(b *testing.B) {
 		}
 		await(down, "s-to-1")
 		judged := time.Now()
-		if err := judge.NoOvershoot(w.Events(), pods.Events(), judge.SpecReplicas(ns+"/web", "spec.replicas")); err != nil {
+		if err := judge.NoOvershoot(w.Events(), pods.Events(), judge.SpecReplicas(ns+"/web", "spec.replicas"), nil); err != nil {
 			b.Errorf("no-overshoot: %v", err)
 		}
 		b.ReportMetric(time.Since(judged).Seconds()*1000, "ms-no-overshoot")

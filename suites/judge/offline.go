@@ -82,7 +82,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path))
+		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excusedCreates(e, p.Events()))
 	},
 	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
 	catalog.LostStormHappened.ID:        stormHappened,
@@ -288,6 +288,20 @@ func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) err
 		errs = append(errs, judge(read(e), c))
 	}
 	return errors.Join(errs...)
+}
+
+// excusedCreates are the pods no-overshoot excuses (ExcusedCreates): none
+// when the evidence names no expectation timeout or has no proxy logs.
+func excusedCreates(e *evidence.Evidence, pods []oracle.Event) map[string]string {
+	timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
+	if err != nil {
+		return nil
+	}
+	var logs []evidence.ProxyLog
+	for _, id := range sortedKeys(e.Proxies) {
+		logs = append(logs, e.Proxies[id])
+	}
+	return ExcusedCreates(UnseenCreates(pods, logs), timeout)
 }
 
 func requests(e *evidence.Evidence) map[string][]proxy.Request {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -20,8 +21,11 @@ type ReplicasOf func(e oracle.Event) (int64, bool)
 // the order the API server stored the changes (resource versions of one
 // store; the two recorders' arrival times could interleave wrongly), and
 // fails at the first moment more pods were live than spec.replicas. After
-// a scale-down the old limit holds until the pods above it are gone.
-func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
+// a scale-down the old limit holds until the pods above it are gone. An
+// excess is excused while every pod beyond the limit (the newest live
+// ones) is in excused (ExcusedCreates); it may last until the controller
+// removes it, whether it converges is judged apart.
+func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map[string]string) error {
 	type step struct {
 		e        oracle.Event
 		rv       int64
@@ -35,7 +39,7 @@ func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
 		steps = append(steps, step{e, e.Revision(), false})
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.rv, b.rv) })
-	live := map[string]bool{}
+	live := map[string]int64{} // by key: the revision that made it
 	var limit, pending int64 = -1, -1
 	for _, s := range steps {
 		if s.workload {
@@ -49,19 +53,35 @@ func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf) error {
 			}
 			continue
 		}
-		if s.e.Type == "DELETED" || s.e.Object.GetDeletionTimestamp() != nil {
+		switch _, ok := live[s.e.Key]; {
+		case s.e.Type == "DELETED" || s.e.Object.GetDeletionTimestamp() != nil:
 			delete(live, s.e.Key)
-		} else {
-			live[s.e.Key] = true
+		case !ok:
+			live[s.e.Key] = s.rv
 		}
 		if pending >= 0 && int64(len(live)) <= pending {
 			limit, pending = pending, -1
 		}
-		if limit >= 0 && int64(len(live)) > limit {
+		if limit >= 0 && int64(len(live)) > limit && !allExcused(live, limit, excused) {
 			return oracle.BrokeAt(s.e.At, fmt.Errorf("%w: %d pods live for spec.replicas=%d after %s %s (rv %d)", ErrOvershoot, len(live), limit, s.e.Type, s.e.Key, s.rv))
 		}
 	}
 	return nil
+}
+
+// allExcused reports whether every live pod beyond limit, the newest by
+// the revision that made them, is excused.
+func allExcused(live map[string]int64, limit int64, excused map[string]string) bool {
+	if len(excused) == 0 {
+		return false
+	}
+	keys := slices.SortedFunc(maps.Keys(live), func(a, b string) int { return cmp.Compare(live[b], live[a]) })
+	for _, k := range keys[:int64(len(keys))-limit] {
+		if _, ok := excused[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // SpecReplicas reads the desired replicas of the workload key at a dotted

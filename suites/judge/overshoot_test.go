@@ -54,7 +54,7 @@ func TestNoOvershoot(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, p := history(tc.steps...)
-			err := NoOvershoot(w, p, specReplicas)
+			err := NoOvershoot(w, p, specReplicas, nil)
 			var v *oracle.Violation
 			if got := err != nil; got != tc.want || (got && (!errors.Is(err, ErrOvershoot) || !errors.As(err, &v))) {
 				t.Fatalf("noOvershoot = %v, want broken=%v with a time", err, tc.want)
@@ -65,7 +65,7 @@ func TestNoOvershoot(t *testing.T) {
 	// scale-up's, but the API server stored the scale-up first.
 	w, p := history("W2", "+a", "+b", "W3", "+c")
 	p[2].At = w[1].At.Add(-time.Millisecond)
-	if err := NoOvershoot(w, p, specReplicas); err != nil {
+	if err := NoOvershoot(w, p, specReplicas, nil); err != nil {
 		t.Fatalf("judged by arrival time: %v", err)
 	}
 }

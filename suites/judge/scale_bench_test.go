@@ -74,7 +74,7 @@ func BenchmarkJudgeScaledHistory(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if err := NoOvershoot(w.Events(), p.Events(), SpecReplicas("ns/web", "spec.replicas")); err != nil {
+				if err := NoOvershoot(w.Events(), p.Events(), SpecReplicas("ns/web", "spec.replicas"), nil); err != nil {
 					b.Fatal(err)
 				}
 				c := oracle.Convergence{Since: last.Add(-time.Second), Within: time.Minute, Window: time.Millisecond}

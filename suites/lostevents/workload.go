@@ -46,6 +46,7 @@ func StartWorkload(ctx context.Context, ns string) *Workload {
 	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
 	testenv.Fact(judge.FactWorkload, ns+"/web")
 	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
+	testenv.Fact(judge.FactExpectationTimeout, w.bind.ExpectationTimeout().String())
 	w.converged = judge.Replicas(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
 	testenv.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
 	return w

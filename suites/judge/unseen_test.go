@@ -1,0 +1,95 @@
+package judge
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+)
+
+// proxyLog is a replica's log: a watch of pods (request 1) delivering
+// an event for each pod named in delivered, at the given offsets from
+// the history's start (time.Unix(100, 0), as history's), and lists of
+// pods answered at the offsets in lists.
+func proxyLog(delivered map[string]time.Duration, lists ...time.Duration) evidence.ProxyLog {
+	base := time.Unix(100, 0)
+	l := evidence.ProxyLog{Requests: []proxy.Request{{ID: 1, RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "pods", Namespace: "ns"}, Code: 200, Start: base}}}
+	for name, at := range delivered {
+		l.Events = append(l.Events, proxy.Event{WatchID: 1, Delivered: true, At: base.Add(at), EventMeta: proxy.EventMeta{Type: "ADDED", Namespace: "ns", Name: name}})
+	}
+	for i, at := range lists {
+		l.Requests = append(l.Requests, proxy.Request{ID: uint64(i + 2), RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "pods", Namespace: "ns"},
+			Code: 200, Start: base.Add(at - 10*time.Millisecond), End: base.Add(at)})
+	}
+	return l
+}
+
+func TestUnseenCreates(t *testing.T) {
+	// history: +a at 1s, +b at 2s, +c at 3s, -c at 4s.
+	_, pods := history("W2", "+a", "+b", "+c", "-c")
+	// a is seen by its event at 1.1s; b by a list answered at 5s (its
+	// event was dropped). c was gone by the time that list began, yet
+	// counts as seen there: the earlier side, which excuses less. A
+	// delivered event of another watch (not of pods) does not count.
+	log := proxyLog(map[string]time.Duration{"a": 1100 * time.Millisecond}, 5*time.Second)
+	log.Events = append(log.Events, proxy.Event{WatchID: 9, Delivered: true, At: time.Unix(102, 0), EventMeta: proxy.EventMeta{Type: "ADDED", Namespace: "ns", Name: "b"}})
+	got := UnseenCreates(pods, []evidence.ProxyLog{log})
+	want := map[string]time.Duration{"ns/a": 1100 * time.Millisecond, "ns/b": 5 * time.Second, "ns/c": 5 * time.Second}
+	for key, seen := range want {
+		if s := got[key]; !s.Seen.Equal(time.Unix(100, 0).Add(seen)) {
+			t.Errorf("%s seen at %v, want %v after the start", key, s.Seen, seen)
+		}
+	}
+	// Without the list, b and c are never seen.
+	got = UnseenCreates(pods, []evidence.ProxyLog{proxyLog(map[string]time.Duration{"a": 1100 * time.Millisecond})})
+	if !got["ns/b"].Seen.IsZero() || !got["ns/c"].Seen.IsZero() {
+		t.Errorf("b and c seen with no event or list of them: %+v", got)
+	}
+}
+
+// The false alarm this excusal removes: a pod watch blind for longer
+// than the expectation timeout across a scale-up; the controller's
+// expectation of pod c expired, and it made d from its stale cache.
+func TestNoOvershootExcusesUnseenCreates(t *testing.T) {
+	// W2 at 0s, +a 1s, +b 2s, W3 3s, +c 4s, +d 5s (c unseen until 5.5s).
+	w, pods := history("W2", "+a", "+b", "W3", "+c", "+d")
+	seen := map[string]time.Duration{"a": 1100 * time.Millisecond, "b": 2100 * time.Millisecond, "c": 5500 * time.Millisecond, "d": 5600 * time.Millisecond}
+	logs := []evidence.ProxyLog{proxyLog(seen)}
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		logs    []evidence.ProxyLog
+		broken  bool
+	}{
+		{"c unseen for 1s, past a 1s timeout: d is excused", time.Second, logs, false},
+		{"c unseen for 1s, within a 2s timeout: d is an overshoot", 2 * time.Second, logs, true},
+		{"a subject with no expectations is excused nothing", 0, logs, true},
+		{"no proxy log: nothing is excused", time.Second, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			excused := ExcusedCreates(UnseenCreates(pods, tc.logs), tc.timeout)
+			err := NoOvershoot(w, pods, specReplicas, excused)
+			if got := err != nil; got != tc.broken || (got && !errors.Is(err, ErrOvershoot)) {
+				t.Fatalf("NoOvershoot = %v with excused %v, want broken=%v", err, excused, tc.broken)
+			}
+		})
+	}
+	// c seen in time (4.5s): d was made with c in view, not excused.
+	seen["c"] = 4500 * time.Millisecond
+	excused := ExcusedCreates(UnseenCreates(pods, []evidence.ProxyLog{proxyLog(seen)}), time.Second)
+	if err := NoOvershoot(w, pods, specReplicas, excused); err == nil {
+		t.Fatalf("an overshoot made with every pod seen was excused: %v", excused)
+	}
+	// Only the pods beyond the limit are excused: an excused pod does
+	// not cover a later one made while every pod was seen.
+	w, pods = history("W2", "+a", "+b", "W3", "+c", "+d", "+e")
+	seen = map[string]time.Duration{"a": 1100 * time.Millisecond, "b": 2100 * time.Millisecond, "c": 5500 * time.Millisecond, "d": 5600 * time.Millisecond, "e": 6100 * time.Millisecond}
+	excused = ExcusedCreates(UnseenCreates(pods, []evidence.ProxyLog{proxyLog(seen)}), time.Second)
+	err := NoOvershoot(w, pods, specReplicas, excused)
+	if err == nil || !strings.Contains(err.Error(), "5 pods live") {
+		t.Fatalf("NoOvershoot = %v with excused %v, want the fifth pod an overshoot", err, excused)
+	}
+}
