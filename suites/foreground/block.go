@@ -3,7 +3,6 @@ package foreground
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/subject"
@@ -101,12 +99,7 @@ func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
 		return fmt.Errorf("no %s matches %q (capabilities.foregroundComposite.block.selector) within 15s: nothing to block", f.gvr.Resource, selector)
 	}
 	for _, name := range names {
-		err := f.edit(ctx, name, func(fins []string) []string {
-			if slices.Contains(fins, f.binding.Finalizer) {
-				return fins
-			}
-			return append(fins, f.binding.Finalizer)
-		})
+		err := testenv.EditFinalizers(ctx, f.client(), name, testenv.WithFinalizer(f.binding.Finalizer))
 		if err != nil {
 			return fmt.Errorf("add finalizer %s to %s %s: %w", f.binding.Finalizer, f.binding.Kind, name, err)
 		}
@@ -119,30 +112,10 @@ func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
 func (f *finalizerBlocker) unblock(ctx context.Context) error {
 	for _, key := range f.keys {
 		_, name, _ := strings.Cut(key, "/")
-		err := f.edit(ctx, name, func(fins []string) []string {
-			return slices.DeleteFunc(fins, func(s string) bool { return s == f.binding.Finalizer })
-		})
+		err := testenv.EditFinalizers(ctx, f.client(), name, testenv.WithoutFinalizer(f.binding.Finalizer))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("remove finalizer %s from %s %s: %w", f.binding.Finalizer, f.binding.Kind, name, err)
 		}
 	}
 	return nil
-}
-
-// edit rewrites an object's finalizers, retrying on conflicts.
-func (f *finalizerBlocker) edit(ctx context.Context, name string, change func([]string) []string) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		obj, err := f.client().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		before := obj.GetFinalizers()
-		after := change(slices.Clone(before))
-		if slices.Equal(before, after) {
-			return nil
-		}
-		obj.SetFinalizers(after)
-		_, err = f.client().Update(ctx, obj, metav1.UpdateOptions{})
-		return err
-	})
 }

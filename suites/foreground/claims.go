@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
@@ -19,9 +20,13 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
-// composition is the subject, what blocks its deletions, and the recorded
-// history of one namespace's claims.
-type composition struct {
+// Composition is the subject's claims in one namespace: the subject
+// started for them, what holds up their deletions, and their recorded
+// history. The foreground specs drive it, and so does exploration of a
+// foreground-deleted composite.
+type Composition struct {
+	// Target is the subject's replicas, for faults.
+	Target  chaos.Target
 	ns      string
 	dyn     dynamic.Interface
 	binding *subjectfile.ForegroundComposite
@@ -35,20 +40,25 @@ type composition struct {
 	blocker  blocker
 }
 
-func start(ctx context.Context, ns string) *composition {
+// StartComposition runs the subject's controller for namespace ns (the
+// spec is skipped when the subject is not a foreground-deleted composite),
+// waits until its claims are served and the garbage collector knows every
+// kind, and records the claims (and the managed objects, when the harness
+// runs the external system).
+func StartComposition(ctx context.Context, ns string) *Composition {
 	subj := subject.Composite()
-	c := &composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), binding: subj.Claims()}
+	c := &Composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), binding: subj.Claims()}
 	gv, err := schema.ParseGroupVersion(c.binding.Template["apiVersion"].(string))
 	Expect(err).NotTo(HaveOccurred(), "claim template apiVersion")
 	c.claims = gv.WithResource(c.binding.Resource)
-	_, c.ext = subj.StartComposite(ctx, ns)
+	c.Target, c.ext = subj.StartComposite(ctx, ns)
 	// A controller may make its claim kind when it starts (from a
 	// definition of its own).
 	if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
 		Fail(err.Error())
 	}
 	Expect(gcResynced(ctx)).To(Succeed())
-	if c.external() {
+	if c.ext != nil {
 		c.blocker = externalBlocker{c.ext}
 		c.manageds = testenv.RecordAs(ctx, judge.HistoryManageds, c.dyn, c.ext.Managed(), ns, "")
 	} else {
@@ -58,41 +68,47 @@ func start(ctx context.Context, ns string) *composition {
 	return c
 }
 
-// external reports whether the claims are backed by an external system the
-// harness runs, which blocks their deletions.
-func (c *composition) external() bool { return c.ext != nil }
+// External is the external system the claims are backed by, which the
+// harness runs and which blocks their deletions; nil when the binding's
+// Block holds them up instead.
+func (c *Composition) External() subject.ExternalSystem { return c.ext }
+
+// Resource is the claims' resource.
+func (c *Composition) Resource() string { return c.claims.Resource }
 
 // claim is the binding's template named name, with its external name when
 // an external system backs it.
-func (c *composition) claim(name, externalName string) *unstructured.Unstructured {
+func (c *Composition) claim(name, externalName string) *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{Object: runtimeCopy(c.binding.Template)}
 	obj.SetName(name)
 	obj.SetNamespace(c.ns)
-	if c.external() {
+	if c.ext != nil {
 		Expect(unstructured.SetNestedField(obj.Object, externalName, strings.Split(c.ext.ExternalNamePath(), ".")...)).To(Succeed())
 	}
 	return obj
 }
 
-func (c *composition) create(ctx context.Context, name, externalName string) {
+// Create makes claim name for the external resource externalName.
+func (c *Composition) Create(ctx context.Context, name, externalName string) {
 	_, err := c.dyn.Resource(c.claims).Namespace(c.ns).Create(ctx, c.claim(name, externalName), metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
 }
 
-func (c *composition) delete(ctx context.Context, name string) {
+// Delete deletes claim name.
+func (c *Composition) Delete(ctx context.Context, name string) {
 	Expect(c.dyn.Resource(c.claims).Namespace(c.ns).Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
 }
 
-// managedUID is the UID of the managed object of claim name.
-func (c *composition) managedUID(ctx context.Context, name string) string {
+// ManagedUID is the UID of the managed object of claim name.
+func (c *Composition) ManagedUID(ctx context.Context, name string) string {
 	obj, err := c.dyn.Resource(c.ext.Managed()).Namespace(c.ns).Get(ctx, name, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	return string(obj.GetUID())
 }
 
-// blockerMessage is the text property (b) looks for in the claim's
-// condition messages, "" when the binding does not say.
-func (c *composition) blockerMessage(name string) string {
+// BlockerMessage is the text property (b) looks for in the condition
+// messages of claim name, "" when the binding does not say.
+func (c *Composition) BlockerMessage(name string) string {
 	msg, err := subjectfile.Expand(c.binding.BlockerMessage, subjectfile.Vars{Namespace: c.ns, Name: name})
 	Expect(err).NotTo(HaveOccurred())
 	return msg
@@ -102,7 +118,14 @@ func runtimeCopy(m map[string]any) map[string]any {
 	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
 
-// until is the bound of the claims converging to want within conv.
-func (c *composition) until(conv oracle.Convergence, want judge.Want) judge.Bound {
+// ManagedDeleting reports whether the recorded managed object of claim
+// name is there and deleting.
+func (c *Composition) ManagedDeleting(name string) bool {
+	obj := c.manageds.StateAt(time.Now())[c.ns+"/"+name]
+	return obj != nil && obj.GetDeletionTimestamp() != nil
+}
+
+// Until is the bound of the claims converging to want within conv.
+func (c *Composition) Until(conv oracle.Convergence, want judge.Want) judge.Bound {
 	return judge.Bound{Convergence: conv, History: judge.HistoryClaims, Want: want}
 }

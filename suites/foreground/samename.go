@@ -25,52 +25,71 @@ func sameNameSpecs() {
 			if subject.Composite().Claims().Block.Resource != "" {
 				Skip("same-name races need an external name the harness controls: subject files bind none yet (only the reference controller's external system)")
 			}
-			c := start(ctx, ns)
+			c := StartComposition(ctx, ns)
 			name := ns + "-db"
 			tl := testenv.Timeline()
 			race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
 			// A race that fails is in the timeline, for the premise.
 			chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
-			testenv.Await(ctx, catalog.FgReadyBefore, c.until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
-			oldUID := c.managedUID(ctx, "old")
+			testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
 			testenv.Fact(judge.FactExternalName, name)
-			testenv.Fact(judge.FactOldOwner, oldUID)
+			testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
 			testenv.Fact(judge.FactClaim, ns+"/old")
 
 			By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 			Expect(c.ext.SlowDeletes(ctx, 2*time.Second)).To(Succeed())
-			c.delete(ctx, "old")
-			// Create the successor once the old Managed object is deleting (the
-			// premise judges both from the histories), or after 15s.
-			wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
-				old := c.manageds.StateAt(time.Now())[ns+"/old"]
-				return old != nil && old.GetDeletionTimestamp() != nil, nil
-			})
-			c.create(ctx, "new", name)
-			created := time.Now()
-			testenv.FactTime(judge.FactSuccessorCreated, created)
-			var newUID string
-			successor := testenv.Judged(catalog.FgSuccessorReady)
-			testenv.Verify(
+			c.Delete(ctx, "old")
+			created := c.Succeed(ctx, "old", "new", name)
+			testenv.Verify(append([]oracle.Check{
 				testenv.Judged(catalog.FgOneCreateWins),
 				testenv.Judged(catalog.FgReadyBefore),
-				testenv.Judged(catalog.FgOldDeleting),
-				oracle.Check{Property: catalog.FgSuccessorReady, Run: func() error {
-					want := judge.All(judge.Ready(ns+"/new"), judge.Gone(ns+"/old"))
-					if _, err := testenv.Await(ctx, catalog.FgSuccessorReady, c.until(testenv.Settle(created), want)); err == nil {
-						newUID = c.managedUID(ctx, "new")
-						testenv.Fact(judge.FactNewOwner, newUID)
-					}
-					return successor.Run()
-				}},
-				oracle.Check{Property: catalog.FgNoDeleteInUse, Run: func() error {
-					if newUID == "" {
-						newUID = c.managedUID(ctx, "new")
-					}
-					testenv.Fact(judge.FactNewOwner, newUID)
-					return testenv.Judged(catalog.FgNoDeleteInUse).Run()
-				}},
-			)
+			}, c.SuccessorChecks(ctx, "old", "new", func() time.Time { return created })...)...)
 		})
 	})
+}
+
+// Succeed creates claim next for externalName once the managed object of
+// claim old is deleting (the premise judges both from the histories), or
+// after 15s, and returns when.
+func (c *Composition) Succeed(ctx context.Context, old, next, externalName string) time.Time {
+	wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+		return c.ManagedDeleting(old), nil
+	})
+	c.Create(ctx, next, externalName)
+	created := time.Now()
+	testenv.FactTime(judge.FactSuccessorCreated, created)
+	return created
+}
+
+// SuccessorChecks judge claim next, created for the external name of claim
+// old while old was deleting (Succeed): old's claim and managed object
+// were deleting then (the premise); within T of since (asked when the
+// check runs, after the checks before it), next is Ready and old gone,
+// with the external resource owned by next's managed object; and old's
+// managed object never deleted it after next's used it. The caller
+// records the facts of old (judge.FactClaim, FactExternalName,
+// FactOldOwner).
+func (c *Composition) SuccessorChecks(ctx context.Context, old, next string, since func() time.Time) []oracle.Check {
+	var newUID string
+	owner := func() {
+		if newUID == "" {
+			newUID = c.ManagedUID(ctx, next)
+		}
+		testenv.Fact(judge.FactNewOwner, newUID)
+	}
+	successor := testenv.Judged(catalog.FgSuccessorReady)
+	return []oracle.Check{
+		testenv.Judged(catalog.FgOldDeleting),
+		{Property: catalog.FgSuccessorReady, Run: func() error {
+			want := judge.All(judge.Ready(c.ns+"/"+next), judge.Gone(c.ns+"/"+old))
+			if _, err := testenv.Await(ctx, catalog.FgSuccessorReady, c.Until(testenv.Settle(since()), want)); err == nil {
+				owner()
+			}
+			return successor.Run()
+		}},
+		{Property: catalog.FgNoDeleteInUse, Run: func() error {
+			owner()
+			return testenv.Judged(catalog.FgNoDeleteInUse).Run()
+		}},
+	}
 }

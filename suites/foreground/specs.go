@@ -21,28 +21,28 @@ func foregroundSpecs() {
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
 
 		It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), func(ctx SpecContext) {
-			c := start(ctx, ns)
+			c := StartComposition(ctx, ns)
 			key, name := ns+"/app", ns+"-db"
 			created := time.Now()
-			c.create(ctx, "app", name)
-			testenv.Await(ctx, catalog.FgReadyBefore, c.until(testenv.Settle(created), judge.Ready(key)))
+			c.Create(ctx, "app", name)
+			testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
 
 			By("holding up the deletion of what the claim owns, then deleting the claim")
 			blockErr := c.blocker.block(ctx, "app")
 			deleted := time.Now()
-			c.delete(ctx, "app")
+			c.Delete(ctx, "app")
 			testenv.Fact(judge.FactClaim, key)
 			testenv.FactTime(judge.FactDeleted, deleted)
 			testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
-			if c.external() {
+			if c.External() != nil {
 				testenv.Fact(judge.FactExternalName, name)
 			}
 			// Convergence checks run in order: (a) is judged last, over the
 			// whole deletion, once the claim is gone.
 			checks := []oracle.Check{testenv.Judged(catalog.FgReadyBefore)}
-			if msg := c.blockerMessage("app"); msg != "" {
+			if msg := c.BlockerMessage("app"); msg != "" {
 				checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
-					return c.until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
+					return c.Until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
 				}, ""))
 			} else {
 				AddReportEntry("not judged: "+catalog.FgBlockerNamed.ID, "the subject binds no blockerMessage")
@@ -57,7 +57,7 @@ func foregroundSpecs() {
 					case <-time.After(time.Until(deleted.Add(judge.DeletingWithin + testenv.Current.Window + time.Second))):
 					}
 					Expect(c.blocker.unblock(ctx)).To(Succeed(), "unblock the deletion")
-					return c.until(testenv.Settle(time.Now()), judge.Gone(key))
+					return c.Until(testenv.Settle(time.Now()), judge.Gone(key))
 				}, ""),
 				testenv.Judged(catalog.FgDeletingStatus),
 				// The premise: judged first, so it waits (15s at most) for the

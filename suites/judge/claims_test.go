@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
@@ -107,5 +109,31 @@ func TestBlockHeld(t *testing.T) {
 	}
 	if err := BlockHeld(h, []string{"/a", "/b"}); err == nil || !strings.Contains(err.Error(), "never reached /b") {
 		t.Errorf("b was never marked for deletion: %v", err)
+	}
+}
+
+// Exploration owes the Deleting status from the later of the delete and
+// the recovery of every fault: a subject cut off cannot write it.
+func TestDeletingStatusFromRecovery(t *testing.T) {
+	// Deleted at 0.5s, Deleting shown from 7s: late for the delete,
+	// in time for a recovery at 3s.
+	e := &evidence.Evidence{
+		End:       c0.Add(20 * time.Second),
+		Histories: map[string][]oracle.EventRecord{HistoryClaims: claimHistory("AL" + strings.Repeat("L", 12) + "DDDDDD-").Records()},
+		Facts: map[string]string{FactClaim: "ns/app", FactDeleted: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano),
+			FactWindow: "1s"},
+	}
+	judge := Offline[catalog.FgDeletingStatus.ID]
+	if err := judge(e); !errors.Is(err, ErrStatusLied) {
+		t.Fatalf("no recovery: %v, want the status lied", err)
+	}
+	e.Facts[FactHealthyFrom] = c0.Add(3 * time.Second).Format(time.RFC3339Nano)
+	if err := judge(e); err != nil {
+		t.Fatalf("recovered at 3s: %v, want held", err)
+	}
+	// A recovery before the delete changes nothing.
+	e.Facts[FactHealthyFrom] = c0.Format(time.RFC3339Nano)
+	if err := judge(e); !errors.Is(err, ErrStatusLied) {
+		t.Fatalf("recovered before the delete: %v, want the status lied", err)
 	}
 }

@@ -34,10 +34,15 @@ const (
 	HistoryLease = "lease"
 	// FactClaim is the claim's key, FactDeleted when it was deleted,
 	// FactWindow the W in force; history HistoryClaims.
-	FactClaim     = "claim"
-	FactDeleted   = "deleted"
-	FactWindow    = "window"
-	HistoryClaims = "claims"
+	FactClaim   = "claim"
+	FactDeleted = "deleted"
+	// FactHealthyFrom is when every fault of an exploration schedule was
+	// recovered: a subject cut off cannot write, so what it owes from an
+	// event (the claim's Deleting status) is owed from the later of the
+	// two.
+	FactHealthyFrom = "healthyFrom"
+	FactWindow      = "window"
+	HistoryClaims   = "claims"
 	// FactExternalName is the external resource's name, FactOldOwner and
 	// FactNewOwner the Managed uids; log LogExternal.
 	FactBlocked      = "blocked"
@@ -120,6 +125,14 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		key, deleted, window, h := r.fact(FactClaim), r.time(FactDeleted), r.duration(FactWindow), r.history(HistoryClaims)
+		if err := r.missing(); err != nil {
+			return err
+		}
+		if _, ok := e.Facts[FactHealthyFrom]; ok {
+			if healthy := r.time(FactHealthyFrom); healthy.After(deleted) {
+				deleted = healthy
+			}
+		}
 		if err := r.missing(); err != nil {
 			return err
 		}
