@@ -8,13 +8,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
@@ -98,76 +96,27 @@ func finalizerSpecs() {
 		})
 
 		It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
-			m := subject.Movable()
-			r := bound(m)
-			r.facts()
-			tgtKubeconfig, tgtREST := moveTarget(ctx, m)
-			tgtKube := kubernetes.NewForConfigOrDie(tgtREST)
-			_, err := tgtKube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(func(ctx SpecContext) { tgtKube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
-			m.StartResourceController(ctx, nil, ns)
-			m.StartResourceController(ctx, tgtREST, ns)
-			env := testenv.Get()
-			dyn, tgtDyn := dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
-			const field = "capabilities.movableResource.resource"
-			for _, served := range []error{
-				testenv.Served(ctx, dyn, r.gvr, ns, field, 30*time.Second),
-				testenv.Served(ctx, tgtDyn, r.gvr, ns, field+" (on the move's target)", 30*time.Second),
-			} {
-				if served != nil {
-					Fail(served.Error())
-				}
-			}
-			source, dest := testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, ""), testenv.RecordAs(ctx, targetHistory, tgtDyn, r.gvr, ns, "")
-			if se := r.SideEffects; se != nil {
-				gv, err := schema.ParseGroupVersion(se.APIVersion)
-				Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
-				testenv.RecordAs(ctx, "source/cleanups", dyn, gv.WithResource(se.Resource), ns, se.Selector)
-				testenv.RecordAs(ctx, "target/cleanups", tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
-				testenv.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
-			}
-			testenv.Fact(judge.FactClusters, "source,target")
-			names := []string{"alpha", "beta"}
-			created := time.Now()
-			for _, n := range names {
-				r.create(ctx, dyn, ns, n)
-			}
-			if _, err := testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, names...))); err == nil {
-				Expect(r.report(ctx, dyn, ns, names...)).To(Succeed())
-			}
+			f := StartFleet(ctx, ns, "alpha", "beta")
 
 			By("moving to the target cluster")
-			out, err := m.Move(ctx, env.Kubeconfig, tgtKubeconfig, ns)
-			moved := time.Now()
-			if err != nil {
-				testenv.Fact(judge.FactMoverError, moverErr("move", out, err).Error())
-			}
-			testenv.FactTime(judge.FactMoved, moved)
+			f.Move(ctx)
 			var back time.Time
 			var leftovers error
-			checks := []oracle.Check{
-				testenv.Judged(catalog.FinRanBefore),
-				testenv.Judged(catalog.FinMoverFinished),
-				testenv.Converges(ctx, catalog.FinP1, func() judge.Bound {
-					return until(sourceHistory, testenv.Within(moved, 30*time.Second), judge.Empty())
-				}, "gone"),
-				testenv.Converges(ctx, catalog.FinRunsAfterMove, func() judge.Bound {
-					return until(targetHistory, testenv.Settle(moved), r.running(ns, names...))
-				}, ""),
-				// The move back: P1 again with the clusters' roles swapped. A
-				// move back that cannot run leaves it unjudged; so does a first
-				// move that left objects behind (P1 broke): the move back then
-				// starts from the same bug's leftovers, and only P3 (the 422
-				// on moving onto them) is judged of it.
+			checks := append([]oracle.Check{testenv.Judged(catalog.FinRanBefore)}, f.MoveChecks(ctx, f.moved)...)
+			// The move back: P1 again with the clusters' roles swapped. A
+			// move back that cannot run leaves it unjudged; so does a first
+			// move that left objects behind (P1 broke): the move back then
+			// starts from the same bug's leftovers, and only P3 (the 422 on
+			// moving onto them) is judged of it.
+			checks = append(checks,
 				oracle.Check{Property: catalog.FinP1Back, Run: func() error {
 					By("moving back to the source cluster")
 					// A move does not carry status: report it again where the
 					// objects run now.
-					if err := r.report(ctx, tgtDyn, ns, names...); err != nil {
+					if err := f.r.report(ctx, f.tgtDyn, ns, f.Names...); err != nil {
 						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 					}
-					out, err := m.Move(ctx, tgtKubeconfig, env.Kubeconfig, ns)
+					out, err := f.m.Move(ctx, f.tgtKubeconfig, f.kubeconfig, ns)
 					if err := moverErr("move back", out, err); err != nil {
 						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 					}
@@ -186,24 +135,11 @@ func finalizerSpecs() {
 					case leftovers != nil:
 						return leftovers
 					}
-					testenv.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), r.running(ns, names...)))
+					testenv.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), f.r.running(ns, f.Names...)))
 					return testenv.Judged(catalog.FinRunsAfterBack).Run()
 				}},
-				oracle.Check{Property: catalog.FinP2, Run: func() error {
-					// A zombie younger than the bound may still go: wait for it.
-					if err := untilNoneOpen(ctx, r, source, dest); err != nil {
-						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
-					}
-					return testenv.Judged(catalog.FinP2).Run()
-				}},
-				testenv.Judged(catalog.FinP3),
-			}
-			if r.SideEffects != nil {
-				checks = append(checks, testenv.Judged(catalog.FinP4))
-			} else {
-				AddReportEntry("not judged: "+catalog.FinP4.ID, "the subject binds no sideEffects")
-			}
-			testenv.Verify(checks...)
+			)
+			testenv.Verify(append(checks, f.SafetyChecks(ctx)...)...)
 		})
 
 		It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
@@ -222,21 +158,8 @@ func finalizerSpecs() {
 			testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
 			Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 			deleted := time.Now()
-			var released time.Time
-			testenv.Verify(
-				testenv.Judged(catalog.FinRanBefore),
-				oracle.Check{Property: catalog.FinReleased, Run: func() error {
-					res, _ := testenv.Await(ctx, catalog.FinReleased, until(sourceHistory, testenv.Within(deleted, 15*time.Second), judge.Released(ns+"/held", r.Finalizer)))
-					released = res.At
-					return testenv.Judged(catalog.FinReleased).Run()
-				}},
-				oracle.Check{Property: catalog.FinP3, Run: func() error {
-					if err := quietFor(ctx, controller.Replicas[0].Proxy, r.Resource, released, 2*time.Second); err != nil {
-						return err
-					}
-					return testenv.Judged(catalog.FinP3).Run()
-				}},
-			)
+			testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.FinRanBefore)},
+				releasedChecks(ctx, r, controller.Replicas[0].Proxy, ns, "held", deleted)...)...)
 		})
 	})
 }
