@@ -61,13 +61,18 @@ var Faults = map[string]Kind{
 	"etcd-compaction":     {},
 }
 
-// Workloads are the workload steps each capability offers.
+// Workloads are the workload steps each capability offers: scaling a
+// scalable workload; for a composite, deleting its claim, or replacing it
+// with a successor for the same external resource while it deletes; for
+// a movable resource, moving its objects to another cluster, or deleting
+// one while another party's finalizer holds it.
 var Workloads = map[string]Kind{
 	"scale-up":     {Capabilities: []string{Scalable}},
 	"scale-down":   {Capabilities: []string{Scalable}},
 	"create-claim": {Capabilities: []string{Composite}},
 	"delete-claim": {Capabilities: []string{Composite}},
 	"move":         {Capabilities: []string{Movable}},
+	"delete-held":  {Capabilities: []string{Movable}},
 }
 
 // Resources are what each capability's subject reads and writes, for the
@@ -90,7 +95,7 @@ var Resources = map[string][]string{
 var Requests = map[string][]Trigger{
 	Scalable:  {{Verb: "create", Resource: "pods"}, {Verb: "delete", Resource: "pods"}, {Verb: "update", Resource: "workload"}},
 	Leader:    {{Verb: "update", Resource: "leases"}},
-	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}, {Verb: "patch", Resource: "claims"}},
+	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}},
 	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
 }
 

@@ -125,9 +125,10 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 }
 
 // resolveSubject tells a subject file from a subject's name, and refuses a
-// bug the subject has not.
+// bug the subject has not. A subject file is a regular file or a name
+// ending .yaml: in the checkout, "cluster" (a subject) is also a folder.
 func (c *exploreConfig) resolveSubject() error {
-	if _, err := os.Stat(c.subject); err == nil || strings.HasSuffix(c.subject, ".yaml") {
+	if fi, err := os.Stat(c.subject); (err == nil && fi.Mode().IsRegular()) || strings.HasSuffix(c.subject, ".yaml") {
 		abs, err := filepath.Abs(c.subject)
 		c.file = abs
 		if c.bug != "" {
@@ -147,6 +148,7 @@ func (c *exploreConfig) resolveSubject() error {
 // capabilities are the subject's capabilities that exploration drives.
 func (c *exploreConfig) capabilities() ([]string, error) {
 	var bound []string
+	unexplored := ""
 	switch {
 	case c.file != "":
 		f, err := subjectfile.Load(c.file, subjectfile.Options{FromImage: true, UpstreamDir: c.upDir})
@@ -154,6 +156,12 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 			return nil, err
 		}
 		bound = f.Capabilities.Bound()
+		if fc := f.Capabilities.ForegroundComposite; fc != nil && fc.Block.Resource != "" {
+			// Exploration holds deletions up through the external system
+			// the harness runs, which a block binding has not.
+			bound = slices.DeleteFunc(bound, func(b string) bool { return b == schedule.Composite })
+			unexplored = "; a foregroundComposite held up by a block is not explored yet"
+		}
 	case slices.ContainsFunc(catalog.Suites, func(s catalog.Suite) bool { return s.Subject == c.subject }):
 		for _, s := range catalog.Suites {
 			if s.Subject == c.subject {
@@ -173,7 +181,7 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 	}
 	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
 	if len(bound) == 0 {
-		return nil, fmt.Errorf("subject %s has no capability exploration drives yet (%s)", c.subject, strings.Join(explore.Explorable, ", "))
+		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)%s", c.subject, strings.Join(explore.Explorable, ", "), unexplored)
 	}
 	return bound, nil
 }

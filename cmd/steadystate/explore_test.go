@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,9 +11,11 @@ import (
 )
 
 // A kept schedule replays through `steadystate explore --replay`: the
-// lost create breaks the seeded bug's properties and the follower's
-// shutdown the leader bug's, each on the property it breaks; the correct
-// subjects pass the same schedules. A finding fails the command.
+// lost create breaks the seeded bug's properties, the follower's shutdown
+// the leader bug's, a successor made while its predecessor deletes the
+// external-name bug's and a delete held by another finalizer the 422
+// bug's, each on the property it breaks; the correct subjects pass the
+// same schedules. A finding fails the command.
 func TestExploreReplaysSchedules(t *testing.T) {
 	localtest.RequireBinaries(t)
 	schedules := filepath.Join("suites", "explore", "testdata")
@@ -30,6 +33,14 @@ func TestExploreReplaysSchedules(t *testing.T) {
 			true, "broke leader/only-holder-writes"},
 		{"follower terminated, correct", []string{"--subject", "leader", "--replay", filepath.Join(schedules, "follower-terminated.yaml")},
 			false, "1 schedule(s)"},
+		{"successor, bug", []string{"--subject", "composite", "--bug", "external-name-reuse", "--replay", filepath.Join(schedules, "successor.yaml")},
+			true, "broke foreground/successor-ready, foreground/no-delete-in-use"},
+		{"successor, correct", []string{"--subject", "composite", "--replay", filepath.Join(schedules, "successor.yaml")},
+			false, "1 schedule(s)"},
+		{"held delete, bug", []string{"--subject", "cluster", "--bug", "finalizer-while-deleting", "--replay", filepath.Join(schedules, "held-delete.yaml")},
+			true, "broke finalizer/P3"},
+		{"held delete, correct", []string{"--subject", "cluster", "--replay", filepath.Join(schedules, "held-delete.yaml")},
+			false, "1 schedule(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := command(t, t.TempDir(), append([]string{"explore"}, tc.args...)...)
@@ -40,5 +51,28 @@ func TestExploreReplaysSchedules(t *testing.T) {
 				t.Errorf("exit error %v, output:\n%s\nwant a finding: %v, and %q", err, out, tc.finding, tc.contains)
 			}
 		})
+	}
+}
+
+// A reference subject's name is not a subject file, even where a folder
+// of that name exists (the checkout's cluster/); a regular file, or a
+// name ending .yaml, is.
+func TestExploreSubjectNames(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("cluster", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("mine", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for subject, file := range map[string]bool{"cluster": false, "workload": false, "mine": true, "missing.yaml": true} {
+		c := exploreConfig{subject: subject}
+		if err := c.resolveSubject(); err != nil {
+			t.Fatalf("%s: %v", subject, err)
+		}
+		if got := c.file != ""; got != file {
+			t.Errorf("%s read as a subject file: %v, want %v", subject, got, file)
+		}
 	}
 }

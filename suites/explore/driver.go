@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -46,13 +47,17 @@ func start(ctx context.Context, capability, ns string) driver {
 		return startScalable(ctx, ns)
 	case schedule.Leader:
 		return startLeader(ctx, ns)
+	case schedule.Composite:
+		return startComposite(ctx, ns)
+	case schedule.Movable:
+		return startMovable(ctx, ns)
 	}
-	Fail(fmt.Sprintf("exploration of capability %q is not built yet: explore %s or %s", capability, schedule.Scalable, schedule.Leader))
+	Fail(fmt.Sprintf("exploration of capability %q is not built: explore %s", capability, strings.Join(Explorable, ", ")))
 	return nil
 }
 
 // Explorable are the capabilities exploration can drive.
-var Explorable = []string{schedule.Scalable, schedule.Leader}
+var Explorable = []string{schedule.Scalable, schedule.Leader, schedule.Composite, schedule.Movable}
 
 // pick resolves a step's replica selection over replicas (identities in
 // order), with holder the Lease holder for leader and follower ("" when
