@@ -223,3 +223,23 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("a skipped spec was counted: %s", line)
 	}
 }
+
+// The later scale is owed 30s from the change, or from when the subject's
+// expectations could have expired after the recovery, if that is later.
+func TestLaterScaleBound(t *testing.T) {
+	recovered := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		scaled  time.Duration // after the recovery
+		timeout time.Duration
+		within  time.Duration
+	}{
+		{scaled: 50 * time.Millisecond, timeout: 0, within: 30 * time.Second},
+		{scaled: 3 * time.Second, timeout: 2 * time.Second, within: 30 * time.Second},
+		{scaled: time.Second, timeout: 5 * time.Minute, within: 5*time.Minute - time.Second + 30*time.Second},
+	} {
+		c := laterScale(recovered.Add(tc.scaled), recovered, tc.timeout)
+		if !c.Since.Equal(recovered.Add(tc.scaled)) || c.Within != tc.within {
+			t.Errorf("scaled %s after recovery, timeout %s: since %s within %s, want within %s", tc.scaled, tc.timeout, c.Since.Sub(recovered), c.Within, tc.within)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -105,7 +106,8 @@ func (s *scalable) phase() string {
 // judge: status converges once the faults are recovered (within the
 // expectation timeout plus the margin: a correct controller may wait out
 // an expectation a lost event left), a later scale change is acted on
-// within 30s, and there were never more live pods than replicas.
+// within 30s of when the subject's expectations could have expired, and
+// there were never more live pods than replicas.
 func (s *scalable) judge(ctx context.Context, recovered time.Time) {
 	testenv.Verify(
 		testenv.Judged(catalog.LostHealthyBefore),
@@ -114,10 +116,25 @@ func (s *scalable) judge(ctx context.Context, recovered time.Time) {
 		}, "recovery"),
 		testenv.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
 			s.desired = s.desired%maxReplicas + 1
-			return s.w.Until(testenv.Within(s.w.Scale(ctx, s.desired), laterScaleBound))
+			return s.w.Until(laterScale(s.w.Scale(ctx, s.desired), recovered, s.w.ExpectationTimeout()))
 		}, ""),
 		testenv.Judged(catalog.LostNoOvershoot),
 	)
+}
+
+// laterScale is the bound of the later scale change made at scaled: 30s,
+// counted from no earlier than the recovery plus the expectation timeout.
+// A fault may leave an expectation of a create the subject never saw;
+// once status has converged the scale change comes right away, and a
+// correct controller acts on it only when that expectation expires (the
+// ReplicaSet controller's after 5 minutes). One whose expectations never
+// expire still never acts.
+func laterScale(scaled, recovered time.Time, expectationTimeout time.Duration) oracle.Convergence {
+	c := testenv.Within(scaled, laterScaleBound)
+	if expired := recovered.Add(expectationTimeout); expired.After(scaled) {
+		c.Within += expired.Sub(scaled)
+	}
+	return c
 }
 
 func identities(t chaos.Target) []string {
