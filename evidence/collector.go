@@ -131,6 +131,13 @@ func (c *Collector) Snapshot() *Evidence {
 				l.Incomplete = err.Error()
 			}
 		}
+		// A proxy that keeps its older history in a file says when it
+		// could not write or read it back.
+		if s, ok := p.(interface{ SpoolErr() error }); ok {
+			if err := s.SpoolErr(); err != nil {
+				l.Incomplete = err.Error()
+			}
+		}
 		e.Proxies[id] = l
 	}
 	for _, tl := range c.timelines {

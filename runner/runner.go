@@ -43,6 +43,10 @@ type Options struct {
 	Upstream *rest.Config
 	// Dir receives kubeconfigs and logs.
 	Dir string
+	// SpoolDir is where each replica's proxy keeps the older part of its
+	// history (proxy.Options.Log); default Dir. It must outlive every
+	// read of the proxies' logs.
+	SpoolDir string
 	// Spec, when set, says how to run a replica instead of refctl: any
 	// controller can run behind the proxies. Binary and Args are then
 	// unused; Command still names the replicas.
@@ -76,7 +80,20 @@ func Start(o Options) (*Subject, error) {
 	s := &Subject{}
 	for i := range o.Replicas {
 		id := fmt.Sprintf("%s-%d", o.Command, i)
-		p, err := proxy.Start(proxy.Options{Upstream: o.Upstream, Replica: id})
+		// The proxy keeps a window of its history in memory, the rest in
+		// a file.
+		spool := o.SpoolDir
+		if spool == "" {
+			spool = o.Dir
+		}
+		// Unique: two subjects of one spec may share replica names.
+		log, err := os.CreateTemp(spool, id+"-*.proxy.jsonl")
+		if err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("runner: the proxy's log file: %w", err)
+		}
+		log.Close()
+		p, err := proxy.Start(proxy.Options{Upstream: o.Upstream, Replica: id, Log: log.Name()})
 		if err != nil {
 			s.Stop()
 			return nil, err

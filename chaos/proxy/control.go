@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +21,9 @@ type Controller interface {
 	CutWatches(Match) int
 	ResetWatches(Match) int
 	Requests() []Request
+	// RequestsAfter is the requests with an ID above id: what a caller
+	// polling the log has not seen yet.
+	RequestsAfter(id uint64) []Request
 	Events() []Event
 }
 
@@ -37,7 +41,7 @@ var (
 //	DELETE /v1/rules          end every rule
 //	POST   /v1/cut            Match as JSON         -> {"count": N}
 //	POST   /v1/reset          Match as JSON         -> {"count": N}
-//	GET    /v1/requests       []Request
+//	GET    /v1/requests       []Request (?after=ID: those with a larger ID)
 //	GET    /v1/events         []Event
 //	GET    /v1/log            Log: both, and whether they are final, at one moment
 //	POST   /v1/seal           seal the proxy (see Proxy.Seal)
@@ -81,7 +85,17 @@ func Handler(p *Proxy) http.Handler {
 	}
 	mux.HandleFunc("POST /v1/cut", cut(p.CutWatches))
 	mux.HandleFunc("POST /v1/reset", cut(p.ResetWatches))
-	mux.HandleFunc("GET /v1/requests", func(w http.ResponseWriter, _ *http.Request) { reply(w, p.Requests()) })
+	mux.HandleFunc("GET /v1/requests", func(w http.ResponseWriter, r *http.Request) {
+		var after uint64
+		if s := r.URL.Query().Get("after"); s != "" {
+			var err error
+			if after, err = strconv.ParseUint(s, 10, 64); err != nil {
+				fail(w, fmt.Errorf("after=%q is not a request ID", s))
+				return
+			}
+		}
+		reply(w, p.RequestsAfter(after))
+	})
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, _ *http.Request) { reply(w, p.Events()) })
 	mux.HandleFunc("GET /v1/log", func(w http.ResponseWriter, _ *http.Request) {
 		final := p.Sealed() // read first: a log read after sealing is final
@@ -213,6 +227,13 @@ func (c *Remote) count(path string, m Match) int {
 func (c *Remote) Requests() []Request {
 	var out []Request
 	c.must(c.do(http.MethodGet, "/v1/requests", nil, &out))
+	return out
+}
+
+// RequestsAfter returns the requests with an ID above id.
+func (c *Remote) RequestsAfter(id uint64) []Request {
+	var out []Request
+	c.must(c.do(http.MethodGet, "/v1/requests?after="+strconv.FormatUint(id, 10), nil, &out))
 	return out
 }
 

@@ -74,6 +74,12 @@ func (m *Mirror) Requests() []Request {
 	return slices.Clone(m.log.Requests)
 }
 
+// RequestsAfter is the requests with an ID above id, as fresh as they can
+// be read.
+func (m *Mirror) RequestsAfter(id uint64) []Request {
+	return slices.DeleteFunc(m.Requests(), func(r Request) bool { return r.ID <= id })
+}
+
 // Events is the proxy's event log, as fresh as it can be read.
 func (m *Mirror) Events() []Event {
 	m.refresh()

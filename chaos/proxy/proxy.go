@@ -33,7 +33,19 @@ type Options struct {
 	Addr string
 	// CA signs the proxy's serving certificate. Default: a new CA.
 	CA *pki.CA
+	// Log, when set, is a file the proxy appends its older requests and
+	// events to, one JSON object a line, keeping only the requests in
+	// flight and a window of the newest in memory: its memory stays
+	// bounded however long it runs, and Requests and Events read the file
+	// back. Empty: the whole history stays in memory.
+	Log string
+	// Window is how many requests, and how many events, the memory keeps
+	// with a Log. Default 4096.
+	Window int
 }
+
+// DefaultWindow is Options.Window's default.
+const DefaultWindow = 4096
 
 // Proxy is a running fault proxy. See the package documentation.
 type Proxy struct {
@@ -86,13 +98,25 @@ func Start(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	var log *spool
+	if opts.Log != "" {
+		if log, err = createSpool(opts.Log); err != nil {
+			return nil, err
+		}
+	}
 	l, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
+		if log != nil {
+			log.close()
+		}
 		return nil, fmt.Errorf("fault proxy: listen on %s: %w", opts.Addr, err)
 	}
 	p := &Proxy{
 		opts: opts, upstream: upstream, rt: rt, listener: l, caPEM: opts.CA.CertPEM,
-		rules: newRuleSet(), recorder: &recorder{}, watches: newWatchRegistry(), rvs: newRVTracker(),
+		rules: newRuleSet(), recorder: newRecorder(log, opts.Window), watches: newWatchRegistry(), rvs: newRVTracker(),
 	}
 	p.reverse = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -224,6 +248,7 @@ func (p *Proxy) Close() error {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = p.server.Close()
 		}
+		err = errors.Join(err, p.closeSpool())
 	})
 	return err
 }

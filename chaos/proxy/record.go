@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -37,27 +38,76 @@ type Event struct {
 	At    time.Time `json:"at"`
 }
 
-// recorder keeps the proxy's history in memory.
+// recorder keeps the proxy's history. Without a spool it keeps all of it
+// in memory; with one (Options.Log) it keeps the requests in flight and a
+// window of the newest finished requests and events, and appends older
+// ones to the spool, so its memory stays bounded however long it runs.
 type recorder struct {
 	mu       sync.Mutex
-	requests []Request // by start; IDs are 1-based positions
+	last     uint64             // the newest request's ID; IDs count from 1
+	inflight map[uint64]Request // begun, not finished
+	// requests are the finished requests in memory, by ID; events the
+	// events in memory, in the order they were handled.
+	requests []Request
 	events   []Event
+	spool    *spool
+	// window is how many of each the memory keeps with a spool.
+	window int
+	// spooledID is the largest ID of a request in the spool: a request
+	// with a larger ID is in memory.
+	spooledID uint64
+	err       error // the spool's first write error
+}
+
+func newRecorder(s *spool, window int) *recorder {
+	return &recorder{inflight: map[uint64]Request{}, spool: s, window: max(window, 1)}
 }
 
 // begin records a request as it starts and assigns its ID.
 func (r *recorder) begin(req Request) uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	req.ID = uint64(len(r.requests) + 1)
-	r.requests = append(r.requests, req)
+	r.last++
+	req.ID = r.last
+	r.inflight[req.ID] = req
 	return req.ID
 }
 
 // finish records how a request ended.
 func (r *recorder) finish(req Request) {
 	r.mu.Lock()
-	r.requests[req.ID-1] = req
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	delete(r.inflight, req.ID)
+	// Requests mostly finish in the order they began: insert from the end.
+	i := len(r.requests)
+	for i > 0 && r.requests[i-1].ID > req.ID {
+		i--
+	}
+	r.requests = slices.Insert(r.requests, i, req)
+	if r.spool != nil && len(r.requests) >= 2*r.window {
+		old := r.requests[:len(r.requests)-r.window]
+		r.keep(r.spool.writeRequests(old))
+		r.spooledID = max(r.spooledID, slices.MaxFunc(old, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) }).ID)
+		r.requests = slices.Clone(r.requests[len(old):])
+	}
+}
+
+func (r *recorder) event(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+	if r.spool != nil && len(r.events) >= 2*r.window {
+		old := r.events[:len(r.events)-r.window]
+		r.keep(r.spool.writeEvents(old))
+		r.events = slices.Clone(r.events[len(old):])
+	}
+}
+
+// keep notes the spool's first write error.
+func (r *recorder) keep(err error) {
+	if r.err == nil {
+		r.err = err
+	}
 }
 
 // LastRequestID is the ID of the newest request; later requests have
@@ -65,38 +115,100 @@ func (r *recorder) finish(req Request) {
 func (r *recorder) LastRequestID() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return uint64(len(r.requests))
-}
-
-func (r *recorder) event(e Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
+	return r.last
 }
 
 // Requests returns every request in the order they started; one still in
-// flight (an open watch) has a zero End.
-func (r *recorder) Requests() []Request {
+// flight (an open watch) has a zero End. With a spool it reads the
+// spool back: the whole history, which the window does not bound.
+func (r *recorder) Requests() []Request { return r.RequestsAfter(0) }
+
+// RequestsAfter returns the requests with an ID above id, in the order
+// they started, one still in flight with a zero End: what a caller that
+// polls the log has not seen yet. It reads only memory when every such
+// request is there, which it is for an id from LastRequestID a moment
+// ago.
+func (r *recorder) RequestsAfter(id uint64) []Request {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.requests)
+	var out []Request
+	for _, req := range r.requests {
+		if req.ID > id {
+			out = append(out, req)
+		}
+	}
+	for _, req := range r.inflight {
+		if req.ID > id {
+			out = append(out, req)
+		}
+	}
+	size, fromSpool := int64(0), r.spool != nil && id < r.spooledID
+	if fromSpool {
+		size = r.flush()
+	}
+	r.mu.Unlock()
+	if fromSpool {
+		spooled, _, err := r.spool.read(size)
+		r.noteErr(err)
+		for _, req := range spooled {
+			if req.ID > id {
+				out = append(out, req)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Request) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
-// Events returns the watch events in the order they were handled.
+// Events returns the watch events in the order they were handled; with a
+// spool, read back whole.
 func (r *recorder) Events() []Event {
 	r.mu.Lock()
+	recent := slices.Clone(r.events)
+	if r.spool == nil {
+		r.mu.Unlock()
+		return recent
+	}
+	size := r.flush()
+	r.mu.Unlock()
+	_, spooled, err := r.spool.read(size)
+	r.noteErr(err)
+	return append(spooled, recent...)
+}
+
+// flush writes what the spool buffers and returns its size: a read of
+// that much sees every request and event spooled so far. Called with mu
+// held.
+func (r *recorder) flush() int64 {
+	size, err := r.spool.flush()
+	r.keep(err)
+	return size
+}
+
+func (r *recorder) noteErr(err error) {
+	r.mu.Lock()
+	r.keep(err)
+	r.mu.Unlock()
+}
+
+// closeSpool flushes and closes the spool, which stays readable.
+func (r *recorder) closeSpool() error {
+	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.events)
+	if r.spool == nil {
+		return nil
+	}
+	return r.spool.close()
+}
+
+// SpoolErr is the first error writing or reading the spool: the logs
+// may then miss what it could not keep.
+func (r *recorder) SpoolErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // Answered reports whether a request that m selects got HTTP code.
 func (r *recorder) Answered(m Match, code int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, req := range r.requests {
-		if req.Code == code && m.Matches(req.RequestInfo) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Requests(), func(req Request) bool { return req.Code == code && m.Matches(req.RequestInfo) })
 }

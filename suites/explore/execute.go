@@ -125,8 +125,8 @@ func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[
 	var seen time.Time
 	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerTimeout, true, func(context.Context) (bool, error) {
 		for p, mark := range marks {
-			for _, req := range p.Requests() {
-				if req.ID > mark && req.Verb == tr.Verb && req.Resource == resource {
+			for _, req := range p.RequestsAfter(mark) {
+				if req.Verb == tr.Verb && req.Resource == resource {
 					seen = time.Now()
 					return true, nil
 				}

@@ -34,6 +34,10 @@ func (p *fakeProxy) Requests() []proxy.Request {
 	return slices.Clone(p.reqs)
 }
 
+func (p *fakeProxy) RequestsAfter(id uint64) []proxy.Request {
+	return slices.DeleteFunc(p.Requests(), func(r proxy.Request) bool { return r.ID <= id })
+}
+
 func (p *fakeProxy) log(verb, resource string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
