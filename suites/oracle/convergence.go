@@ -44,10 +44,7 @@ func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
 			best = &Result{At: start, Took: start.Sub(c.Since)}
 		}
 	}
-	h.Replay(func(at time.Time, s State) {
-		if !at.After(c.Since) {
-			return
-		}
+	h.ReplayAfter(c.Since, func(at time.Time, s State) {
 		ok, why := m(s)
 		if ok == matching {
 			return

@@ -3,6 +3,7 @@ package oracle
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -35,22 +36,61 @@ func (e Event) Revision() int64 {
 // State maps namespace/name to the object as last seen.
 type State map[string]*unstructured.Unstructured
 
-// History is the ordered events of one resource.
+// History is the ordered events of one resource. It keeps them in
+// memory, or, once spooled (Spool), a window of the newest in memory and
+// the older ones in a file, so that its memory stays bounded however
+// many events it records; reads stream the file back.
 type History struct {
 	mu     sync.Mutex
 	events []Event
 	notify chan struct{}
 	// lost says why the history may miss events; empty while complete.
-	lost string
+	lost  string
+	spool *spool
 }
 
 // NewHistory makes an empty history.
 func NewHistory() *History { return &History{notify: make(chan struct{})} }
 
+// Spool makes h keep only its newest events in memory (window of them;
+// DefaultWindow when window <= 0) and append older ones to a new file at
+// path, which stays readable after Close. Call it before the first Add.
+func (h *History) Spool(path string, window int) error {
+	s, err := newSpool(path, window)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.events) > 0 || h.spool != nil {
+		s.close()
+		return errors.New("history spool: set before the first event")
+	}
+	h.spool = s
+	return nil
+}
+
+// Close flushes and closes a spooled history's file; it stays readable.
+func (h *History) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.spool == nil {
+		return nil
+	}
+	return h.spool.close()
+}
+
 // Add appends an event and wakes anyone waiting on Changed.
 func (h *History) Add(e Event) {
 	h.mu.Lock()
 	h.events = append(h.events, e)
+	if s := h.spool; s != nil && len(h.events) >= 2*s.window {
+		old := h.events[:len(h.events)-s.window]
+		if err := s.write(old); err != nil && h.lost == "" {
+			h.lost = "its spool could not be written: " + err.Error()
+		}
+		h.events = slices.Clone(h.events[len(old):])
+	}
 	close(h.notify)
 	h.notify = make(chan struct{})
 	h.mu.Unlock()
@@ -85,39 +125,117 @@ func (h *History) Changed() <-chan struct{} {
 	return h.notify
 }
 
-// Events returns a copy of the events.
-func (h *History) Events() []Event {
+// snapshot is what a read needs at one moment: the events in memory, and
+// with a spool its size then (every spooled event is in those bytes) and
+// the state after the spooled events, from baseAt on.
+type snapshot struct {
+	recent []Event
+	spool  *spool
+	size   int64
+	base   State
+	baseAt time.Time
+}
+
+func (h *History) snapshot() snapshot {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.events)
+	sn := snapshot{recent: slices.Clone(h.events)}
+	if s := h.spool; s != nil && s.count > 0 {
+		size, err := s.flush()
+		if err != nil && h.lost == "" {
+			h.lost = "its spool could not be written: " + err.Error()
+		}
+		sn.spool, sn.size, sn.base, sn.baseAt = s, size, maps.Clone(s.base), s.baseAt
+	}
+	return sn
+}
+
+// each calls f with every event in order until f returns false: the
+// spooled ones read back, then those in memory.
+func (h *History) each(sn snapshot, f func(Event) bool) {
+	more := true
+	if sn.spool != nil {
+		err := sn.spool.read(sn.size, func(e Event) bool {
+			more = f(e)
+			return more
+		})
+		if err != nil {
+			h.lose("its spool could not be read back: " + err.Error())
+		}
+	}
+	for _, e := range sn.recent {
+		if !more || !f(e) {
+			return
+		}
+	}
+}
+
+// Events returns a copy of the events, read back whole from a spool.
+func (h *History) Events() []Event {
+	var out []Event
+	h.each(h.snapshot(), func(e Event) bool {
+		out = append(out, e)
+		return true
+	})
+	return out
 }
 
 // Replay calls f with the state after each event, in order.
 func (h *History) Replay(f func(at time.Time, s State)) {
 	s := State{}
-	for _, e := range h.Events() {
-		if e.Type == "DELETED" {
-			delete(s, e.Key)
-		} else {
-			s[e.Key] = e.Object
-		}
+	h.each(h.snapshot(), func(e Event) bool {
+		apply(s, e)
 		f(e.At, s)
+		return true
+	})
+}
+
+// ReplayAfter calls f with the state after each event later than since,
+// in order, starting from StateAt(since); it reads a spool back only when
+// since is older than the newest spooled event.
+func (h *History) ReplayAfter(since time.Time, f func(at time.Time, s State)) {
+	sn := h.snapshot()
+	if sn.spool != nil && !since.Before(sn.baseAt) {
+		s := sn.base
+		for _, e := range sn.recent {
+			apply(s, e)
+			if e.At.After(since) {
+				f(e.At, s)
+			}
+		}
+		return
 	}
+	s := State{}
+	h.each(sn, func(e Event) bool {
+		apply(s, e)
+		if e.At.After(since) {
+			f(e.At, s)
+		}
+		return true
+	})
 }
 
 // StateAt is the state after every event up to and including t.
 func (h *History) StateAt(t time.Time) State {
-	s := State{}
-	for _, e := range h.Events() {
-		if e.At.After(t) {
-			break
+	sn := h.snapshot()
+	if sn.spool != nil && !t.Before(sn.baseAt) {
+		s := sn.base
+		for _, e := range sn.recent {
+			if e.At.After(t) {
+				break
+			}
+			apply(s, e)
 		}
-		if e.Type == "DELETED" {
-			delete(s, e.Key)
-		} else {
-			s[e.Key] = e.Object
-		}
+		return s
 	}
+	s := State{}
+	h.each(sn, func(e Event) bool {
+		if e.At.After(t) {
+			return false
+		}
+		apply(s, e)
+		return true
+	})
 	return s
 }
 

@@ -34,10 +34,19 @@ func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionR
 // error, never a pass.
 func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) (h *History, stop func(), err error) {
 	h = NewHistory()
+	if stop, err = RecordInto(ctx, h, dyn, gvr, namespace, selector); err != nil {
+		return nil, nil, err
+	}
+	return h, stop, nil
+}
+
+// RecordInto is RecordSelected into a history the caller made (one that
+// spools, say); stop also closes its spool.
+func RecordInto(ctx context.Context, h *History, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) (stop func(), err error) {
 	res := dyn.Resource(gvr).Namespace(namespace)
 	list, err := res.List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
-		return nil, nil, fmt.Errorf("record %s in %s: %w", gvr.Resource, namespace, err)
+		return nil, fmt.Errorf("record %s in %s: %w", gvr.Resource, namespace, err)
 	}
 	now := time.Now()
 	for i := range list.Items {
@@ -52,7 +61,7 @@ func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.Group
 	rw, err := watchtools.NewRetryWatcherWithContext(runCtx, list.GetResourceVersion(), lw)
 	if err != nil {
 		cancel()
-		return nil, nil, fmt.Errorf("record %s in %s: %w", gvr.Resource, namespace, err)
+		return nil, fmt.Errorf("record %s in %s: %w", gvr.Resource, namespace, err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -73,8 +82,15 @@ func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.Group
 			h.lose(fmt.Sprintf("the recorder's %s watch stopped at %s", gvr.Resource, time.Now().Format("15:04:05.000")))
 		}
 	}()
-	stop = func() { cancel(); rw.Stop(); <-done }
-	return h, stop, nil
+	stop = func() {
+		cancel()
+		rw.Stop()
+		<-done
+		if err := h.Close(); err != nil {
+			h.lose("its spool could not be written: " + err.Error())
+		}
+	}
+	return stop, nil
 }
 
 func key(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() }

@@ -58,7 +58,7 @@ func Bug(component string) string {
 // spec gets the replicas' log tails in its report and their logs and
 // proxy logs in its artifacts.
 func run(o runner.Options) (*runner.Subject, chaos.Target) {
-	o.Dir = GinkgoT().TempDir()
+	o.Dir, o.SpoolDir = GinkgoT().TempDir(), testenv.SpoolDir()
 	s, err := runner.Start(o)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -15,8 +16,12 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// current is the evidence of the spec now running.
-var current *evidence.Collector
+// current is the evidence of the spec now running, spool its folder for
+// what recorders and proxies keep on disk.
+var (
+	current *evidence.Collector
+	spool   string
+)
 
 // specEvidence is the current spec's evidence collector, made at its first
 // use in the spec. When the spec ends, a failing one (every one with
@@ -28,11 +33,16 @@ func specEvidence() *evidence.Collector {
 		return current
 	}
 	c := evidence.NewCollector(CurrentSpecReport().FullText(), started)
-	current = c
+	dir, err := os.MkdirTemp("", "steadystate-spool-")
+	if err != nil {
+		Fail("make the spec's spool folder: " + err.Error())
+	}
+	current, spool = c, dir
 	// Registered at the first use, so it runs after the cleanups
 	// registered later (they stop recorders and proxies, whose histories
-	// stay readable).
+	// stay readable, from memory and from the spool, until it is gone).
 	DeferCleanup(func() {
+		defer os.RemoveAll(dir)
 		if !CurrentSpecReport().Failed() && !Run().KeepEvidence {
 			return
 		}
@@ -41,6 +51,14 @@ func specEvidence() *evidence.Collector {
 		}
 	})
 	return c
+}
+
+// SpoolDir is the current spec's folder for the history its recorders and
+// proxies keep on disk (their memory holds only the newest of it). It
+// lives until the spec's evidence is kept, and goes after.
+func SpoolDir() string {
+	specEvidence()
+	return spool
 }
 
 // Evidence is the current spec's evidence collector. Call it from the

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -31,7 +32,14 @@ func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.Group
 // RecordAs is RecordSelected under a name of the caller's (made unique in
 // the spec with a #2 suffix if it is taken), which the judges read.
 func RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
-	h, stop, err := oracle.RecordSelected(ctx, dyn, gvr, namespace, selector)
+	// The history keeps its newest events in memory and the rest in
+	// the spec's spool folder.
+	h := oracle.NewHistory()
+	f, err := os.CreateTemp(SpoolDir(), "history-*.jsonl")
+	Expect(err).NotTo(HaveOccurred())
+	f.Close()
+	Expect(h.Spool(f.Name(), oracle.DefaultWindow)).To(Succeed())
+	stop, err := oracle.RecordInto(ctx, h, dyn, gvr, namespace, selector)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
 	specEvidence().AddHistory(name, h)
