@@ -24,6 +24,10 @@ type Run struct {
 	Err string
 	// Dir holds the run's report, log and artifacts.
 	Dir string
+	// PeakMemory is the suite process's peak resident memory, in bytes:
+	// its fault proxies and recorders run in it (the cluster's and the
+	// subject's processes are not counted); 0 when unknown.
+	PeakMemory int64 `json:",omitempty"`
 }
 
 // Cell is a suite against one subject mode, run one or more times.

@@ -109,7 +109,9 @@ func Run(name string, args []string) (passed bool, err error) {
 	}
 	RegisterFailHandler(Fail)
 	register()
-	return RunSpecs(failer{}, s.Title), nil
+	passed = RunSpecs(failer{}, s.Title)
+	testenv.SendPeakMemory()
+	return passed, nil
 }
 
 // failer is the GinkgoTestingT of a suite run outside `go test`: the

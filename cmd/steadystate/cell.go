@@ -101,7 +101,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		follow(events, cr.progress, cr.cell.Suite, start, cr.statusOnly)
+		run.PeakMemory = follow(events, cr.progress, cr.cell.Suite, start, cr.statusOnly)
 	}()
 	exited := make(chan struct{})
 	go func() {

@@ -272,6 +272,9 @@ func summarise(w io.Writer, c exploreConfig, run reports.Run) error {
 		ran++
 	}
 	fmt.Fprintf(w, "\nexplore: %d schedule(s) in %s, %d finding(s), %d error(s); details in %s\n", ran, run.Took.Round(time.Second), findings, errs, run.Dir)
+	if run.PeakMemory > 0 {
+		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
+	}
 	if c.replay != "" && c.scheduled.Breaks != "" {
 		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.scheduled.Breaks, reproduced, ran)
 	}

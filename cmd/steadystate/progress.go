@@ -23,10 +23,9 @@ const heartbeat = 30 * time.Second
 // faults active, each line with the time since start. A suite's status
 // lines are printed as they are; statusOnly prints nothing else but the
 // heartbeat (exploration: a line per schedule, not per fault).
-func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnly bool) {
+func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnly bool) (peakMemory int64) {
 	if out == nil {
-		_, _ = io.Copy(io.Discard, r)
-		return
+		out = io.Discard
 	}
 	var (
 		mu     sync.Mutex
@@ -67,6 +66,8 @@ func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnl
 		}
 		mu.Lock()
 		switch {
+		case e.PeakMemory > 0:
+			peakMemory = e.PeakMemory
 		case e.Status != "":
 			say("%s", e.Status)
 		case e.Spec > 0 && statusOnly:
@@ -96,4 +97,5 @@ func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnl
 		}
 		mu.Unlock()
 	}
+	return peakMemory
 }

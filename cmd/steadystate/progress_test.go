@@ -42,17 +42,21 @@ func TestFollowDrainsWhenQuiet(t *testing.T) {
 }
 
 // An exploration prints its status lines as they are and nothing per
-// spec or fault.
+// spec or fault; the suite's peak memory is returned, not printed.
 func TestFollowStatusOnly(t *testing.T) {
 	events := strings.Join([]string{
 		`{"spec":1,"specs":40,"text":"schedule 01 (seed 7)"}`,
 		`{"fault":"watch-stall","active":true}`,
 		`{"fault":"watch-stall","target":"workload-0"}`,
 		`{"status":"schedule 01 (seed 7): passed in 6s | 1 schedules"}`,
+		`{"peakMemory":123456789}`,
 	}, "\n")
 	var out bytes.Buffer
-	follow(strings.NewReader(events), &out, "explore", time.Now(), true)
+	peak := follow(strings.NewReader(events), &out, "explore", time.Now(), true)
 	if got, want := strings.TrimSpace(out.String()), "explore [0s] schedule 01 (seed 7): passed in 6s | 1 schedules"; got != want {
 		t.Errorf("follow printed\n%s\nwant\n%s", got, want)
+	}
+	if peak != 123456789 {
+		t.Errorf("follow returned the peak memory %d, want the suite's 123456789", peak)
 	}
 }

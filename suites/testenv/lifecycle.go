@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -86,6 +89,29 @@ type ProgressEvent struct {
 	// Status is a line a suite composes itself (exploration's schedules
 	// and findings so far), printed as it is.
 	Status string `json:"status,omitempty"`
+	// PeakMemory is the suite process's peak resident memory in bytes,
+	// sent once its specs are done: its fault proxies and recorders run
+	// in it (the cluster's and the subject's processes are its children
+	// and not counted).
+	PeakMemory int64 `json:"peakMemory,omitempty"`
+}
+
+// SendPeakMemory sends this process's peak resident memory (VmHWM) to the
+// run's progress; nothing where the kernel does not say.
+func SendPeakMemory() {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var n int64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n); err == nil {
+				send(ProgressEvent{PeakMemory: n << 10})
+			}
+			return
+		}
+	}
 }
 
 // Status sends a status line to the run's progress.
