@@ -48,7 +48,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	var c exploreConfig
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.subject, "subject", "", "a reference subject (workload, leader), a built-in one (replicaset, statefulset) or a subject file")
+	fs.StringVar(&c.subject, "subject", "", "a reference subject (workload, leader, composite, cluster), a built-in one (replicaset, statefulset) or a subject file")
 	fs.StringVar(&c.bug, "bug", "", "a seeded bug of the reference subject")
 	fs.StringVar(&c.capability, "capability", "", "the capability to explore (default: the subject's)")
 	budget := fs.String("budget", "10m", "how long new schedules may start")
@@ -65,7 +65,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	case fs.NArg() > 0:
 		return c, fmt.Errorf("%w: explore takes flags only, not %q", errUsage, fs.Arg(0))
 	case c.subject == "":
-		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader), a built-in one (replicaset, statefulset) or a subject file", errUsage)
+		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader, composite, cluster), a built-in one (replicaset, statefulset) or a subject file", errUsage)
 	case c.repeat < 0:
 		return c, fmt.Errorf("--repeat %d: a replay runs at least once", c.repeat)
 	case c.shrink && c.replay == "":
@@ -171,7 +171,7 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 	default:
 		data, err := fixtures.Subjects.ReadFile("subjects/" + c.subject + ".yaml")
 		if err != nil {
-			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, replicaset, statefulset or a subject file", c.subject)
+			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, composite, cluster, replicaset, statefulset or a subject file", c.subject)
 		}
 		f, err := subjectfile.Parse(data, c.subject, subjectfile.Options{FromImage: true})
 		if err != nil {
