@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestLostSpoolIsAnError(t *testing.T) {
 	}
 	r := newRecorder(s, 4)
 	fill(r, 100)
-	s.path = filepath.Join(dir, "gone.jsonl")
+	os.Remove(s.Path())
 	if got := len(r.Events()); got >= 100 {
 		t.Fatalf("Events read %d from a missing spool", got)
 	}

@@ -63,7 +63,7 @@ func (h *History) Spool(path string, window int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.events) > 0 || h.spool != nil {
-		s.close()
+		s.Close()
 		return errors.New("history spool: set before the first event")
 	}
 	h.spool = s
@@ -77,7 +77,7 @@ func (h *History) Close() error {
 	if h.spool == nil {
 		return nil
 	}
-	return h.spool.close()
+	return h.spool.Close()
 }
 
 // Add appends an event and wakes anyone waiting on Changed.
@@ -141,7 +141,7 @@ func (h *History) snapshot() snapshot {
 	defer h.mu.Unlock()
 	sn := snapshot{recent: slices.Clone(h.events)}
 	if s := h.spool; s != nil && s.count > 0 {
-		size, err := s.flush()
+		size, err := s.Flush()
 		if err != nil && h.lost == "" {
 			h.lost = "its spool could not be written: " + err.Error()
 		}

@@ -1,16 +1,14 @@
 package oracle
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/steadystate-dev/steadystate/internal/jsonl"
 )
 
 // DefaultWindow is how many events a spooled history keeps in memory
@@ -21,10 +19,7 @@ const DefaultWindow = 4096
 // EventRecords one a line, while its memory keeps the newest and the
 // state after the spooled ones.
 type spool struct {
-	path   string
-	f      *os.File
-	w      *bufio.Writer
-	size   int64 // bytes written through w
+	*jsonl.File
 	window int
 	// base is the state after every spooled event, baseAt the time of
 	// the last of them, count how many there are.
@@ -34,14 +29,14 @@ type spool struct {
 }
 
 func newSpool(path string, window int) (*spool, error) {
-	f, err := os.Create(path)
+	f, err := jsonl.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("history spool: %w", err)
 	}
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	return &spool{path: path, f: f, w: bufio.NewWriterSize(f, 1<<16), window: window, base: State{}}, nil
+	return &spool{File: f, window: window, base: State{}}, nil
 }
 
 // write appends events to the file and folds them into the base state.
@@ -51,13 +46,7 @@ func (s *spool) write(events []Event) error {
 		if e.Object != nil {
 			r.Object = e.Object.Object
 		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		n, err := s.w.Write(append(data, '\n'))
-		s.size += int64(n)
-		if err != nil {
+		if err := s.Append(r); err != nil {
 			return err
 		}
 		apply(s.base, e)
@@ -66,47 +55,35 @@ func (s *spool) write(events []Event) error {
 	return nil
 }
 
-// flush writes out what is buffered and returns the file's size.
-func (s *spool) flush() (int64, error) { return s.size, s.w.Flush() }
-
 // read calls f with each of the events in the first size bytes of the
 // file, in order, until f returns false.
 func (s *spool) read(size int64, f func(Event) bool) error {
-	file, err := os.Open(s.path)
-	if err != nil {
-		return fmt.Errorf("history spool: %w", err)
-	}
-	defer file.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(io.LimitReader(file, size), 1<<16))
-	for {
+	err := jsonl.Read(s.Path(), size, func(dec *json.Decoder) (bool, error) {
 		var raw struct {
 			At     time.Time       `json:"at"`
 			Type   string          `json:"type"`
 			Key    string          `json:"key"`
 			Object json.RawMessage `json:"object"`
 		}
-		switch err := dec.Decode(&raw); {
-		case errors.Is(err, io.EOF):
-			return nil
-		case err != nil:
-			return fmt.Errorf("history spool %s: %w", s.path, err)
+		if err := dec.Decode(&raw); err != nil {
+			return false, err
 		}
 		e := Event{At: raw.At, Type: raw.Type, Key: raw.Key}
 		if len(raw.Object) > 0 && string(raw.Object) != "null" {
 			// Numbers as the API machinery decodes them (see FromRecords).
 			var obj map[string]any
 			if err := utiljson.Unmarshal(raw.Object, &obj); err != nil {
-				return fmt.Errorf("history spool %s: %w", s.path, err)
+				return false, err
 			}
 			e.Object = &unstructured.Unstructured{Object: obj}
 		}
-		if !f(e) {
-			return nil
-		}
+		return f(e), nil
+	})
+	if err != nil {
+		return fmt.Errorf("history spool: %w", err)
 	}
+	return nil
 }
-
-func (s *spool) close() error { return errors.Join(s.w.Flush(), s.f.Close()) }
 
 // apply changes s by one event.
 func apply(s State, e Event) {

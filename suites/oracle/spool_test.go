@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -100,7 +101,7 @@ func TestLostHistorySpoolIsIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	churn(h, 100, time.Unix(100, 0))
-	h.spool.path = filepath.Join(dir, "gone.jsonl")
+	os.Remove(h.spool.Path())
 	h.Events()
 	if h.Incomplete() == nil {
 		t.Fatal("a history whose spool could not be read back is complete")
