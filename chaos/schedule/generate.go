@@ -19,8 +19,9 @@ type Limits struct {
 	Longest time.Duration
 	// Replicas is how many replicas the subject runs.
 	Replicas int
-	// Without are faults not to draw: those the run cannot inject (etcd
-	// compaction where etcd is out of reach).
+	// Without are faults and workload steps not to draw: those the run
+	// cannot do (etcd compaction where etcd is out of reach, a successor
+	// claim where the harness controls no external name).
 	Without []string
 }
 
@@ -49,7 +50,7 @@ var Patterns = []string{"unobserved", "crash", "any"}
 func Generate(seed uint64, capability string, l Limits) Schedule {
 	g := generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), capability: capability, l: l}
 	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool { return slices.Contains(l.Without, f) })
-	g.workloads = names(Workloads, capability)
+	g.workloads = slices.DeleteFunc(names(Workloads, capability), func(w string) bool { return slices.Contains(l.Without, w) })
 	var steps []Step
 	// Half the schedules are unobserved windows, where lost events live.
 	switch []string{"unobserved", "unobserved", "crash", "any"}[g.rng.IntN(4)] {

@@ -1,16 +1,27 @@
 package schedule
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
-// A fault the run cannot inject is never drawn.
+// A fault the run cannot inject, or a workload step it cannot do, is
+// never drawn; the rest still are.
 func TestGenerateLeavesOutWithout(t *testing.T) {
 	l := DefaultLimits
-	l.Without = []string{"etcd-compaction", "watch-stall"}
+	l.Without = []string{"etcd-compaction", "watch-stall", "create-claim"}
+	drawn := map[string]bool{}
 	for seed := uint64(1); seed <= 300; seed++ {
-		for _, st := range Generate(seed, Scalable, l).Steps {
-			if st.Fault == "etcd-compaction" || st.Fault == "watch-stall" {
-				t.Fatalf("seed %d drew %s, which Without leaves out", seed, st.Fault)
+		for _, capability := range []string{Scalable, Composite} {
+			for _, st := range Generate(seed, capability, l).Steps {
+				if slices.Contains(l.Without, st.Name()) {
+					t.Fatalf("seed %d drew %s, which Without leaves out", seed, st.Name())
+				}
+				drawn[st.Name()] = true
 			}
 		}
+	}
+	if !drawn["delete-claim"] || !drawn["watch-cut"] {
+		t.Errorf("drew %v: delete-claim and watch-cut are not left out", drawn)
 	}
 }

@@ -148,7 +148,6 @@ func (c *exploreConfig) resolveSubject() error {
 // capabilities are the subject's capabilities that exploration drives.
 func (c *exploreConfig) capabilities() ([]string, error) {
 	var bound []string
-	unexplored := ""
 	switch {
 	case c.file != "":
 		f, err := subjectfile.Load(c.file, subjectfile.Options{FromImage: true, UpstreamDir: c.upDir})
@@ -156,12 +155,6 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 			return nil, err
 		}
 		bound = f.Capabilities.Bound()
-		if fc := f.Capabilities.ForegroundComposite; fc != nil && fc.Block.Resource != "" {
-			// Exploration holds deletions up through the external system
-			// the harness runs, which a block binding has not.
-			bound = slices.DeleteFunc(bound, func(b string) bool { return b == schedule.Composite })
-			unexplored = "; a foregroundComposite held up by a block is not explored yet"
-		}
 	case slices.ContainsFunc(catalog.Suites, func(s catalog.Suite) bool { return s.Subject == c.subject }):
 		for _, s := range catalog.Suites {
 			if s.Subject == c.subject {
@@ -181,7 +174,7 @@ func (c *exploreConfig) capabilities() ([]string, error) {
 	}
 	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
 	if len(bound) == 0 {
-		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)%s", c.subject, strings.Join(explore.Explorable, ", "), unexplored)
+		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.subject, strings.Join(explore.Explorable, ", "))
 	}
 	return bound, nil
 }

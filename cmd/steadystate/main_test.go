@@ -191,7 +191,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"explore", "--subject", "workload", "--budget", "10"}, nil, 1, `--budget "10" is not a duration: use one such as 10m or 90s`},
 		{[]string{"explore", "--subject", "workload", "--seed", "x"}, nil, 1, `--seed "x" is not a seed`},
 		{[]string{"explore", "--subject", "workload", "--bug", "strip-then-delete"}, nil, 1, `--bug "strip-then-delete" is not a seeded bug of subject workload`},
-		{[]string{"explore", "--subject", "testdata/blocked-composite.yaml"}, nil, 1, "has no capability exploration drives (scalableWorkload, leaderElected, foregroundComposite, movableResource); a foregroundComposite held up by a block is not explored yet"},
+		{[]string{"explore", "--subject", "testdata/no-capability.yaml"}, nil, 1, "capabilities: none bound; expected at least one of scalableWorkload"},
 		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 1, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},
 		{[]string{"explore", "--subject", "leader", "--replay", "../../suites/explore/testdata/lost-create.yaml"}, nil, 1, "subject leader has no capability scalableWorkload that exploration drives: it has leaderElected"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},

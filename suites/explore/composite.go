@@ -32,10 +32,11 @@ const (
 )
 
 // composite drives a foreground-deleted composite: the foreground suite's
-// composition, backed by the external system the harness runs. From the
-// steady state on, the external system refuses deletes, so every deletion
-// a schedule starts is held up until the judgement releases it: the
-// subject must say so on the claim (properties (a) and (b)) under faults.
+// composition. From the steady state on, the deletion of what claim app
+// owns is held up (the external system the harness runs refuses deletes,
+// or the binding's block finalizer holds the owned objects) until the
+// judgement lets it through: the subject must say so on the claim
+// (properties (a) and (b)) under faults.
 type composite struct {
 	c    *foreground.Composition
 	ns   string
@@ -48,20 +49,19 @@ type composite struct {
 
 func startComposite(ctx context.Context, ns string) *composite {
 	c := foreground.StartComposition(ctx, ns)
-	if c.External() == nil {
-		Fail("exploring a foreground-deleted composite needs the external system the harness runs (the reference composite's); a subject file whose binding has a block is not explored yet")
-	}
 	d := &composite{c: c, ns: ns, name: ns + "-db"}
 	created := time.Now()
 	c.Create(ctx, firstClaim, d.name)
 	testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
 	testenv.Fact(judge.FactClaim, d.key(firstClaim))
-	testenv.Fact(judge.FactExternalName, d.name)
-	testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, firstClaim))
 	testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
-	Expect(c.External().FailDeletes(ctx, true)).To(Succeed(), "hold up external deletes")
+	if c.External() != nil {
+		testenv.Fact(judge.FactExternalName, d.name)
+		testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, firstClaim))
+	}
+	Expect(c.Block(ctx, firstClaim)).To(Succeed(), "hold up the deletion of what %s owns", firstClaim)
 	// Never leave the namespace's deletion held up.
-	DeferCleanup(func(ctx SpecContext) error { return c.External().FailDeletes(ctx, false) })
+	DeferCleanup(func(ctx SpecContext) error { return c.Unblock(ctx) })
 	return d
 }
 
@@ -70,11 +70,15 @@ func (d *composite) key(claim string) string { return d.ns + "/" + claim }
 func (d *composite) target() chaos.Target { return d.c.Target }
 
 // limits leave out concurrent creates: which of them wins is the API
-// server's choice, not the subject's.
+// server's choice, not the subject's. A successor needs an external name
+// the harness controls: without the external system, none is made.
 func (d *composite) limits() schedule.Limits {
 	l := schedule.DefaultLimits
 	l.Replicas = len(d.c.Target.Replicas)
 	l.Without = []string{"concurrent-create"}
+	if d.c.External() == nil {
+		l.Without = append(l.Without, "create-claim")
+	}
 	if d.c.Target.Etcd == "" {
 		l.Without = append(l.Without, "etcd-compaction")
 	}
@@ -100,6 +104,9 @@ func (d *composite) workload(ctx context.Context, st schedule.Step) error {
 	case "delete-claim":
 		return d.deleteFirst(ctx)
 	case "create-claim":
+		if d.c.External() == nil {
+			return errors.New("a successor needs an external name the harness controls: the subject's composite is held up by a block, not backed by the external system")
+		}
 		if err := d.deleteFirst(ctx); err != nil && !errors.Is(err, errDeletedAlready) {
 			return err
 		}
@@ -155,7 +162,7 @@ func (d *composite) phase() string {
 // subject owes from the delete it owes from the later of the delete and
 // the recovery (a subject cut off cannot write): the blocker named within
 // 15s, Deleting shown within 5s until the claim is gone. Then the
-// external deletes are let through: the deletion completes within T, and
+// deletion is let through: the deletion completes within T, and
 // a successor is Ready, owning the external resource, within T, with no
 // delete of it by the old claim's managed object after it used it.
 func (d *composite) judge(ctx context.Context, recovered time.Time) {
@@ -176,7 +183,7 @@ func (d *composite) judge(ctx context.Context, recovered time.Time) {
 		testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
 			// Held until (a) has had its 5s and W from when it is owed.
 			until(ctx, owed.Add(judge.DeletingWithin+testenv.Current.Window+time.Second))
-			Expect(d.c.External().FailDeletes(ctx, false)).To(Succeed(), "let external deletes through")
+			Expect(d.c.Unblock(ctx)).To(Succeed(), "let the deletion through")
 			released = time.Now()
 			return d.c.Until(testenv.Settle(released), judge.Gone(key))
 		}, ""),
@@ -190,8 +197,9 @@ func (d *composite) judge(ctx context.Context, recovered time.Time) {
 	testenv.Verify(checks...)
 }
 
-// blocked is the premise foreground/deletion-blocked: the external system
-// refused a delete of the resource within 15s of when it was owed.
+// blocked is the premise foreground/deletion-blocked: the deletion
+// reached what was held (the external system refused a delete, or a held
+// object was marked deleting) within 15s.
 func (d *composite) blocked(ctx context.Context) oracle.Check {
 	premise := testenv.Judged(catalog.FgDeletionBlocked)
 	return oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {

@@ -73,6 +73,17 @@ func StartComposition(ctx context.Context, ns string) *Composition {
 // Block holds them up instead.
 func (c *Composition) External() subject.ExternalSystem { return c.ext }
 
+// Block holds up, from outside the subject, the deletion of what claim
+// owns: the external system refuses deletes, or the binding's finalizer
+// holds the owned objects. Whether it held is the premise
+// foreground/deletion-blocked.
+func (c *Composition) Block(ctx context.Context, claim string) error {
+	return c.blocker.block(ctx, claim)
+}
+
+// Unblock lets every deletion Block held up complete.
+func (c *Composition) Unblock(ctx context.Context) error { return c.blocker.unblock(ctx) }
+
 // Resource is the claims' resource.
 func (c *Composition) Resource() string { return c.claims.Resource }
 

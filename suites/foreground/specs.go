@@ -28,7 +28,7 @@ func foregroundSpecs() {
 			testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
 
 			By("holding up the deletion of what the claim owns, then deleting the claim")
-			blockErr := c.blocker.block(ctx, "app")
+			blockErr := c.Block(ctx, "app")
 			deleted := time.Now()
 			c.Delete(ctx, "app")
 			testenv.Fact(judge.FactClaim, key)
@@ -56,7 +56,7 @@ func foregroundSpecs() {
 					case <-ctx.Done():
 					case <-time.After(time.Until(deleted.Add(judge.DeletingWithin + testenv.Current.Window + time.Second))):
 					}
-					Expect(c.blocker.unblock(ctx)).To(Succeed(), "unblock the deletion")
+					Expect(c.Unblock(ctx)).To(Succeed(), "unblock the deletion")
 					return c.Until(testenv.Settle(time.Now()), judge.Gone(key))
 				}, ""),
 				testenv.Judged(catalog.FgDeletingStatus),
