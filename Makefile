@@ -56,8 +56,8 @@ else
 	@echo "kube-bins: using KUBE_BIN_DIR=$(KUBE_BIN_DIR)"
 endif
 
-unit: kube-bins ## unit and integration tests (real control planes, no Ginkgo suites)
-	STEADYSTATE_REQUIRE_BINARIES=1 $(GO) test -count=1 $(UNIT_PKGS)
+unit: kube-bins upstream-bins ## unit and integration tests (real control planes, a real Chaos Mesh; no Ginkgo suites)
+	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 $(UNIT_PKGS)
 
 # The summary and the JUnit come from Ginkgo's JSON report, also when a spec
 # failed; the target then fails with the suites' status.
@@ -110,9 +110,6 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 	$(CONTROLLER_GEN) object paths=./reference/api/...
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./reference/api/... output:crd:dir=fixtures/reference/crds
 	$(CONTROLLER_GEN) rbac:roleName=refctl paths=./reference/... output:rbac:dir=fixtures/reference/rbac
-	$(CONTROLLER_GEN) crd paths=github.com/chaos-mesh/chaos-mesh/api/v1alpha1 output:crd:dir=$(CURDIR)/_generated/chaosmesh
-	cp _generated/chaosmesh/chaos-mesh.org_podchaos.yaml _generated/chaosmesh/chaos-mesh.org_networkchaos.yaml fixtures/chaosmesh/
-	rm -rf _generated
 
 kind-image: ## the offline kind node image for KUBE_VERSION, built from source (pulled instead if KIND_NODE_IMAGE names a pullable one)
 	hack/with-docker.sh hack/kind-image.sh

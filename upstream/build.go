@@ -111,6 +111,11 @@ func (b Builder) build(ctx context.Context, r Release, p *progress) error {
 		if err := os.CopyFS(src, os.DirFS(moduleDir)); err != nil {
 			return fmt.Errorf("copy module %s: %w", moduleDir, err)
 		}
+		for _, rep := range r.Replace {
+			if err := b.goCmd(ctx, src, p, "mod", "edit", "-replace="+rep); err != nil {
+				return err
+			}
+		}
 	}
 	p.say("go build %s (minutes when cold)", r.Package)
 	if err := b.goCmd(ctx, src, p, "build", "-trimpath", "-o", filepath.Join(out, r.Binary), r.Package); err != nil {

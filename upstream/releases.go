@@ -19,6 +19,11 @@ type Release struct {
 	// download so that its own go.mod, replace directives included,
 	// applies (`go install mod@version` refuses replace directives).
 	Wrapper string
+	// Replace are `go mod edit -replace` arguments (old=new@version) for
+	// the module's copy: a replace onto a nested module's folder, which
+	// the module's download leaves out (Chaos Mesh's ./api), is pointed
+	// at that module's version on the proxy instead.
+	Replace []string
 	// Copy lists folders of the module copied next to the binary, by
 	// their path in the module and the name they get (CRDs).
 	Copy []CopyDir
@@ -33,7 +38,11 @@ type CopyDir struct {
 	Labels map[string]string
 }
 
-// Releases are every upstream build the cells use.
+// ChaosMesh is the Chaos Mesh controller-manager's release: not a
+// subject, the controller that delivers the chaosmesh adapter's PodChaos.
+const ChaosMesh = "chaos-mesh@v0.9.1-0.20260902003049-47411975a8cb"
+
+// Releases are every upstream build the cells and the tests use.
 var Releases = []Release{
 	{
 		Name: "controller-runtime@v0.17.2", Module: "sigs.k8s.io/controller-runtime", Version: "v0.17.2",
@@ -66,6 +75,15 @@ var Releases = []Release{
 	{
 		Name: "clusterctl@v1.9.5", Module: "sigs.k8s.io/cluster-api", Version: "v1.9.5",
 		Package: "./cmd/clusterctl", Binary: "clusterctl",
+	},
+	{
+		// The main module has no tags (a pseudo-version of master); its
+		// ./api is a nested module the download leaves out: the one this
+		// repository's go.mod pins instead.
+		Name: ChaosMesh, Module: "github.com/chaos-mesh/chaos-mesh", Version: "v0.9.1-0.20260902003049-47411975a8cb",
+		Package: "./cmd/chaos-controller-manager", Binary: "chaos-controller-manager",
+		Replace: []string{"github.com/chaos-mesh/chaos-mesh/api=github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac"},
+		Copy:    []CopyDir{{From: "config/crd/bases", To: "crds"}},
 	},
 	{
 		Name: "kruise@v1.8.0", Module: "github.com/openkruise/kruise", Version: "v1.8.0",

@@ -3,6 +3,8 @@ package chaosmesh
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
@@ -87,8 +89,12 @@ func (e *experiment) waitFor(ctx context.Context, dyn dynamic.Interface, conditi
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s %s/%s: Chaos Mesh did not report %s within %s; is its controller-manager running?",
-				e.kind, e.created.GetNamespace(), e.created.GetName(), condition, timeout)
+			why := "is its controller-manager running?"
+			if failed := failures(obj); failed != "" {
+				why = "Chaos Mesh says: " + failed
+			}
+			return fmt.Errorf("%s %s/%s: Chaos Mesh did not report %s within %s; %s",
+				e.kind, e.created.GetNamespace(), e.created.GetName(), condition, timeout, why)
 		}
 		select {
 		case <-ctx.Done():
@@ -98,14 +104,45 @@ func (e *experiment) waitFor(ctx context.Context, dyn dynamic.Interface, conditi
 	}
 }
 
-func hasCondition(obj *unstructured.Unstructured, condition v1alpha1.ChaosConditionType) bool {
-	var status struct {
+// status reads an experiment's status; false when it has none that parses.
+func status(obj *unstructured.Unstructured) (v1alpha1.ChaosStatus, bool) {
+	var s struct {
 		Status v1alpha1.ChaosStatus `json:"status"`
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &status); err != nil {
+	if obj == nil || runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &s) != nil {
+		return v1alpha1.ChaosStatus{}, false
+	}
+	return s.Status, true
+}
+
+// failures are the failed operations Chaos Mesh recorded on the
+// experiment's targets ("victim: Apply: pod not running"), "" when none.
+func failures(obj *unstructured.Unstructured) string {
+	s, ok := status(obj)
+	if !ok {
+		return ""
+	}
+	var out []string
+	for _, r := range s.Experiment.Records {
+		if r == nil {
+			continue
+		}
+		for _, ev := range r.Events {
+			if ev.Type == v1alpha1.TypeFailed {
+				out = append(out, fmt.Sprintf("%s: %s: %s", r.Id, ev.Operation, ev.Message))
+				break
+			}
+		}
+	}
+	return strings.Join(slices.Compact(out), "; ")
+}
+
+func hasCondition(obj *unstructured.Unstructured, condition v1alpha1.ChaosConditionType) bool {
+	s, ok := status(obj)
+	if !ok {
 		return false
 	}
-	for _, c := range status.Status.Conditions {
+	for _, c := range s.Conditions {
 		if c.Type == condition && c.Status == corev1.ConditionTrue {
 			return true
 		}
