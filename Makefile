@@ -39,7 +39,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
+.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
 all: build
 
 help: ## list the targets
@@ -113,6 +113,9 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 
 kind-image: ## the offline kind node image for KUBE_VERSION, built from source (pulled instead if KIND_NODE_IMAGE names a pullable one)
 	hack/with-docker.sh hack/kind-image.sh
+
+chaosmesh-kind-test: upstream-bins ## Chaos Mesh's controller-manager as a Deployment on kind, built from source and loaded with no registry: PodChaos kills a running pod
+	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -v -timeout 20m -run TestChaosMeshOnKind ./chaos/chaosmesh
 
 kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run "TestClusterLifecycle|TestInterruptedCreateLeavesNothing" ./cluster/kind
