@@ -162,6 +162,35 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 	}
 }
 
+// A leader-elected schedule's replica index becomes the role that still
+// breaks: a partition of replica 1 that breaks only when it holds the
+// Lease shrinks to a partition of the leader; one that breaks whoever is
+// cut keeps nothing it does not need, and a role it can take.
+func TestShrinkNamesTheRole(t *testing.T) {
+	s := Schedule{Format: Format, Capability: Leader, Steps: []Step{{Fault: "partition-blackhole", Replica: "1", For: time.Second}}}
+	onlyLeader := func(_ context.Context, c Schedule) (bool, error) {
+		r := c.Steps[0].Replica
+		return r == "1" || r == "leader", nil
+	}
+	out, err := Shrink(context.Background(), s, onlyLeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Schedule.Steps[0].Replica; got != "leader" {
+		t.Errorf("shrunk to replica %q, want leader", got)
+	}
+	// A scalable subject has no roles: its indexes stay.
+	s.Capability, s.Steps[0].Fault = Scalable, "process-kill"
+	s.Steps[0].For = 0
+	out, err = Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) { return true, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Schedule.Steps[0].Replica; got != "1" {
+		t.Errorf("a scalable schedule's replica became %q", got)
+	}
+}
+
 // A replay that cannot run stops the shrink with its error.
 func TestShrinkStopsOnAReplayThatCannotRun(t *testing.T) {
 	s := Generate(3, Leader, Limits{Steps: 6, Horizon: time.Second, Longest: time.Second, Replicas: 2})

@@ -21,7 +21,9 @@ type Shrunk struct {
 // still breaks it: first over its steps by delta debugging (Zeller's
 // ddmin: drop ever smaller chunks while the rest still breaks), then over
 // each remaining step's timings (at, for and delay: zero if it still
-// breaks, else halved while it still breaks). Each candidate is replayed once; a flaky finding shrinks less,
+// breaks, else halved while it still breaks), then, for a leader-elected
+// subject, over the replicas it names (a role, leader or follower, for an
+// index). Each candidate is replayed once; a flaky finding shrinks less,
 // never wrongly, since only a replay that broke is kept.
 func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 	out := Shrunk{Schedule: s}
@@ -66,7 +68,38 @@ func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 			}
 		}
 	}
+	if s.Capability == Leader {
+		if err := namedRoles(&out, try); err != nil {
+			return out, err
+		}
+	}
 	return out, ctx.Err()
+}
+
+// namedRoles puts a role in place of each replica index a leader-elected
+// schedule names, where one still breaks: which index holds the Lease
+// changes from run to run, "the leader" does not, so the shrunk schedule
+// reproduces more often (a replay's replica 0 may be the follower).
+func namedRoles(out *Shrunk, try func(Schedule) (bool, error)) error {
+	for i, st := range out.Schedule.Steps {
+		if st.Replica == "" || st.Replica == "leader" || st.Replica == "follower" {
+			continue
+		}
+		for _, role := range []string{"leader", "follower"} {
+			c := out.Schedule
+			c.Steps = slices.Clone(c.Steps)
+			c.Steps[i].Replica = role
+			ok, err := try(c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out.Schedule = c
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // ddmin is delta debugging's minimising algorithm over a list: it returns
