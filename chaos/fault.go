@@ -112,8 +112,8 @@ func Inject(ctx context.Context, tl *Timeline, f Fault, t Target) (inj Injection
 		return Injection{}, unavailable(f, err)
 	}
 	defer func() {
-		if rerr := f.Recover(context.WithoutCancel(ctx), t); rerr != nil && err == nil {
-			err = fmt.Errorf("recover %s: %w", f.Name(), rerr)
+		if rerr := f.Recover(context.WithoutCancel(ctx), t); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("recover %s: %w", f.Name(), rerr))
 		}
 		if inj.End.IsZero() {
 			inj.End = time.Now()

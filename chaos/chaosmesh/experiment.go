@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -77,31 +79,33 @@ func (e *experiment) create(ctx context.Context, t chaos.Target, namespace strin
 
 // waitFor polls the experiment until condition is True.
 func (e *experiment) waitFor(ctx context.Context, dyn dynamic.Interface, condition v1alpha1.ChaosConditionType) error {
-	timeout := e.timeout
-	if timeout == 0 {
-		timeout = 60 * time.Second
-	}
-	deadline := time.Now().Add(timeout)
 	client := dyn.Resource(e.gvr()).Namespace(e.created.GetNamespace())
-	for {
+	var last *unstructured.Unstructured
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.wait(), true, func(ctx context.Context) (bool, error) {
 		obj, err := client.Get(ctx, e.created.GetName(), metav1.GetOptions{})
-		if err == nil && hasCondition(obj, condition) {
-			return nil
+		if err != nil {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			why := "is its controller-manager running?"
-			if failed := failures(obj); failed != "" {
-				why = "Chaos Mesh says: " + failed
-			}
-			return fmt.Errorf("%s %s/%s: Chaos Mesh did not report %s within %s; %s",
-				e.kind, e.created.GetNamespace(), e.created.GetName(), condition, timeout, why)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		last = obj
+		return hasCondition(obj, condition), nil
+	})
+	if err == nil || ctx.Err() != nil {
+		return err
 	}
+	why := "is its controller-manager running?"
+	if failed := failures(last); failed != "" {
+		why = "Chaos Mesh says: " + failed
+	}
+	return fmt.Errorf("%s %s/%s: Chaos Mesh did not report %s within %s; %s",
+		e.kind, e.created.GetNamespace(), e.created.GetName(), condition, e.wait(), why)
+}
+
+// wait is the bound of each wait on Chaos Mesh.
+func (e *experiment) wait() time.Duration {
+	if e.timeout == 0 {
+		return 60 * time.Second
+	}
+	return e.timeout
 }
 
 // status reads an experiment's status; false when it has none that parses.
@@ -150,8 +154,18 @@ func hasCondition(obj *unstructured.Unstructured, condition v1alpha1.ChaosCondit
 	return false
 }
 
-// remove deletes the experiment and waits until it is gone (Chaos Mesh
-// keeps a finalizer until it has recovered the targets).
+// cleanFinalizer is the annotation with which Chaos Mesh (its dashboard's
+// "force clean") drops its finalizer without recovering the targets.
+const cleanFinalizer = "chaos-mesh.chaos-mesh.org/cleanFinalizer"
+
+// remove deletes the experiment and waits until it is gone: Chaos Mesh
+// keeps a finalizer until it has recovered the targets. When it has not
+// within the wait, remove force-cleans the experiment so that none is
+// left behind, and says so in its error: the targets may still carry the
+// fault. Force-cleaning sets Chaos Mesh's own annotation and also drops
+// the finalizer, since Chaos Mesh reads that annotation only once its
+// records step stops retrying, which a target it cannot reach never lets
+// happen.
 func (e *experiment) remove(ctx context.Context, t chaos.Target) error {
 	if e.created == nil {
 		return nil
@@ -161,20 +175,47 @@ func (e *experiment) remove(ctx context.Context, t chaos.Target) error {
 	if err := client.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s %s: %w", e.kind, name, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		_, err := client.Get(ctx, name, metav1.GetOptions{})
+	var last *unstructured.Unstructured
+	gone := func(ctx context.Context) (bool, error) {
+		obj, err := client.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			e.created = nil
-			return nil
+			return true, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s %s is still there 60s after deletion: Chaos Mesh has not recovered it", e.kind, name)
+		if err == nil {
+			last = obj
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		return false, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.wait(), true, gone); err == nil {
+		e.created = nil
+		return nil
+	} else if ctx.Err() != nil {
+		return err
+	}
+	stuck := fmt.Errorf("%s %s was still there %s after deletion: Chaos Mesh had not recovered its targets (%s)",
+		e.kind, name, e.wait(), phases(last))
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"forced"},"finalizers":null}}`, cleanFinalizer)
+	if _, err := client.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("%w; force-clean: %v", stuck, err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.wait(), true, gone); err != nil {
+		return fmt.Errorf("%w; still there %s after force-clean", stuck, e.wait())
+	}
+	e.created = nil
+	return fmt.Errorf("%w; its finalizer was force-cleaned, the targets may still carry the fault", stuck)
+}
+
+// phases lists each target's record phase ("victims/web-0 Injected").
+func phases(obj *unstructured.Unstructured) string {
+	s, ok := status(obj)
+	if !ok || len(s.Experiment.Records) == 0 {
+		return "no records"
+	}
+	var out []string
+	for _, r := range s.Experiment.Records {
+		if r != nil {
+			out = append(out, fmt.Sprintf("%s %s", r.Id, r.Phase))
 		}
 	}
+	return strings.Join(out, ", ")
 }
