@@ -11,10 +11,6 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-// FactExpectationTimeout is the subject's expectation timeout (a
-// duration; 0s or absent: the subject keeps no expectations).
-const FactExpectationTimeout = "expectationTimeout"
-
 // unseenSlack is how much earlier than its recorded creation a subject
 // may have begun to expect a pod: it records the expectation just before
 // its create request, and the recorder sees the pod a little after the
