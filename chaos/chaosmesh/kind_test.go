@@ -22,7 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/cluster"
+	"github.com/steadystate-dev/steadystate/cluster/clustertest"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/internal/pki"
 )
@@ -57,25 +57,9 @@ func TestChaosMeshOnKind(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	o := cluster.ConfigFromEnv().Kind
-	o.Name, o.Progress = "steadystate-chaosmesh", testLog{t}
-	p, err := cluster.New(cluster.Config{Provider: cluster.Kind, Kind: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Destroy(context.Background()); err != nil {
-			t.Errorf("delete the kind cluster: %v", err)
-		}
-	})
-	if _, err := p.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	loader := p.(interface {
-		LoadImageArchive(context.Context, string, ...string) error
-	})
+	p := clustertest.NewKind(ctx, t, "steadystate-chaosmesh")
 	for _, a := range archives {
-		if err := loader.LoadImageArchive(ctx, a); err != nil {
+		if err := p.LoadImageArchive(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -243,12 +227,4 @@ func podName(ctx context.Context, kube kubernetes.Interface, ns, selector string
 		return ""
 	}
 	return pods.Items[0].Name
-}
-
-// testLog sends the provider's progress lines to the test log.
-type testLog struct{ t *testing.T }
-
-func (w testLog) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }

@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadystate-dev/steadystate/cluster"
+	"github.com/steadystate-dev/steadystate/cluster/clustertest"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
@@ -53,31 +53,14 @@ func TestConformAsAJobOnKind(t *testing.T) {
 		archives = append(archives, subjectImage(t, r.subject, dir))
 	}
 
-	o := cluster.ConfigFromEnv().Kind
-	o.Name, o.Progress = "steadystate-job-test", testWriter{t}
-	p, err := cluster.New(cluster.Config{Provider: cluster.Kind, Kind: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Destroy(context.Background()); err != nil {
-			t.Errorf("delete the kind cluster: %v", err)
-		}
-	})
-	if _, err := p.Create(ctx); err != nil {
-		t.Fatal(err)
-	}
-	loader := p.(interface {
-		LoadImage(context.Context, string, ...string) error
-		LoadImageArchive(context.Context, string, ...string) error
-	})
+	p := clustertest.NewKind(ctx, t, "steadystate-job-test")
 	for _, img := range []string{"steadystate/steadystate:dev", "steadystate/faultproxy:dev"} {
-		if err := loader.LoadImage(ctx, img); err != nil {
+		if err := p.LoadImage(ctx, img); err != nil {
 			t.Fatalf("load %s (make images builds it): %v", img, err)
 		}
 	}
 	for _, a := range archives {
-		if err := loader.LoadImageArchive(ctx, a); err != nil {
+		if err := p.LoadImageArchive(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,12 +198,4 @@ func artifactsDir(t *testing.T) string {
 		}
 	}
 	return t.TempDir()
-}
-
-// testWriter sends the provider's progress lines to the test log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
