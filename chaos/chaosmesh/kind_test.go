@@ -22,8 +22,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/cluster/clustertest"
 	"github.com/steadystate-dev/steadystate/cluster/image"
+	"github.com/steadystate-dev/steadystate/cluster/kind/kindtest"
 	"github.com/steadystate-dev/steadystate/internal/pki"
 )
 
@@ -57,7 +57,7 @@ func TestChaosMeshOnKind(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p := clustertest.NewKind(ctx, t, "steadystate-chaosmesh")
+	p := kindtest.New(ctx, t, "steadystate-chaosmesh")
 	for _, a := range archives {
 		if err := p.LoadImageArchive(ctx, a); err != nil {
 			t.Fatal(err)

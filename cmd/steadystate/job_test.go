@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadystate-dev/steadystate/cluster/clustertest"
 	"github.com/steadystate-dev/steadystate/cluster/image"
+	"github.com/steadystate-dev/steadystate/cluster/kind/kindtest"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
@@ -53,7 +53,7 @@ func TestConformAsAJobOnKind(t *testing.T) {
 		archives = append(archives, subjectImage(t, r.subject, dir))
 	}
 
-	p := clustertest.NewKind(ctx, t, "steadystate-job-test")
+	p := kindtest.New(ctx, t, "steadystate-job-test")
 	for _, img := range []string{"steadystate/steadystate:dev", "steadystate/faultproxy:dev"} {
 		if err := p.LoadImage(ctx, img); err != nil {
 			t.Fatalf("load %s (make images builds it): %v", img, err)

@@ -1,4 +1,4 @@
-package clustertest
+package kindtest
 
 import (
 	"context"
@@ -15,11 +15,11 @@ type Kind interface {
 	LoadImageArchive(ctx context.Context, archive string, args ...string) error
 }
 
-// NewKind creates a kind cluster named name, configured from the
+// New creates a kind cluster named name, configured from the
 // environment as a run's is, with its progress in the test's log, and
 // deletes it when the test ends. It fails the test when the cluster does
 // not start.
-func NewKind(ctx context.Context, t testing.TB, name string) Kind {
+func New(ctx context.Context, t testing.TB, name string) Kind {
 	t.Helper()
 	o := cluster.ConfigFromEnv().Kind
 	o.Name, o.Progress = name, testLog{t}
