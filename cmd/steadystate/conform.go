@@ -54,7 +54,7 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	fs.StringVar(&c.out, "out", "", "the bundle to write")
 	fs.StringVar(&c.provider, "provider", os.Getenv("PROVIDER"), "local, kind or existing")
 	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%w: conform: %v", errUsage, err)
+		return c, fmt.Errorf("%w: conform: %w", errUsage, err)
 	}
 	switch {
 	case fs.NArg() > 0:

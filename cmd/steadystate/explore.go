@@ -58,7 +58,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	fs.BoolVar(&c.first, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
 	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%w: explore: %v", errUsage, err)
+		return c, fmt.Errorf("%w: explore: %w", errUsage, err)
 	}
 	var err error
 	switch {

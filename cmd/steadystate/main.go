@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) { // -h or --help on a command
+			fmt.Fprint(os.Stdout, usage)
+			stop()
+			os.Exit(0)
+		}
 		if errors.Is(err, errSuiteFailed) {
 			stop()
 			os.Exit(1)

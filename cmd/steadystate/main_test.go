@@ -218,6 +218,21 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	}
 }
 
+// -h and --help on a command print the usage to stdout and succeed.
+func TestHelpIsNotAnError(t *testing.T) {
+	for _, args := range [][]string{{"explore", "--help"}, {"conform", "-h"}, {"cluster", "up", "--help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := command(t, t.TempDir(), args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || !strings.HasPrefix(string(out), "usage:") || stderr.Len() != 0 {
+				t.Errorf("err %v, stdout:\n%s\nstderr:\n%s\nwant the usage on stdout and nothing else", err, out, stderr.String())
+			}
+		})
+	}
+}
+
 func TestDownWhenNotUpIsFine(t *testing.T) {
 	out, err := command(t, t.TempDir(), "cluster", "down", "--name", "absent").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "cluster absent is not up") {
