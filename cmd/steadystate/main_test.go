@@ -165,7 +165,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"cluster"}, nil, 2, "cluster needs up, down or status"},
 		{[]string{"cluster", "up", "--bogus"}, nil, 2, "flag provided but not defined: -bogus"},
 		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 1, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
-		{[]string{"cluster", "up"}, []string{"KUBE_VERSION=banana"}, 1, `KUBE_VERSION="banana" is not a Kubernetes release version`},
+		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=", "KUBE_VERSION=banana"}, 1, `KUBE_VERSION="banana" is not a Kubernetes release version`},
 		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
 		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
 		{[]string{"junit", "report.json"}, nil, 2, "junit takes a Ginkgo JSON report (report.json) and the JUnit file to write"},
@@ -203,7 +203,17 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			cmd := command(t, t.TempDir(), tc.args...)
 			cmd.Env = append(cmd.Env, tc.env...)
-			out, err := cmd.CombinedOutput()
+			var output bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &output, &output
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Bad input stops at once; a command that does not (a cluster
+			// started after all) is stopped, not left running.
+			watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Signal(syscall.SIGTERM) })
+			err := cmd.Wait()
+			watchdog.Stop()
+			out := output.Bytes()
 			code := 0
 			if exit, ok := err.(*exec.ExitError); ok {
 				code = exit.ExitCode()
