@@ -22,9 +22,8 @@ import (
 // subject's), a failing spec leaves its notes, what a process started for
 // its specs (AtTeardown) goes after its last spec, the cluster after every
 // process's last spec, and progress events go to Progress when a runner
-// set it. A
-// suite's Register calls it before declaring its specs, and a process
-// then runs that suite with RunSpecs.
+// set it. A suite's Register calls it before declaring its specs, and a
+// process then runs that suite with RunSpecs.
 func Lifecycle(setup, connect any) {
 	SynchronizedBeforeSuite(setup, connect)
 	ReportAfterEach(NoteFailure)
