@@ -154,18 +154,13 @@ func hasCondition(obj *unstructured.Unstructured, condition v1alpha1.ChaosCondit
 	return false
 }
 
-// cleanFinalizer is the annotation with which Chaos Mesh (its dashboard's
-// "force clean") drops its finalizer without recovering the targets.
-const cleanFinalizer = "chaos-mesh.chaos-mesh.org/cleanFinalizer"
-
 // remove deletes the experiment and waits until it is gone: Chaos Mesh
 // keeps a finalizer until it has recovered the targets. When it has not
-// within the wait, remove force-cleans the experiment so that none is
-// left behind, and says so in its error: the targets may still carry the
-// fault. Force-cleaning sets Chaos Mesh's own annotation and also drops
-// the finalizer, since Chaos Mesh reads that annotation only once its
-// records step stops retrying, which a target it cannot reach never lets
-// happen.
+// within the wait, remove drops that finalizer itself so that no
+// experiment is left behind, and says so in its error: the targets may
+// still carry the fault. (Chaos Mesh's own force-clean annotation does not
+// help there: it is read only once the records step stops retrying, which
+// a target Chaos Mesh cannot reach never lets happen.)
 func (e *experiment) remove(ctx context.Context, t chaos.Target) error {
 	if e.created == nil {
 		return nil
@@ -194,15 +189,15 @@ func (e *experiment) remove(ctx context.Context, t chaos.Target) error {
 	}
 	stuck := fmt.Errorf("%s %s was still there %s after deletion: Chaos Mesh had not recovered its targets (%s)",
 		e.kind, name, e.wait(), phases(last))
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"forced"},"finalizers":null}}`, cleanFinalizer)
-	if _, err := client.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("%w; force-clean: %v", stuck, err)
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	if _, err := client.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("%w; drop its finalizer: %v", stuck, err)
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.wait(), true, gone); err != nil {
-		return fmt.Errorf("%w; still there %s after force-clean", stuck, e.wait())
+		return fmt.Errorf("%w; still there %s after its finalizer was dropped", stuck, e.wait())
 	}
 	e.created = nil
-	return fmt.Errorf("%w; its finalizer was force-cleaned, the targets may still carry the fault", stuck)
+	return fmt.Errorf("%w; its finalizer was dropped, the targets may still carry the fault", stuck)
 }
 
 // phases lists each target's record phase ("victims/web-0 Injected").

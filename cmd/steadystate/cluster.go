@@ -21,11 +21,8 @@ func clusterCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("cluster "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	name := fs.String("name", "steadystate", "cluster name")
-	if err := fs.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
