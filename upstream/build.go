@@ -38,8 +38,9 @@ type Stamp struct {
 	Wrapper string `json:"wrapper,omitempty"`
 	Binary  string `json:"binary"`
 	SHA256  string `json:"sha256"`
-	// Static says the binary was linked with CGO_ENABLED=0: it runs on any
-	// Linux host and alone in a FROM scratch image (a subject in pods).
+	// Static says the binary was linked statically (CGO_ENABLED=0, or
+	// cgo with -extldflags=-static): it runs on any Linux host and alone
+	// in a FROM scratch image (a subject in pods).
 	Static bool      `json:"static"`
 	Built  time.Time `json:"built"`
 }
@@ -118,7 +119,8 @@ func (b Builder) build(ctx context.Context, r Release, p *progress) error {
 		}
 	}
 	p.say("go build %s (minutes when cold)", r.Package)
-	if err := b.goCmd(ctx, src, p, "build", "-trimpath", "-o", filepath.Join(out, r.Binary), r.Package); err != nil {
+	env, args := buildArgs(r, filepath.Join(out, r.Binary))
+	if err := b.goCmdEnv(ctx, src, p, env, args...); err != nil {
 		return err
 	}
 	for _, c := range r.Copy {
@@ -141,6 +143,17 @@ func (b Builder) build(ctx context.Context, r Release, p *progress) error {
 		return err
 	}
 	return os.Rename(out, b.Path(r))
+}
+
+// buildArgs are the go build command building r into out, and what it
+// adds to the Builder's environment: a cgo release's CGO_ENABLED=1 (the
+// later entry wins over env's CGO_ENABLED=0).
+func buildArgs(r Release, out string) (env, args []string) {
+	if !r.Cgo {
+		return nil, []string{"build", "-trimpath", "-o", out, r.Package}
+	}
+	return []string{"CGO_ENABLED=1"}, []string{"build", "-trimpath", "-tags", "netgo,osusergo",
+		"-ldflags", "-extldflags=-static", "-o", out, r.Package}
 }
 
 // download fetches the module through the configured proxy and returns
@@ -170,8 +183,13 @@ func (b Builder) download(ctx context.Context, r Release) (string, error) {
 // goCmd runs go in dir, in its own process group so that a cancelled build
 // stops the compilers too; a failure carries the command's output tail.
 func (b Builder) goCmd(ctx context.Context, dir string, p *progress, args ...string) error {
+	return b.goCmdEnv(ctx, dir, p, nil, args...)
+}
+
+// goCmdEnv is goCmd with extra entries after the Builder's environment.
+func (b Builder) goCmdEnv(ctx context.Context, dir string, p *progress, extra []string, args ...string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir, cmd.Env = dir, b.env()
+	cmd.Dir, cmd.Env = dir, append(b.env(), extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer

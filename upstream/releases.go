@@ -27,6 +27,11 @@ type Release struct {
 	// Copy lists folders of the module copied next to the binary, by
 	// their path in the module and the name they get (CRDs).
 	Copy []CopyDir
+	// Cgo links the binary with cgo, statically (glibc's libc.a, gcc):
+	// for a program that will not build without C (Chaos Mesh's
+	// chaos-daemon). Its name lookups use Go's own resolvers (netgo,
+	// osusergo), which a static glibc cannot load at run time.
+	Cgo bool
 }
 
 // CopyDir is a folder of a module kept with its build.
@@ -41,6 +46,10 @@ type CopyDir struct {
 // ChaosMesh is the Chaos Mesh controller-manager's release: not a
 // subject, the controller that delivers the chaosmesh adapter's PodChaos.
 const ChaosMesh = "chaos-mesh@v0.9.1-0.20260902003049-47411975a8cb"
+
+// ChaosDaemon is Chaos Mesh's chaos-daemon of the same commit: what
+// applies a NetworkChaos inside a pod's network namespace on its node.
+const ChaosDaemon = "chaos-daemon@v0.9.1-0.20260902003049-47411975a8cb"
 
 // Releases are every upstream build the cells and the tests use.
 var Releases = []Release{
@@ -84,6 +93,12 @@ var Releases = []Release{
 		Package: "./cmd/chaos-controller-manager", Binary: "chaos-controller-manager",
 		Replace: []string{"github.com/chaos-mesh/chaos-mesh/api=github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac"},
 		Copy:    []CopyDir{{From: "config/crd/bases", To: "crds"}},
+	},
+	{
+		// It imports chaos-driver's client, which is C.
+		Name: ChaosDaemon, Module: "github.com/chaos-mesh/chaos-mesh", Version: "v0.9.1-0.20260902003049-47411975a8cb",
+		Package: "./cmd/chaos-daemon", Binary: "chaos-daemon", Cgo: true,
+		Replace: []string{"github.com/chaos-mesh/chaos-mesh/api=github.com/chaos-mesh/chaos-mesh/api@v0.0.0-20260906172039-d70b66ad97ac"},
 	},
 	{
 		Name: "kruise@v1.8.0", Module: "github.com/openkruise/kruise", Version: "v1.8.0",
