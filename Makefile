@@ -114,7 +114,7 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 kind-image: ## the offline kind node image for KUBE_VERSION, built from source (pulled instead if KIND_NODE_IMAGE names a pullable one)
 	hack/with-docker.sh hack/kind-image.sh
 
-chaosmesh-kind-test: upstream-bins ## Chaos Mesh's controller-manager as a Deployment on kind, built from source and loaded with no registry: PodChaos kills a running pod
+chaosmesh-kind-test: upstream-bins ## Chaos Mesh's controller-manager and chaos-daemon on kind, built from source and loaded with no registry: PodChaos kills a running pod, NetworkChaos partitions pods
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -v -timeout 20m -run TestChaosMeshOnKind ./chaos/chaosmesh
 
 kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)

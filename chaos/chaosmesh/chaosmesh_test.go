@@ -97,10 +97,17 @@ func TestChaosMeshAdapter(t *testing.T) {
 }
 
 // controllerManager finds the Chaos Mesh build: its CRDs folder and its
-// binary. Without it the test is skipped saying how to build it, or
-// fails where the run requires it (STEADYSTATE_REQUIRE_UPSTREAM=1, as
-// make test sets).
+// binary.
 func controllerManager(t *testing.T) (crds, binary string) {
+	path, r := built(t, upstream.ChaosMesh)
+	return filepath.Join(path, "crds"), filepath.Join(path, r.Binary)
+}
+
+// built finds the folder of an upstream release `make upstream-bins`
+// builds. Without it the test is skipped saying how to build it, or fails
+// where the run requires it (STEADYSTATE_REQUIRE_UPSTREAM=1, as make test
+// sets).
+func built(t *testing.T, name string) (string, upstream.Release) {
 	dir := os.Getenv("UPSTREAM_DIR")
 	if dir == "" {
 		root, err := local.CacheRoot()
@@ -109,16 +116,18 @@ func controllerManager(t *testing.T) (crds, binary string) {
 		}
 		dir = filepath.Join(root, "upstream")
 	}
-	r, _ := upstream.Lookup(upstream.ChaosMesh)
+	r, ok := upstream.Lookup(name)
+	if !ok {
+		t.Fatalf("no upstream release %s in the catalog", name)
+	}
 	if _, ok := (upstream.Builder{Dir: dir}).Built(r); !ok {
-		msg := fmt.Sprintf("the Chaos Mesh controller-manager (%s) is not built in %s: `make upstream-bins` builds it from the Go module proxy", r.Name, dir)
+		msg := fmt.Sprintf("%s is not built in %s: `make upstream-bins` builds it from the Go module proxy", r.Name, dir)
 		if os.Getenv("STEADYSTATE_REQUIRE_UPSTREAM") == "1" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	path := (upstream.Builder{Dir: dir}).Path(r)
-	return filepath.Join(path, "crds"), filepath.Join(path, r.Binary)
+	return (upstream.Builder{Dir: dir}).Path(r), r
 }
 
 // startControllerManager runs the controller-manager against the cluster

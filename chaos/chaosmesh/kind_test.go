@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,9 +37,10 @@ const (
 // Chaos Mesh's controller-manager as a Deployment on kind, its release
 // binary (make upstream-bins) packed FROM scratch and loaded into the
 // node with no registry: PodChaos kills a running pod it selects and no
-// other. NetworkChaos needs Chaos Mesh's chaos-daemon on the node, which
-// does not run here: the adapter says why from Chaos Mesh's own records
-// and leaves nothing behind.
+// other. A NetworkChaos before chaos-daemon runs fails with Chaos Mesh's
+// own reason and leaves nothing behind; once it runs (daemon_test.go), a
+// partition cuts the selected pods from the target's and recovery
+// restores the connection.
 func TestChaosMeshOnKind(t *testing.T) {
 	if os.Getenv("STEADYSTATE_REQUIRE_KIND") != "1" {
 		t.Skip("needs a Docker engine and the kind node image: make chaosmesh-kind-test runs it")
@@ -62,6 +62,10 @@ func TestChaosMeshOnKind(t *testing.T) {
 		if err := p.LoadImageArchive(ctx, a); err != nil {
 			t.Fatal(err)
 		}
+	}
+	buildDaemonImage(ctx, t, dir)
+	if err := p.LoadImage(ctx, daemonImage); err != nil {
+		t.Fatal(err)
 	}
 	cfg := p.KubernetesRestConfig()
 	kube, dyn := kubernetes.NewForConfigOrDie(cfg), dynamic.NewForConfigOrDie(cfg)
@@ -103,6 +107,41 @@ func TestChaosMeshOnKind(t *testing.T) {
 		}
 		t.Logf("as expected without chaos-daemon: %v", err)
 		assertNoExperiments(t, dyn, ns, "networkchaos")
+		if err := kube.CoreV1().Pods(ns).Delete(ctx, "web-0", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("network partition through chaos-daemon", func(t *testing.T) {
+		deployDaemon(ctx, t, kube)
+		db, err := kube.CoreV1().Pods(ns).Get(ctx, bystander, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		startProbe(ctx, t, kube, ns, "probe", "web", db.Status.PodIP+":9090")
+		if err := probeSays(ctx, kube, ns, "probe", "reach", time.Minute); err != nil {
+			t.Fatalf("the probe does not reach %s before the partition: %v", db.Status.PodIP, err)
+		}
+		f := &NetworkPartition{Namespace: ns, Labels: map[string]string{"app": "web"}, TargetLabels: map[string]string{"app": "db"}, Duration: 15 * time.Second, Timeout: time.Minute}
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() {
+			_, err := chaos.Inject(ctx, chaos.NewTimeline(), f, target)
+			done <- err
+		}()
+		if err := probeSays(ctx, kube, ns, "probe", "cut", time.Minute); err != nil {
+			t.Errorf("the probe still reaches the db pod a minute into the partition: %v", err)
+		}
+		t.Logf("the probe's connections cut %.1fs after the NetworkChaos was created", time.Since(start).Seconds())
+		if err := <-done; err != nil {
+			t.Fatalf("partition: %v", err)
+		}
+		recovered := time.Now()
+		if err := probeSays(ctx, kube, ns, "probe", "reach", 30*time.Second); err != nil {
+			t.Errorf("the probe does not reach the db pod 30s after the partition was recovered: %v", err)
+		}
+		t.Logf("the probe reaches the db pod %.1fs after the recovery", time.Since(recovered).Seconds())
+		assertNoExperiments(t, dyn, ns, "networkchaos")
 	})
 }
 
@@ -110,12 +149,7 @@ func TestChaosMeshOnKind(t *testing.T) {
 // until it is killed: a pod for Chaos Mesh to kill.
 func victimBinary(t *testing.T, dir string) string {
 	out := filepath.Join(dir, "refctl")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/refctl")
-	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build refctl: %v\n%s", err, b)
-	}
+	staticBuild(t, "./cmd/refctl", out)
 	return out
 }
 
