@@ -41,6 +41,10 @@ type Options struct {
 	StopGrace time.Duration
 	// Progress, when set, receives one line per start-up step.
 	Progress io.Writer
+	// FreshStore starts etcd on an empty store instead of the seeded store
+	// (see seed.go): the API server then writes its bootstrap objects
+	// itself, and the cluster is ready about a second later.
+	FreshStore bool
 }
 
 func (o *Options) defaults() {
@@ -144,13 +148,23 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3]}
 	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
 	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
-	progress := func(format string, args ...any) {
-		fmt.Fprintf(c.opts.Progress, "cluster %s: "+format+"\n", append([]any{c.opts.Name}, args...)...)
-	}
 
+	seed, err := c.seed(ctx)
+	if err != nil {
+		return err
+	}
+	t0, store := time.Now(), "an empty store"
+	if seed != "" {
+		store = "the seeded store"
+	}
 	dataDir := filepath.Join(c.workDir, "etcd-data")
 	_ = os.RemoveAll(dataDir)
-	progress("starting etcd on 127.0.0.1:%d", p.etcdClient)
+	if seed != "" {
+		if err := copyStore(seed, dataDir); err != nil {
+			return fmt.Errorf("copy the seeded store %s: %w", seed, err)
+		}
+	}
+	c.progress("starting etcd on 127.0.0.1:%d", p.etcdClient)
 	etcd, err := c.start(Etcd, c.bins.Etcd, etcdArgs(dataDir, p))
 	if err != nil {
 		return err
@@ -168,20 +182,20 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		return err
 	}
 
-	progress("starting kube-apiserver on %s", c.server)
+	c.progress("starting kube-apiserver on %s", c.server)
 	api, err := c.start(APIServer, c.bins.APIServer, append(apiServerArgs(c.pki, p), c.opts.APIServerArgs...))
 	if err != nil {
 		return err
 	}
 	var kcm *proc.Proc
 	if len(c.opts.Controllers) > 0 {
-		progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
+		c.progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
 		kcm, err = c.start(ControllerManager, c.bins.ControllerManager, controllerManagerArgs(c.pki, kcmKubeconfig, c.opts.Controllers, p))
 		if err != nil {
 			return err
 		}
 	}
-	check, err := apiServerReady(c.server, c.pki)
+	check, err := apiServerReady(c.server, c.pki, seed != "")
 	if err != nil {
 		return err
 	}
@@ -197,30 +211,12 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	progress("ready; kubeconfig %s", c.kubeconfig)
+	c.progress("ready in %s from %s; kubeconfig %s", time.Since(t0).Round(time.Millisecond), store, c.kubeconfig)
 	return nil
 }
 
-func (c *Cluster) start(name, path string, args []string) (*proc.Proc, error) {
-	p, err := proc.Start(proc.Spec{Name: name, Path: path, Args: args, LogPath: logPath(c.logDir, name)})
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.procs[name] = p
-	c.mu.Unlock()
-	return p, nil
-}
-
-func (c *Cluster) anyAddressInUse() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range c.procs {
-		if p.LogContains("address already in use") {
-			return true
-		}
-	}
-	return false
+func (c *Cluster) progress(format string, args ...any) {
+	fmt.Fprintf(c.opts.Progress, "cluster %s: "+format+"\n", append([]any{c.opts.Name}, args...)...)
 }
 
 // Name is the cluster's name, also its kubeconfig context.
@@ -247,19 +243,6 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 }
 
-// PIDs maps each running component to its process ID.
-func (c *Cluster) PIDs() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pids := map[string]int{}
-	for name, p := range c.procs {
-		if !p.Exited() {
-			pids[name] = p.PID()
-		}
-	}
-	return pids
-}
-
 // Stop stops every component (SIGTERM, then SIGKILL after the grace period)
 // and removes the temporary folder. Logs in a caller-given LogDir are kept.
 // It is safe to call more than once.
@@ -269,23 +252,4 @@ func (c *Cluster) Stop() error {
 		return fmt.Errorf("remove %s: %w", c.workDir, err)
 	}
 	return nil
-}
-
-// stopProcesses stops the controller manager and API server together, then
-// etcd, so the API server never loses its storage while still serving.
-func (c *Cluster) stopProcesses() {
-	c.mu.Lock()
-	procs := c.procs
-	c.procs = map[string]*proc.Proc{}
-	c.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, name := range []string{ControllerManager, APIServer} {
-		if p := procs[name]; p != nil {
-			wg.Go(func() { p.Stop(c.opts.StopGrace) })
-		}
-	}
-	wg.Wait()
-	if p := procs[Etcd]; p != nil {
-		p.Stop(c.opts.StopGrace)
-	}
 }

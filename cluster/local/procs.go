@@ -1,0 +1,78 @@
+package local
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/steadystate-dev/steadystate/internal/proc"
+)
+
+func (c *Cluster) start(name, path string, args []string) (*proc.Proc, error) {
+	p, err := proc.Start(proc.Spec{Name: name, Path: path, Args: args, LogPath: logPath(c.logDir, name)})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.procs[name] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+func (c *Cluster) anyAddressInUse() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.procs {
+		if p.LogContains("address already in use") {
+			return true
+		}
+	}
+	return false
+}
+
+// PIDs maps each running component to its process ID.
+func (c *Cluster) PIDs() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pids := map[string]int{}
+	for name, p := range c.procs {
+		if !p.Exited() {
+			pids[name] = p.PID()
+		}
+	}
+	return pids
+}
+
+// stopProcess stops one process and forgets it.
+func (c *Cluster) stopProcess(name string) {
+	c.mu.Lock()
+	p := c.procs[name]
+	delete(c.procs, name)
+	c.mu.Unlock()
+	if p != nil {
+		p.Stop(c.opts.StopGrace)
+	}
+}
+
+// stopProcesses stops every process but etcd together, then etcd (the
+// cluster's, and a seeding start's), so no API server loses its storage
+// while still serving.
+func (c *Cluster) stopProcesses() {
+	c.mu.Lock()
+	procs := c.procs
+	c.procs = map[string]*proc.Proc{}
+	c.mu.Unlock()
+	isEtcd := func(name string) bool { return strings.HasSuffix(name, Etcd) }
+	var wg sync.WaitGroup
+	for name, p := range procs {
+		if !isEtcd(name) {
+			wg.Go(func() { p.Stop(c.opts.StopGrace) })
+		}
+	}
+	wg.Wait()
+	for name, p := range procs {
+		if isEtcd(name) {
+			wg.Go(func() { p.Stop(c.opts.StopGrace) })
+		}
+	}
+	wg.Wait()
+}
