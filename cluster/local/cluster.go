@@ -75,6 +75,7 @@ type Cluster struct {
 	server     string
 	etcd       string
 	pki        *clusterPKI
+	ports      ports
 
 	mu    sync.Mutex
 	procs map[string]*proc.Proc
@@ -146,6 +147,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		return err
 	}
 	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3]}
+	c.ports = p
 	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
 	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 

@@ -120,6 +120,15 @@ func (p *Provider) Destroy(context.Context) error {
 	return err
 }
 
+// RestartControllerManager restarts the cluster's kube-controller-manager
+// (see Cluster.RestartControllerManager).
+func (p *Provider) RestartControllerManager(ctx context.Context) error {
+	if p.cluster == nil {
+		return errors.New("the local cluster is not running")
+	}
+	return p.cluster.RestartControllerManager(ctx)
+}
+
 // WaitForControlPlane returns at once: Create already waited for the API
 // server's /readyz and the controller manager's /healthz.
 func (p *Provider) WaitForControlPlane(context.Context, klient.Client) error { return nil }

@@ -32,7 +32,10 @@ var (
 // them behind. So the probe makes a kind of its own, now, and deletes a
 // ClusterRole owning an object of that kind in the foreground: once the
 // object is gone, the collector knows every kind that existed before it.
-// The probe's CRD is deleted after.
+// Where the provider can restart kube-controller-manager (local), it does
+// so once the probe's kind is served: the collector discovers the API at
+// start, so the wait is seconds, not a resync. The probe's CRD is deleted
+// after.
 func gcResynced(ctx context.Context) error {
 	gcMu.Lock()
 	defer gcMu.Unlock()
@@ -65,6 +68,9 @@ func gcResynced(ctx context.Context) error {
 		return err == nil, nil
 	}); err != nil {
 		return fmt.Errorf("garbage collector probe: its CRD %s is not served within 30s", crd.GetName())
+	}
+	if _, err := testenv.RestartControllerManager(ctx); err != nil {
+		return fmt.Errorf("garbage collector probe: restart kube-controller-manager: %w", err)
 	}
 	owner, err := roles.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name}}}, metav1.CreateOptions{})

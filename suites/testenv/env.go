@@ -140,6 +140,23 @@ func failureMarker() string {
 	return filepath.Join(artifactsRoot(), fmt.Sprintf(".failed-%d", GinkgoRandomSeed()))
 }
 
+// controllerManagerRestarter is a provider that can restart the cluster's
+// kube-controller-manager (local).
+type controllerManagerRestarter interface {
+	RestartControllerManager(ctx context.Context) error
+}
+
+// RestartControllerManager restarts kube-controller-manager where the
+// provider can (local) and says whether it did; its controllers then start
+// anew and discover every resource served now.
+func RestartControllerManager(ctx context.Context) (bool, error) {
+	r, ok := provider.(controllerManagerRestarter)
+	if !ok {
+		return false, nil
+	}
+	return true, r.RestartControllerManager(ctx)
+}
+
 // Image is an image to load into the cluster's nodes: from the harness's
 // Docker engine by Name, or from Archive (a `docker save` archive holding
 // Name) when set. Hint says how to make it, for the message when it fails.
