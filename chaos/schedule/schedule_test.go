@@ -133,9 +133,17 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 	}
 	// It breaks when a stall of at least 700ms and a pod deletion right
 	// after a create are both in it.
-	calls := 0
+	calls, replayed := 0, map[string]bool{}
 	breaks := func(_ context.Context, c Schedule) (bool, error) {
 		calls++
+		data, err := Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replayed[string(data)] {
+			t.Errorf("replayed one candidate twice:\n%s", data)
+		}
+		replayed[string(data)] = true
 		stall, deletion := false, false
 		for _, st := range c.Steps {
 			stall = stall || (st.Fault == "watch-stall" && st.For >= 700*time.Millisecond)

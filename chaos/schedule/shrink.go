@@ -13,7 +13,8 @@ type Breaks func(ctx context.Context, s Schedule) (bool, error)
 // Shrunk is a shrink's outcome.
 type Shrunk struct {
 	Schedule Schedule
-	// Replays is how many times breaks ran.
+	// Replays is how many times breaks ran: a candidate met again (delta
+	// debugging meets many twice) is answered from the first replay.
 	Replays int
 }
 
@@ -23,13 +24,26 @@ type Shrunk struct {
 // each remaining step's timings (at, for and delay: zero if it still
 // breaks, else halved while it still breaks), then, for a leader-elected
 // subject, over the replicas it names (a role, leader or follower, for an
-// index). Each candidate is replayed once; a flaky finding shrinks less,
-// never wrongly, since only a replay that broke is kept.
+// index). Each candidate is replayed once, however often the search meets
+// it; a flaky finding shrinks less, never wrongly, since only a replay
+// that broke is kept.
 func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 	out := Shrunk{Schedule: s}
+	seen := map[string]bool{}
 	try := func(c Schedule) (bool, error) {
+		data, err := Marshal(c)
+		if err != nil {
+			return false, err
+		}
+		if broke, ok := seen[string(data)]; ok {
+			return broke, nil
+		}
 		out.Replays++
-		return breaks(ctx, c)
+		broke, err := breaks(ctx, c)
+		if err == nil {
+			seen[string(data)] = broke
+		}
+		return broke, err
 	}
 	steps, err := ddmin(s.Steps, func(steps []Step) (bool, error) {
 		c := s
