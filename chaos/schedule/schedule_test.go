@@ -208,6 +208,18 @@ func TestShrinkStopsOnAReplayThatCannotRun(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("Shrink = %v, want %v", err, boom)
 	}
+	// Stopped after two replays (the first half broke, then the run was
+	// cut off): what it returns is the half that broke.
+	calls := 0
+	out, err := Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) {
+		if calls++; calls > 1 {
+			return false, boom
+		}
+		return true, nil
+	})
+	if !errors.Is(err, boom) || len(out.Schedule.Steps) != len(s.Steps)/2 {
+		t.Errorf("Shrink stopped with %d of %d steps (%v), want the half that broke", len(out.Schedule.Steps), len(s.Steps), err)
+	}
 }
 
 // ddmin's result is 1-minimal: dropping any one more step stops it

@@ -7,7 +7,8 @@ import (
 )
 
 // Breaks replays a schedule and says whether it broke the property again.
-// An error (the replay could not run) stops the shrink.
+// An error (the replay could not run, or was interrupted) stops the
+// shrink, which returns the smallest schedule that broke so far.
 type Breaks func(ctx context.Context, s Schedule) (bool, error)
 
 // Shrunk is a shrink's outcome.
@@ -50,10 +51,10 @@ func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 		c.Steps = steps
 		return try(c)
 	})
+	out.Schedule.Steps = steps // the smallest that broke, also when a replay could not run
 	if err != nil {
 		return out, err
 	}
-	out.Schedule.Steps = steps
 	for i := range out.Schedule.Steps {
 		for _, field := range []func(*Step) *time.Duration{
 			func(st *Step) *time.Duration { return &st.At },

@@ -48,6 +48,15 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 	}
 	fmt.Fprintf(stderr, "shrink: %s, %d step(s), breaks %s\n", c.replay, len(c.scheduled.Steps), want)
 	out, err := schedule.Shrink(ctx, c.scheduled, breaks)
+	if ctx.Err() != nil {
+		// Interrupted: keep the smallest schedule that broke so far.
+		file, werr := writeSchedule(root, out.Schedule)
+		if werr != nil {
+			return fmt.Errorf("interrupted after %d replays; keeping the smallest schedule so far: %w", out.Replays, werr)
+		}
+		return fmt.Errorf("interrupted after %d replays, every process stopped; the smallest schedule that broke so far (%d of %d steps): %s",
+			out.Replays, len(out.Schedule.Steps), len(c.scheduled.Steps), file)
+	}
 	if err != nil {
 		return fmt.Errorf("shrink: %w", err)
 	}
