@@ -76,7 +76,7 @@ func seedKey(b Binaries, apiServerArgs []string) (string, error) {
 }
 
 // seedFolder is where seeds are kept: in the cache, beside the built
-// binaries. A seed takes about 100 kB of disk (its log is sparse).
+// binaries. A seed takes about 0.5 MB of disk (its log is sparse).
 func seedFolder() (string, error) {
 	root, err := CacheRoot()
 	if err != nil {
@@ -95,6 +95,7 @@ func (c *Cluster) seed(ctx context.Context) (string, error) {
 	}
 	dir, err := seedFolder()
 	if err != nil {
+		c.progress("no seeded store (%v): starting on an empty store", err)
 		return "", nil
 	}
 	key, err := seedKey(c.bins, c.opts.APIServerArgs)
@@ -105,15 +106,17 @@ func (c *Cluster) seed(ctx context.Context) (string, error) {
 	if _, err := os.Stat(filepath.Join(final, "member")); err == nil {
 		return final, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil // a read-only cache: start on an empty store
+	err = os.MkdirAll(dir, 0o755)
+	tmp := ""
+	if err == nil {
+		tmp, err = os.MkdirTemp(dir, key+".tmp-")
+	}
+	if err != nil {
+		c.progress("cannot keep a seeded store (%v): starting on an empty store", err)
+		return "", nil
 	}
 	t0 := time.Now()
 	c.progress("making a seeded store for these binaries (once; %s)", final)
-	tmp, err := os.MkdirTemp(dir, key+".tmp-")
-	if err != nil {
-		return "", nil
-	}
 	defer os.RemoveAll(tmp)
 	if err := c.makeSeed(ctx, filepath.Join(tmp, "data")); err != nil {
 		return "", fmt.Errorf("make the seeded store: %w", err)

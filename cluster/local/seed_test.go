@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -177,5 +178,23 @@ func TestSeededClustersHaveBootstrapObjectsAndOwnIdentities(t *testing.T) {
 	}
 	if uids[0] == uids[1] {
 		t.Errorf("two clusters started from one seed share kube-system's UID %s", uids[0])
+	}
+}
+
+// A cache where no seed can be kept starts the cluster on an empty store
+// and says so.
+func TestNoSeedWhereTheCacheCannotHoldOne(t *testing.T) {
+	b := requireBinaries(t)
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STEADYSTATE_CACHE_DIR", file)
+	var progress bytes.Buffer
+	startCluster(t, Options{Name: "no-seed", BinDir: binDirOf(b), Progress: &progress})
+	for _, want := range []string{"cannot keep a seeded store", "from an empty store"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress does not say %q:\n%s", want, progress.String())
+		}
 	}
 }
