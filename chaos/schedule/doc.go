@@ -14,6 +14,6 @@
 //
 // Generate draws a schedule from a seed, so the seed replays it; Shrink
 // reduces a schedule that breaks a property to a smallest one that still
-// breaks it (delta debugging over its steps, then over its timings),
-// counting the replays it took.
+// breaks it (the empty schedule first, then delta debugging over its
+// steps, then over its timings), counting the replays it took.
 package schedule

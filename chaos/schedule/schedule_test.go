@@ -177,8 +177,7 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 func TestShrinkNamesTheRole(t *testing.T) {
 	s := Schedule{Format: Format, Capability: Leader, Steps: []Step{{Fault: "partition-blackhole", Replica: "1", For: time.Second}}}
 	onlyLeader := func(_ context.Context, c Schedule) (bool, error) {
-		r := c.Steps[0].Replica
-		return r == "1" || r == "leader", nil
+		return len(c.Steps) > 0 && (c.Steps[0].Replica == "1" || c.Steps[0].Replica == "leader"), nil
 	}
 	out, err := Shrink(context.Background(), s, onlyLeader)
 	if err != nil {
@@ -190,12 +189,33 @@ func TestShrinkNamesTheRole(t *testing.T) {
 	// A scalable subject has no roles: its indexes stay.
 	s.Capability, s.Steps[0].Fault = Scalable, "process-kill"
 	s.Steps[0].For = 0
-	out, err = Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) { return true, nil })
+	out, err = Shrink(context.Background(), s, func(_ context.Context, c Schedule) (bool, error) { return len(c.Steps) > 0, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := out.Schedule.Steps[0].Replica; got != "1" {
 		t.Errorf("a scalable schedule's replica became %q", got)
+	}
+}
+
+// A bug that needs no fault breaks the empty schedule: the shrink ends
+// there, after one replay, and the empty schedule is a valid file.
+func TestShrinkEndsOnTheEmptySchedule(t *testing.T) {
+	s := Generate(5, Composite, DefaultLimits)
+	out, err := Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) { return true, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Schedule.Steps) != 0 || out.Replays != 1 {
+		t.Errorf("shrunk to %d steps in %d replays, want 0 in 1", len(out.Schedule.Steps), out.Replays)
+	}
+	data, err := Marshal(out.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(data, "shrunk.yaml")
+	if err != nil || len(back.Steps) != 0 {
+		t.Errorf("the empty schedule does not read back: %v\n%s", err, data)
 	}
 }
 
@@ -208,14 +228,15 @@ func TestShrinkStopsOnAReplayThatCannotRun(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("Shrink = %v, want %v", err, boom)
 	}
-	// Stopped after two replays (the first half broke, then the run was
-	// cut off): what it returns is the half that broke.
+	// Stopped after three replays (the empty schedule held, the first half
+	// broke, then the run was cut off): what it returns is the half that
+	// broke.
 	calls := 0
 	out, err := Shrink(context.Background(), s, func(context.Context, Schedule) (bool, error) {
-		if calls++; calls > 1 {
+		if calls++; calls > 2 {
 			return false, boom
 		}
-		return true, nil
+		return calls == 2, nil
 	})
 	if !errors.Is(err, boom) || len(out.Schedule.Steps) != len(s.Steps)/2 {
 		t.Errorf("Shrink stopped with %d of %d steps (%v), want the half that broke", len(out.Schedule.Steps), len(s.Steps), err)

@@ -20,9 +20,9 @@ type Shrunk struct {
 }
 
 // Shrink reduces s, which breaks a property, to a smallest schedule that
-// still breaks it: first over its steps by delta debugging (Zeller's
-// ddmin: drop ever smaller chunks while the rest still breaks), then over
-// each remaining step's timings (at, for and delay: zero if it still
+// still breaks it: the empty schedule if it breaks, else over its steps
+// by delta debugging (Zeller's ddmin: drop ever smaller chunks while the
+// rest still breaks), then over each remaining step's timings (at, for and delay: zero if it still
 // breaks, else halved while it still breaks), then, for a leader-elected
 // subject, over the replicas it names (a role, leader or follower, for an
 // index). Each candidate is replayed once, however often the search meets
@@ -45,6 +45,19 @@ func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 			seen[string(data)] = broke
 		}
 		return broke, err
+	}
+	// A bug that needs no fault at all breaks the empty schedule: what the
+	// capability does at recovery shows it.
+	if len(s.Steps) > 0 {
+		empty := s
+		empty.Steps = []Step{}
+		broke, err := try(empty)
+		if err != nil || broke {
+			if broke {
+				out.Schedule = empty
+			}
+			return out, err
+		}
 	}
 	steps, err := ddmin(s.Steps, func(steps []Step) (bool, error) {
 		c := s
