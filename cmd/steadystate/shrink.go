@@ -18,12 +18,21 @@ import (
 // the same properties (schedule.Shrink: each candidate replayed once, in
 // a run of its own), writes it, and replays it c.repeat times to say how
 // often it reproduces.
+//
+// Against a seeded bug (--bug), a candidate counts only if the subject's
+// correct mode also holds on it, replayed once more: a shrink keeps the
+// properties, not the mechanism, and may otherwise end on a schedule that
+// breaks them by a way of its own (one a correct controller is open to
+// too), which is no evidence of the bug. The shrunk schedule is then also
+// replayed c.repeat times against the correct mode.
 func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdout, stderr io.Writer) error {
 	root := filepath.Join(c.run.root, "shrink")
 	if err := os.RemoveAll(root); err != nil {
 		return err
 	}
 	want := c.scheduled.Breaks
+	correct, discriminate := cell, cell.Bug != nil
+	correct.Bug = nil
 	tries := 0
 	breaks := func(ctx context.Context, s schedule.Schedule) (bool, error) {
 		tries++
@@ -32,21 +41,24 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		if err != nil {
 			return false, err
 		}
-		broke, errs, err := c.replayed(ctx, cell, dir, file, 1, want, io.Discard)
+		replay := func(cell reports.Cell, dir string) func() (tally, error) {
+			return func() (tally, error) { return c.replayed(ctx, cell, dir, file, 1, want, io.Discard) }
+		}
+		var againstCorrect func() (tally, error)
+		if discriminate {
+			againstCorrect = replay(correct, filepath.Join(dir, "correct"))
+		}
+		ok, what, err := judgeCandidate(want, replay(cell, dir), againstCorrect)
 		if err != nil {
 			return false, err
 		}
-		what := "does not break " + want
-		switch {
-		case broke == 1:
-			what = "breaks it"
-		case errs > 0:
-			what = "an error (see " + dir + "), counted as not breaking"
-		}
 		fmt.Fprintf(stderr, "shrink: replay %d, %d step(s): %s\n", tries, len(s.Steps), what)
-		return broke == 1, nil
+		return ok, nil
 	}
 	fmt.Fprintf(stderr, "shrink: %s, %d step(s), breaks %s\n", c.replay, len(c.scheduled.Steps), want)
+	if discriminate {
+		fmt.Fprintf(stderr, "shrink: a candidate that breaks it counts only if the correct mode of %s holds on it\n", cell.Subject)
+	}
 	out, err := schedule.Shrink(ctx, c.scheduled, breaks)
 	if ctx.Err() != nil {
 		// Interrupted: keep the smallest schedule that broke so far.
@@ -65,38 +77,95 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		return err
 	}
 	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d replays; replaying it %d times\n", len(out.Schedule.Steps), out.Replays, c.repeat)
-	broke, errs, err := c.replayed(ctx, cell, filepath.Join(root, "reproduce"), file, c.repeat, want, stderr)
-	if err != nil {
+	interrupted := func(err error) error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted while replaying the shrunk schedule, every process stopped; it is kept at %s", file)
+		}
 		return err
 	}
+	t, err := c.replayed(ctx, cell, filepath.Join(root, "reproduce"), file, c.repeat, want, stderr)
+	if err != nil {
+		return interrupted(err)
+	}
 	data, _ := schedule.Marshal(out.Schedule)
-	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d replays; it broke %s again in %d of %d replays (%d errors)\nshrunk schedule: %s\n",
-		data, len(out.Schedule.Steps), len(c.scheduled.Steps), out.Replays, want, broke, c.repeat, errs, file)
-	if broke == 0 {
+	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d replays; it broke %s again in %d of %d replays (%d errors)\n",
+		data, len(out.Schedule.Steps), len(c.scheduled.Steps), out.Replays, want, t.broke, c.repeat, t.errs)
+	if discriminate {
+		fmt.Fprintf(stderr, "shrink: replaying it %d times against the correct mode\n", c.repeat)
+		ct, err := c.replayed(ctx, correct, filepath.Join(root, "reproduce-correct"), file, c.repeat, want, stderr)
+		if err != nil {
+			return interrupted(err)
+		}
+		fmt.Fprintf(stdout, "shrink: the correct mode held in %d of %d replays (%d broke a property, %d errors)\n", ct.held, c.repeat, ct.broke+ct.other, ct.errs)
+	}
+	fmt.Fprintf(stdout, "shrunk schedule: %s\n", file)
+	if t.broke == 0 {
 		return errors.New("the shrunk schedule did not break the properties again: the finding is flaky; keep the original")
 	}
 	return nil
 }
 
-// replayed runs the schedule file n times in dir and counts the runs that
-// broke exactly want, and the errors.
-func (c exploreConfig) replayed(ctx context.Context, cell reports.Cell, dir, file string, n int, want string, stderr io.Writer) (broke, errs int, err error) {
+// judgeCandidate says whether a shrink candidate counts, and why: it must
+// break exactly want when replayed, and, when againstCorrect is set, the
+// correct mode must hold on it (replayed only after the first broke).
+func judgeCandidate(want string, replay, againstCorrect func() (tally, error)) (bool, string, error) {
+	t, err := replay()
+	if err != nil || t.broke != 1 {
+		return false, t.describe(want), err
+	}
+	if againstCorrect == nil {
+		return true, t.describe(want), nil
+	}
+	ct, err := againstCorrect()
+	if err != nil {
+		return false, "", err
+	}
+	if ct.held != 1 {
+		return false, "breaks it, but the correct mode did not hold either (" + ct.describe(want) + "): no evidence of the bug", nil
+	}
+	return true, "breaks it; the correct mode holds", nil
+}
+
+// tally counts a replay run's specs: those that broke exactly the wanted
+// properties, those that broke others, those that held, and errors.
+type tally struct{ broke, other, held, errs int }
+
+func (t tally) describe(want string) string {
+	switch {
+	case t.broke > 0:
+		return "breaks it"
+	case t.errs > 0:
+		return "an error, counted as not breaking"
+	case t.other > 0:
+		return "breaks other properties, not exactly " + want
+	}
+	return "does not break " + want
+}
+
+// replayed runs the schedule file n times in dir and tallies the runs
+// against want.
+func (c exploreConfig) replayed(ctx context.Context, cell reports.Cell, dir, file string, n int, want string, stderr io.Writer) (tally, error) {
+	var t tally
 	run := c.runSuite(ctx, cell, filepath.Join(dir, "run"), c.suiteArgs(file, n), stderr)
 	if run.Err != "" {
-		return 0, 0, errors.New(run.Err)
+		return t, errors.New(run.Err)
 	}
 	if ctx.Err() != nil {
-		return 0, 0, ctx.Err()
+		return t, ctx.Err()
 	}
 	for _, s := range run.Specs {
 		switch {
 		case s.Outcome == verdict.BrokenSpec && strings.Join(s.Broken, ",") == want:
-			broke++
+			t.broke++
+		case s.Outcome == verdict.BrokenSpec:
+			t.other++
+		case s.Outcome == verdict.Passed:
+			t.held++
 		case s.Outcome == verdict.Error:
-			errs++
+			t.errs++
 		}
 	}
-	return broke, errs, nil
+	return t, nil
 }
 
 // writeSchedule writes s as dir/schedule.yaml.
