@@ -20,11 +20,13 @@ var env reftest.Env
 
 func TestMain(m *testing.M) { reftest.Main(m, "leader-test", &env) }
 
-// start runs two leader replicas with short timings in a new namespace.
+// start runs two leader replicas with short timings in a new namespace:
+// leader-only work stops within a retry period plus two renew deadlines
+// of the last renewal, inside the lease duration.
 func start(t *testing.T, e *reftest.Env, bug string) (*runner.Subject, string) {
 	ns := e.Cluster.Namespace(t, "leader")
 	s := e.Start(t, "leader", 2, "--bug="+bug, "--lease-namespace="+ns, "--work-namespace="+ns,
-		"--lease-duration=3s", "--renew-deadline=2s", "--retry-period=500ms", "--heartbeat=200ms")
+		"--lease-duration=3s", "--renew-deadline=1s", "--retry-period=500ms", "--heartbeat=200ms")
 	reftest.Eventually(t, 30*time.Second, "a leader", func() bool { return holder(e, ns) != "" })
 	return s, ns
 }

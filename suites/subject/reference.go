@@ -83,10 +83,18 @@ func (referenceLeader) Election() *subjectfile.LeaderElected {
 	}
 }
 
+// referenceRenewDeadline keeps the correct leader safe: client-go's
+// elector stops leader-only work up to a retry period plus two renew
+// deadlines after its last renewal (a renew cycle that fails, then
+// release(), with ReleaseOnCancel), so the lease duration must exceed
+// that: 0.5 + 2 x 1 = 2.5 s < 3 s. With 2 s (4.5 s) exploration found the
+// correct leader writing after its Lease had expired.
+const referenceRenewDeadline = time.Second
+
 func (l referenceLeader) StartManagers(ctx context.Context, ns string) chaos.Target {
 	e := l.Election()
 	return startRefctl(ctx, nil, ns, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
-		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline=2s", "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
+		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline="+referenceRenewDeadline.String(), "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
 }
 
 func (referenceCluster) Name() string { return "cluster" }
