@@ -20,14 +20,14 @@ type Shrunk struct {
 }
 
 // Shrink reduces s, which breaks a property, to a smallest schedule that
-// still breaks it: the empty schedule if it breaks, else over its steps
-// by delta debugging (Zeller's ddmin: drop ever smaller chunks while the
-// rest still breaks), then over each remaining step's timings (at, for and delay: zero if it still
-// breaks, else halved while it still breaks), then, for a leader-elected
-// subject, over the replicas it names (a role, leader or follower, for an
-// index). Each candidate is replayed once, however often the search meets
-// it; a flaky finding shrinks less, never wrongly, since only a replay
-// that broke is kept.
+// still breaks it: the empty schedule if it breaks, else over its steps by
+// delta debugging (Zeller's ddmin: drop ever smaller chunks while the rest
+// still breaks), then over each remaining step's timings (at, for and
+// delay: zeroed where it still breaks, else kept), then, for a
+// leader-elected subject, over the replicas it names (a role, leader or
+// follower, for an index). Each candidate is replayed once, however often
+// the search meets it; a flaky finding shrinks less, never wrongly, since
+// only a replay that broke is kept.
 func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 	out := Shrunk{Schedule: s}
 	seen := map[string]bool{}
@@ -68,31 +68,28 @@ func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 	if err != nil {
 		return out, err
 	}
+	// A timing that does not matter is zeroed. One that does keeps the
+	// value it broke with: a smaller one that still breaks lies nearer
+	// the edge of the race, and replays less often (halving a 1.2 s delay
+	// of events to 612 ms left a 25 ms margin, and 1 replay in 10 missed).
 	for i := range out.Schedule.Steps {
 		for _, field := range []func(*Step) *time.Duration{
 			func(st *Step) *time.Duration { return &st.At },
 			func(st *Step) *time.Duration { return &st.For },
 			func(st *Step) *time.Duration { return &st.Delay },
 		} {
-			// Zero first (most timings do not matter), then halving.
-			for first := true; *field(&out.Schedule.Steps[i]) > 0; first = false {
-				c := out.Schedule
-				c.Steps = slices.Clone(c.Steps)
-				v := field(&c.Steps[i])
-				if first || *v < 2*time.Millisecond {
-					*v = 0
-				} else {
-					*v = roundMS(*v / 2)
-				}
-				ok, err := try(c)
-				if err != nil {
-					return out, err
-				}
-				if ok {
-					out.Schedule = c
-				} else if !first {
-					break
-				}
+			if *field(&out.Schedule.Steps[i]) == 0 {
+				continue
+			}
+			c := out.Schedule
+			c.Steps = slices.Clone(c.Steps)
+			*field(&c.Steps[i]) = 0
+			ok, err := try(c)
+			if err != nil {
+				return out, err
+			}
+			if ok {
+				out.Schedule = c
 			}
 		}
 	}
