@@ -31,7 +31,9 @@ type exploreConfig struct {
 	seed                           uint64
 	replay                         string
 	repeat                         int
-	shrink, first                  bool
+	// confirm is how many replays in a row a shrink candidate must break.
+	confirm       int
+	shrink, first bool
 	// scheduled is the replayed schedule.
 	scheduled schedule.Schedule
 	// version is the local control plane's (KUBE_VERSION); buildBins
@@ -55,6 +57,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	seed := fs.String("seed", "", "the run's seed (default: from the clock; printed)")
 	fs.StringVar(&c.replay, "replay", "", "a schedule file to run again instead of drawing schedules")
 	fs.IntVar(&c.repeat, "repeat", 0, "how many times --replay runs the schedule (default 1; 10 after --shrink)")
+	fs.IntVar(&c.confirm, "confirm", 2, "how many replays in a row a --shrink candidate must break to count")
 	fs.BoolVar(&c.first, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +71,8 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader, composite, cluster), a built-in one (replicaset, statefulset) or a subject file", errUsage)
 	case c.repeat < 0:
 		return c, fmt.Errorf("--repeat %d: a replay runs at least once", c.repeat)
+	case c.confirm < 1:
+		return c, fmt.Errorf("--confirm %d: a shrink candidate is replayed at least once", c.confirm)
 	case c.shrink && c.replay == "":
 		return c, fmt.Errorf("%w: --shrink reduces a kept schedule: give it with --replay FILE", errUsage)
 	case c.repeat == 0 && c.shrink:

@@ -25,7 +25,7 @@ const usage = `usage:
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
-                      [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink]]
+                      [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate verify BUNDLE                  check a bundle's sums and re-judge its verdicts offline
   steadystate catalog                        print the bug catalog and the properties as Markdown

@@ -190,6 +190,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"explore"}, nil, 2, "explore needs --subject"},
 		{[]string{"explore", "--subject", "workload", "--budget", "10"}, nil, 1, `--budget "10" is not a duration: use one such as 10m or 90s`},
 		{[]string{"explore", "--subject", "workload", "--seed", "x"}, nil, 1, `--seed "x" is not a seed`},
+		{[]string{"explore", "--subject", "workload", "--confirm", "0"}, nil, 1, "--confirm 0: a shrink candidate is replayed at least once"},
 		{[]string{"explore", "--subject", "workload", "--bug", "strip-then-delete"}, nil, 1, `--bug "strip-then-delete" is not a seeded bug of subject workload`},
 		{[]string{"explore", "--subject", "testdata/no-capability.yaml"}, nil, 1, "capabilities: none bound; expected at least one of scalableWorkload"},
 		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 1, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},

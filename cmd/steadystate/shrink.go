@@ -19,7 +19,9 @@ import (
 // a run of its own), writes it, and replays it c.repeat times to say how
 // often it reproduces.
 //
-// Against a seeded bug (--bug), a candidate counts only if the subject's
+// A candidate that breaks them is replayed c.confirm-1 times more and
+// counts only if it broke every time. Against a seeded bug (--bug), it
+// also counts only if the subject's
 // correct mode also holds on it, replayed once more: a shrink keeps the
 // properties, not the mechanism, and may otherwise end on a schedule that
 // breaks them by a way of its own (one a correct controller is open to
@@ -41,14 +43,17 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		if err != nil {
 			return false, err
 		}
-		replay := func(cell reports.Cell, dir string) func() (tally, error) {
-			return func() (tally, error) { return c.replayed(ctx, cell, dir, file, 1, want, io.Discard) }
+		replay := func(cell reports.Cell, dir string, n int) func() (tally, error) {
+			return func() (tally, error) { return c.replayed(ctx, cell, dir, file, n, want, io.Discard) }
 		}
-		var againstCorrect func() (tally, error)
+		var confirm, againstCorrect func() (tally, error)
+		if c.confirm > 1 {
+			confirm = replay(cell, filepath.Join(dir, "confirm"), c.confirm-1)
+		}
 		if discriminate {
-			againstCorrect = replay(correct, filepath.Join(dir, "correct"))
+			againstCorrect = replay(correct, filepath.Join(dir, "correct"), 1)
 		}
-		ok, what, err := judgeCandidate(want, replay(cell, dir), againstCorrect)
+		ok, what, err := judgeCandidate(want, replay(cell, dir, 1), confirm, againstCorrect)
 		if err != nil {
 			return false, err
 		}
@@ -56,9 +61,11 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		return ok, nil
 	}
 	fmt.Fprintf(stderr, "shrink: %s, %d step(s), breaks %s\n", c.replay, len(c.scheduled.Steps), want)
+	fmt.Fprintf(stderr, "shrink: a candidate counts if it breaks it in %d replay(s) in a row", c.confirm)
 	if discriminate {
-		fmt.Fprintf(stderr, "shrink: a candidate that breaks it counts only if the correct mode of %s holds on it\n", cell.Subject)
+		fmt.Fprintf(stderr, " and the correct mode of %s holds on it", cell.Subject)
 	}
+	fmt.Fprintln(stderr)
 	out, err := schedule.Shrink(ctx, c.scheduled, breaks)
 	if ctx.Err() != nil {
 		// Interrupted: keep the smallest schedule that broke so far.
@@ -106,12 +113,23 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 }
 
 // judgeCandidate says whether a shrink candidate counts, and why: it must
-// break exactly want when replayed, and, when againstCorrect is set, the
-// correct mode must hold on it (replayed only after the first broke).
-func judgeCandidate(want string, replay, againstCorrect func() (tally, error)) (bool, string, error) {
+// break exactly want when replayed, then in every confirming replay
+// (confirm, when set: one lucky break of a narrow race is not enough), and,
+// when againstCorrect is set, the correct mode must hold on it. Each later
+// replay runs only if the earlier ones broke.
+func judgeCandidate(want string, replay, confirm, againstCorrect func() (tally, error)) (bool, string, error) {
 	t, err := replay()
 	if err != nil || t.broke != 1 {
 		return false, t.describe(want), err
+	}
+	if confirm != nil {
+		ct, err := confirm()
+		if err != nil {
+			return false, "", err
+		}
+		if n := ct.broke + ct.other + ct.held + ct.errs; ct.broke != n || n == 0 {
+			return false, fmt.Sprintf("breaks it once, but again in only %d of %d confirming replays", ct.broke, n), nil
+		}
 	}
 	if againstCorrect == nil {
 		return true, t.describe(want), nil
