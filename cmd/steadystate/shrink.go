@@ -35,7 +35,7 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 	want := c.scheduled.Breaks
 	correct, discriminate := cell, cell.Bug != nil
 	correct.Bug = nil
-	tries := 0
+	tries, runs := 0, 0
 	breaks := func(ctx context.Context, s schedule.Schedule) (bool, error) {
 		tries++
 		dir := filepath.Join(root, fmt.Sprintf("replay-%03d", tries))
@@ -44,7 +44,10 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 			return false, err
 		}
 		replay := func(cell reports.Cell, dir string, n int) func() (tally, error) {
-			return func() (tally, error) { return c.replayed(ctx, cell, dir, file, n, want, io.Discard) }
+			return func() (tally, error) {
+				runs++
+				return c.replayed(ctx, cell, dir, file, n, want, io.Discard)
+			}
 		}
 		var confirm, againstCorrect func() (tally, error)
 		if c.confirm > 1 {
@@ -83,7 +86,7 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d replays; replaying it %d times\n", len(out.Schedule.Steps), out.Replays, c.repeat)
+	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d candidates in %d runs; replaying it %d times\n", len(out.Schedule.Steps), out.Replays, runs, c.repeat)
 	interrupted := func(err error) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted while replaying the shrunk schedule, every process stopped; it is kept at %s", file)
@@ -95,8 +98,8 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		return interrupted(err)
 	}
 	data, _ := schedule.Marshal(out.Schedule)
-	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d replays; it broke %s again in %d of %d replays (%d errors)\n",
-		data, len(out.Schedule.Steps), len(c.scheduled.Steps), out.Replays, want, t.broke, c.repeat, t.errs)
+	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d candidates in %d runs; it broke %s again in %d of %d replays (%d errors)\n",
+		data, len(out.Schedule.Steps), len(c.scheduled.Steps), out.Replays, runs, want, t.broke, c.repeat, t.errs)
 	if discriminate {
 		fmt.Fprintf(stderr, "shrink: replaying it %d times against the correct mode\n", c.repeat)
 		ct, err := c.replayed(ctx, correct, filepath.Join(root, "reproduce-correct"), file, c.repeat, want, stderr)
