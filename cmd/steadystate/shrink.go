@@ -21,8 +21,8 @@ import (
 //
 // A candidate that breaks them is replayed c.confirm-1 times more and
 // counts only if it broke every time. Against a seeded bug (--bug), it
-// also counts only if the subject's
-// correct mode also holds on it, replayed once more: a shrink keeps the
+// counts only if the subject's correct mode holds on it too, replayed once
+// more: a shrink keeps the
 // properties, not the mechanism, and may otherwise end on a schedule that
 // breaks them by a way of its own (one a correct controller is open to
 // too), which is no evidence of the bug. The shrunk schedule is then also
@@ -74,9 +74,9 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		// Interrupted: keep the smallest schedule that broke so far.
 		file, werr := writeSchedule(root, out.Schedule)
 		if werr != nil {
-			return fmt.Errorf("interrupted after %d replays; keeping the smallest schedule so far: %w", out.Replays, werr)
+			return fmt.Errorf("interrupted after %d candidates; keeping the smallest schedule so far: %w", out.Replays, werr)
 		}
-		return fmt.Errorf("interrupted after %d replays, every process stopped; the smallest schedule that broke so far (%d of %d steps): %s",
+		return fmt.Errorf("interrupted after %d candidates, every process stopped; the smallest schedule that broke so far (%d of %d steps): %s",
 			out.Replays, len(out.Schedule.Steps), len(c.scheduled.Steps), file)
 	}
 	if err != nil {
