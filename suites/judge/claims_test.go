@@ -16,7 +16,7 @@ import (
 
 var c0 = time.Unix(1000, 0)
 
-// claimHistory records ns/app: "A" Ready=True/Available, "D" deleting with
+// claimHistory records ns/app, a Database: "A" Ready=True/Available, "D" deleting with
 // Ready=False/Deleting, "L" deleting but still Ready=True/Available, "-"
 // gone; one state per 500ms from c0.
 func claimHistory(states string) *oracle.History {
@@ -28,6 +28,7 @@ func claimHistory(states string) *oracle.History {
 			continue
 		}
 		obj := &unstructured.Unstructured{Object: map[string]any{}}
+		obj.SetKind("Database")
 		status, reason := "True", "Available"
 		if c != 'A' {
 			obj.SetDeletionTimestamp(nil)

@@ -79,15 +79,16 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
+		owed := deleted
 		if _, ok := e.Facts[FactHealthyFrom]; ok {
-			if healthy := r.time(FactHealthyFrom); healthy.After(deleted) {
-				deleted = healthy
+			if healthy := r.time(FactHealthyFrom); healthy.After(owed) {
+				owed = healthy
 			}
 		}
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return DeletingStatus(h, key, deleted, window, e.End)
+		return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
 	},
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
 		r := read(e)
