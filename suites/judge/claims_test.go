@@ -118,12 +118,7 @@ func TestBlockHeld(t *testing.T) {
 func TestDeletingStatusFromRecovery(t *testing.T) {
 	// Deleted at 0.5s, Deleting shown from 7s: late for the delete,
 	// in time for a recovery at 3s.
-	e := &evidence.Evidence{
-		End:       c0.Add(20 * time.Second),
-		Histories: map[string][]oracle.EventRecord{HistoryClaims: claimHistory("AL" + strings.Repeat("L", 12) + "DDDDDD-").Records()},
-		Facts: map[string]string{FactClaim: "ns/app", FactDeleted: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano),
-			FactWindow: "1s"},
-	}
+	e := claimEvidence("AL"+strings.Repeat("L", 12)+"DDDDDD-", 0)
 	judge := Offline[catalog.FgDeletingStatus.ID]
 	if err := judge(e); !errors.Is(err, ErrStatusLied) {
 		t.Fatalf("no recovery: %v, want the status lied", err)
@@ -137,4 +132,19 @@ func TestDeletingStatusFromRecovery(t *testing.T) {
 	if err := judge(e); !errors.Is(err, ErrStatusLied) {
 		t.Fatalf("recovered before the delete: %v, want the status lied", err)
 	}
+}
+
+// claimEvidence is the evidence of deleting-status for claimHistory(states)
+// with ns/app deleted at 0.5s from c0 and W 1s, recovered at recovered
+// from c0 when that is not 0.
+func claimEvidence(states string, recovered time.Duration) *evidence.Evidence {
+	e := &evidence.Evidence{
+		End:       c0.Add(20 * time.Second),
+		Histories: map[string][]oracle.EventRecord{HistoryClaims: claimHistory(states).Records()},
+		Facts:     map[string]string{FactClaim: "ns/app", FactDeleted: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano), FactWindow: "1s"},
+	}
+	if recovered != 0 {
+		e.Facts[FactHealthyFrom] = c0.Add(recovered).Format(time.RFC3339Nano)
+	}
+	return e
 }

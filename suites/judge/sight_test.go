@@ -9,7 +9,6 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
 // claimProxyLog is a replica's log: a watch of databases (request 1) that
@@ -67,12 +66,7 @@ func TestFirstSight(t *testing.T) {
 // showed Deleting at once; the 5s were owed from when it could see.
 func TestDeletingStatusFromFirstSight(t *testing.T) {
 	// Deleted at 0.5s, recovered at 3s, Deleting shown from 11s.
-	e := &evidence.Evidence{
-		End:       c0.Add(20 * time.Second),
-		Histories: map[string][]oracle.EventRecord{HistoryClaims: claimHistory("AL" + strings.Repeat("L", 20) + "DDDDDD-").Records()},
-		Facts: map[string]string{FactClaim: "ns/app", FactDeleted: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano),
-			FactWindow: "1s", FactHealthyFrom: c0.Add(3 * time.Second).Format(time.RFC3339Nano)},
-	}
+	e := claimEvidence("AL"+strings.Repeat("L", 20)+"DDDDDD-", 3*time.Second)
 	judge := Offline[catalog.FgDeletingStatus.ID]
 	for _, tc := range []struct {
 		name string
