@@ -14,10 +14,10 @@ import (
 // the given kind in its state of resourceVersion rv or later: a delivered
 // watch event naming it with a resourceVersion of at least rv (at or
 // after since, when either is not a number), or the answer to a get of it
-// or a list of its resource begun at or after since. The
-// resource is learned from the watches that delivered events of that
-// kind. Zero when the subject did not see it, and with no proxy log or no
-// kind: nothing is known of what the subject saw.
+// or a list of its resource begun at or after since. The resource is
+// learned from the watches that delivered events of that kind. Zero when
+// the subject did not see it, and with no proxy log or no kind: nothing is
+// known of what the subject saw.
 func FirstSight(proxies []evidence.ProxyLog, kind, key string, since time.Time, rv string) time.Time {
 	ns, name, _ := strings.Cut(key, "/")
 	if kind == "" || name == "" {
