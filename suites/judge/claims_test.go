@@ -16,9 +16,9 @@ import (
 
 var c0 = time.Unix(1000, 0)
 
-// claimHistory records ns/app, a Database: "A" Ready=True/Available, "D" deleting with
-// Ready=False/Deleting, "L" deleting but still Ready=True/Available, "-"
-// gone; one state per 500ms from c0.
+// claimHistory records ns/app, a Database: "A" Ready=True/Available, "D"
+// deleting with Ready=False/Deleting, "L" deleting but still
+// Ready=True/Available, "-" gone; one state per 500ms from c0.
 func claimHistory(states string) *oracle.History {
 	h := oracle.NewHistory()
 	for i, c := range states {

@@ -262,11 +262,7 @@ func excusedCreates(e *evidence.Evidence, pods []oracle.Event) map[string]string
 	if err != nil {
 		return nil
 	}
-	var logs []evidence.ProxyLog
-	for _, id := range sortedKeys(e.Proxies) {
-		logs = append(logs, e.Proxies[id])
-	}
-	return ExcusedCreates(UnseenCreates(pods, logs), timeout)
+	return ExcusedCreates(UnseenCreates(pods, proxyLogs(e)), timeout)
 }
 
 func requests(e *evidence.Evidence) map[string][]proxy.Request {

@@ -96,12 +96,18 @@ func seenFrom(e *evidence.Evidence, h *oracle.History, key string, deleted, owed
 			break
 		}
 	}
+	if seen := FirstSight(proxyLogs(e), kind, key, deleted, rv); seen.After(owed) {
+		return seen
+	}
+	return owed
+}
+
+// proxyLogs are the evidence's proxy logs, in the order of their replicas'
+// identities.
+func proxyLogs(e *evidence.Evidence) []evidence.ProxyLog {
 	var logs []evidence.ProxyLog
 	for _, id := range sortedKeys(e.Proxies) {
 		logs = append(logs, e.Proxies[id])
 	}
-	if seen := FirstSight(logs, kind, key, deleted, rv); seen.After(owed) {
-		return seen
-	}
-	return owed
+	return logs
 }
