@@ -28,9 +28,12 @@ func (s Sighting) unseenAt(t time.Time) bool { return s.Seen.IsZero() || s.Seen.
 
 // UnseenCreates tells, for each pod of the pods history (by key), when it
 // was created (its first recorded ADDED) and when the subject first saw
-// it through its replicas' proxies: a delivered watch event naming it, or
-// the answer to a list of pods begun after its creation, whichever came
-// first. A list begun after the pod was gone did not show it; taking it
+// it through its replicas' proxies: a delivered watch event naming it
+// with the resourceVersion that created it or a newer one (when either is
+// not a number: delivered at or after its creation), or the answer to a
+// list of pods begun after its creation, whichever came first. The
+// subject's watch may deliver a pod before the recorder's watch does: by
+// the recorder's clock it saw the pod before it was created. A list begun after the pod was gone did not show it; taking it
 // as seen there only makes the pod count as seen earlier. With no proxy
 // log nothing is known of what the subject saw: no sightings at all.
 func UnseenCreates(pods []oracle.Event, proxies []evidence.ProxyLog) map[string]Sighting {
@@ -38,14 +41,18 @@ func UnseenCreates(pods []oracle.Event, proxies []evidence.ProxyLog) map[string]
 		return nil
 	}
 	out := map[string]Sighting{}
+	created := map[string]string{} // by key: the resourceVersion that made the pod
 	for _, e := range pods {
 		if _, ok := out[e.Key]; !ok && e.Type == "ADDED" {
 			out[e.Key] = Sighting{Created: e.At}
+			if e.Object != nil {
+				created[e.Key] = e.Object.GetResourceVersion()
+			}
 		}
 	}
 	seen := func(key string, at time.Time) {
 		s, ok := out[key]
-		if ok && !at.Before(s.Created) && (s.Seen.IsZero() || at.Before(s.Seen)) {
+		if ok && (s.Seen.IsZero() || at.Before(s.Seen)) {
 			s.Seen = at
 			out[key] = s
 		}
@@ -66,8 +73,18 @@ func UnseenCreates(pods []oracle.Event, proxies []evidence.ProxyLog) map[string]
 			}
 		}
 		for _, e := range p.Events {
-			if e.Delivered && podWatch[e.WatchID] && e.Name != "" {
-				seen(e.Namespace+"/"+e.Name, e.At)
+			if !e.Delivered || !podWatch[e.WatchID] || e.Name == "" {
+				continue
+			}
+			key := e.Namespace + "/" + e.Name
+			s, ok := out[key]
+			if !ok {
+				continue
+			}
+			// By resourceVersion where both are numbers: the subject's
+			// watch may deliver the pod before the recorder's does.
+			if atLeast, known := notOlder(e.ResourceVersion, created[key]); (known && atLeast) || (!known && !e.At.Before(s.Created)) {
+				seen(key, e.At)
 			}
 		}
 	}

@@ -93,3 +93,36 @@ func TestNoOvershootExcusesUnseenCreates(t *testing.T) {
 		t.Fatalf("NoOvershoot = %v with excused %v, want the fifth pod an overshoot", err, excused)
 	}
 }
+
+// The subject's watch may deliver a pod a moment before the recorder's
+// watch records it. That sighting counts, by resourceVersion: the replay
+// where it did not count excused three pods made 3.5 s after a pod the
+// subject had seen at once, and an overshoot passed.
+func TestUnseenCreatesBeforeTheRecorder(t *testing.T) {
+	w, pods := history("W2", "+a", "+b", "W3", "+c", "+d") // a created at rv 11, 1s
+	rv := func(e proxy.Event, v string) proxy.Event { e.ResourceVersion = v; return e }
+	log := proxyLog(nil)
+	ev := func(name string, at time.Duration) proxy.Event {
+		return proxy.Event{WatchID: 1, Delivered: true, At: time.Unix(100, 0).Add(at), EventMeta: proxy.EventMeta{Type: "ADDED", Namespace: "ns", Name: name}}
+	}
+	log.Events = []proxy.Event{
+		rv(ev("a", 999*time.Millisecond), "11"), // 1 ms before the recorder
+		rv(ev("b", 2100*time.Millisecond), "12"),
+		rv(ev("c", 4100*time.Millisecond), "14"),
+		rv(ev("d", 5100*time.Millisecond), "15"),
+	}
+	got := UnseenCreates(pods, []evidence.ProxyLog{log})
+	if want := time.Unix(100, 0).Add(999 * time.Millisecond); !got["ns/a"].Seen.Equal(want) {
+		t.Fatalf("a seen at %v, want %v", got["ns/a"].Seen, want)
+	}
+	excused := ExcusedCreates(got, time.Second)
+	if err := NoOvershoot(w, pods, specReplicas, excused); !errors.Is(err, ErrOvershoot) {
+		t.Fatalf("NoOvershoot = %v with excused %v, want the overshoot", err, excused)
+	}
+	// An event of an older state of the key (a pod of the same name
+	// before it) is no sighting of this one.
+	log.Events[0] = rv(ev("a", 999*time.Millisecond), "9")
+	if got := UnseenCreates(pods, []evidence.ProxyLog{log}); !got["ns/a"].Seen.IsZero() {
+		t.Errorf("a seen by an event of rv 9 at %v; it was created at rv 11", got["ns/a"].Seen)
+	}
+}
