@@ -10,10 +10,13 @@
 // claims, moves, and deleting an object another party's finalizer holds),
 // placed either on the clock (at, from the schedule's
 // start) or right after the subject's next request of a kind (after:
-// "the next create of a pod"), where races live. Faults overlap freely.
+// "the next create of a pod"), where races live. Faults overlap freely. A
+// fault that is held (watch-stall, the answers, partitions, dropped or
+// delayed events) names for how long, and delayed events how late: one
+// held for no time would do nothing, so a schedule without is refused.
 //
 // Generate draws a schedule from a seed, so the seed replays it; Shrink
 // reduces a schedule that breaks a property to a smallest one that still
 // breaks it (the empty schedule first, then delta debugging over its
-// steps, then over its timings), counting the replays it took.
+// steps, then over when each step starts), counting the replays it took.
 package schedule

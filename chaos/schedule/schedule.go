@@ -157,6 +157,14 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 			bad(i, "replica", fmt.Sprintf("%q is not a replica", st.Replica), "an index from 0", "leader", "follower")
 		}
 	}
+	// chaos.Inject recovers a fault once its Inject returns: a proxy rule
+	// with no duration, or events delayed by nothing, would do nothing.
+	if kind.Takes(For) && st.For == 0 {
+		bad(i, "for", "missing: "+st.Name()+" holds for a while, and one held for no time does nothing", "a duration above 0, such as 2s")
+	}
+	if kind.Takes(Delay) && st.Delay == 0 {
+		bad(i, "delay", "missing: how late "+st.Name()+" delivers the events", "a duration above 0, such as 1s")
+	}
 	for _, d := range []struct {
 		f string
 		v time.Duration

@@ -91,6 +91,8 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 		{"fault of another capability", "fault: pod-deletion", "fault: leader-failover", "s.yaml:9: steps[1].fault: leader-failover does not apply to a subject with capability scalableWorkload; valid: answer-409"},
 		{"workload of another capability", "workload: scale-up", "workload: move", "s.yaml:11: steps[2].workload: move does not apply to a subject with capability scalableWorkload; valid: scale-down, scale-up"},
 		{"parameter it takes not", "    resource: pods\n    for: 2s", "    resource: pods\n    delay: 2s\n    for: 2s", "s.yaml:5: steps[0].delay: watch-stall takes no delay; valid: resource, replica, for"},
+		{"a fault held for no time", "    for: 2s\n", "", "s.yaml:5: steps[0].for: missing: watch-stall holds for a while, and one held for no time does nothing; valid: a duration above 0, such as 2s"},
+		{"events delayed by nothing", "fault: watch-stall", "fault: event-delay", "s.yaml:5: steps[0].delay: missing: how late event-delay delivers the events; valid: a duration above 0, such as 1s"},
 		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, workload`},
 		{"trigger", "verb: create", "verb: watch", `steps[1].after.verb: "watch" is not a request verb; valid: create, update, patch, delete`},
 		{"capability", "capability: scalableWorkload", "capability: scalable", `s.yaml: capability: "scalable" is not a capability; valid: scalableWorkload, leaderElected, foregroundComposite, movableResource`},
@@ -268,5 +270,29 @@ func TestDdminIsOneMinimal(t *testing.T) {
 		if ok, _ := test(append(append([]Step{}, got[:i]...), got[i+1:]...)); ok {
 			t.Errorf("dropping step %d still breaks: not 1-minimal", i)
 		}
+	}
+}
+
+// A fault's for and delay are never zeroed, even where the schedule
+// breaks whatever they are: a fault held or delaying for no time is no
+// fault (and no valid step), and whether the fault matters is ddmin's
+// question, already answered.
+func TestShrinkKeepsAFaultsForAndDelay(t *testing.T) {
+	s := Schedule{Format: Format, Capability: Scalable, Steps: []Step{
+		{At: time.Second, Fault: "event-delay", Resource: "pods", Event: "ADDED", For: 3 * time.Second, Delay: time.Second},
+		{At: 2 * time.Second, Workload: "scale-up"},
+	}}
+	out, err := Shrink(context.Background(), s, func(_ context.Context, c Schedule) (bool, error) {
+		return len(c.Steps) == 2, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.Schedule.Steps[0]
+	if got.At != 0 || got.Delay != time.Second || got.For != 3*time.Second {
+		t.Errorf("shrunk to %+v, want at zeroed, for and delay kept", got)
+	}
+	if p := out.Schedule.Validate(); len(p) > 0 {
+		t.Errorf("the shrunk schedule is invalid: %+v", p)
 	}
 }
