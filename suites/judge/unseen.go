@@ -33,9 +33,10 @@ func (s Sighting) unseenAt(t time.Time) bool { return s.Seen.IsZero() || s.Seen.
 // not a number: delivered at or after its creation), or the answer to a
 // list of pods begun after its creation, whichever came first. The
 // subject's watch may deliver a pod before the recorder's watch does: by
-// the recorder's clock it saw the pod before it was created. A list begun after the pod was gone did not show it; taking it
-// as seen there only makes the pod count as seen earlier. With no proxy
-// log nothing is known of what the subject saw: no sightings at all.
+// the recorder's clock it saw the pod before it was created. A list
+// begun after the pod was gone did not show it; taking it as seen there
+// only makes the pod count as seen earlier. With no proxy log nothing is
+// known of what the subject saw: no sightings at all.
 func UnseenCreates(pods []oracle.Event, proxies []evidence.ProxyLog) map[string]Sighting {
 	if len(proxies) == 0 {
 		return nil
