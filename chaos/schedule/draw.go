@@ -27,11 +27,13 @@ func (g *generator) step(name string, longest time.Duration) Step {
 		st.Replica = replica(g.rng, g.l.Replicas, g.capability)
 	}
 	longest = max(longest, g.l.Longest/4)
+	// At least a millisecond: a fault held or delaying for no time is
+	// refused (Validate), however small the limits.
 	if kind.Takes(For) {
-		st.For = roundMS(longest/10 + g.duration(longest-longest/10))
+		st.For = max(roundMS(longest/10+g.duration(longest-longest/10)), time.Millisecond)
 	}
 	if kind.Takes(Delay) {
-		st.Delay = roundMS(g.l.Longest/10 + g.duration(g.l.Longest-g.l.Longest/10))
+		st.Delay = max(roundMS(g.l.Longest/10+g.duration(g.l.Longest-g.l.Longest/10)), time.Millisecond)
 	}
 	return st
 }

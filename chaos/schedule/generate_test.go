@@ -3,6 +3,7 @@ package schedule
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // A fault the run cannot inject, or a workload step it cannot do, is
@@ -23,5 +24,18 @@ func TestGenerateLeavesOutWithout(t *testing.T) {
 	}
 	if !drawn["delete-claim"] || !drawn["watch-cut"] {
 		t.Errorf("drew %v: delete-claim and watch-cut are not left out", drawn)
+	}
+}
+
+// However small the limits, a drawn schedule is valid: its held faults
+// hold, and its delayed events are delayed, for some time.
+func TestGenerateWithTinyLimitsIsValid(t *testing.T) {
+	for _, c := range Capabilities {
+		for seed := uint64(1); seed <= 200; seed++ {
+			s := Generate(seed, c, Limits{Steps: 8, Horizon: time.Millisecond, Longest: time.Millisecond, Replicas: 2})
+			if p := s.Validate(); len(p) > 0 {
+				t.Fatalf("%s seed %d drew an invalid schedule: %+v\n%+v", c, seed, p, s)
+			}
+		}
 	}
 }
