@@ -135,6 +135,14 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 	}
 	// It breaks when a stall of at least 700ms and a pod deletion right
 	// after a create are both in it.
+	brokenBy := func(c Schedule) bool {
+		stall, deletion := false, false
+		for _, st := range c.Steps {
+			stall = stall || (st.Fault == "watch-stall" && st.For >= 700*time.Millisecond)
+			deletion = deletion || (st.Fault == "pod-deletion" && st.After != nil)
+		}
+		return stall && deletion
+	}
 	calls, replayed := 0, map[string]bool{}
 	breaks := func(_ context.Context, c Schedule) (bool, error) {
 		calls++
@@ -146,12 +154,7 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 			t.Errorf("replayed one candidate twice:\n%s", data)
 		}
 		replayed[string(data)] = true
-		stall, deletion := false, false
-		for _, st := range c.Steps {
-			stall = stall || (st.Fault == "watch-stall" && st.For >= 700*time.Millisecond)
-			deletion = deletion || (st.Fault == "pod-deletion" && st.After != nil)
-		}
-		return stall && deletion, nil
+		return brokenBy(c), nil
 	}
 	out, err := Shrink(context.Background(), s, breaks)
 	if err != nil {
@@ -169,6 +172,20 @@ func TestShrinkFindsTheStepsAndTimingsThatBreak(t *testing.T) {
 	}
 	if p := out.Schedule.Validate(); len(p) > 0 {
 		t.Errorf("the shrunk schedule is invalid: %+v", p)
+	}
+	// The path runs from the finding to the result through candidates
+	// that each broke, every one smaller or sooner than the last.
+	path := out.Path
+	if len(path) < 3 || !reflect.DeepEqual(path[0], s) || !reflect.DeepEqual(path[len(path)-1], out.Schedule) {
+		t.Fatalf("path of %d schedules does not run from the finding to the result", len(path))
+	}
+	for i, c := range path[1:] {
+		if !brokenBy(c) {
+			t.Errorf("path[%d] does not break", i+1)
+		}
+		if prev := path[i]; len(c.Steps) > len(prev.Steps) {
+			t.Errorf("path[%d] has %d steps, more than the %d before it", i+1, len(c.Steps), len(prev.Steps))
+		}
 	}
 }
 

@@ -16,6 +16,12 @@ type Shrunk struct {
 	// Replays is how many times breaks ran: a candidate met again (delta
 	// debugging meets many twice) is answered from the first replay.
 	Replays int
+	// Path is every schedule the shrink kept, in order: the schedule it
+	// began with, then each candidate that broke, the last of them
+	// Schedule. A candidate kept for one lucky break of a race may
+	// reproduce less often than a larger one before it: a caller that
+	// wants a steady reproducer walks the path back.
+	Path []Schedule
 }
 
 // Shrink reduces s, which breaks a property, to a smallest schedule that
@@ -30,7 +36,7 @@ type Shrunk struct {
 // the search meets it; a flaky finding shrinks less, never wrongly, since
 // only a replay that broke is kept.
 func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
-	out := Shrunk{Schedule: s}
+	out := Shrunk{Schedule: s, Path: []Schedule{s}}
 	seen := map[string]bool{}
 	try := func(c Schedule) (bool, error) {
 		data, err := Marshal(c)
@@ -44,6 +50,10 @@ func Shrink(ctx context.Context, s Schedule, breaks Breaks) (Shrunk, error) {
 		broke, err := breaks(ctx, c)
 		if err == nil {
 			seen[string(data)] = broke
+		}
+		if err == nil && broke {
+			// Every search below keeps a candidate that broke.
+			out.Path = append(out.Path, c)
 		}
 		return broke, err
 	}

@@ -82,20 +82,46 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 	if err != nil {
 		return fmt.Errorf("shrink: %w", err)
 	}
-	file, err := writeSchedule(root, out.Schedule)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d candidates in %d runs; replaying it %d times\n", len(out.Schedule.Steps), out.Replays, runs, c.repeat)
+	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d candidates in %d runs; replaying it %d times (a schedule that misses a replay gives way to the larger one kept before it)\n", len(out.Schedule.Steps), out.Replays, runs, c.repeat)
+	file := filepath.Join(root, "schedule.yaml")
 	interrupted := func(err error) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted while replaying the shrunk schedule, every process stopped; it is kept at %s", file)
 		}
 		return err
 	}
-	t, err := c.replayed(ctx, cell, filepath.Join(root, "reproduce"), file, c.repeat, want, stderr)
+	walk, err := steadiest(len(out.Path), c.repeat, func(i int) (tally, error) {
+		f, err := writeSchedule(filepath.Join(root, fmt.Sprintf("path-%02d", i)), out.Path[i])
+		if err != nil {
+			return tally{}, err
+		}
+		if i < len(out.Path)-1 {
+			fmt.Fprintf(stderr, "shrink: stepping back to the schedule it kept before that one (%d step(s)), replaying it %d times\n", len(out.Path[i].Steps), c.repeat)
+		}
+		return c.replayed(ctx, cell, filepath.Join(root, fmt.Sprintf("reproduce-%02d", i)), f, c.repeat, want, stderr)
+	})
+	if walk.kept >= 0 {
+		out.Schedule = out.Path[walk.kept]
+	}
+	if _, werr := writeSchedule(root, out.Schedule); werr != nil {
+		return werr
+	}
 	if err != nil {
 		return interrupted(err)
+	}
+	t := walk.tallies[walk.kept]
+	if len(walk.tallies) > 1 {
+		var tried []string
+		for i := len(out.Path) - 1; i >= 0; i-- {
+			if rt, ok := walk.tallies[i]; ok {
+				tried = append(tried, fmt.Sprintf("%d step(s) %d/%d", len(out.Path[i].Steps), rt.broke, c.repeat))
+			}
+		}
+		how := "the first that broke it every time"
+		if t.broke < c.repeat {
+			how = "none broke it every time: the one that broke it most often"
+		}
+		fmt.Fprintf(stdout, "shrink: walked back its path (%s); kept %s\n", strings.Join(tried, ", "), how)
 	}
 	data, _ := schedule.Marshal(out.Schedule)
 	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d candidates in %d runs; it broke %s again in %d of %d replays (%d errors)\n",
@@ -200,4 +226,37 @@ func writeSchedule(dir string, s schedule.Schedule) (string, error) {
 	}
 	file := filepath.Join(dir, "schedule.yaml")
 	return file, os.WriteFile(file, data, 0o644)
+}
+
+// walk is what steadiest replayed: the tally of each schedule of the path
+// it replayed, by index, and the index of the one it kept (-1 if the
+// first replay could not run).
+type walk struct {
+	tallies map[int]tally
+	kept    int
+}
+
+// steadiest walks a shrink's path of n schedules back from its last (the
+// smallest), replaying each repeat times, and keeps the first that broke
+// the properties in every replay. A candidate the shrink kept may have
+// broken its confirming replays by luck, on a race a larger schedule kept
+// before it pins down: two breaks in a row of a 0.8 race are 0.64 likely.
+// When none broke every time, it keeps the one that broke most often, the
+// smallest of those. A replay that cannot run stops the walk.
+func steadiest(n, repeat int, replay func(i int) (tally, error)) (walk, error) {
+	w := walk{tallies: map[int]tally{}, kept: -1}
+	for i := n - 1; i >= 0; i-- {
+		t, err := replay(i)
+		if err != nil {
+			return w, err
+		}
+		w.tallies[i] = t
+		if w.kept < 0 || t.broke > w.tallies[w.kept].broke {
+			w.kept = i
+		}
+		if t.broke == repeat {
+			break
+		}
+	}
+	return w, nil
 }

@@ -48,3 +48,47 @@ func TestJudgeCandidate(t *testing.T) {
 		})
 	}
 }
+
+// The walk back keeps the smallest schedule of the shrink's path that
+// broke the properties in every replay; when none did, the one that broke
+// most often (the smaller on a tie). It replays nothing past the one it
+// keeps, and a replay that cannot run stops it.
+func TestSteadiest(t *testing.T) {
+	boom := errors.New("the cluster did not start")
+	for _, tc := range []struct {
+		name    string
+		broke   []int // by index of the path: how often each breaks in 10
+		fail    int   // index whose replay cannot run; -1 none
+		kept    int
+		tallied []int // indexes replayed
+	}{
+		{"the smallest is steady", []int{10, 10, 10}, -1, 2, []int{2}},
+		{"the smallest missed twice", []int{10, 10, 8}, -1, 1, []int{2, 1}},
+		{"only the finding is steady", []int{10, 7, 8}, -1, 0, []int{2, 1, 0}},
+		{"none is steady", []int{6, 9, 9, 7}, -1, 2, []int{3, 2, 1, 0}},
+		{"a replay cannot run", []int{10, 10, 8}, 1, 2, []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := steadiest(len(tc.broke), 10, func(i int) (tally, error) {
+				if i == tc.fail {
+					return tally{}, boom
+				}
+				return tally{broke: tc.broke[i], held: 10 - tc.broke[i]}, nil
+			})
+			if (tc.fail >= 0) != errors.Is(err, boom) {
+				t.Fatalf("err = %v", err)
+			}
+			if w.kept != tc.kept {
+				t.Errorf("kept path[%d], want path[%d]", w.kept, tc.kept)
+			}
+			if len(w.tallies) != len(tc.tallied) {
+				t.Errorf("replayed %v, want %v", w.tallies, tc.tallied)
+			}
+			for _, i := range tc.tallied {
+				if _, ok := w.tallies[i]; !ok {
+					t.Errorf("path[%d] not replayed; replayed %v", i, w.tallies)
+				}
+			}
+		})
+	}
+}
