@@ -18,5 +18,7 @@
 // Generate draws a schedule from a seed, so the seed replays it; Shrink
 // reduces a schedule that breaks a property to a smallest one that still
 // breaks it (the empty schedule first, then delta debugging over its
-// steps, then over when each step starts), counting the replays it took.
+// steps, then over when each step starts), counting the replays it took
+// and keeping the path of schedules it kept on the way, so that a caller
+// can step back from a smaller one that broke by luck of a race.
 package schedule
