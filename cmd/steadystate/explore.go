@@ -56,7 +56,7 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	budget := fs.String("budget", "10m", "how long new schedules may start")
 	seed := fs.String("seed", "", "the run's seed (default: from the clock; printed)")
 	fs.StringVar(&c.replay, "replay", "", "a schedule file to run again instead of drawing schedules")
-	fs.IntVar(&c.repeat, "repeat", 0, "how many times --replay runs the schedule (default 1; 10 after --shrink)")
+	fs.IntVar(&c.repeat, "repeat", 0, "how many times --replay runs the schedule (default 1); after --shrink, the shrunk one and each it walks back to (default 10)")
 	fs.IntVar(&c.confirm, "confirm", 2, "how many replays in a row a --shrink candidate must break to count")
 	fs.BoolVar(&c.first, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
