@@ -39,7 +39,7 @@ GINKGO := $(GO) tool ginkgo
 # with a *_suite_test.go, which `make e2e` runs).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint clean help
+.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -105,6 +105,12 @@ bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medi
 CONTROLLER_GEN := $(CURDIR)/bin/controller-gen
 $(CONTROLLER_GEN): hack/tools/go.mod
 	cd hack/tools && $(GO) build -o $(CONTROLLER_GEN) sigs.k8s.io/controller-tools/cmd/controller-gen
+
+# The generated pages of docs/: the properties page's tables come from the
+# catalog; reports' TestPropertiesPageHasTheCatalog (in make unit) fails when
+# they drift.
+docs: ## regenerate the generated pages of docs/ (docs/properties.md from the catalog)
+	$(GO) test -count=1 -run '^TestPropertiesPageHasTheCatalog$$' ./reports -args -update
 
 generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with controller-gen (hack/tools module)
 	$(CONTROLLER_GEN) object paths=./reference/api/...

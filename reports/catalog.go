@@ -1,15 +1,27 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 )
 
-// WriteCatalog writes the catalog as the README's Markdown: the self-test
-// matrix (what each cell must do) and every property with its id.
+// PropertiesPage is the page that holds the catalog's tables, relative to the
+// repository's root; CatalogBegin and CatalogEnd mark the generated block in
+// it. `make docs` rewrites the block and a test fails when it drifts.
+const (
+	PropertiesPage = "docs/properties.md"
+	CatalogBegin   = "<!-- catalog: begin (steadystate catalog; make docs) -->\n"
+	CatalogEnd     = "<!-- catalog: end -->"
+)
+
+// WriteCatalog writes the catalog as Markdown: the self-test matrix (what
+// each cell must do) and every property with its id, suite, stage, sentence
+// and the seeded bugs that must break it.
 func WriteCatalog(w io.Writer) {
 	fmt.Fprintln(w, "| suite | subject | mode | must | origin |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
@@ -25,9 +37,35 @@ func WriteCatalog(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %s | break exactly %s | %s |\n", c.Suite, c.Subject, c.Bug.Name, strings.Join(ids, " and "), c.Bug.Origin)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| property | stage | guarantee |")
-	fmt.Fprintln(w, "|---|---|---|")
+	fmt.Fprintln(w, "| property | suite | stage | guarantee | seeded bugs that break it |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, p := range catalog.Properties {
-		fmt.Fprintf(w, "| `%s` | %s | %s |\n", p.ID, p.Stage, p.Sentence)
+		var by []string
+		for _, b := range catalog.Bugs {
+			if slices.Contains(b.Breaks, p.ID) {
+				by = append(by, "`"+b.Name+"`")
+			}
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", p.ID, p.Suite(), p.Stage, p.Sentence, strings.Join(by, ", "))
 	}
+}
+
+// SpliceCatalog returns page with the block between CatalogBegin and
+// CatalogEnd replaced by the catalog's current tables.
+func SpliceCatalog(page []byte) ([]byte, error) {
+	before, rest, ok := bytes.Cut(page, []byte(CatalogBegin))
+	if !ok {
+		return nil, fmt.Errorf("no line %q: put the begin and end markers where the catalog's tables go", strings.TrimSpace(CatalogBegin))
+	}
+	_, after, ok := bytes.Cut(rest, []byte(CatalogEnd))
+	if !ok {
+		return nil, fmt.Errorf("no line %q after the begin marker: put it where the catalog's tables end", CatalogEnd)
+	}
+	var out bytes.Buffer
+	out.Write(before)
+	out.WriteString(CatalogBegin)
+	WriteCatalog(&out)
+	out.WriteString(CatalogEnd)
+	out.Write(after)
+	return out.Bytes(), nil
 }
