@@ -2,6 +2,6 @@
 // property the suites check (Properties), and every seeded bug of the
 // reference controllers with the suite that must catch it, the exact
 // properties it must break and where it comes from (Bugs). The self-test's
-// cells, the README's self-test table (`steadystate catalog`) and refctl's
+// cells, the self-test table of docs/properties.md (`steadystate catalog`) and refctl's
 // --bug validation all come from here, so they cannot drift apart.
 package catalog

@@ -16,7 +16,7 @@ func p(id string, stage verdict.Stage, sentence string) verdict.Property {
 // error, never a pass.
 var EvidenceComplete = p("evidence/complete", verdict.Assumption, "every recorded history is complete: no watch had to relist or fell behind")
 
-// Lost events (OpenKruise CloneSet, bugs.md 2).
+// Lost events (OpenKruise CloneSet; docs/design.md, the lost-events class).
 var (
 	LostHealthyBefore   = p("lostevents/healthy-before-fault", verdict.Assumption, "the workload converged before the fault")
 	LostEventWithheld   = p("lostevents/event-withheld", verdict.Assumption, "the new pod's ADDED event was withheld from the subject and its re-watch answered 410 Expired")
@@ -30,7 +30,7 @@ var (
 	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going; a pod made once the subject had not seen one it created for longer than its expectation timeout is excused until removed)")
 )
 
-// Leader election (controller-runtime, bugs.md 4).
+// Leader election (controller-runtime; docs/design.md, the leader-only-work class).
 var (
 	LeaderFollowerTerminated = p("leader/follower-terminated", verdict.Assumption, "a follower that contends for the Lease was terminated gracefully")
 	LeaderHolderKilled       = p("leader/holder-killed", verdict.Assumption, "the Lease holder was killed")
@@ -39,7 +39,7 @@ var (
 	LeaderOneWriter          = p("leader/only-holder-writes", verdict.Invariant, "every leader-only write is made by the replica holding a valid Lease at that moment")
 )
 
-// Foreground deletion (Crossplane claims, bugs.md 3).
+// Foreground deletion (Crossplane claims; docs/design.md, the foreground-deletion class).
 var (
 	FgReadyBefore       = p("foreground/ready-before", verdict.Assumption, "the claim was Ready before its deletion")
 	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked: what the claim owns could not finish deleting (the external system refused, or the harness's finalizer held it)")
@@ -52,7 +52,7 @@ var (
 	FgNoDeleteInUse     = p("foreground/no-delete-in-use", verdict.Invariant, "(c) a deleting owner never deletes an external resource after its successor created or observed it")
 )
 
-// Finalizer race (Cluster API clusterctl move, bugs.md 1).
+// Finalizer race (Cluster API clusterctl move; docs/design.md, the finalizer-race class).
 var (
 	FinRanBefore     = p("finalizer/ran-before", verdict.Assumption, "every object ran (finalizer on, unpaused) before the move")
 	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover finished without an error")

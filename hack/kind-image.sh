@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kind-image.sh builds an offline kind node image for KUBE_VERSION from source,
-# for hosts that cannot pull kindest/node (see ../shared/design/kind-offline.md),
+# for hosts that cannot pull kindest/node (see docs/kind.md),
 # and prints its name on the last line. An image already present is not rebuilt.
 #
 # Environment:

@@ -2,5 +2,5 @@
 // summaries of Ginkgo's JUnit files, the self-test matrix (cells from the
 // catalog, judged from the property records in Ginkgo's JSON report: a bug
 // mode is caught only when exactly its declared properties broke, every
-// run), and the catalog's tables for the README.
+// run), and the catalog's tables for docs/properties.md.
 package reports

@@ -48,7 +48,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 }
 
 // TestExpireMakesTheInformerRelistAndLoseAnObject is the lost-events
-// trigger of bugs.md: an object created and deleted while the watch is held
+// trigger (docs/design.md, the lost-events class): an object created and deleted while the watch is held
 // is never seen, neither added nor deleted, because the re-watch gets 410
 // and the relist no longer contains it.
 func TestExpireMakesTheInformerRelistAndLoseAnObject(t *testing.T) {

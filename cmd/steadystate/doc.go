@@ -15,6 +15,6 @@
 //	steadystate conform --subject FILE    every suite the subject's capabilities allow, once; writes
 //	                                      a results bundle ($ARTIFACTS/conformance.tar.gz)
 //	steadystate verify BUNDLE             check a bundle's sums and re-judge its verdicts offline
-//	steadystate catalog                   the bug catalog and the properties, as README Markdown
+//	steadystate catalog                   the bug catalog and the properties, as Markdown (docs/properties.md)
 //	steadystate validate DIR              re-judge a run's evidence offline and compare verdicts
 package main

@@ -36,7 +36,7 @@ const usage = `usage:
 
 Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; SELFTEST_SUITES,
 SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest; UPSTREAM_CELLS,
-UPSTREAM_REPEAT, UPSTREAM_PARALLEL for upstream (see README.md).
+UPSTREAM_REPEAT, UPSTREAM_PARALLEL for upstream (see docs/settings.md).
 `
 
 // errUsage marks errors caused by how the command was called.

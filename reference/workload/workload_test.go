@@ -91,7 +91,7 @@ func (s *scenario) waitConverged(n int32, within time.Duration) {
 	})
 }
 
-// loseACreate is the trigger of bugs.md: with the pod watch stalled, scale
+// loseACreate is the lost-events trigger (docs/design.md): with the pod watch stalled, scale
 // up by one; delete the new pod (grace 0); cut the watch and answer the
 // re-watch with 410, so the relist no longer holds the pod and the
 // controller never sees it come or go.

@@ -13,7 +13,8 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-// The safety properties, stated as bugs.md does.
+// The safety properties, stated as docs/design.md's finalizer-race class
+// does.
 var (
 	ErrStuck                  = errors.New("no object may stay deleting, paused and finalized for more than 30s")
 	ErrFinalizerWhileDeleting = errors.New("a controller must never try to add its finalizer to an object being deleted")
@@ -32,7 +33,8 @@ func paused(obj *unstructured.Unstructured, path string) bool {
 	return p
 }
 
-// stuck is the zombie state of bugs.md 1: deleting, paused and still
+// stuck is the zombie state of the finalizer race (docs/design.md):
+// deleting, paused and still
 // carrying the controller's finalizer.
 func stuck(obj *unstructured.Unstructured, finalizer, pausedPath string) bool {
 	return obj != nil && obj.GetDeletionTimestamp() != nil && paused(obj, pausedPath) && slices.Contains(obj.GetFinalizers(), finalizer)

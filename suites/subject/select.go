@@ -95,7 +95,7 @@ func canRunIn(f *subjectfile.File, placement, choice string) error {
 		return nil
 	}
 	if f.Run.Pod == nil {
-		return fmt.Errorf("%s runs its controller as local processes only: it has no run.pod (image, args); add one (see README: Subjects in pods), or set SUBJECT_PLACEMENT=%s", choice, Processes)
+		return fmt.Errorf("%s runs its controller as local processes only: it has no run.pod (image, args); add one (see docs/subject-files.md, Subjects in pods), or set SUBJECT_PLACEMENT=%s", choice, Processes)
 	}
 	bin, err := f.PodBinary()
 	if err != nil || bin == "" {

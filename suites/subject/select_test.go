@@ -67,7 +67,7 @@ func TestPlacement(t *testing.T) {
 	}
 	for _, tc := range []struct{ provider, placement, name, file, want string }{
 		{provider: "kind", want: ""},
-		{provider: "kind", name: "replicaset", want: "SUBJECT=replicaset runs its controller as local processes only: it has no run.pod (image, args); add one (see README: Subjects in pods), or set SUBJECT_PLACEMENT=processes"},
+		{provider: "kind", name: "replicaset", want: "SUBJECT=replicaset runs its controller as local processes only: it has no run.pod (image, args); add one (see docs/subject-files.md, Subjects in pods), or set SUBJECT_PLACEMENT=processes"},
 		{provider: "kind", file: file("nopod", ""), want: "nopod.yaml runs its controller as local processes only"},
 		{provider: "kind", file: file("dynamic", "  pod: {image: example.com/dyn:v1, binary: /bin/ls}\n"), want: `(subject "dynamic"): run.pod.binary: /bin/ls is dynamically linked`},
 		{provider: "kind", file: file("image", "  pod: {image: example.com/img:v1}\n"), want: ""},

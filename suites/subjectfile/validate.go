@@ -153,7 +153,7 @@ func (c *ForegroundComposite) validate(bad func(field, problem, expected string)
 	b := &c.Block
 	for field, v := range map[string]string{"apiVersion": b.APIVersion, "kind": b.Kind, "resource": b.Resource, "selector": b.Selector} {
 		if v == "" {
-			bad(at+"block."+field, "missing", "the "+field+" of what the claim owns (see README: foregroundComposite)")
+			bad(at+"block."+field, "missing", "the "+field+" of what the claim owns (see docs/subject-files.md, foregroundComposite)")
 		}
 	}
 	if _, err := Expand(c.BlockerMessage, sampleVars); err != nil {

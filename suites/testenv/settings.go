@@ -7,8 +7,8 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
 
-// Settings are the suites' timeouts and windows. Bounds that bugs.md
-// states as properties (P1's 30s, Deleting within 5s, the blocker named
+// Settings are the suites' timeouts and windows. Bounds that the bug
+// classes (docs/design.md) state as properties (P1's 30s, Deleting within 5s, the blocker named
 // within 15s, a later scale change acted on within 30s) are part of the
 // property and stay fixed; these are the harness's own waits.
 type Settings struct {
