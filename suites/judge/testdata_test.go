@@ -172,25 +172,9 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		e.Facts[FactBlocked] += ",/never-deleted"
 	}, catalog.FgDeletionBlocked.ID)
 
-	// Exploration's fault steps: the recorded runs predate the count of
-	// those that ran (their step facts tell three, each on the timeline).
-	// As recorded they acted; a pod deletion that failed breaks the premise.
-	stepsRan := func(e *evidence.Evidence) { e.Facts[FactFaultSteps] = "3" }
-	for _, f := range []string{"explore-correct-lost-create.json", "explore-expectations-never-expire-lost-create.json"} {
-		e, err := evidence.Read(filepath.Join("testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stepsRan(e)
-		if err := StepsActed(e); err != nil {
-			t.Errorf("%s: the schedule's steps acted, yet: %v", f, err)
-		}
-		seen[catalog.ExploreStepsActed.ID] = append(seen[catalog.ExploreStepsActed.ID], oracle.Judge(e.Start, catalog.ExploreStepsActed, StepsActed(e)).Outcome)
-	}
-	derive("explore-correct-lost-create.json", func(e *evidence.Evidence) {
-		stepsRan(e)
-		failed("pod-deletion", "delete pod web-jmjs6: the server was unable to return a response in the time allotted")(e)
-	}, catalog.ExploreStepsActed.ID)
+	// An exploration schedule whose delayed events' rule could not be
+	// removed.
+	derive("explore-correct-steps-acted.json", failed("event-delay", "recover event-delay: remove rule 3 of workload-0: connection refused"), catalog.ExploreStepsActed.ID)
 
 	for id := range Offline {
 		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {
