@@ -66,6 +66,9 @@ var (
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 
+// Exploration: what the harness did with a drawn schedule.
+var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error")
+
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
 	EvidenceComplete,
@@ -73,6 +76,7 @@ var Properties = []verdict.Property{
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
+	ExploreStepsActed,
 }
 
 // Property looks a property up by id.

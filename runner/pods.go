@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // PodLabel marks the pods of a subject that runs in pods, so suites can tell
@@ -249,19 +251,46 @@ func cannotStart(p corev1.Pod) string {
 	return ""
 }
 
-// logTail is the end of a pod's controller log, its previous run's when
-// it restarted, as a message suffix.
+// logTail is what a pod's controller log (its previous run's when it
+// restarted) says, as a message suffix: its first lines and its last
+// (proc.Excerpt). A controller that exits at start names what it did not
+// like in its first line as often as in its last.
 func logTail(ctx context.Context, kube kubernetes.Interface, p corev1.Pod) string {
-	lines := int64(15)
-	o := &corev1.PodLogOptions{Container: ControllerContainer, TailLines: &lines}
+	previous := false
 	for _, s := range p.Status.ContainerStatuses {
 		if s.Name == ControllerContainer && s.RestartCount > 0 {
-			o.Previous = true
+			previous = true
 		}
 	}
-	b, err := kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, o).DoRaw(ctx)
-	if err != nil || len(b) == 0 {
+	limit := int64(headBytes)
+	head, err := kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: ControllerContainer, Previous: previous, LimitBytes: &limit}).DoRaw(ctx)
+	if err != nil || len(head) == 0 {
 		return ""
 	}
-	return "; its log ends:\n" + string(b)
+	var tail []byte
+	if len(head) >= headBytes {
+		lines := int64(proc.ExcerptTail)
+		if tail, err = kube.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: ControllerContainer, Previous: previous, TailLines: &lines}).DoRaw(ctx); err != nil {
+			tail = nil
+		}
+	}
+	return "; its log:\n" + podLogExcerpt(string(head), string(tail), len(head) < headBytes)
+}
+
+// headBytes is as much of a pod's log as is read from its start: a log
+// shorter than this is read whole.
+const headBytes = 64 << 10
+
+// podLogExcerpt is the excerpt of a pod's log read as its start (head,
+// the whole log when whole) and its last lines (tail).
+func podLogExcerpt(head, tail string, whole bool) string {
+	if whole {
+		return proc.Excerpt(head)
+	}
+	lines := strings.SplitN(head, "\n", proc.ExcerptHead+1)
+	out := strings.Join(lines[:min(len(lines), proc.ExcerptHead)], "\n") + "\n… (the log's middle left out) …"
+	if tail = strings.TrimRight(tail, "\n"); tail != "" {
+		out += "\n" + tail
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,31 @@ func TestDeploymentRunsTheControllerBesideItsProxy(t *testing.T) {
 	}
 	if s := spec.InitContainers[0]; s.Image != "proxy:dev" || s.RestartPolicy == nil || *s.RestartPolicy != corev1.ContainerRestartPolicyAlways {
 		t.Errorf("sidecar = %+v", s)
+	}
+}
+
+// A pod's log is shown by its first lines and its last: a controller that
+// exits on a flag it does not know says so first, and its usage follows.
+func TestPodLogExcerptKeepsTheFirstLines(t *testing.T) {
+	log := "flag provided but not defined: -kubeconfg\nUsage of manager:\n"
+	for i := range 40 {
+		log += fmt.Sprintf("  -option%d string\n", i)
+	}
+	got := podLogExcerpt(log, "", true)
+	for _, want := range []string{"flag provided but not defined: -kubeconfg", "… 17 lines …", "-option39 string"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	// A log longer than is read from its start: its first lines, then
+	// its last, read apart.
+	got = podLogExcerpt(log[:200], "  -option38 string\n  -option39 string\n", false)
+	want := "flag provided but not defined: -kubeconfg\nUsage of manager:\n  -option0 string\n  -option1 string\n  -option2 string\n… (the log's middle left out) …\n  -option38 string\n  -option39 string"
+	if got != want {
+		t.Errorf("excerpt:\n%s\nwant:\n%s", got, want)
+	}
+	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mgr-abc", Namespace: "ns"}}
+	if got := logTail(t.Context(), fake.NewClientset(&pod), pod); got != "; its log:\nfake logs" {
+		t.Errorf("the pod's log: %q", got)
 	}
 }

@@ -247,14 +247,21 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	return err
 }
 
-// summarise prints the run's schedules, findings and errors; a finding
-// is the command's failure.
+// summarise prints the run's schedules, findings and errors, and the
+// steps not done. A finding is the command's failure; so is a schedule
+// that ended in an error (its verdict is unknown) and a run in which no
+// schedule ran.
 func summarise(w io.Writer, c exploreConfig, run reports.Run) error {
-	var ran, findings, errs, reproduced int
+	var ran, findings, errs, reproduced, notDone, short int
 	for _, s := range run.Specs {
-		switch s.Outcome {
-		case verdict.SkippedSpec:
+		if s.Outcome == verdict.SkippedSpec {
 			continue
+		}
+		var steps []string
+		if s.Report != nil {
+			steps = explore.NotDone(*s.Report)
+		}
+		switch s.Outcome {
 		case verdict.BrokenSpec:
 			findings++
 			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
@@ -267,17 +274,44 @@ func summarise(w io.Writer, c exploreConfig, run reports.Run) error {
 			errs++
 			fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
 		}
+		if len(steps) > 0 && s.Outcome != verdict.Passed {
+			fmt.Fprintf(w, "  not done: %s\n", strings.Join(steps, "\n  not done: "))
+		}
+		if len(steps) > 0 {
+			notDone += len(steps)
+			short++
+		}
 		ran++
 	}
 	fmt.Fprintf(w, "\nexplore: %d schedule(s) in %s, %d finding(s), %d error(s); details in %s\n", ran, run.Took.Round(time.Second), findings, errs, run.Dir)
+	if notDone > 0 {
+		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
+	}
 	if run.PeakMemory > 0 {
 		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
 	}
 	if c.replay != "" && c.scheduled.Breaks != "" {
 		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.scheduled.Breaks, reproduced, ran)
 	}
+	return exploreResult(ran, findings, errs)
+}
+
+// exploreResult is the command's failure for a run of ran schedules with
+// findings and errs among them: a finding, a schedule that ended in an
+// error and a run in which none ran each fail it.
+func exploreResult(ran, findings, errs int) error {
+	var why []string
 	if findings > 0 {
-		return errors.New("exploration found schedules that break properties: see the findings above")
+		why = append(why, "exploration found schedules that break properties: see the findings above")
 	}
-	return nil
+	if errs > 0 {
+		why = append(why, fmt.Sprintf("%d schedule(s) ended in an error, their verdict unknown: see the errors above", errs))
+	}
+	if ran == 0 {
+		why = append(why, "no schedule ran: the run judged nothing (see its log)")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(why, "; "))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -150,8 +151,8 @@ func (p *Proc) ExitError() error {
 		status = p.waitErr.Error()
 	}
 	p.mu.Unlock()
-	return fmt.Errorf("%s exited during start-up (%s); last log lines:\n%s\nfull log: %s",
-		p.spec.Name, status, indent(Tail(p.spec.LogPath, 8)), p.spec.LogPath)
+	return fmt.Errorf("%s exited during start-up (%s); its log:\n%s\nfull log: %s",
+		p.spec.Name, status, indent(ExcerptFile(p.spec.LogPath)), p.spec.LogPath)
 }
 
 // LogContains reports whether the log holds s.
@@ -171,6 +172,40 @@ func Tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// The lines of a log an excerpt keeps: a process that exits says why in
+// its first lines (a flag it does not know, a missing file) as often as
+// in its last (a panic, a fatal error after start-up).
+const (
+	ExcerptHead = 5
+	ExcerptTail = 20
+)
+
+// ExcerptFile is Excerpt of a file's text.
+func ExcerptFile(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	return Excerpt(string(data))
+}
+
+// Excerpt is a log's first ExcerptHead and last ExcerptTail lines, with
+// a line saying how many were left out between them; a log that short
+// whole. An empty log says so.
+func Excerpt(log string) string {
+	log = strings.TrimRight(log, "\n")
+	if strings.TrimSpace(log) == "" {
+		return "(the log is empty)"
+	}
+	lines := strings.Split(log, "\n")
+	if len(lines) <= ExcerptHead+ExcerptTail {
+		return log
+	}
+	cut := len(lines) - ExcerptHead - ExcerptTail
+	out := append(slices.Clip(lines[:ExcerptHead]), fmt.Sprintf("… %d lines …", cut))
+	return strings.Join(append(out, lines[len(lines)-ExcerptTail:]...), "\n")
 }
 
 func indent(s string) string {

@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,6 +72,49 @@ func TestExitErrorShowsTheLogTail(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}
+	}
+}
+
+// A controller that exits at start on a flag it does not know says so in
+// its log's first line, and Go's flag package then prints its usage: the
+// exit error shows that first line as well as the log's end.
+func TestExitErrorShowsTheLogsFirstLines(t *testing.T) {
+	p, err := Start(sh(t, `echo "flag provided but not defined: -kubeconfg" >&2
+echo "Usage of manager:" >&2
+i=0; while [ $i -lt 40 ]; do echo "  -option$i string" >&2; i=$((i+1)); done
+exit 2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	msg := p.ExitError().Error()
+	for _, want := range []string{"exit status 2", "flag provided but not defined: -kubeconfg", "… 17 lines …", "-option39 string", "-option20 string"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "-option19 string") {
+		t.Errorf("%q keeps a line from the log's middle", msg)
+	}
+}
+
+// An excerpt keeps a short log whole, and of a long one its first and
+// last lines, counting those left out.
+func TestExcerpt(t *testing.T) {
+	var lines []string
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	short := strings.Join(lines[:ExcerptHead+ExcerptTail], "\n")
+	if got := Excerpt(short + "\n"); got != short {
+		t.Errorf("a log of %d lines became:\n%s", ExcerptHead+ExcerptTail, got)
+	}
+	want := strings.Join(append(append(slices.Clone(lines[:5]), "… 5 lines …"), lines[10:]...), "\n")
+	if got := Excerpt(strings.Join(lines, "\n")); got != want {
+		t.Errorf("excerpt:\n%s\nwant:\n%s", got, want)
+	}
+	if got := Excerpt("\n\n"); got != "(the log is empty)" {
+		t.Errorf("an empty log: %q", got)
 	}
 }
 

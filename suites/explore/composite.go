@@ -194,7 +194,7 @@ func (d *composite) judge(ctx context.Context, recovered time.Time) {
 		// which the held deletes keep from it until the release.
 		checks = append(checks, d.c.SuccessorChecks(ctx, firstClaim, nextClaim, func() time.Time { return later(released, d.succeeded) })...)
 	}
-	testenv.Verify(checks...)
+	verify(checks...)
 }
 
 // blocked is the premise foreground/deletion-blocked: the deletion

@@ -9,14 +9,19 @@
 // brings the subject to a steady state (an assumption), runs the
 // schedule's steps — on the clock, or right after the subject's next
 // request of a kind, seen through its fault proxy — recovers every fault,
-// restarts every replica a fault stopped, and judges: convergence within
+// restarts every replica a fault stopped, and judges: first the premise
+// that every fault step that ran acted (explore/steps-acted, read from the
+// fault timeline: a fault whose injection or recovery failed makes the
+// schedule an error, never a finding nor a pass), then convergence within
 // the capability's bound once recovered, then its invariants over the
-// whole history. A spec that breaks a property keeps its schedule, with
+// whole history. A step whose trigger never came, or whose replica was
+// not there, is not done: the spec's facts and its status line say so,
+// and coverage counts only the steps that acted. A spec that breaks a property keeps its schedule, with
 // the property as breaks, next to its history.txt and evidence.json; a
 // replay (-steadystate.explore.replay) runs a kept schedule again.
 //
 // The specs are declared up front (enough for the budget); once the
 // budget is spent the rest are skipped as such. `steadystate explore`
 // runs this suite and prints its status line per schedule: schedules run,
-// schedules per minute, coverage and findings so far.
+// schedules per minute, coverage, findings and errors so far.
 package explore

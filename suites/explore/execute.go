@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -30,9 +31,19 @@ type outcome struct {
 	// subject's phase then.
 	At    time.Duration
 	Phase string
-	// Skipped says why it was not done; Err why it failed.
+	// Skipped says why it was not done (its trigger never came, its
+	// replica was not there); Err why it failed.
 	Skipped, Err string
 }
+
+// ranFault reports whether o is a fault step's that ran: its injection
+// is on the timeline, failed or not.
+func (o outcome) ranFault(s schedule.Schedule) bool {
+	return s.Steps[o.Step].Fault != "" && o.Skipped == ""
+}
+
+// acted reports whether o's step did what it says, for coverage.
+func (o outcome) acted() bool { return o.Skipped == "" && o.Err == "" }
 
 // execute runs s's steps against d, each on its own goroutine at its time,
 // and returns once every step is done and every fault it injected is
@@ -66,7 +77,10 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 				return
 			}
 			o.At, o.Phase = time.Since(start).Round(time.Millisecond), d.phase()
-			if err := do(ctx, tl, d, st); err != nil {
+			switch err := do(ctx, tl, d, st); {
+			case notThere(err):
+				o.Skipped = err.Error()
+			case err != nil:
 				o.Err = err.Error()
 			}
 		}()
@@ -76,16 +90,27 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 }
 
 // do runs one step: a workload step through the driver, a fault with
-// chaos.Inject, which holds it for its duration and always recovers it.
+// chaos.Inject, which holds it for its duration, always recovers it and
+// records it on tl. A fault refused before its injection (it could not be
+// made, or cannot act on the subject) is recorded on tl as failed too:
+// the premise catalog.ExploreStepsActed reads the timeline. A fault whose
+// replica is not there now (no leader, no follower) is not done, as a
+// step whose trigger never came (noTarget).
 func do(ctx context.Context, tl *chaos.Timeline, d driver, st schedule.Step) error {
 	if st.Workload != "" {
 		return d.workload(ctx, st)
 	}
 	f, err := faultFor(ctx, d, st)
-	if err != nil {
+	if notThere(err) {
 		return err
 	}
-	_, err = chaos.Inject(ctx, tl, f, d.target())
+	if err == nil {
+		if _, err = chaos.Inject(ctx, tl, f, d.target()); !errors.Is(err, chaos.ErrUnavailable) {
+			return err
+		}
+	}
+	now := time.Now()
+	tl.Add(chaos.Injection{Fault: st.Fault, Start: now, End: now, Error: err.Error()})
 	return err
 }
 

@@ -188,8 +188,10 @@ func TestTriggerArmedFrom(t *testing.T) {
 }
 
 // The status line after each schedule counts schedules, findings and
-// errors, and coverage as the fault x resource x phase combinations done
-// of those the capability's schedules can try.
+// errors, and coverage as the fault x resource x phase combinations that
+// acted (a step not done or failed does not count) of those the
+// capability's schedules can try; it says how many of the schedule's
+// steps were not done.
 func TestStatusLine(t *testing.T) {
 	var out strings.Builder
 	testenv.Progress = &out
@@ -215,10 +217,12 @@ func TestStatusLine(t *testing.T) {
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Workload: "scale-up"}, outcome{Skipped: "no create of pods"})
-	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed})
+	st.tried(schedule.Step{Fault: "watch-cut", Resource: "pods"}, outcome{Phase: "steady", Err: "the proxy refused the rule"})
+	notDone := types.ReportEntry{Name: NotDoneEntry, Value: types.WrapEntryValue([]string{"step 2: scale-up after the next create of pods: not done: no create of pods"})}
+	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed, ReportEntries: types.ReportEntries{notDone}})
 	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 2", State: types.SpecStateSkipped})
 	line := out.String()
-	for _, s := range []string{`"status":"schedule 1: passed`, "1 schedules", fmt.Sprintf("coverage 1/%d", want), "findings 0, errors 0"} {
+	for _, s := range []string{`"status":"schedule 1: passed (1 step(s) not done)`, "1 schedules", fmt.Sprintf("coverage 1/%d", want), "findings 0, errors 0"} {
 		if !strings.Contains(line, s) {
 			t.Errorf("status %s does not say %q", line, s)
 		}

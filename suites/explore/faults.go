@@ -16,12 +16,24 @@ import (
 // relistTimeout bounds a forced relist's wait for the re-watches.
 const relistTimeout = 10 * time.Second
 
+// noTarget is why a fault step whose replica is not there when it is due
+// is not done, as one whose trigger never came.
+type noTarget string
+
+func (e noTarget) Error() string { return string(e) }
+
+// notThere reports whether err is a noTarget.
+func notThere(err error) bool {
+	var nt noTarget
+	return errors.As(err, &nt)
+}
+
 // faultFor is the chaos fault a schedule's fault step injects on d's
 // subject.
 func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, error) {
 	res, reps := d.resource(st.Resource), d.replicas(st.Replica)
 	if st.Replica != "" && len(reps) == 0 {
-		return nil, fmt.Errorf("no replica is %s now", st.Replica)
+		return nil, noTarget(fmt.Sprintf("no replica is %s now", st.Replica))
 	}
 	rule := func(f *chaos.ProxyRule) chaos.Fault {
 		f.Replicas = reps
@@ -57,7 +69,7 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 			each = append(each, chaos.ProcessFault{Replica: r, Action: action})
 		}
 		if len(each) == 0 {
-			return nil, errors.New("the subject has no replica")
+			return nil, noTarget("the subject has no replica")
 		}
 		return allOf(each), nil
 	case "etcd-compaction":

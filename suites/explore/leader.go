@@ -81,5 +81,5 @@ func (l *elected) judge(ctx context.Context, _ time.Time) {
 		return l.e.Holder() != "", nil
 	})
 	until(ctx, time.Now().Add(l.e.LeaseDuration.Duration))
-	testenv.Verify(testenv.Judged(catalog.LeaderOneWriter))
+	verify(testenv.Judged(catalog.LeaderOneWriter))
 }

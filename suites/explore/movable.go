@@ -125,5 +125,5 @@ func (d *movable) judge(ctx context.Context, recovered time.Time) {
 		checks = append(checks, d.f.ReleasedChecks(ctx, heldObject, later(d.deleted, recovered))...)
 		safety = slices.DeleteFunc(safety, func(c oracle.Check) bool { return c.Property.ID == catalog.FinP3.ID })
 	}
-	testenv.Verify(append(checks, safety...)...)
+	verify(append(checks, safety...)...)
 }

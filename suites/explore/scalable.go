@@ -109,7 +109,7 @@ func (s *scalable) phase() string {
 // within 30s of when the subject's expectations could have expired, and
 // there were never more live pods than replicas.
 func (s *scalable) judge(ctx context.Context, recovered time.Time) {
-	testenv.Verify(
+	verify(
 		testenv.Judged(catalog.LostHealthyBefore),
 		testenv.Converges(ctx, catalog.LostAfterFaults, func() judge.Bound {
 			return s.w.Until(testenv.Recovery(recovered, s.w.ExpectationTimeout()))

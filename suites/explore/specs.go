@@ -1,17 +1,22 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -77,9 +82,25 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 	DeferCleanup(func() { keepSchedule(s) })
 	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
 	outcomes := execute(ctx, testenv.Timeline(), d, s)
+	var notDone []string
+	faults := 0
 	for _, o := range outcomes {
 		st.tried(s.Steps[o.Step], o)
-		testenv.Fact(fmt.Sprintf("step %d", o.Step), describe(s.Steps[o.Step], o))
+		what := describe(s.Steps[o.Step], o)
+		testenv.Fact(fmt.Sprintf("step %d", o.Step), what)
+		if o.Skipped != "" {
+			notDone = append(notDone, fmt.Sprintf("step %d: %s", o.Step, what))
+		}
+		if o.ranFault(s) {
+			faults++
+		}
+	}
+	testenv.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
+	AddReportEntry(NotDoneEntry, ReportEntryVisibilityNever, notDone)
+	// A fault that failed, or was never recovered, makes the schedule an
+	// error before its subject is judged.
+	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
+		verify()
 	}
 	restarted, err := restartStopped(ctx, d.target())
 	Expect(err).NotTo(HaveOccurred())
@@ -87,6 +108,14 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 		testenv.Fact("restarted", strings.Join(restarted, ","))
 	}
 	d.judge(ctx, time.Now())
+}
+
+// verify judges a schedule (testenv.Verify): first the premise that every
+// fault step that ran acted (catalog.ExploreStepsActed), then the
+// driver's checks. Every driver's judgement ends with it.
+func verify(checks ...oracle.Check) {
+	GinkgoHelper()
+	testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...)...)
 }
 
 // describe is a step and what became of it, for the spec's facts.

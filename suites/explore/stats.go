@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,9 +75,10 @@ func (st *stats) possible(d driver) {
 	}
 }
 
-// tried counts a step that was done.
+// tried counts a step that acted: not one that was not done (its
+// trigger never came) nor one that failed.
 func (st *stats) tried(s schedule.Step, o outcome) {
-	if o.Skipped != "" {
+	if !o.acted() {
 		return
 	}
 	st.mu.Lock()
@@ -101,11 +103,37 @@ func (st *stats) done(r SpecReport) {
 		st.errors++
 		what = "error: " + firstLine(v.Reason)
 	}
+	if n := len(NotDone(r)); n > 0 {
+		what += fmt.Sprintf(" (%d step(s) not done)", n)
+	}
 	minutes := time.Since(st.start).Minutes()
 	line := fmt.Sprintf("%s: %s in %s | %d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
 		r.LeafNodeText, what, r.RunTime.Round(time.Second), st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
 	st.mu.Unlock()
 	testenv.Status(line)
+}
+
+// NotDoneEntry is the report entry of a schedule's steps that were not
+// done (their trigger never came, their replica was not there), each as
+// its spec's facts tell it.
+const NotDoneEntry = "steps not done"
+
+// NotDone reads a schedule's steps that were not done from its report, as
+// the suite made it or as read back from its JSON.
+func NotDone(r types.SpecReport) []string {
+	for _, e := range r.ReportEntries {
+		if e.Name != NotDoneEntry {
+			continue
+		}
+		if steps, ok := e.Value.GetRawValue().([]string); ok {
+			return steps
+		}
+		var steps []string
+		if err := json.Unmarshal([]byte(e.Value.AsJSON), &steps); err == nil {
+			return steps
+		}
+	}
+	return nil
 }
 
 func firstLine(s string) string {

@@ -65,6 +65,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
 	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
 	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
+	catalog.ExploreStepsActed.ID:        StepsActed,
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		key, lease := r.fact(FactLease), r.history(HistoryLease)

@@ -172,6 +172,10 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		e.Facts[FactBlocked] += ",/never-deleted"
 	}, catalog.FgDeletionBlocked.ID)
 
+	// An exploration schedule whose delayed events' rule could not be
+	// removed.
+	derive("explore-correct-steps-acted.json", failed("event-delay", "recover event-delay: remove rule 3 of workload-0: connection refused"), catalog.ExploreStepsActed.ID)
+
 	for id := range Offline {
 		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {
 			t.Errorf("property %s is not covered both held and broken by testdata (seen %v)", id, seen[id])

@@ -198,7 +198,7 @@ func waitStarted(ctx context.Context, f *subjectfile.File, s *runner.Subject) er
 		if err == nil {
 			continue
 		}
-		problem := fmt.Sprintf("replica %s made no request to the API server within %s (run.startTimeout); its log ends:\n%s", r.Identity, f.Run.StartTimeout, proc.Tail(s.Proc(i).LogPath(), 15))
+		problem := fmt.Sprintf("replica %s made no request to the API server within %s (run.startTimeout); its log:\n%s", r.Identity, f.Run.StartTimeout, proc.ExcerptFile(s.Proc(i).LogPath()))
 		if s.Proc(i).Exited() {
 			problem = fmt.Sprintf("replica %s exited at start: %v", r.Identity, s.Proc(i).ExitError())
 		}
