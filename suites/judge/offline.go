@@ -38,7 +38,15 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excusedCreates(e, p.Events()))
+		excused, err := excusedCreates(e, p.Events())
+		if err != nil {
+			return err
+		}
+		err = NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excused)
+		if errors.Is(err, oracle.ErrNotEvaluated) {
+			return fmt.Errorf("%w (fact %q is %q, history %q)", err, FactReplicasPath, path, HistoryWorkload)
+		}
+		return err
 	},
 	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
 	catalog.LostStormHappened.ID:        stormHappened,
@@ -67,7 +75,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		key, lease := r.fact(FactLease), r.history(HistoryLease)
+		key, lease, _ := r.fact(FactLease), r.history(HistoryLease), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -99,6 +107,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			}
 			return BlockHeld(h, strings.Split(keys, ","))
 		}
+		if _, byName := e.Facts[FactExternalName]; !byName {
+			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
+		}
 		name, ops := r.fact(FactExternalName), r.ops()
 		if err := r.missing(); err != nil {
 			return err
@@ -125,7 +136,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		res := r.fact(FactResource)
+		res, _ := r.fact(FactResource), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -229,6 +240,16 @@ func (r *reader) proxy(identity string) evidence.ProxyLog {
 	return p
 }
 
+// proxyLogs are the replicas' proxy logs, in the order of their
+// identities: a judge of what the subject requested or saw needs at least
+// one (with none, nothing is known of it, which is not "nothing").
+func (r *reader) proxyLogs() []evidence.ProxyLog {
+	if len(r.e.Proxies) == 0 {
+		r.keep(fmt.Errorf("the replicas' proxy logs: %w", evidence.ErrMissing))
+	}
+	return proxyLogs(r.e)
+}
+
 func (r *reader) ops() []Op {
 	var ops []Op
 	r.keep(r.e.Log(LogExternal, &ops))
@@ -256,13 +277,27 @@ func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) err
 }
 
 // excusedCreates are the pods no-overshoot excuses (ExcusedCreates): none
-// when the evidence names no expectation timeout or has no proxy logs.
-func excusedCreates(e *evidence.Evidence, pods []oracle.Event) map[string]string {
-	timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
-	if err != nil {
-		return nil
+// when the evidence names no expectation timeout. A timeout with no proxy
+// logs to tell what the subject saw and created leaves the property not
+// evaluated.
+func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (map[string]string, error) {
+	v, ok := e.Facts[FactExpectationTimeout]
+	if !ok {
+		return nil, nil
 	}
-	return ExcusedCreates(UnseenCreates(pods, proxyLogs(e)), timeout)
+	timeout, err := time.ParseDuration(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactExpectationTimeout, err)
+	}
+	if timeout <= 0 {
+		return nil, nil
+	}
+	r := read(e)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return nil, err
+	}
+	return ExcusedCreates(UnseenCreates(pods, logs), timeout), nil
 }
 
 func requests(e *evidence.Evidence) map[string][]proxy.Request {

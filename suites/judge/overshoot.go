@@ -24,7 +24,9 @@ type ReplicasOf func(e oracle.Event) (int64, bool)
 // a scale-down the old limit holds until the pods above it are gone. An
 // excess is excused while every pod beyond the limit (the newest live
 // ones) is in excused (ExcusedCreates); it may last until the controller
-// removes it, whether it converges is judged apart.
+// removes it, whether it converges is judged apart. A workload history
+// where replicas never resolves gives no limit to judge against: the
+// property is not evaluated.
 func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map[string]string) error {
 	type step struct {
 		e        oracle.Event
@@ -39,6 +41,9 @@ func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map
 		steps = append(steps, step{e, e.Revision(), false})
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.rv, b.rv) })
+	if !slices.ContainsFunc(workload, func(e oracle.Event) bool { _, ok := replicas(e); return ok }) {
+		return fmt.Errorf("%w: the workload's desired replicas never resolve in its %d recorded event(s): no limit to judge the pods against", oracle.ErrNotEvaluated, len(workload))
+	}
 	live := map[string]int64{} // by key: the revision that made it
 	var limit, pending int64 = -1, -1
 	for _, s := range steps {
