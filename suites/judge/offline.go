@@ -280,7 +280,7 @@ func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) err
 // when the evidence names no expectation timeout. A timeout with no proxy
 // logs to tell what the subject saw and created leaves the property not
 // evaluated.
-func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (map[string]string, error) {
+func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (*Excused, error) {
 	v, ok := e.Facts[FactExpectationTimeout]
 	if !ok {
 		return nil, nil
@@ -297,7 +297,7 @@ func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (map[string]strin
 	if err := r.missing(); err != nil {
 		return nil, err
 	}
-	return ExcusedCreates(UnseenCreates(pods, logs), timeout), nil
+	return ExcusedCreates(UnseenCreates(pods, logs), timeout, e.End), nil
 }
 
 func requests(e *evidence.Evidence) map[string][]proxy.Request {
