@@ -159,6 +159,9 @@ func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s ver
 	fmt.Fprintf(stdout, "  re-judged from %s\n", rel)
 	for _, rec := range judged {
 		got := oracle.Judge(e.Start, rec.Property, judge.Offline[rec.ID](e))
+		if b := judge.BoundText(rec.ID, e); b != "" {
+			got.Figures = map[string]string{"bound": b}
+		}
 		t.verdicts++
 		mark := "same      "
 		if got.Outcome != rec.Outcome {

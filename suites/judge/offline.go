@@ -325,3 +325,29 @@ func pausedPath(e *evidence.Evidence) string {
 	}
 	return DefaultPausedPath
 }
+
+// BoundText is the bound property id was judged against on e, for its
+// record's figures ("bound") and the summaries that print them: the
+// excusal cap of no-overshoot and the start cap of deleting-status. Empty
+// for the other properties (a convergence records its own bound) and
+// when e lacks the facts that set it.
+func BoundText(id string, e *evidence.Evidence) string {
+	switch id {
+	case catalog.LostNoOvershoot.ID:
+		if _, ok := e.Facts[FactExpectationTimeout]; !ok {
+			return ""
+		}
+		timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
+		if err != nil || timeout <= 0 {
+			return "spec.replicas, nothing excused (no expectation timeout)"
+		}
+		return fmt.Sprintf("spec.replicas; excused: the subject's own creates made while a pod stayed unseen past the %s expectation timeout, until %s after it was seen", timeout, timeout)
+	case catalog.FgDeletingStatus.ID:
+		window, err := time.ParseDuration(e.Facts[FactWindow])
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf("T=%s W=%s from the later of the delete, the recovery and the subject's first sight of the delete (at most %s after them)", DeletingWithin, window, ReflectorBackoff)
+	}
+	return ""
+}

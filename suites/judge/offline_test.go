@@ -200,3 +200,21 @@ func TestNoOvershootWithoutALimitIsNotEvaluated(t *testing.T) {
 		t.Errorf("got %s: %s", got.Outcome, got.Reason)
 	}
 }
+
+// The bounds of the excusal and of the deleting-status start reach the
+// record's figures through BoundText.
+func TestBoundNamesTheCaps(t *testing.T) {
+	e := readEvidence(t, "foreground-correct-blocked.json")
+	if got := BoundText(catalog.FgDeletingStatus.ID, e); !strings.Contains(got, "T=5s W=") || !strings.Contains(got, "at most 1m0s after") {
+		t.Errorf("deleting-status bound %q", got)
+	}
+	e = readEvidence(t, "lostevents-correct-stall.json")
+	if got := BoundText(catalog.LostNoOvershoot.ID, e); got != "" {
+		t.Errorf("no-overshoot without an expectation timeout: bound %q, want none", got)
+	}
+	e.Facts = maps.Clone(e.Facts)
+	e.Facts[FactExpectationTimeout] = "5m0s"
+	if got := BoundText(catalog.LostNoOvershoot.ID, e); !strings.Contains(got, "past the 5m0s expectation timeout, until 5m0s after it was seen") {
+		t.Errorf("no-overshoot bound %q", got)
+	}
+}
