@@ -100,7 +100,9 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	}
 	c.run.provider = c.provider
 	c.run.progress = true
-	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+c.upDir)
+	// Every spec keeps its evidence, passed or not: the bundle's every
+	// judged verdict can then be judged again (steadystate verify).
+	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+c.upDir, "STEADYSTATE_KEEP_EVIDENCE=1")
 	c.pods = c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == testenv.Pods
 	return c, nil
 }
@@ -161,7 +163,9 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if c.provider == cluster.Existing {
 		c.kubernetes = serverVersion(ctx)
 	}
-	// The bundle holds this run only.
+	// The bundle holds this run only: every report and evidence file in
+	// it is from after started.
+	started := time.Now().UTC()
 	if err := os.RemoveAll(c.run.root); err != nil {
 		return err
 	}
@@ -173,7 +177,7 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := copyFile(c.subject, filepath.Join(c.run.root, subjectCopy)); err != nil {
 		return err
 	}
-	m := bundle.Manifest{Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.provider,
+	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.provider,
 		Kubernetes: c.kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file)}
 	var summary bytes.Buffer
 	m.Passed = reports.WriteConformance(&summary, stem, [][2]string{
@@ -188,7 +192,8 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "conform: bundle %s (%d files); `steadystate verify %s` checks it and re-judges its verdicts\n", c.out, len(m.Files), c.out)
+	fmt.Fprintf(stdout, "conform: bundle %s (%d files), manifest digest sha256:%s\n", c.out, len(m.Files), m.Digest)
+	fmt.Fprintf(stdout, "conform: publish the digest apart from the bundle; `steadystate verify --digest %s %s` checks the bundle against it and re-judges every verdict\n", m.Digest, c.out)
 	if !m.Passed {
 		return errors.New("the subject did not pass every suite its capabilities allow: see the summary above (broken: a finding; error: the harness or the subject's set-up)")
 	}

@@ -14,7 +14,9 @@
 //	                                      each failing one with its broken properties marked
 //	steadystate conform --subject FILE    every suite the subject's capabilities allow, once; writes
 //	                                      a results bundle ($ARTIFACTS/conformance.tar.gz)
-//	steadystate verify BUNDLE             check a bundle's sums and re-judge its verdicts offline
+//	steadystate verify [--digest SHA256] BUNDLE
+//	                                      check a bundle's sums, and its manifest against the
+//	                                      digest conform printed; re-judge every verdict offline
 //	steadystate catalog                   the bug catalog and the properties, as Markdown (docs/properties.md)
 //	steadystate validate DIR              re-judge a run's evidence offline and compare verdicts
 package main

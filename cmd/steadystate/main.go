@@ -27,7 +27,8 @@ const usage = `usage:
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
-  steadystate verify BUNDLE                  check a bundle's sums and re-judge its verdicts offline
+  steadystate verify [--digest SHA256] BUNDLE  check a bundle's sums (against conform's printed digest)
+                                             and re-judge every verdict offline from its evidence
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
   steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION from source

@@ -1,67 +1,269 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/steadystate-dev/steadystate/reports/bundle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
+// The specs of the recorded leader run a test bundle holds, and the
+// evidence each kept: a spec that passed and one that broke a property.
+const (
+	followerSpec  = "A leader-elected manager makes no leader-only writes when a non-leader shuts down gracefully"
+	partitionSpec = "A leader-elected manager stops writing when partitioned, before another replica takes over"
+	runDir        = "leader/subject-correct/1"
+)
+
+// runStarted is before every recorded report and evidence file the test
+// bundles hold.
+var runStarted = time.Date(2026, 11, 23, 12, 24, 0, 0, time.UTC)
+
+// bundleRun says how conformRun differs from the run as recorded.
+type bundleRun struct {
+	// drop leaves the named spec's evidence out.
+	drop string
+	// report edits the report before it is written.
+	report func(reps []types.Report)
+}
+
 // conformRun is a results folder as conform leaves it, from recorded
-// files: the leader suite on a bug mode, with its failing spec's evidence.
-func conformRun(t *testing.T) string {
+// files: the leader suite's report on a bug mode (less the failover
+// spec), with the evidence of each spec that judged a property.
+func conformRun(t *testing.T, r bundleRun) string {
 	t.Helper()
 	dir := t.TempDir()
-	for to, from := range map[string]string{
-		"leader/subject-correct/1/report.json":            "../../reports/testdata/leader-run/leader/ignore-lost-lease/1/report.json",
-		"leader/subject-correct/1/follower/evidence.json": "../../suites/judge/testdata/leader-start-on-shutdown-follower-shutdown.json",
-		"subject/subject.yaml":                            "../../fixtures/subjects/replicaset.yaml",
+	reps, err := verdict.ReadReport("../../reports/testdata/leader-run/leader/ignore-lost-lease/1/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []types.SpecReport
+	for _, s := range reps[0].SpecReports {
+		if !strings.Contains(s.LeafNodeText, "fails over") {
+			kept = append(kept, s)
+		}
+	}
+	reps[0].SpecReports = kept
+	if r.report != nil {
+		r.report(reps)
+	}
+	data, err := json.Marshal(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, runDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, runDir, "report.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for spec, from := range map[string]string{
+		followerSpec:  "../../suites/judge/testdata/leader-correct-follower-shutdown.json",
+		partitionSpec: "../../reports/testdata/leader-run/leader/ignore-lost-lease/1/partitioned/evidence.json",
 	} {
-		if err := copyFile(from, filepath.Join(dir, filepath.FromSlash(to))); err != nil {
+		if spec == r.drop {
+			continue
+		}
+		if err := copyFile(from, filepath.Join(dir, runDir, testenv.ArtifactsFolder(spec), "evidence.json")); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := copyFile("../../fixtures/subjects/replicaset.yaml", filepath.Join(dir, "subject/subject.yaml")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
 
-func writeBundle(t *testing.T, passed bool) string {
+// writeBundle packs conformRun's folder as conform would, with the
+// manifest saying passed and the run starting at started.
+func writeBundle(t *testing.T, passed bool, started time.Time, r bundleRun) (path, digest string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "conformance.tar.gz")
-	m := bundle.Manifest{Created: time.Now(), Steadystate: "test", Provider: "local", Kubernetes: "v1.36.3", Subject: "subject/subject.yaml", Passed: passed}
-	if _, err := bundle.Write(out, conformRun(t), m, nil); err != nil {
+	m := bundle.Manifest{Started: started, Created: time.Now(), Steadystate: "test", Provider: "local", Kubernetes: "v1.36.3", Subject: "subject/subject.yaml", Passed: passed}
+	m, err := bundle.Write(out, conformRun(t, r), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, m.Digest
+}
+
+// verify runs `steadystate verify` with args and returns its stdout, its
+// stderr and its error.
+func verify(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := command(t, t.TempDir(), append([]string{"verify"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// verify re-judges the passed spec's verdicts as well as the failed
+// one's, each from its own evidence, and says how many.
+func TestVerifyRejudgesEveryVerdict(t *testing.T) {
+	path, digest := writeBundle(t, false, runStarted, bundleRun{})
+	out, stderr, err := verify(t, "--digest", digest, path)
+	for _, want := range []string{
+		"every sum matches the manifest, whose sha256 is the published digest",
+		"BROKEN", "leader/only-holder-writes",
+		"re-judged from " + runDir + "/" + testenv.ArtifactsFolder(followerSpec) + "/evidence.json",
+		"re-judged from " + runDir + "/" + testenv.ArtifactsFolder(partitionSpec) + "/evidence.json",
+		"re-judged 6 verdict(s) of 2 spec(s) from their evidence, 0 differ",
+		"its verdicts stand: the subject did not pass",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if err != nil {
+		t.Errorf("verify: %v\n%s%s", err, out, stderr)
+	}
+	// The digest may follow the bundle too.
+	if _, stderr, err := verify(t, path, "--digest", "sha256:"+digest); err != nil {
+		t.Errorf("verify BUNDLE --digest: %v\n%s", err, stderr)
+	}
+}
+
+// rewriteBundle copies a bundle, editing the report with edit and its
+// line in the manifest to the edited report's sum: an archive edited
+// whole.
+func rewriteBundle(t *testing.T, in string, edit func(report []byte) []byte) string {
+	t.Helper()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := filepath.Join(t.TempDir(), "edited.tar.gz")
+	var buf bytes.Buffer
+	gw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gw)
+	var body, manifest []byte
+	var files [][2]string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		switch {
+		case strings.HasSuffix(h.Name, "report.json"):
+			b = edit(b)
+			body = b
+		case h.Name == bundle.ManifestName:
+			// The manifest comes first in a bundle: its report line is
+			// fixed up after the report is read.
+			manifest = b
+			continue
+		}
+		files = append(files, [2]string{h.Name, string(b)})
+	}
+	var m bundle.Manifest
+	if err := json.Unmarshal(manifest, &m); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	for i, f := range m.Files {
+		if strings.HasSuffix(f.Path, "report.json") {
+			m.Files[i].SHA256, m.Files[i].Size = hex.EncodeToString(sum[:]), int64(len(body))
+		}
+	}
+	manifest, _ = json.MarshalIndent(m, "", "  ")
+	for _, f := range append([][2]string{{bundle.ManifestName, string(manifest)}}, files...) {
+		tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(f[1]))
+	}
+	tw.Close()
+	gw.Close()
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func TestVerifyAgreesWithTheBundle(t *testing.T) {
-	out, err := command(t, t.TempDir(), "verify", writeBundle(t, false)).CombinedOutput()
-	for _, want := range []string{"every sum matches the manifest", "BROKEN", "leader/only-holder-writes", "0 differ", "its verdicts stand: the subject did not pass"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("missing %q in:\n%s", want, out)
+// Each bad bundle is refused with one line naming the file and what is
+// wrong, and a non-zero exit.
+func TestVerifyRefuses(t *testing.T) {
+	good, digest := writeBundle(t, false, runStarted, bundleRun{})
+	data, _ := os.ReadFile(good)
+	truncated := filepath.Join(t.TempDir(), "truncated.tar.gz")
+	os.WriteFile(truncated, data[:len(data)*2/3], 0o644)
+	noEvidence, _ := writeBundle(t, false, runStarted, bundleRun{drop: followerSpec})
+	stale, _ := writeBundle(t, false, time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC), bundleRun{})
+	staleEvidence, _ := writeBundle(t, false, time.Date(2026, 11, 23, 12, 30, 0, 0, time.UTC), bundleRun{})
+	// The passed spec's report says its one-writer invariant broke; its
+	// evidence says it held.
+	forged, _ := writeBundle(t, false, runStarted, bundleRun{report: func(reps []types.Report) {
+		for i, s := range reps[0].SpecReports {
+			if s.LeafNodeText != strings.TrimPrefix(followerSpec, "A leader-elected manager ") {
+				continue
+			}
+			for j, e := range s.ReportEntries {
+				if e.Name == verdict.EntryName && strings.Contains(e.Value.AsJSON, `"leader/only-holder-writes"`) {
+					reps[0].SpecReports[i].ReportEntries[j].Value = types.WrapEntryValue(json.RawMessage(strings.Replace(e.Value.AsJSON, `"outcome":"held"`, `"outcome":"broken"`, 1)))
+				}
+			}
+		}
+	}})
+	// The report and its line in the manifest edited together, leaving
+	// every verdict as it was.
+	edited := rewriteBundle(t, good, func(report []byte) []byte {
+		return bytes.Replace(report, []byte(`"SuiteDescription":"Leader election"`), []byte(`"SuiteDescription":"Leader election, edited"`), 1)
+	})
+	wrong := fmt.Sprintf("%x", sha256.Sum256([]byte("another bundle")))
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"a bundle that claims a pass": {[]string{mustBundle(writeBundle(t, true, runStarted, bundleRun{}))}, "the manifest says passed=true, its reports say passed=false"},
+		"a truncated bundle":          {[]string{truncated}, "truncated.tar.gz: truncated or corrupt"},
+		"no bundle":                   {[]string{"/nonexistent/b.tar.gz"}, "no such file"},
+		"a passed spec with no evidence": {[]string{noEvidence}, fmt.Sprintf("spec %q (passed) recorded evidence/complete held and kept no evidence: %s/%s/evidence.json is missing",
+			followerSpec, runDir, testenv.ArtifactsFolder(followerSpec))},
+		"a report older than its run":   {[]string{stale}, runDir + "/report.json: the report's run began 2026-11-23 12:55:12.882 UTC, before this bundle's run began 2026-11-23 13:00:00.000 UTC"},
+		"evidence older than its run":   {[]string{staleEvidence}, "/evidence.json: the spec began 2026-11-23 12:24:09.613 UTC, before this bundle's run began"},
+		"a verdict its evidence denies": {[]string{forged}, "1 verdict(s) differ from the evidence they were judged from"},
+		"a wrong digest":                {[]string{"--digest", wrong, good}, "conformance.tar.gz: its manifest.json has sha256 " + digest + ", not the published " + wrong},
+		"report and manifest edited":    {[]string{"--digest", digest, edited}, "edited.tar.gz: its manifest.json has sha256"},
+		"not a digest":                  {[]string{"--digest", "abc", good}, `--digest "abc" is not a sha256`},
+		"two bundles":                   {[]string{good, good}, "verify takes one bundle"},
+	} {
+		out, stderr, err := verify(t, tc.args...)
+		first, _, usage := strings.Cut(stderr, "\n\nusage:")
+		if err == nil || !strings.Contains(first, tc.want) || strings.Count(strings.TrimSpace(first), "\n") > 0 || usage != (name == "two bundles") {
+			t.Errorf("%s: err=%v, want one line with %q, got:\n%s", name, err, tc.want, stderr)
+		}
+		if strings.Contains(out, "verdicts stand") {
+			t.Errorf("%s: verify says the verdicts stand:\n%s", name, out)
 		}
 	}
-	if err != nil {
-		t.Errorf("verify: %v\n%s", err, out)
+	// Without the digest, the edited archive is consistent with its own
+	// manifest: only the digest published apart catches it.
+	if out, stderr, err := verify(t, edited); err != nil || !strings.Contains(out, "Leader election, edited") {
+		t.Errorf("the edited bundle without --digest: err=%v, want it to pass, edited:\n%s%s", err, out, stderr)
 	}
 }
 
-func TestVerifyRefuses(t *testing.T) {
-	tampered := writeBundle(t, false)
-	data, _ := os.ReadFile(tampered)
-	truncated := filepath.Join(t.TempDir(), "truncated.tar.gz")
-	os.WriteFile(truncated, data[:len(data)*2/3], 0o644)
-	for name, tc := range map[string]struct{ path, want string }{
-		"a bundle that claims a pass": {writeBundle(t, true), "the manifest says passed=true, its reports say passed=false"},
-		"a truncated bundle":          {truncated, "truncated.tar.gz: truncated or corrupt"},
-		"no bundle":                   {"/nonexistent/b.tar.gz", "no such file"},
-	} {
-		out, err := command(t, t.TempDir(), "verify", tc.path).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), tc.want) {
-			t.Errorf("%s: err=%v, want %q in:\n%s", name, err, tc.want, out)
-		}
-	}
-}
+func mustBundle(path, _ string) string { return path }

@@ -18,15 +18,21 @@ import (
 	"time"
 )
 
-// Format is the bundle format this steadystate writes and reads.
-const Format = 1
+// Format is the bundle format this steadystate writes and reads. Format
+// 2 keeps every spec's evidence, passed or not, and the run's start; a
+// format 1 bundle kept only failing specs' evidence, so its passing
+// verdicts cannot be re-judged, and it is refused.
+const Format = 2
 
 // ManifestName is the manifest's path in a bundle.
 const ManifestName = "manifest.json"
 
 // Manifest describes a bundle: what ran, where, and every file's sum.
 type Manifest struct {
-	Format  int       `json:"format"`
+	Format int `json:"format"`
+	// Started is when the run began: every report and evidence file of
+	// the bundle is from after it. Created is when the bundle was written.
+	Started time.Time `json:"started"`
 	Created time.Time `json:"created"`
 	// Steadystate is the version (module version and commit) that ran.
 	Steadystate string `json:"steadystate"`
@@ -42,6 +48,11 @@ type Manifest struct {
 	// Passed says whether every spec of every suite passed.
 	Passed bool   `json:"passed"`
 	Files  []File `json:"files"`
+	// Digest is the sha256 (hex) of manifest.json as the bundle holds
+	// it, set by Write and Open, never stored: the manifest holds every
+	// other file's sum, so this one figure, published apart from the
+	// bundle, pins all of it (CheckDigest).
+	Digest string `json:"-"`
 }
 
 // File is one file of a bundle and its sum.
@@ -90,6 +101,7 @@ func Write(out, dir string, m Manifest, skip func(rel string) bool) (Manifest, e
 	if err != nil {
 		return m, err
 	}
+	m.Digest = digest(manifest)
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".bundle-*.tar.gz")
 	if err != nil {
 		return m, fmt.Errorf("write %s: %w", out, err)
@@ -109,6 +121,11 @@ func Write(out, dir string, m Manifest, skip func(rel string) bool) (Manifest, e
 		return m, fmt.Errorf("write %s: %w", out, err)
 	}
 	return m, nil
+}
+
+func digest(manifest []byte) string {
+	h := sha256.Sum256(manifest)
+	return hex.EncodeToString(h[:])
 }
 
 func sum(p string) (File, error) {
@@ -221,7 +238,12 @@ func Open(p, dst string) (Manifest, error) {
 		return bad("bundle format %d; this steadystate reads up to %d: use a newer steadystate", m.Format, Format)
 	case m.Format < 1:
 		return bad("%s has no format: not a steadystate results bundle", ManifestName)
+	case m.Format < Format:
+		return bad("bundle format %d, from an older steadystate that kept only failing specs' evidence: its passing verdicts cannot be re-judged; run steadystate conform again", m.Format)
+	case m.Started.IsZero():
+		return bad("%s has no run start (started): not a bundle steadystate conform wrote", ManifestName)
 	}
+	m.Digest = digest(manifest)
 	for _, want := range m.Files {
 		have, ok := got[want.Path]
 		switch {
@@ -236,4 +258,20 @@ func Open(p, dst string) (Manifest, error) {
 		return bad("%s is in the bundle but not in the manifest", extra[0])
 	}
 	return m, nil
+}
+
+// CheckDigest checks the bundle p, opened as m, against want, its
+// manifest's sha256 as published apart from the bundle (conform prints
+// it): a bundle whose files were edited together with their sums in the
+// manifest passes Open, and fails here.
+func CheckDigest(p string, m Manifest, want string) error {
+	given := want
+	want = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(want), "sha256:"))
+	if b, err := hex.DecodeString(want); err != nil || len(b) != sha256.Size {
+		return fmt.Errorf("--digest %q is not a sha256 (64 hex digits): give the manifest digest steadystate conform printed for the bundle", given)
+	}
+	if m.Digest != want {
+		return fmt.Errorf("%w: %s: its %s has sha256 %s, not the published %s: the bundle was changed after it was written, or the digest is another bundle's", ErrInvalid, p, ManifestName, m.Digest, want)
+	}
+	return nil
 }

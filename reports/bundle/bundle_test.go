@@ -3,7 +3,11 @@ package bundle
 import (
 	"archive/tar"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,7 +38,7 @@ func run(t *testing.T) string {
 func write(t *testing.T) (string, Manifest) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	m, err := Write(out, run(t), Manifest{Created: time.Unix(0, 0).UTC(), Provider: "local", Subject: "subject/subject.yaml"},
+	m, err := Write(out, run(t), Manifest{Started: time.Unix(0, 0).UTC(), Created: time.Unix(60, 0).UTC(), Provider: "local", Subject: "subject/subject.yaml"},
 		func(rel string) bool { return rel == "bin" })
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +146,86 @@ func TestOpenRefusesBadBundles(t *testing.T) {
 		}, nil), "no manifest.json: not a steadystate results bundle"},
 		"newer": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
 			if h.Name == ManifestName {
-				return []byte(strings.Replace(string(b), `"format": 1`, `"format": 7`, 1))
+				return []byte(strings.Replace(string(b), `"format": 2`, `"format": 7`, 1))
 			}
 			return b
-		}, nil), "bundle format 7; this steadystate reads up to 1"},
+		}, nil), "bundle format 7; this steadystate reads up to 2"},
+		"older": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if h.Name == ManifestName {
+				return []byte(strings.Replace(string(b), `"format": 2`, `"format": 1`, 1))
+			}
+			return b
+		}, nil), "bundle format 1, from an older steadystate that kept only failing specs' evidence"},
+		"no run start": {rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+			if h.Name == ManifestName {
+				return []byte(strings.Replace(string(b), `"started": "1970-01-01T00:00:00Z"`, `"started": "0001-01-01T00:00:00Z"`, 1))
+			}
+			return b
+		}, nil), "manifest.json has no run start"},
 	} {
 		_, err := Open(tc.path, t.TempDir())
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q naming the bundle", name, err, tc.want)
+		}
+	}
+}
+
+// A report edited together with its line in the manifest passes Open (the
+// sums vouch for themselves) and fails the check against the digest
+// published apart from the bundle.
+func TestDigestCatchesAnArchiveEditedWhole(t *testing.T) {
+	good, written := write(t)
+	if len(written.Digest) != 64 {
+		t.Fatalf("Write's digest %q: want a sha256", written.Digest)
+	}
+	forged := []byte(`[{"forged":true}]`)
+	sum := sha256.Sum256(forged)
+	edited := rewrite(t, good, func(h *tar.Header, b []byte) []byte {
+		switch {
+		case strings.HasSuffix(h.Name, "report.json"):
+			return forged
+		case h.Name == ManifestName:
+			var m Manifest
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range m.Files {
+				if strings.HasSuffix(f.Path, "report.json") {
+					m.Files[i].SHA256, m.Files[i].Size = hex.EncodeToString(sum[:]), int64(len(forged))
+				}
+			}
+			b, _ = json.MarshalIndent(m, "", "  ")
+		}
+		return b
+	}, nil)
+	m, err := Open(edited, t.TempDir())
+	if err != nil {
+		t.Fatalf("the edited bundle is consistent with its own manifest, Open should pass: %v", err)
+	}
+	err = CheckDigest(edited, m, written.Digest)
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), edited) || !strings.Contains(err.Error(), "not the published "+written.Digest) {
+		t.Errorf("CheckDigest of the edited bundle: %v", err)
+	}
+	m, err = Open(good, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{written.Digest, "sha256:" + strings.ToUpper(written.Digest)} {
+		if err := CheckDigest(good, m, d); err != nil {
+			t.Errorf("CheckDigest(%s) of the bundle as written: %v", d, err)
+		}
+	}
+}
+
+func TestCheckDigestRefusesWhatIsNotADigest(t *testing.T) {
+	good, _ := write(t)
+	m, err := Open(good, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"", "abc", strings.Repeat("z", 64), fmt.Sprintf("%x", sha256.Sum224(nil))} {
+		if err := CheckDigest(good, m, d); err == nil || !strings.Contains(err.Error(), "is not a sha256 (64 hex digits)") {
+			t.Errorf("digest %q: %v", d, err)
 		}
 	}
 }

@@ -38,7 +38,15 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excusedCreates(e, p.Events()))
+		excused, err := excusedCreates(e, p.Events())
+		if err != nil {
+			return err
+		}
+		err = NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excused)
+		if errors.Is(err, oracle.ErrNotEvaluated) {
+			return fmt.Errorf("%w (fact %q is %q, history %q)", err, FactReplicasPath, path, HistoryWorkload)
+		}
+		return err
 	},
 	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
 	catalog.LostStormHappened.ID:        stormHappened,
@@ -68,7 +76,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.ExploreStepsActed.ID:        StepsActed,
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		key, lease := r.fact(FactLease), r.history(HistoryLease)
+		key, lease, _ := r.fact(FactLease), r.history(HistoryLease), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -100,6 +108,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			}
 			return BlockHeld(h, strings.Split(keys, ","))
 		}
+		if _, byName := e.Facts[FactExternalName]; !byName {
+			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
+		}
 		name, ops := r.fact(FactExternalName), r.ops()
 		if err := r.missing(); err != nil {
 			return err
@@ -126,7 +137,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		res := r.fact(FactResource)
+		res, _ := r.fact(FactResource), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -230,6 +241,16 @@ func (r *reader) proxy(identity string) evidence.ProxyLog {
 	return p
 }
 
+// proxyLogs are the replicas' proxy logs, in the order of their
+// identities: a judge of what the subject requested or saw needs at least
+// one (with none, nothing is known of it, which is not "nothing").
+func (r *reader) proxyLogs() []evidence.ProxyLog {
+	if len(r.e.Proxies) == 0 {
+		r.keep(fmt.Errorf("the replicas' proxy logs: %w", evidence.ErrMissing))
+	}
+	return proxyLogs(r.e)
+}
+
 func (r *reader) ops() []Op {
 	var ops []Op
 	r.keep(r.e.Log(LogExternal, &ops))
@@ -257,13 +278,27 @@ func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) err
 }
 
 // excusedCreates are the pods no-overshoot excuses (ExcusedCreates): none
-// when the evidence names no expectation timeout or has no proxy logs.
-func excusedCreates(e *evidence.Evidence, pods []oracle.Event) map[string]string {
-	timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
-	if err != nil {
-		return nil
+// when the evidence names no expectation timeout. A timeout with no proxy
+// logs to tell what the subject saw and created leaves the property not
+// evaluated.
+func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (*Excused, error) {
+	v, ok := e.Facts[FactExpectationTimeout]
+	if !ok {
+		return nil, nil
 	}
-	return ExcusedCreates(UnseenCreates(pods, proxyLogs(e)), timeout)
+	timeout, err := time.ParseDuration(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactExpectationTimeout, err)
+	}
+	if timeout <= 0 {
+		return nil, nil
+	}
+	r := read(e)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return nil, err
+	}
+	return ExcusedCreates(UnseenCreates(pods, logs), timeout, e.End), nil
 }
 
 func requests(e *evidence.Evidence) map[string][]proxy.Request {
@@ -290,4 +325,30 @@ func pausedPath(e *evidence.Evidence) string {
 		return p
 	}
 	return DefaultPausedPath
+}
+
+// BoundText is the bound property id was judged against on e, for its
+// record's figures ("bound") and the summaries that print them: the
+// excusal cap of no-overshoot and the start cap of deleting-status. Empty
+// for the other properties (a convergence records its own bound) and
+// when e lacks the facts that set it.
+func BoundText(id string, e *evidence.Evidence) string {
+	switch id {
+	case catalog.LostNoOvershoot.ID:
+		if _, ok := e.Facts[FactExpectationTimeout]; !ok {
+			return ""
+		}
+		timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
+		if err != nil || timeout <= 0 {
+			return "spec.replicas, nothing excused (no expectation timeout)"
+		}
+		return fmt.Sprintf("spec.replicas; excused: the subject's own creates made while a pod stayed unseen past the %s expectation timeout, until %s after it was seen", timeout, timeout)
+	case catalog.FgDeletingStatus.ID:
+		window, err := time.ParseDuration(e.Facts[FactWindow])
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf("T=%s W=%s from the later of the delete, the recovery and the subject's first sight of the delete (at most %s after them)", DeletingWithin, window, ReflectorBackoff)
+	}
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
@@ -23,9 +24,12 @@ type ReplicasOf func(e oracle.Event) (int64, bool)
 // fails at the first moment more pods were live than spec.replicas. After
 // a scale-down the old limit holds until the pods above it are gone. An
 // excess is excused while every pod beyond the limit (the newest live
-// ones) is in excused (ExcusedCreates); it may last until the controller
-// removes it, whether it converges is judged apart.
-func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map[string]string) error {
+// ones) is in excused (ExcusedCreates) and its excusal has not ended; one
+// that outlasts its excusal (Excusal.Until), checked up to excused.End,
+// is an overshoot when the excusal ends. A workload history
+// where replicas never resolves gives no limit to judge against: the
+// property is not evaluated.
+func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused *Excused) error {
 	type step struct {
 		e        oracle.Event
 		rv       int64
@@ -39,9 +43,26 @@ func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map
 		steps = append(steps, step{e, e.Revision(), false})
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.rv, b.rv) })
+	if !slices.ContainsFunc(workload, func(e oracle.Event) bool { _, ok := replicas(e); return ok }) {
+		return fmt.Errorf("%w: the workload's desired replicas never resolve in its %d recorded event(s): no limit to judge the pods against", oracle.ErrNotEvaluated, len(workload))
+	}
 	live := map[string]int64{} // by key: the revision that made it
 	var limit, pending int64 = -1, -1
+	// excess is an overshoot at the end of the excusals of the pods now
+	// beyond the limit, when it comes before next.
+	excess := func(next time.Time, after string) error {
+		if limit < 0 || int64(len(live)) <= limit {
+			return nil
+		}
+		if ends := excusalEnd(live, limit, excused); !ends.IsZero() && ends.Before(next) {
+			return oracle.BrokeAt(ends, fmt.Errorf("%w: %d pods live for spec.replicas=%d when the excusal of the pods beyond it ended (%s)", ErrOvershoot, len(live), limit, after))
+		}
+		return nil
+	}
 	for _, s := range steps {
+		if err := excess(s.e.At, fmt.Sprintf("before %s %s", s.e.Type, s.e.Key)); err != nil {
+			return err
+		}
 		if s.workload {
 			if n, ok := replicas(s.e); ok && s.e.Type != "DELETED" {
 				switch {
@@ -62,26 +83,51 @@ func NoOvershoot(workload, pods []oracle.Event, replicas ReplicasOf, excused map
 		if pending >= 0 && int64(len(live)) <= pending {
 			limit, pending = pending, -1
 		}
-		if limit >= 0 && int64(len(live)) > limit && !allExcused(live, limit, excused) {
+		if limit >= 0 && int64(len(live)) > limit && !allExcused(live, limit, excused, s.e.At) {
 			return oracle.BrokeAt(s.e.At, fmt.Errorf("%w: %d pods live for spec.replicas=%d after %s %s (rv %d)", ErrOvershoot, len(live), limit, s.e.Type, s.e.Key, s.rv))
 		}
+	}
+	if excused != nil && !excused.End.IsZero() {
+		return excess(excused.End, "the last recorded change before it")
 	}
 	return nil
 }
 
-// allExcused reports whether every live pod beyond limit, the newest by
-// the revision that made them, is excused.
-func allExcused(live map[string]int64, limit int64, excused map[string]string) bool {
-	if len(excused) == 0 {
+// beyond are the live pods beyond limit, the newest by the revision that
+// made them.
+func beyond(live map[string]int64, limit int64) []string {
+	keys := slices.SortedFunc(maps.Keys(live), func(a, b string) int { return cmp.Compare(live[b], live[a]) })
+	return keys[:int64(len(keys))-limit]
+}
+
+// allExcused reports whether every live pod beyond limit is excused at t.
+func allExcused(live map[string]int64, limit int64, excused *Excused, t time.Time) bool {
+	if excused == nil || len(excused.Pods) == 0 {
 		return false
 	}
-	keys := slices.SortedFunc(maps.Keys(live), func(a, b string) int { return cmp.Compare(live[b], live[a]) })
-	for _, k := range keys[:int64(len(keys))-limit] {
-		if _, ok := excused[k]; !ok {
+	for _, k := range beyond(live, limit) {
+		if x, ok := excused.Pods[k]; !ok || t.After(x.Until) {
 			return false
 		}
 	}
 	return true
+}
+
+// excusalEnd is when the excusal of the pods beyond limit ends (the
+// earliest of their caps), zero when not all of them are excused.
+func excusalEnd(live map[string]int64, limit int64, excused *Excused) time.Time {
+	if excused == nil {
+		return time.Time{}
+	}
+	var end time.Time
+	for _, k := range beyond(live, limit) {
+		x, ok := excused.Pods[k]
+		if !ok {
+			return time.Time{}
+		}
+		end = earlier(end, x.Until)
+	}
+	return end
 }
 
 // SpecReplicas reads the desired replicas of the workload key at a dotted

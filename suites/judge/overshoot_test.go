@@ -12,7 +12,8 @@ import (
 )
 
 // history builds events "W3" (workload spec.replicas=3), "+a" (pod a
-// created), "-a" (pod a deleted), with resource versions in order.
+// created), "-a" (pod a deleted), one a second, with resource versions in
+// order; "." is a second with no change.
 func history(steps ...string) (workload, pods []oracle.Event) {
 	at := time.Unix(100, 0)
 	for i, s := range steps {

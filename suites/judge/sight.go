@@ -72,16 +72,27 @@ func earlier(a, b time.Time) time.Time {
 	return a
 }
 
+// ReflectorBackoff is the most a first sight moves the start of what a
+// subject owes for a delete (seenFrom): one wait of client-go's
+// reflector between failed lists and watches. Its default backoff
+// (k8s.io/client-go tools/cache/reflector.go, v0.36) starts at
+// 800 ms, doubles, is capped at 30 s and jittered by a factor of 1.0, so
+// a single wait is below 60 s ("backoff will stop at [30,60) sec
+// interval"). A sight later than that after the recovery is not a client
+// waiting out one backoff after the fault, and excuses nothing.
+const ReflectorBackoff = 60 * time.Second
+
 // seenFrom is when a subject owes what it owes for the deletion of the
 // object key, deleted at deleted: owed (the later of the delete and the
-// recovery), or, when later, the moment the subject first saw the object
-// deleting (FirstSight from the delete, of its first deleting state). A
-// fault can leave a client blind after its recovery: client-go's
-// reflector, after the failed lists and watches a fault causes, waits out
-// an exponential backoff (up to 30 s) before it lists again, and the
-// subject cannot act on a delete it has not seen. When it never saw the
-// delete, owed stays as it is: a subject that never looks again is
-// judged, not excused.
+// recovery), or, when later by at most ReflectorBackoff, the moment the
+// subject first saw the object deleting (FirstSight from the delete, of
+// its first deleting state). A fault can leave a client blind after its
+// recovery: client-go's reflector, after the failed lists and watches a
+// fault causes, waits out an exponential backoff (up to 60 s with its
+// jitter) before it lists again, and the subject cannot act on a delete
+// it has not seen. When it never saw the delete, or first saw it more
+// than one backoff after owed, owed stays as it is: a subject that never
+// looks again, or looks only much later, is judged, not excused.
 func seenFrom(e *evidence.Evidence, h *oracle.History, key string, deleted, owed time.Time) time.Time {
 	kind, rv := "", ""
 	for _, ev := range h.Events() {
@@ -96,7 +107,7 @@ func seenFrom(e *evidence.Evidence, h *oracle.History, key string, deleted, owed
 			break
 		}
 	}
-	if seen := FirstSight(proxyLogs(e), kind, key, deleted, rv); seen.After(owed) {
+	if seen := FirstSight(proxyLogs(e), kind, key, deleted, rv); seen.After(owed) && !seen.After(owed.Add(ReflectorBackoff)) {
 		return seen
 	}
 	return owed

@@ -92,3 +92,29 @@ func TestDeletingStatusFromFirstSight(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The start moves at most one reflector backoff: a first sight later than
+// that after the recovery does not move it, and the status owed from the
+// recovery is late.
+func TestFirstSightBeyondTheBackoffCapMovesNothing(t *testing.T) {
+	// Deleted at 0.5s, recovered at 3s, first listed again at 9s or at
+	// 63.5s; Deleting shown at once after the list.
+	judge := Offline[catalog.FgDeletingStatus.ID]
+	for _, tc := range []struct {
+		name   string
+		listAt time.Duration
+		lied   bool
+	}{
+		{"listed again 6s after the recovery", 9 * time.Second, false},
+		{"answered just within the cap, 59.91s after", 62900 * time.Millisecond, false},
+		{"listed again 60.5s after", 63500 * time.Millisecond, true},
+	} {
+		shown := int((tc.listAt + 500*time.Millisecond) / (500 * time.Millisecond))
+		e := claimEvidence("AL"+strings.Repeat("L", shown-2)+"DDDDDD-", 3*time.Second)
+		e.End = c0.Add(tc.listAt + 5*time.Second)
+		e.Proxies = map[string]evidence.ProxyLog{"subject-0": claimProxyLog(request(2, "list", "databases", "", tc.listAt))}
+		if err := judge(e); tc.lied != errors.Is(err, ErrStatusLied) || (!tc.lied && err != nil) {
+			t.Errorf("%s: %v, want lied=%v", tc.name, err, tc.lied)
+		}
+	}
+}

@@ -77,13 +77,22 @@ func KeepLog(name string, read func() (any, error)) { specEvidence().KeepLog(nam
 
 // Judged is the check of a property that judge.Offline judges from
 // evidence: the same function `steadystate validate` runs offline, here on
-// the current spec's evidence as recorded so far.
+// the current spec's evidence as recorded so far. The bound it judged
+// against, when the judge names one (judge.BoundText), is the record's
+// "bound" figure.
 func Judged(p verdict.Property) oracle.Check {
 	j, ok := judge.Offline[p.ID]
 	if !ok {
 		Fail("no offline judge for property " + p.ID)
 	}
-	return oracle.Check{Property: p, Run: func() error { return j(specEvidence().Snapshot()) }}
+	fig := oracle.Figures{}
+	return oracle.Check{Property: p, Figures: fig, Run: func() error {
+		e := specEvidence().Snapshot()
+		if b := judge.BoundText(p.ID, e); b != "" {
+			fig["bound"] = b
+		}
+		return j(e)
+	}}
 }
 
 // Await records b as the bound of convergence property p (the fact

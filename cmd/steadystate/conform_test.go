@@ -1,0 +1,19 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// Every suite conform runs keeps every spec's evidence, passed or not:
+// verify re-judges them all from it.
+func TestConformKeepsEverySpecsEvidence(t *testing.T) {
+	t.Setenv("ARTIFACTS", t.TempDir())
+	c, err := conformConfigFrom([]string{"--subject", "../../fixtures/subjects/replicaset.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(c.run.env, "STEADYSTATE_KEEP_EVIDENCE=1") {
+		t.Errorf("the suites' environment %q does not keep every spec's evidence", c.run.env)
+	}
+}
