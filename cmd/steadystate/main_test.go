@@ -196,6 +196,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 1, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},
 		{[]string{"explore", "--subject", "leader", "--replay", "../../suites/explore/testdata/lost-create.yaml"}, nil, 1, "subject leader has no capability scalableWorkload that exploration drives: it has leaderElected"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
+		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=controller-runtime-v0.17.2"}, 1, "upstream cell controller-runtime-v0.17.2 (seed 004, the release with the bug) cannot run without controller-runtime-v0.17.3"},
 		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
 		{[]string{"upstream"}, []string{"UPSTREAM_DIR=" + t.TempDir()}, 1, "needs release cluster-api@v1.9.4, which is not built in"},
 		{[]string{"upstream-bins", "kruise@v9"}, nil, 2, `"kruise@v9" is not an upstream release; known: controller-runtime@v0.17.2,`},

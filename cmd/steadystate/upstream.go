@@ -127,36 +127,9 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	// The suites read the releases from the folder checked here, even
 	// when UPSTREAM_DIR was given relative to this folder.
 	cfg.run.env = append(cfg.run.env, "UPSTREAM_DIR="+cfg.dir)
-	builder := upstream.Builder{Dir: cfg.dir}
-	var cells []reports.Cell
-	for _, c := range upstream.Cells {
-		if cfg.cells != nil && !slices.Contains(cfg.cells, c.Subject) {
-			continue
-		}
-		for _, name := range c.Releases {
-			r, _ := upstream.Lookup(name)
-			if _, ok := builder.Built(r); !ok {
-				return fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
-			}
-		}
-		m, err := c.Matrix(root)
-		if err != nil {
-			return err
-		}
-		if cfg.run.provider == "kind" {
-			f, err := subjectfile.Load(m.SubjectFile, subjectfile.Options{UpstreamDir: cfg.dir})
-			if err != nil {
-				return err
-			}
-			if f.Run.Pod == nil {
-				if cfg.cells != nil {
-					return fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave it out of UPSTREAM_CELLS, or use PROVIDER=local", c.Subject)
-				}
-				fmt.Fprintf(stderr, "upstream: cell %s left out on kind: its subject file has no run.pod (it runs on PROVIDER=local)\n", c.Subject)
-				continue
-			}
-		}
-		cells = append(cells, m)
+	cells, err := cfg.matrix(root)
+	if err != nil {
+		return err
 	}
 	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
@@ -166,4 +139,39 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("the upstream matrix failed: a release with the fix did not pass, or a release with the bug did not break exactly its seed's properties every time")
 	}
 	return nil
+}
+
+// matrix is the selected cells as matrix cells, each expecting what its
+// subject file binds. It refuses a matrix that could pass without showing
+// anything: no cell, half a seed's pair, or a cell that cannot run where
+// the matrix runs.
+func (cfg upstreamConfig) matrix(root string) ([]reports.Cell, error) {
+	var selected []upstream.Cell
+	for _, c := range upstream.Cells {
+		if cfg.cells == nil || slices.Contains(cfg.cells, c.Subject) {
+			selected = append(selected, c)
+		}
+	}
+	if err := upstream.Check(selected); err != nil {
+		return nil, err
+	}
+	builder := upstream.Builder{Dir: cfg.dir}
+	var cells []reports.Cell
+	for _, c := range selected {
+		for _, name := range c.Releases {
+			r, _ := upstream.Lookup(name)
+			if _, ok := builder.Built(r); !ok {
+				return nil, fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
+			}
+		}
+		m, f, err := c.Matrix(root, subjectfile.Options{UpstreamDir: cfg.dir})
+		if err != nil {
+			return nil, err
+		}
+		if cfg.run.provider == "kind" && f.Run.Pod == nil {
+			return nil, fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave its seed's cells out of the selection, or run on local", c.Subject)
+		}
+		cells = append(cells, m)
+	}
+	return cells, nil
 }
