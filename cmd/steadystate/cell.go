@@ -27,7 +27,11 @@ type cellRun struct {
 	cell reports.Cell
 	// dir holds the run's artifacts and is the suite's working folder.
 	dir string
-	// env is added to this process's environment for the suite.
+	// identity are the suite's flags naming the cell: its subject, bug
+	// or subject file, its artifacts folder, its cluster.
+	identity []string
+	// env is added to this process's environment for the suite: the
+	// run's settings, not the cell.
 	env []string
 	// progress, when set, gets a line per spec started and per fault,
 	// and one every heartbeat while a spec runs.
@@ -47,15 +51,18 @@ func (m matrixRun) cellRun(c reports.Cell, dir string, worker int, stderr io.Wri
 	if c.Bug != nil {
 		bug = c.Bug.Name
 	}
-	env := []string{"SUBJECT=" + c.Subject, "SUBJECT_BUG=" + bug, "SUBJECT_FILE=", "ARTIFACTS=" + dir, "REFCTL_BINARY=" + m.refctl}
+	subject := c.Subject
 	if c.SubjectFile != "" {
-		env = append(env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
+		subject, bug = "", ""
 	}
-	env = append(env, m.env...)
+	// Every one is given, empty or not: each replaces its variable, so
+	// nothing of this process's environment names another cell.
+	id := []string{"-steadystate.subject=" + subject, "-steadystate.bug=" + bug, "-steadystate.subject-file=" + c.SubjectFile,
+		"-steadystate.artifacts=" + dir, "-steadystate.refctl=" + m.refctl}
 	if m.provider == "kind" {
-		env = append(env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-%s-%d", m.name, worker))
+		id = append(id, fmt.Sprintf("-steadystate.kind-cluster=steadystate-%s-%d", m.name, worker))
 	}
-	r := cellRun{cell: c, dir: dir, env: env}
+	r := cellRun{cell: c, dir: dir, identity: id, env: m.env}
 	if m.progress {
 		r.progress = stderr
 	}
@@ -107,7 +114,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	report := filepath.Join(cr.dir, "report.json")
 	cmd := exec.Command(self, "suite", cr.cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
 		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
-	cmd.Args = append(cmd.Args, cr.args...)
+	cmd.Args = append(append(cmd.Args, cr.identity...), cr.args...)
 	cmd.Dir = cr.dir
 	cmd.Env = append(os.Environ(), cr.env...)
 	cmd.Stdout, cmd.Stderr = log, log

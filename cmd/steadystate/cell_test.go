@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -101,5 +103,26 @@ func TestReportOlderThanTheRunIsRefused(t *testing.T) {
 	}
 	if err := freshReport(report, started, nil, log); err != nil {
 		t.Errorf("a report written as the run started was refused: %v", err)
+	}
+}
+
+// TestCellIsPassedAsFlags: a run names its cell to the suite by flags,
+// each given even when empty, and adds only the run's settings to the
+// suite's environment.
+func TestCellIsPassedAsFlags(t *testing.T) {
+	m := matrixRun{name: "selftest", provider: "kind", refctl: "/bin/refctl", env: []string{"UPSTREAM_DIR=/up"}}
+	bug := &catalog.Bugs[0]
+	r := m.cellRun(reports.Cell{Suite: bug.Suite, Subject: bug.Subject, Bug: bug}, "/a/1", 2, nil)
+	want := []string{"-steadystate.subject=" + bug.Subject, "-steadystate.bug=" + bug.Name, "-steadystate.subject-file=",
+		"-steadystate.artifacts=/a/1", "-steadystate.refctl=/bin/refctl", "-steadystate.kind-cluster=steadystate-selftest-2"}
+	if !slices.Equal(r.identity, want) {
+		t.Errorf("identity %q, want %q", r.identity, want)
+	}
+	if !slices.Equal(r.env, []string{"UPSTREAM_DIR=/up"}) {
+		t.Errorf("environment %q, want the run's settings only", r.env)
+	}
+	r = m.cellRun(reports.Cell{Suite: "leader", Subject: "crmanager", SubjectFile: "/f/crmanager.yaml"}, "/a/2", 1, nil)
+	if !slices.Contains(r.identity, "-steadystate.subject=") || !slices.Contains(r.identity, "-steadystate.subject-file=/f/crmanager.yaml") {
+		t.Errorf("a subject file's cell: identity %q, want an empty subject and the file", r.identity)
 	}
 }
