@@ -82,15 +82,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// parsesFlags are the commands that parse their own flags, -h among them;
-// the others' -h is answered before they run.
-var parsesFlags = []string{"cluster", "selftest", "upstream", "conform", "explore", "suite"}
+// takeNoFlags are the commands that parse no flags: their -h is answered
+// before they run (the others answer it as they parse their flags).
+var takeNoFlags = []string{"report", "html", "junit", "verify", "validate", "catalog", "kube-bins", "upstream-bins"}
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command given", errUsage)
 	}
-	if !slices.Contains(parsesFlags, args[0]) && wantsHelp(args[1:]) {
+	if slices.Contains(takeNoFlags, args[0]) && wantsHelp(args[1:]) {
 		return flag.ErrHelp
 	}
 	switch args[0] {

@@ -163,6 +163,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		contains string
 	}{
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"frobnicate", "-h"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"cluster"}, nil, 2, "cluster needs up, down or status"},
 		{[]string{"cluster", "up", "--bogus"}, nil, 2, "flag provided but not defined: -bogus"},
 		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 1, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
