@@ -60,11 +60,12 @@ unit: kube-bins upstream-bins ## unit and integration tests (real control planes
 	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 $(UNIT_PKGS)
 
 # The summary and the JUnit come from Ginkgo's JSON report, also when a spec
-# failed; the target then fails with the suites' status.
+# failed; the target then fails with the suites' status. Every suite runs
+# (--keep-going) and is judged, whichever failed before it.
 e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
-	@status=0; $(WITH_CLUSTER_TOOLS) $(GINKGO) --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS) || status=$$?; \
+	@status=0; $(WITH_CLUSTER_TOOLS) $(GINKGO) --keep-going --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
 	  $(GO) run ./cmd/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
 	  $(GO) run ./cmd/steadystate html $(ARTIFACTS) || status=1; \

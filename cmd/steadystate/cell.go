@@ -7,8 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/internal/proc"
 
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -23,7 +27,11 @@ type cellRun struct {
 	cell reports.Cell
 	// dir holds the run's artifacts and is the suite's working folder.
 	dir string
-	// env is added to this process's environment for the suite.
+	// identity are the suite's flags naming the cell: its subject, bug
+	// or subject file, its artifacts folder, its cluster.
+	identity []string
+	// env is added to this process's environment for the suite: the
+	// run's settings, not the cell.
 	env []string
 	// progress, when set, gets a line per spec started and per fault,
 	// and one every heartbeat while a spec runs.
@@ -32,6 +40,9 @@ type cellRun struct {
 	statusOnly bool
 	// args are more flags for the suite.
 	args []string
+	// program runs the suite (`program suite NAME ...`); empty: this
+	// program.
+	program string
 }
 
 // cellRun describes a run of cell c in dir on worker w.
@@ -40,15 +51,18 @@ func (m matrixRun) cellRun(c reports.Cell, dir string, worker int, stderr io.Wri
 	if c.Bug != nil {
 		bug = c.Bug.Name
 	}
-	env := []string{"SUBJECT=" + c.Subject, "SUBJECT_BUG=" + bug, "SUBJECT_FILE=", "ARTIFACTS=" + dir, "REFCTL_BINARY=" + m.refctl}
+	subject := c.Subject
 	if c.SubjectFile != "" {
-		env = append(env, "SUBJECT=", "SUBJECT_BUG=", "SUBJECT_FILE="+c.SubjectFile)
+		subject, bug = "", ""
 	}
-	env = append(env, m.env...)
+	// Every one is given, empty or not: each replaces its variable, so
+	// nothing of this process's environment names another cell.
+	id := []string{"-steadystate.subject=" + subject, "-steadystate.bug=" + bug, "-steadystate.subject-file=" + c.SubjectFile,
+		"-steadystate.artifacts=" + dir, "-steadystate.refctl=" + m.refctl}
 	if m.provider == "kind" {
-		env = append(env, fmt.Sprintf("KIND_CLUSTER_NAME=steadystate-%s-%d", m.name, worker))
+		id = append(id, fmt.Sprintf("-steadystate.kind-cluster=steadystate-%s-%d", m.name, worker))
 	}
-	r := cellRun{cell: c, dir: dir, env: env}
+	r := cellRun{cell: c, dir: dir, identity: id, env: m.env}
 	if m.progress {
 		r.progress = stderr
 	}
@@ -66,18 +80,32 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 		run.Err = err.Error()
 		return run
 	}
+	// A fresh folder: nothing a previous run left (its report above
+	// all) can be read as this run's.
+	if err := os.RemoveAll(cr.dir); err != nil {
+		return fail(fmt.Errorf("empty the run's folder: %w", err))
+	}
 	if err := os.MkdirAll(cr.dir, 0o755); err != nil {
 		return fail(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fail(fmt.Errorf("find this program to run the suite with: %w", err))
+	self := cr.program
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return fail(fmt.Errorf("find this program to run the suite with: %w", err))
+		}
 	}
 	log, err := os.Create(filepath.Join(cr.dir, "ginkgo.log"))
 	if err != nil {
 		return fail(err)
 	}
 	defer log.Close()
+	// The log is created before the suite starts: a report older than
+	// it is not this run's (the file system's clock, not this process's).
+	opened, err := log.Stat()
+	if err != nil {
+		return fail(err)
+	}
 	events, events3, err := os.Pipe()
 	if err != nil {
 		return fail(err)
@@ -86,7 +114,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	report := filepath.Join(cr.dir, "report.json")
 	cmd := exec.Command(self, "suite", cr.cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
 		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
-	cmd.Args = append(cmd.Args, cr.args...)
+	cmd.Args = append(append(cmd.Args, cr.identity...), cr.args...)
 	cmd.Dir = cr.dir
 	cmd.Env = append(os.Environ(), cr.env...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -116,11 +144,16 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 			}
 		}
 	}()
-	_ = cmd.Wait() // the verdict comes from the report, not the exit code
+	// The verdict comes from the report, not the exit code; the exit
+	// status explains a missing report.
+	waitErr := cmd.Wait()
 	close(exited)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
 	<-followed
 	run.Took = time.Since(start)
+	if err := freshReport(report, opened.ModTime(), waitErr, log.Name()); err != nil {
+		return fail(err)
+	}
 	reps, err := verdict.ReadReport(report)
 	if err != nil {
 		return fail(fmt.Errorf("%v; see %s", err, log.Name()))
@@ -133,4 +166,30 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 		run.Specs = append(run.Specs, verdict.Specs(rep)...)
 	}
 	return run
+}
+
+// freshReport checks that the suite wrote its report during this run: a
+// report missing, or older than the run's log (created just before the
+// suite started), is an error naming how the suite exited and the last
+// lines of its log.
+func freshReport(report string, started time.Time, waitErr error, logPath string) error {
+	status := "exit status 0"
+	if waitErr != nil {
+		status = waitErr.Error()
+	}
+	why := ""
+	switch st, err := os.Stat(report); {
+	case err != nil:
+		why = "without writing its report " + filepath.Base(report)
+	case st.ModTime().Before(started):
+		why = fmt.Sprintf("and its report %s is older than the run (written %s, the run started %s)",
+			filepath.Base(report), st.ModTime().Format(time.RFC3339Nano), started.Format(time.RFC3339Nano))
+	default:
+		return nil
+	}
+	lines := strings.Split(proc.Tail(logPath, 3), "\n")
+	for i, l := range lines {
+		lines[i] = strconv.Quote(strings.TrimSpace(l))
+	}
+	return fmt.Errorf("the suite exited (%s) %s; last lines of its log: %s; see %s", status, why, strings.Join(lines, " / "), logPath)
 }

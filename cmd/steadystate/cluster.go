@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,17 +14,22 @@ import (
 )
 
 func clusterCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := newCommand("cluster", "cluster up|down|status [--name NAME]",
+		"up starts a local cluster (etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION)\n"+
+			"and keeps it up until Ctrl-C or 'cluster down'; down stops it; status shows whether it\n"+
+			"is up and how to reach it.")
+	name := cmd.fs.String("name", "steadystate", "the cluster's `NAME`")
+	if len(args) > 0 && wantsHelp(args[:1]) {
+		return helpRequest{cmd.help()}
+	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: cluster needs up, down or status", errUsage)
 	}
-	fs := flag.NewFlagSet("cluster "+args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported once, by main
-	name := fs.String("name", "steadystate", "cluster name")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+	if err := cmd.parse(args[1:]); err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	if cmd.fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, cmd.fs.Arg(0))
 	}
 	switch args[0] {
 	case "up":
@@ -128,7 +132,7 @@ func kubeBinsCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(args) > 0 {
 		return fmt.Errorf("%w: kube-bins takes no arguments (KUBE_VERSION picks the version)", errUsage)
 	}
-	b, err := local.BuildBinaries(ctx, os.Getenv("KUBE_VERSION"), stderr)
+	b, err := local.BuildBinaries(ctx, env().KubeVersion, stderr)
 	if err != nil {
 		return err
 	}

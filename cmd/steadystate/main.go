@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/steadystate-dev/steadystate/reports"
@@ -21,6 +23,7 @@ const usage = `usage:
   steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
   steadystate html DIR [OUT]                 write a run's report page (DIR/report.html): specs, timelines
   steadystate selftest                       run every suite against every reference subject mode
+                      [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
@@ -34,10 +37,12 @@ const usage = `usage:
   steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION from source
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
   steadystate upstream                       run the upstream releases with and without each bug
+                      [--cells C,...] [--repeat N] [--parallel N]
 
-Environment: KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; SELFTEST_SUITES,
-SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL for selftest; UPSTREAM_CELLS,
-UPSTREAM_REPEAT, UPSTREAM_PARALLEL for upstream (see docs/settings.md).
+Environment: PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; the defaults
+of selftest's flags: SELFTEST_SUITES, SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL;
+of upstream's: UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL (see docs/settings.md).
+'steadystate COMMAND -h' prints a command's usage and flags.
 `
 
 // errUsage marks errors caused by how the command was called.
@@ -47,11 +52,6 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) { // -h or --help on a command
-			fmt.Fprint(os.Stdout, usage)
-			stop()
-			os.Exit(0)
-		}
 		if errors.Is(err, errSuiteFailed) {
 			stop()
 			os.Exit(1)
@@ -67,9 +67,32 @@ func main() {
 	}
 }
 
+// run runs the command args name. -h or --help on a command prints its
+// usage and flags to stdout and succeeds.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, stdout, stderr)
+	if !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	var h helpRequest
+	if errors.As(err, &h) {
+		fmt.Fprint(stdout, h.text)
+	} else {
+		fmt.Fprint(stdout, commandUsage(args[0]))
+	}
+	return nil
+}
+
+// takeNoFlags are the commands that parse no flags: their -h is answered
+// before they run (the others answer it as they parse their flags).
+var takeNoFlags = []string{"report", "html", "junit", "verify", "validate", "catalog", "kube-bins", "upstream-bins"}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	if slices.Contains(takeNoFlags, args[0]) && wantsHelp(args[1:]) {
+		return flag.ErrHelp
 	}
 	switch args[0] {
 	case "cluster":
@@ -104,10 +127,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		reports.WriteCatalog(stdout)
 		return nil
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
 		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 	}
+}
+
+// commandUsage is the usage's lines of the command name, its flags
+// among them; the whole usage when it has none.
+func commandUsage(name string) string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(usage, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  steadystate "+name+" ") || line == "  steadystate "+name:
+			in = true
+		case in && !strings.HasPrefix(line, "    "):
+			in = false
+		}
+		if in {
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		return usage
+	}
+	return "usage:\n" + strings.Join(out, "\n") + "\n"
 }

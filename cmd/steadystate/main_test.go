@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -162,6 +163,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		contains string
 	}{
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"frobnicate", "-h"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"cluster"}, nil, 2, "cluster needs up, down or status"},
 		{[]string{"cluster", "up", "--bogus"}, nil, 2, "flag provided but not defined: -bogus"},
 		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 1, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
@@ -175,6 +177,12 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 1, `"nope" is not a suite of the matrix; valid: lostevents, leader, foreground, finalizer`},
 		{[]string{"selftest"}, []string{"SELFTEST_MODES=correct,strip-then-delet"}, 1, `"strip-then-delet" is not a mode of the catalog; valid: correct, expectations-never-expire`},
 		{[]string{"selftest"}, []string{"SELFTEST_PARALLEL=0"}, 1, `SELFTEST_PARALLEL="0" is not a positive number`},
+		{[]string{"selftest", "--suites", "lostevents,nope"}, nil, 1, `--suites="lostevents,nope": "nope" is not a suite of the matrix`},
+		{[]string{"selftest", "--modes", "correct", "--parallel", "0"}, nil, 1, `--parallel="0" is not a positive number`},
+		{[]string{"selftest", "--repeat"}, nil, 2, "flag needs an argument: -repeat"},
+		{[]string{"selftest", "extra"}, nil, 2, `selftest takes flags only (--suites, --modes, --repeat, --parallel), not "extra"`},
+		// A flag given wins over its variable, which is then not read.
+		{[]string{"selftest", "--suites", "leader", "--repeat", "2"}, []string{"SELFTEST_SUITES=nope", "SELFTEST_REPEAT=x"}, 1, "run it in the steadystate module's root folder"},
 		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},
 		{[]string{"conform"}, nil, 2, "conform needs --subject FILE"},
 		{[]string{"conform", "--subject", "s.yaml", "extra"}, nil, 2, `conform takes flags only (--subject FILE, --provider, --out), not "extra"`},
@@ -196,6 +204,9 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 1, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},
 		{[]string{"explore", "--subject", "leader", "--replay", "../../suites/explore/testdata/lost-create.yaml"}, nil, 1, "subject leader has no capability scalableWorkload that exploration drives: it has leaderElected"},
 		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
+		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=controller-runtime-v0.17.2"}, 1, "upstream cell controller-runtime-v0.17.2 (seed 004, the release with the bug) cannot run without controller-runtime-v0.17.3"},
+		{[]string{"upstream", "--cells", "controller-runtime-v0.17.3"}, []string{"UPSTREAM_CELLS=nope"}, 1, "upstream cell controller-runtime-v0.17.3 (seed 004, the release with the fix) cannot run without controller-runtime-v0.17.2"},
+		{[]string{"upstream", "--repeat", "0"}, nil, 1, `--repeat="0" is not a positive number`},
 		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
 		{[]string{"upstream"}, []string{"UPSTREAM_DIR=" + t.TempDir()}, 1, "needs release cluster-api@v1.9.4, which is not built in"},
 		{[]string{"upstream-bins", "kruise@v9"}, nil, 2, `"kruise@v9" is not an upstream release; known: controller-runtime@v0.17.2,`},
@@ -229,18 +240,53 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	}
 }
 
-// -h and --help on a command print the usage to stdout and succeed.
-func TestHelpIsNotAnError(t *testing.T) {
-	for _, args := range [][]string{{"explore", "--help"}, {"conform", "-h"}, {"cluster", "up", "--help"}} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			cmd := command(t, t.TempDir(), args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil || !strings.HasPrefix(string(out), "usage:") || stderr.Len() != 0 {
-				t.Errorf("err %v, stdout:\n%s\nstderr:\n%s\nwant the usage on stdout and nothing else", err, out, stderr.String())
+// TestEveryCommandHasHelp: every command of the usage, given -h or
+// --help, prints its usage with its flags to stdout, nothing to stderr,
+// and succeeds.
+func TestEveryCommandHasHelp(t *testing.T) {
+	flags := map[string][]string{
+		"selftest": {"-suites", "-modes", "-repeat", "-parallel", "SELFTEST_SUITES", "SELFTEST_PARALLEL"},
+		"upstream": {"-cells", "-repeat", "-parallel", "UPSTREAM_CELLS", "UPSTREAM_REPEAT"},
+		"cluster":  {"-name"},
+		"conform":  {"--subject", "--provider", "--out"},
+		"explore":  {"--subject", "--bug", "--budget", "--seed", "--capability", "--first", "--replay", "--repeat", "--shrink", "--confirm"},
+		"suite":    {"-steadystate.converge-timeout", "-steadystate.window", "-steadystate.recovery-margin", "-ginkgo."},
+	}
+	var names []string
+	for _, line := range strings.Split(usage, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  steadystate "); ok {
+			if name := strings.Fields(rest)[0]; !slices.Contains(names, name) {
+				names = append(names, name)
 			}
-		})
+		}
+	}
+	if len(names) < 14 {
+		t.Fatalf("found %d commands in the usage (%v): the test reads it wrong", len(names), names)
+	}
+	for _, name := range names {
+		for _, h := range []string{"-h", "--help"} {
+			args := []string{name, h}
+			if name == "cluster" && h == "--help" {
+				args = []string{name, "up", h}
+			}
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				cmd := command(t, t.TempDir(), args...)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil || stderr.Len() != 0 || !strings.HasPrefix(string(out), "usage:") {
+					t.Fatalf("err %v, stdout:\n%s\nstderr:\n%s\nwant the usage on stdout and nothing else", err, out, stderr.String())
+				}
+				if !strings.Contains(string(out), "steadystate "+name) {
+					t.Errorf("help of %s does not show how it is called:\n%s", name, out)
+				}
+				for _, f := range flags[name] {
+					if !strings.Contains(string(out), f) {
+						t.Errorf("help of %s does not list %s:\n%s", name, f, out)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -35,25 +35,50 @@ type matrixRun struct {
 // <prefix>_REPEAT (default 1) and <prefix>_PARALLEL (default parallel),
 // PROVIDER, and ARTIFACTS (the runs go below ARTIFACTS/<name>).
 func newMatrixRun(name, title, prefix string, parallel int) (matrixRun, error) {
-	m := matrixRun{name: name, title: title, repeat: 1, parallel: parallel, provider: os.Getenv("PROVIDER")}
-	for _, v := range []struct {
-		name string
-		dst  *int
-	}{{prefix + "_REPEAT", &m.repeat}, {prefix + "_PARALLEL", &m.parallel}} {
-		if s := os.Getenv(v.name); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				return m, fmt.Errorf("%s=%q is not a positive number", v.name, s)
-			}
-			*v.dst = n
+	e := env()
+	m := matrixRun{name: name, title: title, repeat: 1, parallel: parallel, provider: e.Provider}
+	var err error
+	if v := e.Matrix[prefix].Repeat; v != "" {
+		if m.repeat, err = positive(prefix+"_REPEAT", v); err != nil {
+			return m, err
 		}
 	}
-	artifacts := os.Getenv("ARTIFACTS")
-	if artifacts == "" {
-		artifacts = "_artifacts"
+	if v := e.Matrix[prefix].Parallel; v != "" {
+		if m.parallel, err = positive(prefix+"_PARALLEL", v); err != nil {
+			return m, err
+		}
 	}
-	var err error
-	m.root, err = filepath.Abs(filepath.Join(artifacts, name))
+	m.root, err = filepath.Abs(filepath.Join(e.Artifacts, name))
+	return m, err
+}
+
+// matrixFlags are a matrix command's --repeat and --parallel, whose
+// defaults are <prefix>_REPEAT and <prefix>_PARALLEL.
+type matrixFlags struct {
+	prefix           string
+	repeat, parallel string
+}
+
+// addMatrixFlags adds --repeat and --parallel to c; parallel is the
+// default when <prefix>_PARALLEL is not set.
+func addMatrixFlags(c flagCommand, prefix string, parallel int) *matrixFlags {
+	me := env().Matrix[prefix]
+	f := &matrixFlags{prefix: prefix, repeat: cmp.Or(me.Repeat, "1"), parallel: cmp.Or(me.Parallel, strconv.Itoa(parallel))}
+	c.fs.StringVar(&f.repeat, "repeat", f.repeat, "run each cell `N` times ("+prefix+"_REPEAT)")
+	c.fs.StringVar(&f.parallel, "parallel", f.parallel, "run `N` cells at a time, each with its own cluster ("+prefix+"_PARALLEL)")
+	return f
+}
+
+// matrixRun is the run the flags of c set up (see newMatrixRun).
+func (f *matrixFlags) matrixRun(c flagCommand, name, title string) (matrixRun, error) {
+	m, err := newMatrixRun(name, title, "", 1)
+	if err != nil {
+		return m, err
+	}
+	if m.repeat, err = positive(c.source("repeat", f.prefix+"_REPEAT"), f.repeat); err != nil {
+		return m, err
+	}
+	m.parallel, err = positive(c.source("parallel", f.prefix+"_PARALLEL"), f.parallel)
 	return m, err
 }
 

@@ -18,20 +18,34 @@ import (
 )
 
 // selftestConfig is the self-test's configuration, read once from the
-// environment.
+// flags, whose defaults are the environment's SELFTEST_* variables.
 type selftestConfig struct {
 	suites, modes []string
 	run           matrixRun
 }
 
-func selftestConfigFromEnv() (selftestConfig, error) {
+func selftestConfigFrom(args []string) (selftestConfig, error) {
 	var c selftestConfig
+	e := env()
 	parallel := 3
-	if os.Getenv("PROVIDER") == "kind" {
+	if e.Provider == "kind" {
 		parallel = 1 // each cell is a kind cluster: one at a time on small machines
 	}
+	cmd := newCommand("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
+		"Runs every suite against every reference subject mode (each cell with its own cluster, on\n"+
+			"PROVIDER) and fails unless every correct mode passed and every bug was caught on exactly\n"+
+			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
+	suitesFlag := cmd.fs.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
+	modesFlag := cmd.fs.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
+	mf := addMatrixFlags(cmd, "SELFTEST", parallel)
+	if err := cmd.parse(args); err != nil {
+		return c, err
+	}
+	if cmd.fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.fs.Arg(0))
+	}
 	var err error
-	if c.run, err = newMatrixRun("selftest", "self-test matrix", "SELFTEST", parallel); err != nil {
+	if c.run, err = mf.matrixRun(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
 	var suites, modes []string
@@ -39,29 +53,13 @@ func selftestConfigFromEnv() (selftestConfig, error) {
 		suites = append(suites, s.Name)
 	}
 	modes = append([]string{"correct"}, catalog.Names()...)
-	if c.suites, err = list("SELFTEST_SUITES", "a suite of the matrix", suites); err != nil {
+	if c.suites, err = list(cmd.source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", suites); err != nil {
 		return c, err
 	}
-	if c.modes, err = list("SELFTEST_MODES", "a mode of the catalog", modes); err != nil {
+	if c.modes, err = list(cmd.source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", modes); err != nil {
 		return c, err
 	}
 	return c, nil
-}
-
-// list reads a comma-separated variable whose every item must be one of
-// valid.
-func list(name, what string, valid []string) ([]string, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return nil, nil
-	}
-	items := strings.Split(v, ",")
-	for _, item := range items {
-		if !slices.Contains(valid, item) {
-			return nil, fmt.Errorf("%s=%q: %q is not %s; valid: %s", name, v, item, what, strings.Join(valid, ", "))
-		}
-	}
-	return items, nil
 }
 
 // selected is the matrix's cells that the configuration picks.
@@ -75,21 +73,18 @@ func (c selftestConfig) selected() []reports.Cell {
 	return out
 }
 
-// selftestCommand runs every cell of the matrix SELFTEST_REPEAT times,
-// SELFTEST_PARALLEL cells at a time (each with its own cluster), and fails
+// selftestCommand runs every selected cell of the matrix --repeat times,
+// --parallel cells at a time (each with its own cluster), and fails
 // unless every correct mode passed and every bug was caught on exactly its
 // declared properties, every time.
 func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("%w: selftest takes no arguments (use SELFTEST_SUITES, SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL)", errUsage)
-	}
-	cfg, err := selftestConfigFromEnv()
+	cfg, err := selftestConfigFrom(args)
 	if err != nil {
 		return err
 	}
 	cells := cfg.selected()
 	if len(cells) == 0 {
-		return fmt.Errorf("SELFTEST_SUITES=%s and SELFTEST_MODES=%s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
+		return fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
 	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
 	if err != nil {

@@ -22,7 +22,7 @@ type state struct {
 
 // stateDir holds one file per cluster started by `cluster up`.
 func stateDir() string {
-	if dir := os.Getenv("STEADYSTATE_STATE_DIR"); dir != "" {
+	if dir := env().StateDir; dir != "" {
 		return dir
 	}
 	return filepath.Join(os.TempDir(), "steadystate-clusters")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/steadystate-dev/steadystate/suites"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // suiteCommand runs one suite in this process, as its test binary would:
@@ -13,6 +14,9 @@ import (
 // source tree. The suite's configuration comes from the environment (as
 // for make e2e) and the flags; it exits 1 when a spec did not pass.
 func suiteCommand(args []string) error {
+	if wantsHelp(args) {
+		return helpRequest{suiteHelp()}
+	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", errUsage, suites.Names())
 	}
@@ -32,3 +36,17 @@ func suiteCommand(args []string) error {
 // errSuiteFailed is a suite run whose specs did not all pass: Ginkgo's
 // output already says which, so main prints nothing more.
 var errSuiteFailed = errors.New("a spec did not pass")
+
+// suiteHelp is the suite command's usage with the suites' own flags.
+func suiteHelp() string {
+	cmd := newCommand("suite", "suite NAME [FLAGS]",
+		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
+			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
+			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+".")
+	testenv.RegisterFlags(cmd.fs)
+	cmd.fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	if suites.Explore.Flags != nil {
+		suites.Explore.Flags(cmd.fs)
+	}
+	return cmd.help()
+}

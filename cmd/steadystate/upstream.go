@@ -19,7 +19,7 @@ import (
 // upstreamDir is UPSTREAM_DIR, else <cache>/upstream: the folder the
 // upstream releases are built into and subject files read from.
 func upstreamDir() (string, error) {
-	if dir := os.Getenv("UPSTREAM_DIR"); dir != "" {
+	if dir := env().UpstreamDir; dir != "" {
 		return filepath.Abs(dir)
 	}
 	root, err := local.CacheRoot()
@@ -82,17 +82,31 @@ func moduleRoot() (string, error) {
 }
 
 // upstreamConfig is the upstream matrix's configuration, read once from
-// the environment.
+// the flags, whose defaults are the environment's UPSTREAM_* variables.
 type upstreamConfig struct {
 	cells []string
 	dir   string
 	run   matrixRun
 }
 
-func upstreamConfigFromEnv() (upstreamConfig, error) {
+func upstreamConfigFrom(args []string) (upstreamConfig, error) {
 	var c upstreamConfig
+	cmd := newCommand("upstream", "upstream [--cells C,...] [--repeat N] [--parallel N]",
+		"Runs the upstream releases with and without each bug through their subject files (on\n"+
+			"PROVIDER local or kind) and fails unless each release with the bug broke exactly what its\n"+
+			"subject file binds of the seed's properties and each release with the fix passed, every\n"+
+			"time. A seed's two cells run together. The releases are read from UPSTREAM_DIR (make\n"+
+			"upstream-bins builds them); the runs go below ARTIFACTS/upstream.")
+	cellsFlag := cmd.fs.String("cells", env().Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
+	mf := addMatrixFlags(cmd, "UPSTREAM", 1)
+	if err := cmd.parse(args); err != nil {
+		return c, err
+	}
+	if cmd.fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: upstream takes flags only (--cells, --repeat, --parallel), not %q", errUsage, cmd.fs.Arg(0))
+	}
 	var err error
-	if c.run, err = newMatrixRun("upstream", "upstream matrix", "UPSTREAM", 1); err != nil {
+	if c.run, err = mf.matrixRun(cmd, "upstream", "upstream matrix"); err != nil {
 		return c, err
 	}
 	if p := c.run.provider; p != "" && p != "local" && p != "kind" {
@@ -102,21 +116,19 @@ func upstreamConfigFromEnv() (upstreamConfig, error) {
 	for _, cell := range upstream.Cells {
 		names = append(names, cell.Subject)
 	}
-	if c.cells, err = list("UPSTREAM_CELLS", "a cell of the upstream matrix", names); err != nil {
+	if c.cells, err = list(cmd.source("cells", "UPSTREAM_CELLS"), *cellsFlag, "a cell of the upstream matrix", names); err != nil {
 		return c, err
 	}
 	c.dir, err = upstreamDir()
 	return c, err
 }
 
-// upstreamCommand runs every upstream cell through its subject file and
-// fails unless each buggy release broke exactly its seed's properties and
-// each fixed release passed, every time.
+// upstreamCommand runs the selected upstream cells through their subject
+// files and fails unless each buggy release broke exactly what its
+// subject file binds of its seed's properties and each fixed release
+// passed, every time.
 func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("%w: upstream takes no arguments (use UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL)", errUsage)
-	}
-	cfg, err := upstreamConfigFromEnv()
+	cfg, err := upstreamConfigFrom(args)
 	if err != nil {
 		return err
 	}
@@ -127,36 +139,9 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	// The suites read the releases from the folder checked here, even
 	// when UPSTREAM_DIR was given relative to this folder.
 	cfg.run.env = append(cfg.run.env, "UPSTREAM_DIR="+cfg.dir)
-	builder := upstream.Builder{Dir: cfg.dir}
-	var cells []reports.Cell
-	for _, c := range upstream.Cells {
-		if cfg.cells != nil && !slices.Contains(cfg.cells, c.Subject) {
-			continue
-		}
-		for _, name := range c.Releases {
-			r, _ := upstream.Lookup(name)
-			if _, ok := builder.Built(r); !ok {
-				return fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
-			}
-		}
-		m, err := c.Matrix(root)
-		if err != nil {
-			return err
-		}
-		if cfg.run.provider == "kind" {
-			f, err := subjectfile.Load(m.SubjectFile, subjectfile.Options{UpstreamDir: cfg.dir})
-			if err != nil {
-				return err
-			}
-			if f.Run.Pod == nil {
-				if cfg.cells != nil {
-					return fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave it out of UPSTREAM_CELLS, or use PROVIDER=local", c.Subject)
-				}
-				fmt.Fprintf(stderr, "upstream: cell %s left out on kind: its subject file has no run.pod (it runs on PROVIDER=local)\n", c.Subject)
-				continue
-			}
-		}
-		cells = append(cells, m)
+	cells, err := cfg.matrix(root)
+	if err != nil {
+		return err
 	}
 	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
 	if err != nil {
@@ -166,4 +151,39 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("the upstream matrix failed: a release with the fix did not pass, or a release with the bug did not break exactly its seed's properties every time")
 	}
 	return nil
+}
+
+// matrix is the selected cells as matrix cells, each expecting what its
+// subject file binds. It refuses a matrix that could pass without showing
+// anything: no cell, half a seed's pair, or a cell that cannot run where
+// the matrix runs.
+func (cfg upstreamConfig) matrix(root string) ([]reports.Cell, error) {
+	var selected []upstream.Cell
+	for _, c := range upstream.Cells {
+		if cfg.cells == nil || slices.Contains(cfg.cells, c.Subject) {
+			selected = append(selected, c)
+		}
+	}
+	if err := upstream.Check(selected); err != nil {
+		return nil, err
+	}
+	builder := upstream.Builder{Dir: cfg.dir}
+	var cells []reports.Cell
+	for _, c := range selected {
+		for _, name := range c.Releases {
+			r, _ := upstream.Lookup(name)
+			if _, ok := builder.Built(r); !ok {
+				return nil, fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
+			}
+		}
+		m, f, err := c.Matrix(root, subjectfile.Options{UpstreamDir: cfg.dir})
+		if err != nil {
+			return nil, err
+		}
+		if cfg.run.provider == "kind" && f.Run.Pod == nil {
+			return nil, fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave its seed's cells out of the selection, or run on local", c.Subject)
+		}
+		cells = append(cells, m)
+	}
+	return cells, nil
 }

@@ -95,8 +95,11 @@ var (
 )
 
 // Run is this process's configuration, read from the environment at its
-// first use.
+// first use, with the cell's flags given in place of their variables.
 func Run() Config {
-	runOnce.Do(func() { run = ConfigFromEnv() })
+	runOnce.Do(func() {
+		run = ConfigFromEnv()
+		applyCellFlags(&run)
+	})
 	return run
 }

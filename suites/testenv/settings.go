@@ -30,8 +30,9 @@ var DefaultSettings = Settings{Converge: 30 * time.Second, Window: time.Second, 
 // changed them.
 var Current = DefaultSettings
 
-// RegisterFlags adds -steadystate.converge-timeout, -steadystate.window and
-// -steadystate.recovery-margin to fs. A suite calls it from TestMain:
+// RegisterFlags adds -steadystate.converge-timeout, -steadystate.window,
+// -steadystate.recovery-margin and the cell's flags (-steadystate.subject
+// and others, see registerCellFlags) to fs. A suite calls it from TestMain:
 //
 //	func TestMain(m *testing.M) {
 //		testenv.RegisterFlags(flag.CommandLine)
@@ -44,6 +45,7 @@ func RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&Current.Converge, "steadystate.converge-timeout", DefaultSettings.Converge, "T: how long a subject may take to reach a steady state when no property states a bound")
 	fs.DurationVar(&Current.Window, "steadystate.window", DefaultSettings.Window, "W: how long the observed state must keep matching the desired state to count as converged")
 	fs.DurationVar(&Current.RecoveryMargin, "steadystate.recovery-margin", DefaultSettings.RecoveryMargin, "added to the subject's expectation timeout for recovery after lost events")
+	registerCellFlags(fs)
 }
 
 // Settle is convergence within T and W of the settings: for waits whose

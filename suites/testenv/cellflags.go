@@ -1,0 +1,59 @@
+package testenv
+
+import "flag"
+
+// given is a string flag that remembers whether it was given: a given
+// flag, even empty, replaces the environment's variable.
+type given struct {
+	value string
+	set   bool
+}
+
+func (g *given) String() string {
+	if g == nil {
+		return ""
+	}
+	return g.value
+}
+
+func (g *given) Set(s string) error {
+	g.value, g.set = s, true
+	return nil
+}
+
+// cellFlags name the cell a run is: a parent that runs suites in child
+// processes (the matrix commands) passes the cell so, not through the
+// child's environment.
+var cellFlags struct {
+	subject, bug, subjectFile, artifacts, refctl, kindCluster given
+}
+
+// registerCellFlags adds the cell's flags to fs, each overriding the
+// environment variable it names.
+func registerCellFlags(fs *flag.FlagSet) {
+	fs.Var(&cellFlags.subject, "steadystate.subject", "a built-in subject's `name` (instead of SUBJECT)")
+	fs.Var(&cellFlags.bug, "steadystate.bug", "a reference controller's seeded `bug` (instead of SUBJECT_BUG)")
+	fs.Var(&cellFlags.subjectFile, "steadystate.subject-file", "a subject `file` (instead of SUBJECT_FILE)")
+	fs.Var(&cellFlags.artifacts, "steadystate.artifacts", "the `folder` of the run's artifacts (instead of ARTIFACTS)")
+	fs.Var(&cellFlags.refctl, "steadystate.refctl", "a prebuilt refctl `program` (instead of REFCTL_BINARY)")
+	fs.Var(&cellFlags.kindCluster, "steadystate.kind-cluster", "the `name` of the kind cluster to create (instead of KIND_CLUSTER_NAME)")
+}
+
+// applyCellFlags puts the cell's flags that were given into c.
+func applyCellFlags(c *Config) {
+	for _, f := range []struct {
+		flag *given
+		dst  *string
+	}{
+		{&cellFlags.subject, &c.Subject}, {&cellFlags.bug, &c.Bug}, {&cellFlags.subjectFile, &c.SubjectFile},
+		{&cellFlags.artifacts, &c.Artifacts}, {&cellFlags.refctl, &c.Refctl}, {&cellFlags.kindCluster, &c.Cluster.Kind.Name},
+	} {
+		if f.flag.set {
+			*f.dst = f.flag.value
+		}
+	}
+	if c.Artifacts == "" {
+		c.Artifacts = "_artifacts"
+	}
+	c.Cluster.Artifacts = c.Artifacts
+}
