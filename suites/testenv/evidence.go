@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -101,7 +102,9 @@ func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Resul
 		Fail(fmt.Sprintf("%s: %v", p.ID, err))
 	}
 	Fact(judge.FactConvergence(p.ID), b.Value())
-	return b.Wait(ctx, h, m)
+	r, err := b.Wait(ctx, h, m)
+	contextEnded(ctx)
+	return r, err
 }
 
 // Converges is the check of convergence property p: when it runs, bound
@@ -117,7 +120,8 @@ func Converges(ctx context.Context, p verdict.Property, bound func() judge.Bound
 		b := bound()
 		r, err := Await(ctx, p, b)
 		if ctx.Err() != nil {
-			return err
+			// The spec ended while it waited: nothing was judged.
+			return fmt.Errorf("%w: the spec ended while %s was awaited: %w", oracle.ErrNotEvaluated, p.ID, cmp.Or(err, ctx.Err()))
 		}
 		fig["bound"] = b.Within.String()
 		if figure != "" && !r.At.IsZero() {
