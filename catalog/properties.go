@@ -66,17 +66,13 @@ var (
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 
-// Every property record a spec attaches reads back (see
-// verdict.RecordReadable): one that does not is this premise broken.
-var EvidenceRecordsReadable = verdict.RecordReadable
-
 // The cluster under the suites (kube-controller-manager's controllers,
 // which the suites and the Kubernetes built-in subjects rely on).
 var (
-	CPReplicaSetScalesUp   = p("controlplane/replicaset-scales-up", verdict.Convergence, "the ReplicaSet controller creates pods up to spec.replicas, each controlled by the ReplicaSet, and reports them for the current generation within 30s")
-	CPReplicaSetScalesDown = p("controlplane/replicaset-scales-down", verdict.Convergence, "after a scale-down the ReplicaSet controller leaves spec.replicas live pods and reports them for the current generation within 30s")
-	CPGCHoldsOwner         = p("controlplane/gc-holds-owner", verdict.Convergence, "the garbage collector deletes a foreground-deleted owner's free dependents within 30s and keeps the owner, deleting with the foregroundDeletion finalizer, while a blocking dependent remains")
-	CPGCRemovesOwner       = p("controlplane/gc-removes-owner", verdict.Convergence, "the garbage collector removes the foreground-deleted owner within 30s of its last blocking dependent going")
+	CPReplicaSetScalesUp   = p("controlplane/replicaset-scales-up", verdict.Convergence, "a new ReplicaSet reports spec.replicas replicas for its current generation within 30s, and as many live pods exist, each controlled by it")
+	CPReplicaSetScalesDown = p("controlplane/replicaset-scales-down", verdict.Convergence, "after a scale-down the ReplicaSet reports spec.replicas replicas for its current generation within 30s, and as many live pods are left, each controlled by it")
+	CPGCHoldsOwner         = p("controlplane/gc-holds-owner", verdict.Convergence, "the garbage collector deletes a foreground-deleted owner's free dependents within 30s, the owner still there then, deleting with the foregroundDeletion finalizer, and its blocking dependent deleting")
+	CPGCRemovesOwner       = p("controlplane/gc-removes-owner", verdict.Convergence, "the garbage collector removes the foreground-deleted owner within 30s of its last blocking dependent's release")
 )
 
 // Properties lists every property, by suite.
@@ -86,7 +82,6 @@ var Properties = []verdict.Property{
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
-	EvidenceRecordsReadable,
 	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
 }
 

@@ -21,10 +21,11 @@ import (
 func Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
+	wrapped := make([]oracle.Check, len(checks))
 	for i, c := range checks {
-		checks[i] = unjudgedOnContextEnd(c, specContextEnded)
+		wrapped[i] = unjudgedOnContextEnd(c, specContextEnded)
 	}
-	records := oracle.Validate(base, checks...)
+	records := oracle.Validate(base, wrapped...)
 	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().Snapshot())
 	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
 	for _, r := range records {
