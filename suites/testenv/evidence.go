@@ -90,7 +90,9 @@ func Judged(p verdict.Property) oracle.Check {
 // Await records b as the bound of convergence property p (the fact
 // judge.FactConvergence(p.ID)) and waits on the spec's history b names
 // until the verdict is known. The property is then judged, live and
-// offline, by the same offline judge (Judged, Converges).
+// offline, by the same offline judge (Judged, Converges). When ctx (the
+// spec's) ended during the wait, Verify records the spec's checks that
+// then fail as not evaluated: the wait stopped, nothing was judged.
 func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Result, error) {
 	GinkgoHelper()
 	h := specEvidence().History(b.History)
