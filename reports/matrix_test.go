@@ -297,3 +297,19 @@ func TestWriteConformanceNamesWhatWasNotJudged(t *testing.T) {
 		t.Errorf("no cell: %s", word)
 	}
 }
+
+// A spec skipped because the subject binds no such capability is no gap:
+// its properties are named as not bound beside PASSED.
+func TestAnUnboundCapabilityIsNotAGap(t *testing.T) {
+	leader := declares(spec("fails over", types.SpecStatePassed, "", rec(catalog.LeaderFailover, verdict.Held)), catalog.LeaderFailover)
+	storm := declares(spec("storm", types.SpecStateSkipped, verdict.CapabilityNotBound+"subject web is not a scalable workload (a subject file binds it under capabilities.scalableWorkload)"),
+		catalog.LostAfterStorm)
+	specs := run(t, leader, storm).Specs
+	if word, detail := Result(specs); Line(word, detail) != "PASSED — 1 property not judged (not bound: lostevents/converges-after-storm)" {
+		t.Errorf("Result = %s", Line(word, detail))
+	}
+	c := Cell{Suite: "lostevents", Subject: "web", MaySkip: true, Runs: []Run{run(t, leader, storm)}}
+	if v, ok := c.Verdict(); !ok || v != "passed: 1 property not judged (not bound: lostevents/converges-after-storm)" {
+		t.Errorf("Verdict = %q, %v", v, ok)
+	}
+}

@@ -10,9 +10,11 @@ import (
 )
 
 // The result words of a run, a conformance bundle and its page: PASSED
-// (no finding, no error, every spec ran), PASSED WITH GAPS (as PASSED,
-// but specs of a bound capability were skipped: their properties were
-// not judged), NOT PASSED (a finding, an error, or no spec ran).
+// (no finding, no error, every spec of a bound capability ran), PASSED
+// WITH GAPS (as PASSED, but specs of a bound capability were skipped:
+// their properties were not judged), NOT PASSED (a finding, an error, or
+// no spec passed). Properties the subject does not bind (a field, a whole
+// capability) are named beside PASSED, never hidden in it.
 const (
 	ResultPassed     = "PASSED"
 	ResultWithGaps   = "PASSED WITH GAPS"
@@ -61,6 +63,12 @@ func CoverageOf(specs []verdict.Spec) Coverage {
 	for _, s := range specs {
 		for _, r := range s.NotBound() {
 			notBound[r.ID] = true
+		}
+		if s.CapabilityUnbound() {
+			for _, id := range s.Declared {
+				notBound[id] = true
+			}
+			continue
 		}
 		if s.Outcome != verdict.SkippedSpec {
 			for _, id := range s.Declared {
@@ -118,8 +126,12 @@ func (c Coverage) Judgement() string {
 // naming the skipped, PASSED naming what is not bound.
 func Result(specs []verdict.Spec) (word, detail string) {
 	count := map[verdict.SpecOutcome]int{}
+	gaps := 0
 	for _, s := range specs {
 		count[s.Outcome]++
+		if s.Outcome == verdict.SkippedSpec && !s.CapabilityUnbound() {
+			gaps++
+		}
 	}
 	cov := CoverageOf(specs)
 	switch {
@@ -127,7 +139,7 @@ func Result(specs []verdict.Spec) (word, detail string) {
 		return ResultNotPassed, fmt.Sprintf("%d broken (findings), %d error", count[verdict.BrokenSpec], count[verdict.Error])
 	case count[verdict.Passed] == 0:
 		return ResultNotPassed, "no spec passed"
-	case count[verdict.SkippedSpec] > 0:
+	case gaps > 0:
 		return ResultWithGaps, cmp.Or(cov.NotJudged(), "skipped: "+strings.Join(skippedNames(specs), notJudgedDivider))
 	}
 	return ResultPassed, cov.NotJudged()
@@ -136,7 +148,7 @@ func Result(specs []verdict.Spec) (word, detail string) {
 func skippedNames(specs []verdict.Spec) []string {
 	var out []string
 	for _, s := range specs {
-		if s.Outcome == verdict.SkippedSpec {
+		if s.Outcome == verdict.SkippedSpec && !s.CapabilityUnbound() {
 			out = append(out, fmt.Sprintf("%q", s.Name))
 		}
 	}

@@ -23,6 +23,11 @@ const (
 	SkippedSpec SpecOutcome = "skipped"
 )
 
+// CapabilityNotBound begins the skip message of a spec whose capability
+// the subject does not bind: its properties are not bound, which is no
+// gap in a run (a gap is a bound capability's spec that was skipped).
+const CapabilityNotBound = "capability not bound: "
+
 // Spec is one spec's verdict.
 type Spec struct {
 	Suite   string      `json:"suite"`
@@ -130,6 +135,12 @@ func (s Spec) Missing() []string {
 		}
 	}
 	return out
+}
+
+// CapabilityUnbound says the spec was skipped because the subject does
+// not bind its capability (CapabilityNotBound).
+func (s Spec) CapabilityUnbound() bool {
+	return s.Outcome == SkippedSpec && strings.HasPrefix(s.Reason, CapabilityNotBound)
 }
 
 // NotBound are the spec's not-bound records, one per property.

@@ -227,9 +227,13 @@ func notJudged(runs []verdict.Spec) string {
 			}
 		}
 		if s.Outcome == verdict.SkippedSpec {
+			list := &skipped
+			if s.CapabilityUnbound() {
+				list = &notBound
+			}
 			for _, id := range s.Declared {
-				if !slices.Contains(skipped, id) {
-					skipped = append(skipped, id)
+				if !slices.Contains(*list, id) {
+					*list = append(*list, id)
 				}
 			}
 		}
