@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -66,5 +68,17 @@ func TestValidateBug(t *testing.T) {
 	}
 	if !slices.Equal(BugsOf("move"), []string{"strip-then-delete"}) {
 		t.Errorf("BugsOf(move) = %v", BugsOf("move"))
+	}
+}
+
+func TestEveryPropertyIsDeclarableAsAGinkgoLabel(t *testing.T) {
+	for _, p := range Properties {
+		l := verdict.Declaration(p.ID)
+		if _, err := types.ValidateAndCleanupLabel(l, types.CodeLocation{}); err != nil {
+			t.Errorf("%s: its declaration %q is not a Ginkgo label: %v", p.ID, l, err)
+		}
+		if got := verdict.Declared([]string{l}); len(got) != 1 || got[0] != p.ID {
+			t.Errorf("%s: its declaration %q reads back as %v", p.ID, l, got)
+		}
 	}
 }

@@ -68,6 +68,14 @@ var (
 
 // Exploration: what the harness did with a drawn schedule.
 var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error")
+// The cluster under the suites (kube-controller-manager's controllers,
+// which the suites and the Kubernetes built-in subjects rely on).
+var (
+	CPReplicaSetScalesUp   = p("controlplane/replicaset-scales-up", verdict.Convergence, "a new ReplicaSet reports spec.replicas replicas for its current generation within 30s, and as many live pods exist, each controlled by it")
+	CPReplicaSetScalesDown = p("controlplane/replicaset-scales-down", verdict.Convergence, "after a scale-down the ReplicaSet reports spec.replicas replicas for its current generation within 30s, and as many live pods are left, each controlled by it")
+	CPGCHoldsOwner         = p("controlplane/gc-holds-owner", verdict.Convergence, "the garbage collector deletes a foreground-deleted owner's free dependents within 30s, the owner still there then, deleting with the foregroundDeletion finalizer, and its blocking dependent deleting")
+	CPGCRemovesOwner       = p("controlplane/gc-removes-owner", verdict.Convergence, "the garbage collector removes the foreground-deleted owner within 30s of its last blocking dependent's release")
+)
 
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
@@ -77,6 +85,7 @@ var Properties = []verdict.Property{
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 	ExploreStepsActed,
+	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
 }
 
 // Property looks a property up by id.

@@ -51,6 +51,9 @@ type (
 	}
 )
 
+// NotBoundCase names the JUnit testcase of property id, not bound in spec.
+func NotBoundCase(spec, id string) string { return spec + " [property " + id + "]" }
+
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
 
 // WriteJUnit writes the specs of Ginkgo's reports as JUnit that validates
@@ -59,7 +62,9 @@ func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
 // timeline only for a spec that did not pass. A spec that broke properties
 // (a finding) is a <failure> whose message has one line per broken
 // property; an error (set-up, crash, an assumption that did not hold) is
-// an <error>; a skipped spec is <skipped> with its reason.
+// an <error>; a skipped spec is <skipped> with its reason. Each property a
+// spec recorded as not bound is a <skipped> testcase of its own
+// (NotBoundCase), whose message says what the binding lacks.
 func WriteJUnit(w io.Writer, name string, reps []types.Report) error {
 	doc := junitOut{Name: name}
 	var total time.Duration
@@ -84,6 +89,14 @@ func WriteJUnit(w io.Writer, name string, reps []types.Report) error {
 			}
 			suite.Tests++
 			suite.Cases = append(suite.Cases, c)
+			// A property the binding cannot judge is a skipped line of
+			// its own, so a pass is never read as covering it.
+			for _, r := range s.NotBound() {
+				suite.Tests++
+				suite.Skipped++
+				suite.Cases = append(suite.Cases, junitCaseOut{Name: NotBoundCase(s.Name, r.ID), Classname: s.Suite, Time: seconds(0),
+					Skipped: &junitTextOut{Type: string(verdict.NotBound), Message: "not bound: " + r.Reason}})
+			}
 		}
 		doc.Tests += suite.Tests
 		doc.Failures += suite.Failures

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -224,5 +225,37 @@ func TestWriteJUnitFromARealRun(t *testing.T) {
 	}
 	if failures == 0 || doc.Errors != 0 {
 		t.Errorf("%d failures, %d errors: want the finding as a failure, no error", failures, doc.Errors)
+	}
+}
+
+// A property the binding cannot judge is a skipped testcase of its own
+// beside its passing spec; before, the spec passed and JUnit said nothing
+// of it.
+func TestWriteJUnitNamesNotBoundProperties(t *testing.T) {
+	held := verdict.Record{Property: catalog.FgDeletingStatus, Outcome: verdict.Held}
+	nb := verdict.Record{Property: catalog.FgBlockerNamed, Outcome: verdict.NotBound, Reason: "the subject binds no capabilities.foregroundComposite.blockerMessage"}
+	rep := types.Report{SuiteDescription: "foreground", SuiteSucceeded: true,
+		SpecReports: types.SpecReports{spec("blocked", types.SpecStatePassed, "", held, nb)}}
+	var buf bytes.Buffer
+	if err := WriteJUnit(&buf, "e2e", []types.Report{rep}); err != nil {
+		t.Fatal(err)
+	}
+	if err := validJUnit10(buf.Bytes()); err != nil {
+		t.Fatalf("not valid against junit-10.xsd: %v\n%s", err, buf.String())
+	}
+	var doc junitOut
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Tests != 2 || s.Skipped != 1 || s.Failures != 0 || s.Errors != 0 || len(s.Cases) != 2 {
+		t.Fatalf("counts: %+v", s)
+	}
+	c := s.Cases[1]
+	if c.Name != "blocked [property foreground/blocker-named]" || c.Skipped == nil || c.Skipped.Message != "not bound: "+nb.Reason {
+		t.Errorf("the not-bound line: %+v", c)
+	}
+	if s.Cases[0].Skipped != nil || s.Cases[0].Failure != nil || s.Cases[0].Error != nil {
+		t.Errorf("the spec: %+v", s.Cases[0])
 	}
 }

@@ -157,8 +157,8 @@ func TestMaySkipNeedsOneSpecThatRan(t *testing.T) {
 	skipped := spec("samename", types.SpecStateSkipped, "subject files bind no external name")
 	passed := spec("blocked", types.SpecStatePassed, "", rec(catalog.FgDeletingStatus, verdict.Held))
 	c := Cell{Suite: "foreground", Subject: "crossplane", MaySkip: true}
-	if kind, _ := c.Judge(run(t, skipped, passed)); kind != Passed {
-		t.Errorf("a skip beside a passed spec: %s", kind)
+	if kind, detail := c.Judge(run(t, skipped, passed)); kind != PassedWithGaps || detail != `1 property not judged (skipped: "samename")` {
+		t.Errorf("a skip beside a passed spec: %s %q", kind, detail)
 	}
 	if kind, detail := c.Judge(run(t, skipped)); kind != NotPassed || !strings.Contains(detail, "every spec skipped") {
 		t.Errorf("only skips: %s %s", kind, detail)
@@ -199,16 +199,117 @@ func TestWriteConformance(t *testing.T) {
 	bad := Cell{Suite: "leader", Subject: "web", SubjectFile: "/x/web.yaml", MaySkip: true, Runs: []Run{run(t,
 		spec("one writer", types.SpecStateFailed, "invariant broken", held(catalog.EvidenceComplete), rec(catalog.LeaderOneWriter, verdict.Broken)))}}
 	var b strings.Builder
-	if !WriteConformance(&b, "web", [][2]string{{"provider", "local"}}, []Cell{good}) || !strings.Contains(b.String(), "**PASSED** (1 passed, 0 broken") {
+	if !WriteConformance(&b, "web", [][2]string{{"provider", "local"}}, []Cell{good}) || !strings.Contains(b.String(), "- result: **PASSED**\n- specs: 1 passed, 0 broken") {
 		t.Errorf("a passing run:\n%s", b.String())
 	}
 	b.Reset()
 	if WriteConformance(&b, "web", nil, []Cell{good, bad}) {
 		t.Error("a run with a finding passed")
 	}
-	for _, want := range []string{"**NOT PASSED** (1 passed, 1 broken", "| leader | one writer | broken | broke leader/only-holder-writes |"} {
+	for _, want := range []string{"**NOT PASSED** — 1 broken (findings), 0 error\n- specs: 1 passed, 1 broken", "| leader | one writer | broken | broke leader/only-holder-writes |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, b.String())
 		}
+	}
+}
+
+// declares is spec r declaring ps, as testenv.Judges does.
+func declares(r types.SpecReport, ps ...verdict.Property) types.SpecReport {
+	r.LeafNodeLabels = append(r.LeafNodeLabels, verdict.Declarations(ps...)...)
+	return r
+}
+
+// A property the binding cannot judge is counted and named wherever the
+// result is; a skipped spec of a bound capability makes a correct cell
+// passed with gaps, naming what it did not judge. Before, both read as
+// passed, and nothing named what was never checked.
+func TestNotBoundAndSkippedPropertiesAreNamed(t *testing.T) {
+	nb := verdict.Record{Property: catalog.FgBlockerNamed, Outcome: verdict.NotBound, Reason: "the subject binds no blockerMessage"}
+	blocked := declares(spec("blocked", types.SpecStatePassed, "", rec(catalog.FgDeletingStatus, verdict.Held), nb),
+		catalog.FgDeletingStatus, catalog.FgBlockerNamed)
+	samename := declares(spec("samename", types.SpecStateSkipped, "no external name"), catalog.FgOneCreateWins, catalog.FgSuccessorReady)
+	c := Cell{Suite: "foreground", Subject: "crossplane", MaySkip: true, Conformance: true}
+
+	if kind, detail := c.Judge(run(t, blocked)); kind != Passed || detail != "1 property not judged (not bound: foreground/blocker-named)" {
+		t.Errorf("not bound: %s %q", kind, detail)
+	}
+	c.Runs = []Run{run(t, blocked, samename)}
+	v, ok := c.Verdict()
+	want := "passed with gaps: 3 properties not judged (not bound: foreground/blocker-named; skipped: foreground/one-create-wins; foreground/successor-ready)"
+	if !ok || v != want {
+		t.Errorf("Verdict = %q, %v; want %q", v, ok, want)
+	}
+	var out bytes.Buffer
+	PrintMatrix(&out, "conform", []Cell{c})
+	if !strings.HasSuffix(out.String(), "conform: 1 as intended, 0 not (1 with declared properties not judged)\n") {
+		t.Errorf("matrix:\n%s", out.String())
+	}
+	word, detail := Result(c.Runs[0].Specs)
+	if Line(word, detail) != "PASSED WITH GAPS — 3 properties not judged (not bound: foreground/blocker-named; skipped: foreground/one-create-wins; foreground/successor-ready)" {
+		t.Errorf("Result = %s", Line(word, detail))
+	}
+	cov := CoverageOf(c.Runs[0].Specs)
+	if cov.Judgement() != "1 of 4 declared properties judged" {
+		t.Errorf("Judgement = %q", cov.Judgement())
+	}
+	if word, _ := Result(run(t, blocked).Specs); word != ResultPassed {
+		t.Errorf("not bound only: %s", word)
+	}
+	broken := declares(spec("blocked", types.SpecStateFailed, "broken", rec(catalog.FgDeletingStatus, verdict.Broken)), catalog.FgDeletingStatus)
+	if word, _ := Result(run(t, broken, samename).Specs); word != ResultNotPassed {
+		t.Errorf("a finding: %s", word)
+	}
+}
+
+// The summary says how many declared properties were judged, names the
+// ones not bound in its result and its rows, and a skipped spec of a bound
+// capability makes the result PASSED WITH GAPS. Before, each read PASSED.
+func TestWriteConformanceNamesWhatWasNotJudged(t *testing.T) {
+	nb := func(p verdict.Property, field string) verdict.Record {
+		return verdict.Record{Property: p, Outcome: verdict.NotBound, Reason: "the subject binds no " + field}
+	}
+	fg := Cell{Suite: "foreground", Subject: "web", MaySkip: true, Conformance: true, Runs: []Run{run(t,
+		declares(spec("blocked", types.SpecStatePassed, "", rec(catalog.FgDeletingStatus, verdict.Held), nb(catalog.FgBlockerNamed, "blockerMessage")),
+			catalog.FgDeletingStatus, catalog.FgBlockerNamed))}}
+	fin := Cell{Suite: "finalizer", Subject: "web", MaySkip: true, Conformance: true, Runs: []Run{run(t,
+		declares(spec("foreign", types.SpecStatePassed, "", rec(catalog.FinReleased, verdict.Held), rec(catalog.FinP3, verdict.Held), nb(catalog.FinP4, "sideEffects")),
+			catalog.FinReleased, catalog.FinP3, catalog.FinP4))}}
+	var b strings.Builder
+	if !WriteConformance(&b, "web", nil, []Cell{fg, fin}) {
+		t.Errorf("not bound is not a failure:\n%s", b.String())
+	}
+	for _, want := range []string{
+		"- result: **PASSED** — 2 properties not judged (not bound: foreground/blocker-named; finalizer/P4)\n",
+		"; 3 of 5 declared properties judged\n",
+		"| foreground | blocked | not-bound | foreground/blocker-named: the subject binds no blockerMessage |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+	fin.Runs[0].Specs = append(fin.Runs[0].Specs, run(t, declares(spec("moves", types.SpecStateSkipped, "no move on --provider existing"), catalog.FinP1, catalog.FinP2)).Specs...)
+	b.Reset()
+	if !WriteConformance(&b, "web", nil, []Cell{fg, fin}) || !strings.Contains(b.String(),
+		"- result: **PASSED WITH GAPS** — 4 properties not judged (not bound: foreground/blocker-named; finalizer/P4; skipped: finalizer/P1; finalizer/P2)\n") {
+		t.Errorf("a skipped move:\n%s", b.String())
+	}
+	if word, _ := ConformanceResult(nil); word != ResultNotPassed {
+		t.Errorf("no cell: %s", word)
+	}
+}
+
+// A spec skipped because the subject binds no such capability is no gap:
+// its properties are named as not bound beside PASSED.
+func TestAnUnboundCapabilityIsNotAGap(t *testing.T) {
+	leader := declares(spec("fails over", types.SpecStatePassed, "", rec(catalog.LeaderFailover, verdict.Held)), catalog.LeaderFailover)
+	storm := declares(spec("storm", types.SpecStateSkipped, verdict.CapabilityNotBound+"subject web is not a scalable workload (a subject file binds it under capabilities.scalableWorkload)"),
+		catalog.LostAfterStorm)
+	specs := run(t, leader, storm).Specs
+	if word, detail := Result(specs); Line(word, detail) != "PASSED — 1 property not judged (not bound: lostevents/converges-after-storm)" {
+		t.Errorf("Result = %s", Line(word, detail))
+	}
+	c := Cell{Suite: "lostevents", Subject: "web", MaySkip: true, Runs: []Run{run(t, leader, storm)}}
+	if v, ok := c.Verdict(); !ok || v != "passed: 1 property not judged (not bound: lostevents/converges-after-storm)" {
+		t.Errorf("Verdict = %q, %v", v, ok)
 	}
 }

@@ -17,6 +17,11 @@ const (
 	// NotEvaluated is a check that did not run: an assumption before it
 	// did not hold, or the scenario ended first. Reason says which.
 	NotEvaluated Outcome = "not-evaluated"
+	// NotBound is a property the subject's binding gives no means to
+	// judge (an optional field it leaves out): never a pass and never a
+	// finding, it is shown wherever a result is, so nobody reads a pass
+	// as covering it. Reason names the missing binding.
+	NotBound Outcome = "not-bound"
 )
 
 // EntryName names the Ginkgo report entries that carry records.

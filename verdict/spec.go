@@ -2,9 +2,11 @@ package verdict
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -21,6 +23,11 @@ const (
 	SkippedSpec SpecOutcome = "skipped"
 )
 
+// CapabilityNotBound begins the skip message of a spec whose capability
+// the subject does not bind: its properties are not bound, which is no
+// gap in a run (a gap is a bound capability's spec that was skipped).
+const CapabilityNotBound = "capability not bound: "
+
 // Spec is one spec's verdict.
 type Spec struct {
 	Suite   string      `json:"suite"`
@@ -31,16 +38,28 @@ type Spec struct {
 	// Reason explains an error or a skip.
 	Reason  string   `json:"reason,omitempty"`
 	Records []Record `json:"records,omitempty"`
-	Seconds float64  `json:"seconds"`
+	// Declared are the ids of the properties the spec declares it must
+	// judge (its "judges:" labels, see Declaration), also when it was
+	// skipped or ended before its checks.
+	Declared []string `json:"declared,omitempty"`
+	Seconds  float64  `json:"seconds"`
 	// Report is Ginkgo's report of the spec or suite node it comes from
 	// (with its timeline), when there is one.
 	Report *types.SpecReport `json:"-"`
 }
 
-// Records reads the property records a spec attached to its report.
+// RecordReadable is the premise that every property record a spec
+// attached reads back: an entry named EntryName that does not decode is
+// recorded as this premise broken, naming the entry, so the spec is an
+// error and never passes on the records that happened to be readable.
+var RecordReadable = Property{ID: "evidence/records-readable", Stage: Assumption,
+	Sentence: "every property record attached to the spec's report reads back as a record"}
+
+// Records reads the property records a spec attached to its report. An
+// entry that does not read as a record is a broken RecordReadable.
 func Records(r types.SpecReport) []Record {
 	var out []Record
-	for _, e := range r.ReportEntries {
+	for i, e := range r.ReportEntries {
 		if e.Name != EntryName {
 			continue
 		}
@@ -49,16 +68,27 @@ func Records(r types.SpecReport) []Record {
 			continue
 		}
 		var rec Record
-		if err := json.Unmarshal([]byte(e.Value.AsJSON), &rec); err == nil && rec.ID != "" {
-			out = append(out, rec)
+		err := json.Unmarshal([]byte(e.Value.AsJSON), &rec)
+		if err == nil && (rec.ID == "" || rec.Outcome == "") {
+			err = errors.New("it names no property or no outcome")
 		}
+		if err != nil {
+			where := ""
+			if e.Location.FileName != "" {
+				where = fmt.Sprintf(" at %s:%d", shortPath(e.Location.FileName), e.Location.LineNumber)
+			}
+			out = append(out, Record{Property: RecordReadable, Outcome: Broken,
+				Reason: fmt.Sprintf("report entry %d (%s%s) does not read as a property record: %v: %.120q", i+1, e.Name, where, err, e.Value.AsJSON)})
+			continue
+		}
+		out = append(out, rec)
 	}
 	return out
 }
 
 // Classify judges one spec from its report and the records it attached.
 func Classify(suite string, r types.SpecReport) Spec {
-	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Seconds: r.RunTime.Seconds(), Report: &r}
+	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Declared: Declared(r.Labels()), Seconds: r.RunTime.Seconds(), Report: &r}
 	broken := BrokenIDs(s.Records)
 	switch {
 	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
@@ -79,13 +109,57 @@ func Classify(suite string, r types.SpecReport) Spec {
 	default: // passed
 		s.Outcome = Passed
 		for _, rec := range s.Records {
-			if rec.Outcome != Held {
+			if rec.Outcome != Held && rec.Outcome != NotBound {
 				s.Outcome, s.Reason = Error, fmt.Sprintf("the spec passed but %s is %s: %s", rec.ID, rec.Outcome, rec.Reason)
 				break
 			}
 		}
+		if s.Outcome != Passed {
+			break
+		}
+		if missing := s.Missing(); len(missing) > 0 {
+			s.Outcome, s.Reason = Error, "the spec passed but recorded no verdict of "+strings.Join(missing, ", ")+", which it declares it judges"
+		} else if len(s.Records) == 0 {
+			s.Outcome, s.Reason = Error, "the spec passed but judged nothing: it declares no property and recorded none"
+		}
 	}
 	return s
+}
+
+// Missing are the ids the spec declares and recorded no verdict of.
+func (s Spec) Missing() []string {
+	var out []string
+	for _, id := range s.Declared {
+		if !slices.ContainsFunc(s.Records, func(r Record) bool { return r.ID == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// CapabilityUnbound says the spec was skipped because the subject does
+// not bind its capability (CapabilityNotBound).
+func (s Spec) CapabilityUnbound() bool {
+	return s.Outcome == SkippedSpec && strings.HasPrefix(s.Reason, CapabilityNotBound)
+}
+
+// NotBound are the spec's not-bound records, one per property.
+func (s Spec) NotBound() []Record {
+	var out []Record
+	for _, r := range s.Records {
+		if r.Outcome == NotBound && !slices.ContainsFunc(out, func(o Record) bool { return o.ID == r.ID }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Judged says whether the spec judged property id: it recorded it held
+// or broken.
+func (s Spec) Judged(id string) bool {
+	return slices.ContainsFunc(s.Records, func(r Record) bool {
+		return r.ID == id && (r.Outcome == Held || r.Outcome == Broken)
+	})
 }
 
 // Specs classifies every spec of a suite's report. A suite-level node

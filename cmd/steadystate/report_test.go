@@ -43,11 +43,19 @@ func TestReportShowsVerdictClasses(t *testing.T) {
 	setup := spec("c", types.SpecStateFailed, "create the spec's namespace: connection refused")
 
 	out, code := run(write(passed))
-	if code != 0 || !strings.Contains(out, "e2e: 1 passed, 0 failed, 0 skipped (0 broken, 0 error)") {
+	if code != 0 || !strings.Contains(out, "e2e: 1 passed, 0 failed, 0 skipped (0 broken, 0 error)\ne2e: PASSED; 0 of 0 declared properties judged") {
 		t.Errorf("all passed: exit %d\n%s", code, out)
 	}
+	unbound := spec("d", types.SpecStatePassed, "", entry(catalog.FgDeletingStatus, verdict.Held), entry(catalog.FgBlockerNamed, verdict.NotBound))
+	unbound.LeafNodeLabels = verdict.Declarations(catalog.FgDeletingStatus, catalog.FgBlockerNamed)
+	out, code = run(write(unbound))
+	for _, want := range []string{"not bound: foreground/blocker-named: as recorded", "e2e: PASSED — 1 property not judged (not bound: foreground/blocker-named); 1 of 2 declared properties judged"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("not bound: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
 	out, code = run(write(passed, broken, setup))
-	for _, want := range []string{"BROKEN", "broken: lostevents/no-overshoot", "ERROR", "failed outside any property: create the spec's namespace", "e2e: 1 passed, 2 failed, 0 skipped (1 broken, 1 error)", "1 spec(s) broke a property (findings)"} {
+	for _, want := range []string{"BROKEN", "broken: lostevents/no-overshoot", "ERROR", "failed outside any property: create the spec's namespace", "e2e: 1 passed, 2 failed, 0 skipped (1 broken, 1 error)", "e2e: NOT PASSED — 1 broken (findings), 1 error", "1 spec(s) broke a property (findings)"} {
 		if code != 1 || !strings.Contains(out, want) {
 			t.Errorf("mixed: exit %d, output lacks %q:\n%s", code, want, out)
 		}

@@ -49,7 +49,7 @@ func validateDir(dir string, stdout io.Writer) error {
 		for _, rec := range e.Records {
 			j, ok := judge.Offline[rec.ID]
 			switch {
-			case rec.Outcome == verdict.NotEvaluated:
+			case rec.Outcome == verdict.NotEvaluated || rec.Outcome == verdict.NotBound:
 				fmt.Fprintf(stdout, "  as run     %s\n", rec)
 				now = append(now, rec)
 			case !ok:

@@ -75,3 +75,15 @@ func TestValidateBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A property recorded as not bound is shown as the run recorded it, never
+// re-judged into a verdict the run could not give.
+func TestValidateKeepsNotBoundAsRun(t *testing.T) {
+	out, code := validate(t, evidenceDir(t, "foreground-correct-blocked.json", func(s string) string {
+		return strings.Replace(s, `"id":"foreground/blocker-named","stage":"convergence","sentence":"(b) within 15s a condition message on the claim names what blocks the deletion (where the subject binds a blockerMessage)","outcome":"held"`,
+			`"id":"foreground/blocker-named","stage":"convergence","sentence":"(b) within 15s a condition message on the claim names what blocks the deletion (where the subject binds a blockerMessage)","outcome":"not-bound","reason":"the subject binds no blockerMessage"`, 1)
+	}))
+	if code != 0 || !strings.Contains(out, "as run     not-bound convergence foreground/blocker-named: the subject binds no blockerMessage") || !strings.Contains(out, ", 0 differ,") || !strings.Contains(out, "verdict: passed") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}

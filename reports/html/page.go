@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -82,6 +83,7 @@ type row struct {
 	Outcomes          string // "broken 3/3", "passed 2/3, error 1/3"
 	Class             string // the worst outcome, for the row's colour
 	Broken            string
+	NotJudged         string // "not bound: foreground/blocker-named"
 	Figures           string
 	Median            string
 	Links             []link
@@ -142,10 +144,21 @@ func Write(w io.Writer, title, root string) error {
 		}
 	}
 	var rows []row
+	var all []verdict.Spec
 	for _, k := range order {
 		rows = append(rows, summarise(k.cell, k.suite, k.spec, groups[k], links[k]))
+		all = append(all, groups[k]...)
 	}
-	return page.Execute(w, map[string]any{"Title": title, "Generated": time.Now().UTC().Format(time.RFC3339), "Rows": rows, "Failing": fails})
+	cov := reports.CoverageOf(all)
+	data := map[string]any{"Title": title, "Generated": time.Now().UTC().Format(time.RFC3339), "Rows": rows, "Failing": fails,
+		"Judged": cov.Judgement(), "NotJudged": cov.NotJudged()}
+	// One run (make e2e's folder) has a result; a matrix's cells each
+	// have theirs (a bug mode must break), shown in its summary.
+	if len(runs) == 1 && runs[0].dir == "." {
+		word, detail := reports.Result(all)
+		data["Result"], data["ResultDetail"] = word, detail
+	}
+	return page.Execute(w, data)
 }
 
 func detail(s verdict.Spec) string {
@@ -192,6 +205,7 @@ func summarise(cell, suite, spec string, runs []verdict.Spec, links []link) row 
 	}
 	slices.Sort(took)
 	r.Outcomes, r.Broken = strings.Join(parts, ", "), strings.Join(broken, ", ")
+	r.NotJudged = notJudged(runs)
 	r.Median = fmt.Sprintf("%.1fs", took[len(took)/2])
 	var figures []string
 	for _, k := range names {
@@ -200,6 +214,38 @@ func summarise(cell, suite, spec string, runs []verdict.Spec, links []link) row 
 	r.Figures = strings.Join(figures, "; ")
 	slices.SortStableFunc(r.Links, func(a, b link) int { return cmp.Compare(number(a.Text), number(b.Text)) })
 	return r
+}
+
+// notJudged names what a spec's runs left unjudged of what it declares:
+// the properties not bound, those of a skipped run.
+func notJudged(runs []verdict.Spec) string {
+	var notBound, skipped []string
+	for _, s := range runs {
+		for _, r := range s.NotBound() {
+			if !slices.Contains(notBound, r.ID) {
+				notBound = append(notBound, r.ID)
+			}
+		}
+		if s.Outcome == verdict.SkippedSpec {
+			list := &skipped
+			if s.CapabilityUnbound() {
+				list = &notBound
+			}
+			for _, id := range s.Declared {
+				if !slices.Contains(*list, id) {
+					*list = append(*list, id)
+				}
+			}
+		}
+	}
+	var parts []string
+	if len(notBound) > 0 {
+		parts = append(parts, "not bound: "+strings.Join(notBound, ", "))
+	}
+	if len(skipped) > 0 {
+		parts = append(parts, "skipped: "+strings.Join(skipped, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // compact is a figure's values over the runs: "30s ×10" when they agree.

@@ -18,6 +18,7 @@ tr.error td.outcome { color: #b35c00; font-weight: bold; }
 tr.passed td.outcome { color: #1b5e20; }
 tr.skipped td.outcome { color: #666; }
 td.figures { font-size: 12px; color: #555; }
+td.notjudged { color: #8d6e00; }
 section.failing { margin-top: 2em; }
 svg.timeline { border: 1px solid #ddd; background: #fff; max-width: 100%; height: auto; }
 svg .label { font-size: 11px; fill: #333; }
@@ -42,11 +43,13 @@ svg .broken-marker text { font-size: 11px; fill: #d50000; font-weight: bold; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p>Written {{.Generated}}. A spec is <b>broken</b> when it broke a named property (a finding), <b>error</b> when the harness or the subject's set-up failed (never a finding).</p>
+<p>Written {{.Generated}}. A spec is <b>broken</b> when it broke a named property (a finding), <b>error</b> when the harness or the subject's set-up failed (never a finding). A property is <b>not bound</b> when the subject's binding gives no means to judge it: never a pass.</p>
+{{if .Result}}<p class="result">Result: <b>{{.Result}}</b>{{if .ResultDetail}} — {{.ResultDetail}}{{end}}</p>
+{{end}}<p class="judged">{{.Judged}}{{if .NotJudged}}; {{.NotJudged}}{{end}}.</p>
 <table>
-<thead><tr><th>cell</th><th>suite</th><th>spec</th><th>outcome (runs)</th><th>broken properties</th><th>figures</th><th>median</th><th>timelines</th></tr></thead>
+<thead><tr><th>cell</th><th>suite</th><th>spec</th><th>outcome (runs)</th><th>broken properties</th><th>not judged</th><th>figures</th><th>median</th><th>timelines</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr class="{{.Class}}"><td>{{.Cell}}</td><td>{{.Suite}}</td><td>{{.Spec}}</td><td class="outcome">{{.Outcomes}}</td><td>{{.Broken}}</td><td class="figures">{{.Figures}}</td><td>{{.Median}}</td><td>{{range .Links}}<a href="{{.Href}}">{{.Text}}</a> {{end}}</td></tr>
+{{range .Rows}}<tr class="{{.Class}}"><td>{{.Cell}}</td><td>{{.Suite}}</td><td>{{.Spec}}</td><td class="outcome">{{.Outcomes}}</td><td>{{.Broken}}</td><td class="notjudged">{{.NotJudged}}</td><td class="figures">{{.Figures}}</td><td>{{.Median}}</td><td>{{range .Links}}<a href="{{.Href}}">{{.Text}}</a> {{end}}</td></tr>
 {{end}}</tbody>
 </table>
 {{range .Failing}}

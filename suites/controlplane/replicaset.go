@@ -1,7 +1,7 @@
 package controlplane
 
 import (
-	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,11 +9,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/e2e-framework/klient/k8s"
-	"sigs.k8s.io/e2e-framework/klient/wait"
-	"sigs.k8s.io/e2e-framework/klient/wait/conditions"
 
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -25,52 +26,32 @@ func replicaSetSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "replicaset") })
 
-		It("creates pods up to the replica count, then removes them when scaled down", func(ctx SpecContext) {
+		It("creates pods up to the replica count, then removes them when scaled down", testenv.Judges(catalog.CPReplicaSetScalesUp, catalog.CPReplicaSetScalesDown), func(ctx SpecContext) {
 			env := testenv.Get()
+			dyn := dynamic.NewForConfigOrDie(env.REST)
+			testenv.RecordAs(ctx, judge.HistoryReplicaSets, dyn, appsv1.SchemeGroupVersion.WithResource("replicasets"), ns, "")
+			testenv.RecordAs(ctx, judge.HistoryPods, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "")
 			rs := replicaSet(ns, "web", 3)
+			created := time.Now()
 			Expect(env.Klient.Resources().Create(ctx, rs)).To(Succeed())
-
-			By("converging to 3 replicas")
-			waitForReplicas(ctx, rs, 3)
-			pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(pods.Items).To(HaveLen(3))
-			for _, pod := range pods.Items {
-				owner := metav1.GetControllerOf(&pod)
-				Expect(owner).NotTo(BeNil(), "pod %s has no controller", pod.Name)
-				Expect(owner.UID).To(Equal(rs.UID))
-			}
-
-			By("scaling down to 1 replica")
-			Expect(env.Klient.Resources().Get(ctx, rs.Name, ns, rs)).To(Succeed())
-			rs.Spec.Replicas = ptr.To[int32](1)
-			Expect(env.Klient.Resources().Update(ctx, rs)).To(Succeed())
-			waitForReplicas(ctx, rs, 1)
-			Expect(wait.For(func(ctx context.Context) (bool, error) {
-				pods, err := env.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-				if err != nil {
-					return false, err
-				}
-				live := 0
-				for _, p := range pods.Items {
-					if p.DeletionTimestamp == nil {
-						live++
-					}
-				}
-				return live == 1, nil
-			}, wait.WithContext(ctx), wait.WithTimeout(convergeTimeout), wait.WithInterval(100*time.Millisecond))).
-				To(Succeed(), "one live pod left after scaling down")
+			// status.replicas for the current generation; the judge counts
+			// the live pods too.
+			want := judge.Replicas(ns+"/"+rs.Name, "spec.replicas", "status.replicas", "status.observedGeneration")
+			testenv.Verify(
+				testenv.Converges(ctx, catalog.CPReplicaSetScalesUp, func() judge.Bound {
+					By("converging to 3 replicas")
+					return judge.Bound{Convergence: testenv.Within(created, convergeTimeout), History: judge.HistoryReplicaSets, Want: want}
+				}, "took"),
+				testenv.Converges(ctx, catalog.CPReplicaSetScalesDown, func() judge.Bound {
+					By("scaling down to 1 replica")
+					scaled := time.Now()
+					_, err := env.Kube.AppsV1().ReplicaSets(ns).Patch(ctx, rs.Name, types.MergePatchType, []byte(`{"spec":{"replicas":1}}`), metav1.PatchOptions{})
+					Expect(err).NotTo(HaveOccurred(), fmt.Sprintf("scale ReplicaSet %s/%s down", ns, rs.Name))
+					return judge.Bound{Convergence: testenv.Within(scaled, convergeTimeout), History: judge.HistoryReplicaSets, Want: want}
+				}, "took"),
+			)
 		})
 	})
-}
-
-func waitForReplicas(ctx context.Context, rs *appsv1.ReplicaSet, n int32) {
-	cond := conditions.New(testenv.Get().Klient.Resources()).ResourceMatch(rs, func(obj k8s.Object) bool {
-		r := obj.(*appsv1.ReplicaSet)
-		return r.Status.ObservedGeneration == r.Generation && r.Status.Replicas == n
-	})
-	Expect(wait.For(cond, wait.WithContext(ctx), wait.WithTimeout(convergeTimeout), wait.WithInterval(100*time.Millisecond))).
-		To(Succeed(), "ReplicaSet %s/%s reports %d replicas for its current generation", rs.Namespace, rs.Name, n)
 }
 
 func replicaSet(ns, name string, replicas int32) *appsv1.ReplicaSet {

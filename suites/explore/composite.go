@@ -177,6 +177,8 @@ func (d *composite) judge(ctx context.Context, recovered time.Time) {
 		checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
 			return d.c.Until(testenv.Within(owed, blockerBound), judge.ReadyNames(key, msg))
 		}, ""))
+	} else {
+		testenv.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
 	}
 	var released time.Time
 	checks = append(checks,

@@ -11,10 +11,12 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // fakeProxy is a replica's proxy whose request log the test writes.
@@ -219,7 +221,10 @@ func TestStatusLine(t *testing.T) {
 	st.tried(schedule.Step{Workload: "scale-up"}, outcome{Skipped: "no create of pods"})
 	st.tried(schedule.Step{Fault: "watch-cut", Resource: "pods"}, outcome{Phase: "steady", Err: "the proxy refused the rule"})
 	notDone := types.ReportEntry{Name: NotDoneEntry, Value: types.WrapEntryValue([]string{"step 2: scale-up after the next create of pods: not done: no create of pods"})}
-	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed, ReportEntries: types.ReportEntries{notDone}})
+	// A passed spec judged what it declares.
+	held := types.ReportEntry{Name: verdict.EntryName, Value: types.WrapEntryValue(verdict.Record{Property: catalog.LostNoOvershoot, Outcome: verdict.Held})}
+	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed,
+		LeafNodeLabels: verdict.Declarations(catalog.LostNoOvershoot), ReportEntries: types.ReportEntries{notDone, held}})
 	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 2", State: types.SpecStateSkipped})
 	line := out.String()
 	for _, s := range []string{`"status":"schedule 1: passed (1 step(s) not done)`, "1 schedules", fmt.Sprintf("coverage 1/%d", want), "findings 0, errors 0"} {

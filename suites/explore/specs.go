@@ -49,7 +49,7 @@ func specs(c Config) {
 
 		if c.Replay != "" {
 			for i := range max(c.Repeat, 1) {
-				It(fmt.Sprintf("replays %s (run %d of %d)", filepath.Base(c.Replay), i+1, max(c.Repeat, 1)), func(ctx SpecContext) {
+				It(fmt.Sprintf("replays %s (run %d of %d)", filepath.Base(c.Replay), i+1, max(c.Repeat, 1)), judges(c.Capability, c.Replay), func(ctx SpecContext) {
 					s, err := schedule.Load(c.Replay)
 					Expect(err).NotTo(HaveOccurred())
 					st.run(ctx, ns, s.Capability, func(driver) schedule.Schedule { return s })
@@ -62,7 +62,7 @@ func specs(c Config) {
 		width := len(fmt.Sprint(n))
 		for i := range n {
 			seed := seeds.Uint64()
-			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), func(ctx SpecContext) {
+			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
 				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
 					return schedule.Generate(seed, c.Capability, d.limits())
 				})

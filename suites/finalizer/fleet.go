@@ -155,7 +155,7 @@ func (f *Fleet) SafetyChecks(ctx context.Context) []oracle.Check {
 	if f.r.SideEffects != nil {
 		return append(checks, testenv.Judged(catalog.FinP4))
 	}
-	AddReportEntry("not judged: "+catalog.FinP4.ID, "the subject binds no sideEffects")
+	testenv.NotBound(catalog.FinP4, "the subject binds no capabilities.movableResource.sideEffects")
 	return checks
 }
 

@@ -95,7 +95,7 @@ func finalizerSpecs() {
 			ns = testenv.NewNamespace(ctx, "finalizer")
 		})
 
-		It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), func(ctx SpecContext) {
+		It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), testenv.Judges(catalog.FinRanBefore, catalog.FinMoverFinished, catalog.FinP1, catalog.FinRunsAfterMove, catalog.FinP1Back, catalog.FinRunsAfterBack, catalog.FinP2, catalog.FinP3, catalog.FinP4), func(ctx SpecContext) {
 			f := StartFleet(ctx, ns, "alpha", "beta")
 
 			By("moving to the target cluster")
@@ -142,7 +142,7 @@ func finalizerSpecs() {
 			testenv.Verify(append(checks, f.SafetyChecks(ctx)...)...)
 		})
 
-		It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), func(ctx SpecContext) {
+		It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), testenv.Judges(catalog.FinRanBefore, catalog.FinReleased, catalog.FinP3), func(ctx SpecContext) {
 			m := subject.Movable()
 			r := bound(m)
 			r.facts()

@@ -21,7 +21,7 @@ func sameNameSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "samename") })
 
-		It("settles concurrent creates of one claim, and a successor for the same external name while the old claim deletes", Label("fault:concurrent-create"), func(ctx SpecContext) {
+		It("settles concurrent creates of one claim, and a successor for the same external name while the old claim deletes", Label("fault:concurrent-create"), testenv.Judges(catalog.FgOneCreateWins, catalog.FgReadyBefore, catalog.FgOldDeleting, catalog.FgSuccessorReady, catalog.FgNoDeleteInUse), func(ctx SpecContext) {
 			if subject.Composite().Claims().Block.Resource != "" {
 				Skip("same-name races need an external name the harness controls: subject files bind none yet (only the reference controller's external system)")
 			}

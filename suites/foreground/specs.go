@@ -20,7 +20,7 @@ func foregroundSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
 
-		It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), func(ctx SpecContext) {
+		It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), testenv.Judges(catalog.FgReadyBefore, catalog.FgDeletionBlocked, catalog.FgDeletingStatus, catalog.FgBlockerNamed, catalog.FgDeletionCompletes), func(ctx SpecContext) {
 			c := StartComposition(ctx, ns)
 			key, name := ns+"/app", ns+"-db"
 			created := time.Now()
@@ -45,7 +45,7 @@ func foregroundSpecs() {
 					return c.Until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
 				}, ""))
 			} else {
-				AddReportEntry("not judged: "+catalog.FgBlockerNamed.ID, "the subject binds no blockerMessage")
+				testenv.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
 			}
 			checks = append(checks,
 				testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {

@@ -156,6 +156,12 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, pausedPath(e), c)
 		})
 	},
+
+	// The cluster under the suites (controlplane.go).
+	catalog.CPReplicaSetScalesUp.ID:   replicaSetConverged(catalog.CPReplicaSetScalesUp.ID),
+	catalog.CPReplicaSetScalesDown.ID: replicaSetConverged(catalog.CPReplicaSetScalesDown.ID),
+	catalog.CPGCHoldsOwner.ID:         gcHoldsOwner,
+	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410

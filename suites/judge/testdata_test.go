@@ -127,6 +127,8 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		{catalog.FinP1Back.ID, "finalizer-cleanup-while-paused-move.json", moved},
 		{catalog.FinRunsAfterBack.ID, "finalizer-cleanup-while-paused-move.json", moved},
 		{catalog.FinReleased.ID, "finalizer-finalizer-while-deleting-foreign.json", nil},
+		{catalog.CPReplicaSetScalesDown.ID, "controlplane-replicaset.json", nil},
+		{catalog.CPGCRemovesOwner.ID, "controlplane-garbage-collector.json", nil},
 	} {
 		derive(c.file, func(e *evidence.Evidence) { e.Facts[FactConvergence(c.id)] = unmetBound(t, e, c.id, c.since) }, c.id)
 	}
@@ -175,6 +177,25 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	// An exploration schedule whose delayed events' rule could not be
 	// removed.
 	derive("explore-correct-steps-acted.json", failed("event-delay", "recover event-delay: remove rule 3 of workload-0: connection refused"), catalog.ExploreStepsActed.ID)
+	// A ReplicaSet whose status counts a pod the pods history never had.
+	derive("controlplane-replicaset.json", func(e *evidence.Evidence) {
+		pods := e.Histories[HistoryPods]
+		if len(pods) == 0 {
+			t.Fatal("no pod to derive from")
+		}
+		first := pods[0].Key
+		e.Histories[HistoryPods] = slices.DeleteFunc(pods, func(r oracle.EventRecord) bool { return r.Key == first })
+	}, catalog.CPReplicaSetScalesUp.ID)
+	// The garbage collector never marked the blocking dependent deleting.
+	derive("controlplane-garbage-collector.json", func(e *evidence.Evidence) {
+		held, n := e.Facts[FactGCHeld], len(e.Histories[HistoryConfigMaps])
+		e.Histories[HistoryConfigMaps] = slices.DeleteFunc(e.Histories[HistoryConfigMaps], func(r oracle.EventRecord) bool {
+			return r.Key == held && r.Type == "MODIFIED"
+		})
+		if len(e.Histories[HistoryConfigMaps]) == n {
+			t.Fatal("no deleting dependent to derive from")
+		}
+	}, catalog.CPGCHoldsOwner.ID)
 
 	for id := range Offline {
 		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {

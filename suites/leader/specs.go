@@ -31,7 +31,7 @@ func leaderSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "leader") })
 
-		It("makes no leader-only writes when a non-leader shuts down gracefully", Label("fault:process-terminate"), func(ctx SpecContext) {
+		It("makes no leader-only writes when a non-leader shuts down gracefully", Label("fault:process-terminate"), testenv.Judges(catalog.LeaderFollowerTerminated, catalog.LeaderOneWriter), func(ctx SpecContext) {
 			e := Start(ctx, ns)
 			follower := e.Other(e.Holder())
 			// Only a follower that takes part in the election counts: its
@@ -47,7 +47,7 @@ func leaderSpecs() {
 			)
 		})
 
-		It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), func(ctx SpecContext) {
+		It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), testenv.Judges(catalog.LeaderHolderKilled, catalog.LeaderFailover, catalog.LeaderOneWriter), func(ctx SpecContext) {
 			e := Start(ctx, ns)
 			inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: 30 * time.Second}, e.Target)
 			bound := e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
@@ -60,7 +60,7 @@ func leaderSpecs() {
 			)
 		})
 
-		It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), func(ctx SpecContext) {
+		It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), testenv.Judges(catalog.LeaderPartitioned, catalog.LeaderOneWriter), func(ctx SpecContext) {
 			e := Start(ctx, ns)
 			old := e.Holder()
 			oldHolder := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.Key()])

@@ -20,7 +20,7 @@ func lostEventSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "lostevents") })
 
-		It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), func(ctx SpecContext) {
+		It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostEventWithheld, catalog.LostCreateRecovered, catalog.LostLaterScale, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			created := w.Create(ctx, 2)
 			tl := testenv.Timeline()
@@ -66,7 +66,7 @@ func lostEventSpecs() {
 			)
 		})
 
-		It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), func(ctx SpecContext) {
+		It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), testenv.Judges(catalog.LostLateEvents, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			tl := testenv.Timeline()
 			delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), w.Target)

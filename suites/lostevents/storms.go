@@ -18,7 +18,7 @@ func stormSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
 
-		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), func(ctx SpecContext) {
+		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostAfterStall, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			created := w.Create(ctx, 2)
 			tl := testenv.Timeline()
@@ -40,7 +40,7 @@ func stormSpecs() {
 			)
 		})
 
-		It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), func(ctx SpecContext) {
+		It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostStormHappened, catalog.LostAfterStorm, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			created := w.Create(ctx, 4)
 			tl := testenv.Timeline()

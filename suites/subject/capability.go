@@ -12,6 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Subject is a controller under test. Every Start method gets the spec's
@@ -137,7 +138,7 @@ func capability[T Subject](reference T, what, binding string, bound func(T) bool
 	if binding != "" {
 		how = "a subject file binds it under " + binding
 	}
-	Skip(fmt.Sprintf("subject %s is not a %s (%s)", s.Name(), what, how))
+	Skip(fmt.Sprintf("%ssubject %s is not a %s (%s)", verdict.CapabilityNotBound, s.Name(), what, how))
 	var zero T
 	return zero
 }

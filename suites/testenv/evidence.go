@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -98,7 +99,9 @@ func Judged(p verdict.Property) oracle.Check {
 // Await records b as the bound of convergence property p (the fact
 // judge.FactConvergence(p.ID)) and waits on the spec's history b names
 // until the verdict is known. The property is then judged, live and
-// offline, by the same offline judge (Judged, Converges).
+// offline, by the same offline judge (Judged, Converges). When ctx (the
+// spec's) ended during the wait, Verify records the spec's checks that
+// then fail as not evaluated: the wait stopped, nothing was judged.
 func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Result, error) {
 	GinkgoHelper()
 	h := specEvidence().History(b.History)
@@ -110,7 +113,9 @@ func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Resul
 		Fail(fmt.Sprintf("%s: %v", p.ID, err))
 	}
 	Fact(judge.FactConvergence(p.ID), b.Value())
-	return b.Wait(ctx, h, m)
+	r, err := b.Wait(ctx, h, m)
+	contextEnded(ctx)
+	return r, err
 }
 
 // Converges is the check of convergence property p: when it runs, bound
@@ -126,7 +131,8 @@ func Converges(ctx context.Context, p verdict.Property, bound func() judge.Bound
 		b := bound()
 		r, err := Await(ctx, p, b)
 		if ctx.Err() != nil {
-			return err
+			// The spec ended while it waited: nothing was judged.
+			return fmt.Errorf("%w: the spec ended while %s was awaited: %w", oracle.ErrNotEvaluated, p.ID, cmp.Or(err, ctx.Err()))
 		}
 		fig["bound"] = b.Within.String()
 		if figure != "" && !r.At.IsZero() {

@@ -14,17 +14,26 @@ import (
 // complete (catalog.EvidenceComplete), attaches every record to the spec's
 // report (Ginkgo's report entries, read back by the self-test and the
 // reports) and fails the spec with one short, stable line per broken
-// property, or with the assumption that did not hold.
+// property, or with the assumption that did not hold. A check that ends
+// on a context's end (the spec's, or a wait's that ran out) is not
+// evaluated, never broken. The spec's NotBound records are kept with the
+// others.
 func Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
-	records := oracle.Validate(base, checks...)
+	wrapped := make([]oracle.Check, len(checks))
+	for i, c := range checks {
+		wrapped[i] = unjudgedOnContextEnd(c, specContextEnded)
+	}
+	records := oracle.Validate(base, wrapped...)
 	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().Snapshot())
 	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
-	specEvidence().SetRecords(records)
 	for _, r := range records {
 		AddReportEntry(verdict.EntryName, ReportEntryVisibilityFailureOrVerbose, r)
 	}
+	// NotBound attached its records already.
+	records = append(records, notBoundRecords()...)
+	specEvidence().SetRecords(records)
 	if msg := verdict.Message(records); msg != "" {
 		Fail(msg)
 	}

@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// The result words of a run, a conformance bundle and its page: PASSED
+// (no finding, no error, every spec of a bound capability ran), PASSED
+// WITH GAPS (as PASSED, but specs of a bound capability were skipped:
+// their properties were not judged), NOT PASSED (a finding, an error, or
+// no spec passed). Properties the subject does not bind (a field, a whole
+// capability) are named beside PASSED, never hidden in it.
+const (
+	ResultPassed     = "PASSED"
+	ResultWithGaps   = "PASSED WITH GAPS"
+	ResultNotPassed  = "NOT PASSED"
+	notJudgedDivider = "; "
+)
+
+// Coverage is what a set of specs judged of the properties they declare
+// (verdict.Spec.Declared): each id once, however many specs and runs
+// declare it.
+type Coverage struct {
+	// Declared and Judged are the distinct ids declared, and those of
+	// them some spec judged (held or broken).
+	Declared, Judged []string
+	// NotBound are declared ids the subject's binding gives no means to
+	// judge; Skipped, ids only skipped specs declare (or, for a skipped
+	// spec that declares nothing, its name); Unjudged, the rest that no
+	// spec judged (not evaluated, or missing from a spec that ended in an
+	// error).
+	NotBound, Skipped, Unjudged []string
+}
+
+// CoverageOf is the coverage of specs.
+func CoverageOf(specs []verdict.Spec) Coverage {
+	var c Coverage
+	add := func(list *[]string, id string) {
+		if !slices.Contains(*list, id) {
+			*list = append(*list, id)
+		}
+	}
+	for _, s := range specs {
+		for _, id := range s.Declared {
+			add(&c.Declared, id)
+			if s.Judged(id) {
+				add(&c.Judged, id)
+			}
+		}
+		// Records a spec did not declare count too: the page and the
+		// summary then name every unbound property.
+		for _, r := range s.NotBound() {
+			add(&c.Declared, r.ID)
+		}
+	}
+	notBound := map[string]bool{}
+	ran := map[string]bool{}
+	for _, s := range specs {
+		for _, r := range s.NotBound() {
+			notBound[r.ID] = true
+		}
+		if s.CapabilityUnbound() {
+			for _, id := range s.Declared {
+				notBound[id] = true
+			}
+			continue
+		}
+		if s.Outcome != verdict.SkippedSpec {
+			for _, id := range s.Declared {
+				ran[id] = true
+			}
+		} else if len(s.Declared) == 0 {
+			add(&c.Skipped, fmt.Sprintf("%q", s.Name))
+		}
+	}
+	for _, id := range c.Declared {
+		switch {
+		case slices.Contains(c.Judged, id):
+		case notBound[id]:
+			add(&c.NotBound, id)
+		case !ran[id]:
+			add(&c.Skipped, id)
+		default:
+			add(&c.Unjudged, id)
+		}
+	}
+	return c
+}
+
+// NotJudged counts the properties not judged and names them by why:
+// "2 properties not judged (not bound: foreground/blocker-named;
+// finalizer/P4)"; empty when every declared property was judged.
+func (c Coverage) NotJudged() string {
+	n := len(c.NotBound) + len(c.Skipped) + len(c.Unjudged)
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range []struct {
+		why string
+		ids []string
+	}{{"not bound", c.NotBound}, {"skipped", c.Skipped}, {"not evaluated", c.Unjudged}} {
+		if len(p.ids) > 0 {
+			parts = append(parts, p.why+": "+strings.Join(p.ids, notJudgedDivider))
+		}
+	}
+	noun := "properties"
+	if n == 1 {
+		noun = "property"
+	}
+	return fmt.Sprintf("%d %s not judged (%s)", n, noun, strings.Join(parts, notJudgedDivider))
+}
+
+// Judgement is "14 of 16 declared properties judged".
+func (c Coverage) Judgement() string {
+	return fmt.Sprintf("%d of %d declared properties judged", len(c.Judged), len(c.Declared))
+}
+
+// Result is the result word of a run's specs and what it leaves out:
+// NOT PASSED with the count of findings and errors, PASSED WITH GAPS
+// naming the skipped, PASSED naming what is not bound.
+func Result(specs []verdict.Spec) (word, detail string) {
+	count := map[verdict.SpecOutcome]int{}
+	gaps := 0
+	for _, s := range specs {
+		count[s.Outcome]++
+		if s.Outcome == verdict.SkippedSpec && !s.CapabilityUnbound() {
+			gaps++
+		}
+	}
+	cov := CoverageOf(specs)
+	switch {
+	case count[verdict.BrokenSpec]+count[verdict.Error] > 0:
+		return ResultNotPassed, fmt.Sprintf("%d broken (findings), %d error", count[verdict.BrokenSpec], count[verdict.Error])
+	case count[verdict.Passed] == 0:
+		return ResultNotPassed, "no spec passed"
+	case gaps > 0:
+		return ResultWithGaps, cmp.Or(cov.NotJudged(), "skipped: "+strings.Join(skippedNames(specs), notJudgedDivider))
+	}
+	return ResultPassed, cov.NotJudged()
+}
+
+func skippedNames(specs []verdict.Spec) []string {
+	var out []string
+	for _, s := range specs {
+		if s.Outcome == verdict.SkippedSpec && !s.CapabilityUnbound() {
+			out = append(out, fmt.Sprintf("%q", s.Name))
+		}
+	}
+	return out
+}
+
+// Line is "PASSED", or "PASSED — detail".
+func Line(word, detail string) string {
+	if detail == "" {
+		return word
+	}
+	return word + " — " + detail
+}

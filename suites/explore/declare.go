@@ -1,0 +1,32 @@
+package explore
+
+import (
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// judged are the properties every schedule of a capability is judged on,
+// whatever its steps did (a driver's judge may judge more: a movable
+// schedule's move or held delete, a composite's successor).
+var judged = map[string][]verdict.Property{
+	schedule.Scalable:  {catalog.LostHealthyBefore, catalog.LostAfterFaults, catalog.LostLaterScale, catalog.LostNoOvershoot},
+	schedule.Leader:    {catalog.LeaderOneWriter},
+	schedule.Composite: {catalog.FgReadyBefore, catalog.FgDeletionBlocked, catalog.FgBlockerNamed, catalog.FgDeletionCompletes, catalog.FgDeletingStatus},
+	schedule.Movable:   {catalog.FinRanBefore, catalog.FinP2, catalog.FinP3, catalog.FinP4},
+}
+
+// judges declares what a schedule of capability is judged on; a replay's
+// capability is its schedule file's (none when the file does not load:
+// the spec then fails on it).
+func judges(capability, replay string) Labels {
+	if replay != "" {
+		if s, err := schedule.Load(replay); err == nil {
+			capability = s.Capability
+		}
+	}
+	return testenv.Judges(judged[capability]...)
+}
