@@ -19,7 +19,8 @@ var judged = map[string][]verdict.Property{
 	schedule.Movable:   {catalog.FinRanBefore, catalog.FinP2, catalog.FinP3, catalog.FinP4},
 }
 
-// judges declares what a schedule of capability is judged on; a replay's
+// judges declares what a schedule of capability is judged on, the premise
+// that its fault steps acted first; a replay's
 // capability is its schedule file's (none when the file does not load:
 // the spec then fails on it).
 func judges(capability, replay string) Labels {
@@ -28,5 +29,5 @@ func judges(capability, replay string) Labels {
 			capability = s.Capability
 		}
 	}
-	return testenv.Judges(judged[capability]...)
+	return testenv.Judges(append([]verdict.Property{catalog.ExploreStepsActed}, judged[capability]...)...)
 }
