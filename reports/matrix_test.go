@@ -313,3 +313,9 @@ func TestAnUnboundCapabilityIsNotAGap(t *testing.T) {
 		t.Errorf("Verdict = %q, %v", v, ok)
 	}
 }
+
+func TestJudgementOfAReportWithNoDeclarations(t *testing.T) {
+	if got := (Coverage{}).Judgement(); got != "no spec declares its properties" {
+		t.Errorf("Judgement of nothing declared = %q", got)
+	}
+}

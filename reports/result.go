@@ -116,8 +116,13 @@ func (c Coverage) NotJudged() string {
 	return fmt.Sprintf("%d %s not judged (%s)", n, noun, strings.Join(parts, notJudgedDivider))
 }
 
-// Judgement is "14 of 16 declared properties judged".
+// Judgement is "14 of 16 declared properties judged", or, for a report
+// whose specs declare nothing (one recorded before specs declared what
+// they judge), says so rather than count nothing.
 func (c Coverage) Judgement() string {
+	if len(c.Declared) == 0 {
+		return "no spec declares its properties"
+	}
 	return fmt.Sprintf("%d of %d declared properties judged", len(c.Judged), len(c.Declared))
 }
 
