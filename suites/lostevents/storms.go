@@ -52,7 +52,8 @@ func stormSpecs() {
 				// A deletion that fails is in the timeline, for the premise.
 				chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.Target)
 				last = time.Now()
-				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(30*time.Second).Should(BeNumerically(">=", 4), "replacements between rounds (overshoot is the invariant's to judge)")
+				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(w.ReplaceWithin()).Should(BeNumerically(">=", 4),
+					"the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (%s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)", w.ReplaceWithin())
 			}
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),

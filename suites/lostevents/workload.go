@@ -83,6 +83,10 @@ func (w *Workload) Until(c oracle.Convergence) judge.Bound {
 // expectations before it notices a lost event on its own.
 func (w *Workload) ExpectationTimeout() time.Duration { return w.bind.ExpectationTimeout() }
 
+// ReplaceWithin is how long the subject may take to replace deleted pods
+// (its binding's replaceWithin).
+func (w *Workload) ReplaceWithin() time.Duration { return w.bind.ReplaceWithin() }
+
 // Scale sets the desired replicas and returns when the change was accepted.
 func (w *Workload) Scale(ctx context.Context, n int64) time.Time {
 	patch, err := json.Marshal(w.bind.ReplicasPatch(n))
