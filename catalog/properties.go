@@ -66,6 +66,13 @@ var (
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 
+// The lost-events premises that a proxy fault acted: its rule matched at
+// least once.
+var (
+	LostEventsDelayed = p("lostevents/events-delayed", verdict.Assumption, "the event delay held back at least one pod event from the subject")
+	LostWatchStalled  = p("lostevents/watch-stalled", verdict.Assumption, "the watch stall held at least one pod event from the subject until the watch resumed")
+)
+
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
 	EvidenceComplete,
@@ -73,6 +80,7 @@ var Properties = []verdict.Property{
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
+	LostEventsDelayed, LostWatchStalled,
 }
 
 // Property looks a property up by id.

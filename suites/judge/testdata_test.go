@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -58,6 +59,19 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		got := oracle.Judge(e.Start, catalog.EvidenceComplete, Offline[id](e))
 		if got.Outcome != verdict.Broken {
 			t.Errorf("derived violation of %s from %s judged %s", id, file, got.Outcome)
+		}
+		seen[id] = append(seen[id], got.Outcome)
+	}
+	deriveHeld := func(file string, change func(e *evidence.Evidence), id string) {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(e)
+		p, _ := catalog.Property(id)
+		got := oracle.Judge(e.Start, p, Offline[id](e))
+		if got.Outcome != verdict.Held {
+			t.Errorf("derived %s from %s judged %s: %s", id, file, got.Outcome, got.Reason)
 		}
 		seen[id] = append(seen[id], got.Outcome)
 	}
@@ -147,6 +161,38 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 			e.Faults[i].Detail["deleted"] = ""
 		}
 	}, catalog.LostStormHappened.ID)
+	// The proxy rule faults of the late-events and stall specs, recorded
+	// before their injections named their rules (chaos.DetailRules) and
+	// before the proxy logged the events a stall let go as the stall's:
+	// named as this steadystate records them, the rule matched (held);
+	// with no event of the rule's in the log, it did not (broken).
+	ruleNamed := func(fault, id string, mark func(ev proxy.Event, inj chaos.Injection) bool) func(e *evidence.Evidence) {
+		return func(e *evidence.Evidence) {
+			for i, inj := range e.Faults {
+				if inj.Fault != fault {
+					continue
+				}
+				e.Faults[i].Detail = map[string]string{chaos.DetailRules: inj.Target + "=" + id}
+				p := e.Proxies[inj.Target]
+				for j, ev := range p.Events {
+					if mark != nil && mark(ev, inj) {
+						p.Events[j].Fault = id
+					} else if ev.Fault == id {
+						p.Events[j].Fault = ""
+					}
+				}
+				e.Proxies[inj.Target] = p
+			}
+		}
+	}
+	released := func(ev proxy.Event, inj chaos.Injection) bool {
+		return ev.Kind == "Pod" && ev.Delivered && !ev.At.Before(inj.End) && ev.At.Sub(inj.End) < time.Millisecond
+	}
+	delayed := func(ev proxy.Event, _ chaos.Injection) bool { return ev.Fault == "delay-1" }
+	deriveHeld("lostevents-correct-late-events.json", ruleNamed("event-delay", "delay-1", delayed), catalog.LostEventsDelayed.ID)
+	derive("lostevents-correct-late-events.json", ruleNamed("event-delay", "delay-1", nil), catalog.LostEventsDelayed.ID)
+	deriveHeld("lostevents-correct-stall.json", ruleNamed("watch-stall", "stall-1", released), catalog.LostWatchStalled.ID)
+	derive("lostevents-correct-stall.json", ruleNamed("watch-stall", "stall-1", nil), catalog.LostWatchStalled.ID)
 	// The partition healed a millisecond after it began: nobody had taken
 	// the Lease yet.
 	derive("leader-correct-partition.json", func(e *evidence.Evidence) {
