@@ -62,19 +62,6 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		}
 		seen[id] = append(seen[id], got.Outcome)
 	}
-	deriveHeld := func(file string, change func(e *evidence.Evidence), id string) {
-		e, err := evidence.Read(filepath.Join("testdata", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		change(e)
-		p, _ := catalog.Property(id)
-		got := oracle.Judge(e.Start, p, Offline[id](e))
-		if got.Outcome != verdict.Held {
-			t.Errorf("derived %s from %s judged %s: %s", id, file, got.Outcome, got.Reason)
-		}
-		seen[id] = append(seen[id], got.Outcome)
-	}
 	// A recorder whose watch could not resume.
 	derive("lostevents-correct-late-events.json", func(e *evidence.Evidence) {
 		e.Incomplete = map[string]string{HistoryPods: "the recorder's pods watch ended and could not resume without a relist: 410 Gone"}
@@ -161,38 +148,28 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 			e.Faults[i].Detail["deleted"] = ""
 		}
 	}, catalog.LostStormHappened.ID)
-	// The proxy rule faults of the late-events and stall specs, recorded
-	// before their injections named their rules (chaos.DetailRules) and
-	// before the proxy logged the events a stall let go as the stall's:
-	// named as this steadystate records them, the rule matched (held);
-	// with no event of the rule's in the log, it did not (broken).
-	ruleNamed := func(fault, id string, mark func(ev proxy.Event, inj chaos.Injection) bool) func(e *evidence.Evidence) {
+	// The late-events delay and the watch stall that matched nothing: the
+	// proxy log without the events their rules delayed or held.
+	unmatched := func(fault string) func(e *evidence.Evidence) {
 		return func(e *evidence.Evidence) {
-			for i, inj := range e.Faults {
+			for _, inj := range e.Faults {
 				if inj.Fault != fault {
 					continue
 				}
-				e.Faults[i].Detail = map[string]string{chaos.DetailRules: inj.Target + "=" + id}
-				p := e.Proxies[inj.Target]
-				for j, ev := range p.Events {
-					if mark != nil && mark(ev, inj) {
-						p.Events[j].Fault = id
-					} else if ev.Fault == id {
-						p.Events[j].Fault = ""
+				for replica, id := range chaos.Rules(inj) {
+					p := e.Proxies[replica]
+					n := len(p.Events)
+					p.Events = slices.DeleteFunc(p.Events, func(ev proxy.Event) bool { return ev.Fault == id })
+					if len(p.Events) == n {
+						t.Fatalf("%s: the proxy log of %s has no event of %s", fault, replica, id)
 					}
+					e.Proxies[replica] = p
 				}
-				e.Proxies[inj.Target] = p
 			}
 		}
 	}
-	released := func(ev proxy.Event, inj chaos.Injection) bool {
-		return ev.Kind == "Pod" && ev.Delivered && !ev.At.Before(inj.End) && ev.At.Sub(inj.End) < time.Millisecond
-	}
-	delayed := func(ev proxy.Event, _ chaos.Injection) bool { return ev.Fault == "delay-1" }
-	deriveHeld("lostevents-correct-late-events.json", ruleNamed("event-delay", "delay-1", delayed), catalog.LostEventsDelayed.ID)
-	derive("lostevents-correct-late-events.json", ruleNamed("event-delay", "delay-1", nil), catalog.LostEventsDelayed.ID)
-	deriveHeld("lostevents-correct-stall.json", ruleNamed("watch-stall", "stall-1", released), catalog.LostWatchStalled.ID)
-	derive("lostevents-correct-stall.json", ruleNamed("watch-stall", "stall-1", nil), catalog.LostWatchStalled.ID)
+	derive("lostevents-correct-late-events.json", unmatched("event-delay"), catalog.LostEventsDelayed.ID)
+	derive("lostevents-correct-stall.json", unmatched("watch-stall"), catalog.LostWatchStalled.ID)
 	// The partition healed a millisecond after it began: nobody had taken
 	// the Lease yet.
 	derive("leader-correct-partition.json", func(e *evidence.Evidence) {
