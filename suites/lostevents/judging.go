@@ -40,13 +40,13 @@ func Premise(ctx context.Context, p verdict.Property, b judge.Bound) {
 	Fail(fmt.Sprintf("assumption %s (%s) did not hold: %v", p.ID, p.Sentence, err))
 }
 
-// awaited waits for convergence property p's bound now, and returns its
+// Awaited waits for convergence property p's bound now, and returns its
 // check for Verify: p judged when Verify runs, on the evidence as it is
 // then (so every premise and property of a spec is judged on the same,
 // final evidence, the input `steadystate validate` reads), with the
 // figures it measured: "bound", and figure, when set, the convergence
 // time.
-func awaited(ctx context.Context, p verdict.Property, b judge.Bound, figure string) oracle.Check {
+func Awaited(ctx context.Context, p verdict.Property, b judge.Bound, figure string) oracle.Check {
 	GinkgoHelper()
 	fig := oracle.Figures{"bound": b.Within.String()}
 	r, err := testenv.Await(ctx, p, b)

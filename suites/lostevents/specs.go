@@ -57,8 +57,8 @@ func lostEventSpecs() {
 			}
 			Expect(stall.End(ctx)).To(Succeed())
 
-			recovered := awaited(ctx, catalog.LostCreateRecovered, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "recovery")
-			later := awaited(ctx, catalog.LostLaterScale, w.Until(testenv.Within(w.Scale(ctx, 4), 30*time.Second)), "")
+			recovered := Awaited(ctx, catalog.LostCreateRecovered, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "recovery")
+			later := Awaited(ctx, catalog.LostLaterScale, w.Until(testenv.Within(w.Scale(ctx, 4), 30*time.Second)), "")
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Judged(catalog.LostEventWithheld),
@@ -75,7 +75,7 @@ func lostEventSpecs() {
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(delay.End)
 			created := w.Create(ctx, 3)
-			settled := awaited(ctx, catalog.LostLateEvents, w.Until(testenv.Settle(created)), "")
+			settled := Awaited(ctx, catalog.LostLateEvents, w.Until(testenv.Settle(created)), "")
 			// Ended before the judging, so that the delay is on the
 			// timeline; a recovery that failed is there too, for the
 			// premise.

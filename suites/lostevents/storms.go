@@ -30,7 +30,7 @@ func stormSpecs() {
 			Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
 			Expect(stall.End(ctx)).To(Succeed())
 
-			resumed := awaited(ctx, catalog.LostAfterStall, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "")
+			resumed := Awaited(ctx, catalog.LostAfterStall, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "")
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Judged(catalog.LostWatchStalled),
@@ -54,7 +54,7 @@ func stormSpecs() {
 				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(w.ReplaceWithin()).Should(BeNumerically(">=", 4),
 					"the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (%s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)", w.ReplaceWithin())
 			}
-			settled := awaited(ctx, catalog.LostAfterStorm, w.Until(testenv.Recovery(last, w.ExpectationTimeout())), "")
+			settled := Awaited(ctx, catalog.LostAfterStorm, w.Until(testenv.Recovery(last, w.ExpectationTimeout())), "")
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Judged(catalog.LostStormHappened),
