@@ -46,7 +46,8 @@ type Source interface {
 	Changes() []<-chan struct{}
 }
 
-// Check judges the history as observed until now.
+// Check judges the history as observed until now; changes recorded after
+// now are left out.
 func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 	// Intervals of matching, from the state at Since onwards.
 	matching, _ := m(h.StateAt(c.Since))
@@ -59,6 +60,11 @@ func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 		}
 	}
 	h.ReplayAfter(c.Since, func(at time.Time, s State) {
+		// The history may have gone on past now (a check judged after
+		// later waits): what came after is not part of the verdict.
+		if at.After(now) {
+			return
+		}
 		ok, why := m(s)
 		if ok == matching {
 			return
