@@ -18,15 +18,15 @@ var EvidenceComplete = p("evidence/complete", verdict.Assumption, "every recorde
 
 // Lost events (OpenKruise CloneSet; docs/design.md, the lost-events class).
 var (
-	LostHealthyBefore   = p("lostevents/healthy-before-fault", verdict.Assumption, "the workload converged before the fault")
+	LostHealthyBefore   = p("lostevents/healthy-before-fault", verdict.Assumption, "the workload converged before the fault (its status and its live pods)")
 	LostEventWithheld   = p("lostevents/event-withheld", verdict.Assumption, "the new pod's ADDED event was withheld from the subject and its re-watch answered 410 Expired")
 	LostStormHappened   = p("lostevents/storm-happened", verdict.Assumption, "the pod deletion storm deleted pods")
-	LostCreateRecovered = p("lostevents/recovers-lost-create", verdict.Convergence, "status.replicas converges after the lost create, within the expectation timeout plus the recovery margin")
+	LostCreateRecovered = p("lostevents/recovers-lost-create", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas after the lost create, within the expectation timeout plus the recovery margin")
 	LostLaterScale      = p("lostevents/later-scale-acted-on", verdict.Convergence, "a later scale change is acted on within 30s")
-	LostLateEvents      = p("lostevents/converges-late-events", verdict.Convergence, "status.replicas converges within T while pod events arrive late")
-	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas converges after a stalled pod watch resumes")
-	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas converges after a pod deletion storm")
-	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas converges within the expectation timeout plus the recovery margin once every fault of an exploration schedule is recovered")
+	LostLateEvents      = p("lostevents/converges-late-events", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas within T while pod events arrive late")
+	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas after a stalled pod watch resumes")
+	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas after a pod deletion storm")
+	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas within the expectation timeout plus the recovery margin once every fault of an exploration schedule is recovered")
 	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going; a pod made once the subject had not seen one it created for longer than its expectation timeout is excused until removed)")
 )
 
@@ -68,6 +68,7 @@ var (
 
 // Exploration: what the harness did with a drawn schedule.
 var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error")
+
 // The cluster under the suites (kube-controller-manager's controllers,
 // which the suites and the Kubernetes built-in subjects rely on).
 var (
@@ -77,10 +78,17 @@ var (
 	CPGCRemovesOwner       = p("controlplane/gc-removes-owner", verdict.Convergence, "the garbage collector removes the foreground-deleted owner within 30s of its last blocking dependent's release")
 )
 
+// The lost-events premises that a proxy fault acted: its rule matched at
+// least once.
+var (
+	LostEventsDelayed = p("lostevents/events-delayed", verdict.Assumption, "the event delay held back at least one pod event from the subject")
+	LostWatchStalled  = p("lostevents/watch-stalled", verdict.Assumption, "the watch stall held at least one pod event from the subject until the watch resumed")
+)
+
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
 	EvidenceComplete,
-	LostHealthyBefore, LostEventWithheld, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostAfterFaults, LostNoOvershoot,
+	LostHealthyBefore, LostEventWithheld, LostEventsDelayed, LostWatchStalled, LostStormHappened, LostCreateRecovered, LostLaterScale, LostLateEvents, LostAfterStall, LostAfterStorm, LostAfterFaults, LostNoOvershoot,
 	LeaderFollowerTerminated, LeaderHolderKilled, LeaderPartitioned, LeaderFailover, LeaderOneWriter,
 	FgReadyBefore, FgDeletionBlocked, FgOneCreateWins, FgOldDeleting, FgDeletingStatus, FgBlockerNamed, FgDeletionCompletes, FgSuccessorReady, FgNoDeleteInUse,
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,

@@ -50,6 +50,22 @@ func identities(rs []Replica) string {
 	return strings.Join(names, ",")
 }
 
+// DetailRules is the detail of a proxy rule's injection that names the
+// rule on each replica's proxy, "replica=rule-id" comma-separated: the
+// proxy log names the rule on each event it held, delayed or dropped.
+const DetailRules = "rules"
+
+// Rules reads an injection's DetailRules: the rule's id by replica.
+func Rules(inj Injection) map[string]string {
+	out := map[string]string{}
+	for _, pair := range strings.Split(inj.Detail[DetailRules], ",") {
+		if replica, id, ok := strings.Cut(pair, "="); ok {
+			out[replica] = id
+		}
+	}
+	return out
+}
+
 // ProxyRule installs one proxy rule on some replicas' proxies, holds it for
 // Duration (0: until Recover), then removes it. The constructors below name
 // the common ones.
@@ -109,9 +125,10 @@ func (f *ProxyRule) Inject(ctx context.Context, t Target) (Injection, error) {
 	if err != nil {
 		return Injection{}, err
 	}
-	inj := Injection{Target: identities(rs), Start: time.Now()}
+	inj := Injection{Target: identities(rs), Start: time.Now(), Detail: map[string]string{}}
 	f.mu.Lock()
 	f.applied = map[proxy.Controller]string{}
+	var rules []string
 	for _, r := range rs {
 		id, err := r.Proxy.AddRule(f.Rule)
 		if err != nil {
@@ -119,6 +136,8 @@ func (f *ProxyRule) Inject(ctx context.Context, t Target) (Injection, error) {
 			return inj, fmt.Errorf("%s on %s: %w", f.Label, r.Identity, err)
 		}
 		f.applied[r.Proxy] = id
+		rules = append(rules, r.Identity+"="+id)
+		inj.Detail[DetailRules] = strings.Join(rules, ",")
 	}
 	f.mu.Unlock()
 	if f.Duration > 0 {

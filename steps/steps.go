@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -13,7 +14,9 @@ import (
 	"sigs.k8s.io/e2e-framework/pkg/envconf"
 	"sigs.k8s.io/e2e-framework/pkg/features"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
 )
@@ -107,7 +110,12 @@ func Inject(f chaos.Fault, target func(*envconf.Config) (chaos.Target, error)) f
 
 // Converges assesses eventual stable convergence: from when the desired
 // state last changed, the history name reaches want within T and keeps
-// it for W, judged as steadystate's suites judge it.
+// it for W, judged as steadystate's suites judge it. As there, the
+// verdict stands only on complete evidence (catalog.EvidenceComplete):
+// when a recorded history of the feature may have missed events (its
+// recorder's watch expired and would have had to relist), the step fails
+// as an error of the evidence, "not evaluated", never as a pass or a
+// finding.
 func Converges(name string, want judge.Want, within, window time.Duration) features.Func {
 	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
 		t.Helper()
@@ -118,13 +126,43 @@ func Converges(name string, want judge.Want, within, window time.Duration) featu
 		if h == nil {
 			t.Fatalf("no history %q: record it first with steps.Record", name)
 		}
-		res, err := converges(ctx, h, want, oracle.Convergence{Since: since, Within: within, Window: window})
+		res, err := r.assess(ctx, h, want, oracle.Convergence{Since: since, Within: within, Window: window})
+		if errors.Is(err, oracle.ErrNotEvaluated) {
+			t.Fatalf("error: %s is not judged: %v", name, err)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s held: the recorded histories are complete", catalog.EvidenceComplete.ID)
 		t.Logf("%s converged in %s", name, res.Took.Round(time.Millisecond))
 		return ctx
 	}
+}
+
+// assess waits on h for the convergence's verdict, then judges whether
+// the feature's evidence is complete: when it is not, the verdict is not
+// evaluated (an error wrapping oracle.ErrNotEvaluated that names
+// catalog.EvidenceComplete), whatever the wait found.
+func (r *record) assess(ctx context.Context, h *oracle.History, want judge.Want, c oracle.Convergence) (oracle.Result, error) {
+	res, err := converges(ctx, h, want, c)
+	if incomplete := r.complete(); incomplete != nil {
+		return oracle.Result{}, fmt.Errorf("%w: assumption %s did not hold (%s): %w", oracle.ErrNotEvaluated, catalog.EvidenceComplete.ID, catalog.EvidenceComplete.Sentence, incomplete)
+	}
+	return res, err
+}
+
+// complete is catalog.EvidenceComplete's judge on the feature's recorded
+// histories: the suites' own.
+func (r *record) complete() error {
+	r.mu.Lock()
+	e := &evidence.Evidence{Incomplete: map[string]string{}}
+	for name, h := range r.histories {
+		if err := h.Incomplete(); err != nil {
+			e.Incomplete[name] = err.Error()
+		}
+	}
+	r.mu.Unlock()
+	return judge.Offline[catalog.EvidenceComplete.ID](e)
 }
 
 // converges waits on h until the convergence's verdict is known.

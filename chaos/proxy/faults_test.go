@@ -114,6 +114,17 @@ func TestStallDeliversNothingUntilLifted(t *testing.T) {
 	}
 	e.proxy.RemoveRule(stall)
 	eventually(t, 10*time.Second, "the held event after the stall", func() bool { return inf.Saw("ADD held") })
+	// The log says the stall held it: a premise that a stall acted reads
+	// this.
+	var fault string
+	for _, ev := range e.proxy.Events() {
+		if ev.Type == "ADDED" && ev.Name == "held" && ev.Delivered {
+			fault = ev.Fault
+		}
+	}
+	if fault != stall {
+		t.Errorf("the held event was recorded delivered as %q's, want the stall %q", fault, stall)
+	}
 }
 
 func TestDropAndDelayMatchingEvents(t *testing.T) {

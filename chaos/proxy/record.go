@@ -33,7 +33,8 @@ type Event struct {
 	WatchID uint64 `json:"watchID"`
 	EventMeta
 	Delivered bool `json:"delivered"`
-	// Fault names the rule that dropped, held or delayed it, or "cut".
+	// Fault names the rule that dropped, held or delayed it (an event a
+	// stall held and then let go is delivered as the stall's), or "cut".
 	Fault string    `json:"fault,omitempty"`
 	At    time.Time `json:"at"`
 }

@@ -136,6 +136,9 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 	}()
 
 	var held []frame
+	// holder is the rule that holds the stream: the held events, once
+	// delivered, are recorded as its.
+	holder := ""
 	defer func() { p.held.Add(-int64(len(held))) }()
 	record := func(f frame, delivered bool, fault string) {
 		p.event(Event{Replica: p.opts.Replica, WatchID: rec.ID, EventMeta: f.meta, Delivered: delivered, Fault: fault, At: time.Now()})
@@ -199,7 +202,11 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 			for len(held) > 0 && !aw.isCut() {
 				v := p.rules.forEvent(info, held[0].meta)
 				if v.hold {
+					holder = v.rule
 					break
+				}
+				if v.rule == "" {
+					v.rule = holder
 				}
 				f := held[0]
 				held = held[1:]
@@ -214,6 +221,9 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 			}
 			p.rvs.observe(info.GroupResource(), it.f.meta.ResourceVersion)
 			v := p.rules.forEvent(info, it.f.meta)
+			if v.hold && len(held) == 0 {
+				holder = v.rule
+			}
 			if v.hold || len(held) > 0 {
 				held = append(held, it.f) // keep order behind held events
 				p.held.Add(1)

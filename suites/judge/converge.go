@@ -72,7 +72,7 @@ func (r *reader) bound(propertyID string) Bound {
 
 // converged judges c over h as it would be judged live once T and W had
 // passed: the first time m holds for W after Since, within T.
-func converged(c oracle.Convergence, h *oracle.History, m oracle.Match) (oracle.Result, error) {
+func converged(c oracle.Convergence, h oracle.Source, m oracle.Match) (oracle.Result, error) {
 	return c.Check(h, m, c.Since.Add(c.Within+c.Window))
 }
 
@@ -108,6 +108,59 @@ func replicasConverged(key, specPath, statusPath, generationPath string) oracle.
 	}
 }
 
+// podsConverged matches a state where status does and the workload key's
+// live pods, the objects of history pods in the joined state, are as many
+// as its desired replicas (specPath).
+func podsConverged(key, specPath, pods string, status oracle.Match) oracle.Match {
+	prefix := oracle.JoinedKey(pods, "")
+	return func(s oracle.State) (bool, string) {
+		if ok, why := status(s); !ok {
+			return false, why
+		}
+		spec, err := intAt(s[key], specPath)
+		if err != nil {
+			return false, err.Error()
+		}
+		var live int64
+		for k, obj := range s {
+			if strings.HasPrefix(k, prefix) && livePod(obj) {
+				live++
+			}
+		}
+		if live != spec {
+			return false, fmt.Sprintf("the status claims %d of %d replicas, but %d pods are live", spec, spec, live)
+		}
+		return true, ""
+	}
+}
+
+// livePod: not being deleted, not finished.
+func livePod(obj *unstructured.Unstructured) bool {
+	phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase")
+	return obj.GetDeletionTimestamp() == nil && phase != "Succeeded" && phase != "Failed"
+}
+
+// Source is what b is judged over: its history, joined with the others
+// its wanted state reads (oracle.Join); histories gives each by name, nil
+// when there is none.
+func (b Bound) Source(histories func(name string) *oracle.History) (oracle.Source, error) {
+	h := histories(b.History)
+	if h == nil {
+		return nil, fmt.Errorf("history %q: %w", b.History, evidence.ErrMissing)
+	}
+	names := b.Want.Histories()
+	if len(names) == 0 {
+		return h, nil
+	}
+	others := map[string]*oracle.History{}
+	for _, name := range names {
+		if others[name] = histories(name); others[name] == nil {
+			return nil, fmt.Errorf("history %q: %w", name, evidence.ErrMissing)
+		}
+	}
+	return oracle.Join(h, others), nil
+}
+
 // intAt reads the integer at a dotted field path of obj (JSON numbers
 // decode as int64 or float64).
 func intAt(obj *unstructured.Unstructured, path string) (int64, error) {
@@ -136,14 +189,20 @@ func converges(id string) func(e *evidence.Evidence) error {
 func judgeBound(e *evidence.Evidence, id string) (Bound, oracle.Result, error) {
 	r := read(e)
 	b := r.bound(id)
-	h := r.history(b.History)
 	if err := r.missing(); err != nil {
 		return b, oracle.Result{}, err
+	}
+	src, err := b.Source(func(name string) *oracle.History {
+		h, _ := e.History(name)
+		return h
+	})
+	if err != nil {
+		return b, oracle.Result{}, fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 	}
 	m, err := b.Want.Match()
 	if err != nil {
 		return b, oracle.Result{}, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactConvergence(id), err)
 	}
-	res, err := converged(b.Convergence, h, m)
+	res, err := converged(b.Convergence, src, m)
 	return b, res, err
 }

@@ -50,6 +50,8 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
 	catalog.LostStormHappened.ID:        stormHappened,
+	catalog.LostEventsDelayed.ID:        eventsDelayed,
+	catalog.LostWatchStalled.ID:         watchStalled,
 	catalog.LostCreateRecovered.ID:      converges(catalog.LostCreateRecovered.ID),
 	catalog.LostLaterScale.ID:           converges(catalog.LostLaterScale.ID),
 	catalog.LostLateEvents.ID:           converges(catalog.LostLateEvents.ID),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
@@ -149,6 +150,28 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 			e.Faults[i].Detail["deleted"] = ""
 		}
 	}, catalog.LostStormHappened.ID)
+	// The late-events delay and the watch stall that matched nothing: the
+	// proxy log without the events their rules delayed or held.
+	unmatched := func(fault string) func(e *evidence.Evidence) {
+		return func(e *evidence.Evidence) {
+			for _, inj := range e.Faults {
+				if inj.Fault != fault {
+					continue
+				}
+				for replica, id := range chaos.Rules(inj) {
+					p := e.Proxies[replica]
+					n := len(p.Events)
+					p.Events = slices.DeleteFunc(p.Events, func(ev proxy.Event) bool { return ev.Fault == id })
+					if len(p.Events) == n {
+						t.Fatalf("%s: the proxy log of %s has no event of %s", fault, replica, id)
+					}
+					e.Proxies[replica] = p
+				}
+			}
+		}
+	}
+	derive("lostevents-correct-late-events.json", unmatched("event-delay"), catalog.LostEventsDelayed.ID)
+	derive("lostevents-correct-stall.json", unmatched("watch-stall"), catalog.LostWatchStalled.ID)
 	// The partition healed a millisecond after it began: nobody had taken
 	// the Lease yet.
 	derive("leader-correct-partition.json", func(e *evidence.Evidence) {

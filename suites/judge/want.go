@@ -33,6 +33,7 @@ const (
 	wantReleased  = "finalizer-released"
 	wantTakenOver = "lease-taken-over"
 	wantAll       = "all"
+	wantWorkload  = "replicas-and-pods"
 )
 
 // Replicas wants workload key's observed replicas (statusPath) equal to its
@@ -40,6 +41,34 @@ const (
 // generationPath is set.
 func Replicas(key, specPath, statusPath, generationPath string) Want {
 	return Want{Kind: wantReplicas, Keys: []string{key}, Args: map[string]string{"spec": specPath, "status": statusPath, "generation": generationPath}}
+}
+
+// ReplicasAndPods wants Replicas and, counted from the objects
+// themselves, as many live pods in the history pods as the desired
+// replicas: a status that claims convergence the pods contradict is not
+// convergence. The pods history is joined to the workload's
+// (oracle.Join); a live pod is one not being deleted nor finished (phase
+// Succeeded or Failed). The pods recorded are the workload's: the ones
+// in its namespace that the harness did not start.
+func ReplicasAndPods(key, specPath, statusPath, generationPath, pods string) Want {
+	return Want{Kind: wantWorkload, Keys: []string{key}, Args: map[string]string{"spec": specPath, "status": statusPath, "generation": generationPath, "pods": pods}}
+}
+
+// Histories are the histories other than its bound's own that w reads
+// (joined to it as oracle.Join does), in order.
+func (w Want) Histories() []string {
+	var out []string
+	if w.Kind == wantWorkload && w.Args["pods"] != "" {
+		out = append(out, w.Args["pods"])
+	}
+	for _, sub := range w.All {
+		for _, h := range sub.Histories() {
+			if !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 // Ready wants the claim key to show Ready=True.
@@ -87,7 +116,7 @@ func (w Want) Match() (oracle.Match, error) {
 	if len(w.Keys) > 0 {
 		key = w.Keys[0]
 	}
-	needs := map[string]int{wantReplicas: 1, wantReady: 1, wantNames: 1, wantGone: 1, wantReleased: 1, wantTakenOver: 1, wantRunning: 1}
+	needs := map[string]int{wantReplicas: 1, wantWorkload: 1, wantReady: 1, wantNames: 1, wantGone: 1, wantReleased: 1, wantTakenOver: 1, wantRunning: 1}
 	if n, ok := needs[w.Kind]; ok && len(w.Keys) < n {
 		return nil, fmt.Errorf("want %q names no object", w.Kind)
 	}
@@ -95,6 +124,11 @@ func (w Want) Match() (oracle.Match, error) {
 	switch w.Kind {
 	case wantReplicas:
 		return replicasConverged(key, arg("spec"), arg("status"), arg("generation")), nil
+	case wantWorkload:
+		if arg("pods") == "" {
+			return nil, fmt.Errorf("want %q names no pods history", w.Kind)
+		}
+		return podsConverged(key, arg("spec"), arg("pods"), replicasConverged(key, arg("spec"), arg("status"), arg("generation"))), nil
 	case wantReady:
 		return func(s oracle.State) (bool, string) {
 			status, reason, msg, _, _ := ClaimReady(s, key)

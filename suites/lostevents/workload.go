@@ -31,7 +31,8 @@ type Workload struct {
 	history *oracle.History
 	pods    *oracle.History
 	// converged is the state where the observed replicas equal the
-	// desired replicas for the current generation.
+	// desired replicas for the current generation, and so do the live
+	// pods counted in the pods history.
 	converged judge.Want
 }
 
@@ -47,7 +48,7 @@ func StartWorkload(ctx context.Context, ns string) *Workload {
 	testenv.Fact(judge.FactWorkload, ns+"/web")
 	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
 	testenv.Fact(judge.FactExpectationTimeout, w.bind.ExpectationTimeout().String())
-	w.converged = judge.Replicas(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath())
+	w.converged = judge.ReplicasAndPods(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath(), judge.HistoryPods)
 	testenv.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
 	return w
 }
@@ -83,6 +84,10 @@ func (w *Workload) Until(c oracle.Convergence) judge.Bound {
 // expectations before it notices a lost event on its own.
 func (w *Workload) ExpectationTimeout() time.Duration { return w.bind.ExpectationTimeout() }
 
+// ReplaceWithin is how long the subject may take to replace deleted pods
+// (its binding's replaceWithin).
+func (w *Workload) ReplaceWithin() time.Duration { return w.bind.ReplaceWithin() }
+
 // Scale sets the desired replicas and returns when the change was accepted.
 func (w *Workload) Scale(ctx context.Context, n int64) time.Time {
 	patch, err := json.Marshal(w.bind.ReplicasPatch(n))
@@ -107,13 +112,13 @@ func (w *Workload) LivePods() []string {
 func (w *Workload) Resource() string { return w.bind.GVR().Resource }
 
 // Converged reports whether the recorded workload now shows its desired
-// replicas observed, for its current generation.
+// replicas observed, for its current generation, and as many live pods.
 func (w *Workload) Converged() bool {
 	m, err := w.converged.Match()
 	if err != nil {
 		return false
 	}
-	ok, _ := m(w.history.StateAt(time.Now()))
+	ok, _ := m(oracle.Join(w.history, map[string]*oracle.History{judge.HistoryPods: w.pods}).StateAt(time.Now()))
 	return ok
 }
 

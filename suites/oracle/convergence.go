@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -32,8 +33,22 @@ type Result struct {
 	Took time.Duration
 }
 
-// Check judges the history as observed until now.
-func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
+// Source is what a convergence is judged over: one History, or several
+// joined as one (Join).
+type Source interface {
+	// StateAt is the state after every change up to and including t.
+	StateAt(t time.Time) State
+	// ReplayAfter calls f with the state after each change later than
+	// since, in order.
+	ReplayAfter(since time.Time, f func(at time.Time, s State))
+	// Changes are closed at the next change: one channel for each
+	// history the source reads.
+	Changes() []<-chan struct{}
+}
+
+// Check judges the history as observed until now; changes recorded after
+// now are left out.
+func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 	// Intervals of matching, from the state at Since onwards.
 	matching, _ := m(h.StateAt(c.Since))
 	start := c.Since
@@ -45,6 +60,11 @@ func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
 		}
 	}
 	h.ReplayAfter(c.Since, func(at time.Time, s State) {
+		// The history may have gone on past now (a check judged after
+		// later waits): what came after is not part of the verdict.
+		if at.After(now) {
+			return
+		}
 		ok, why := m(s)
 		if ok == matching {
 			return
@@ -71,10 +91,10 @@ func (c Convergence) Check(h *History, m Match, now time.Time) (Result, error) {
 
 // Wait watches the history until it has converged and held for the window,
 // or until Since+Within+Window has passed, and returns the verdict.
-func (c Convergence) Wait(ctx context.Context, h *History, m Match) (Result, error) {
+func (c Convergence) Wait(ctx context.Context, h Source, m Match) (Result, error) {
 	deadline := c.Since.Add(c.Within + c.Window)
 	for {
-		changed := h.Changed()
+		changes := h.Changes()
 		now := time.Now()
 		r, err := c.Check(h, m, now)
 		if err == nil || now.After(deadline) {
@@ -86,11 +106,18 @@ func (c Convergence) Wait(ctx context.Context, h *History, m Match) (Result, err
 		if matching, _ := m(h.StateAt(now)); matching && c.Window < wake {
 			wake = c.Window / 4
 		}
-		select {
-		case <-ctx.Done():
+		timer := time.NewTimer(max(wake, 10*time.Millisecond))
+		cases := []reflect.SelectCase{
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)},
+		}
+		for _, ch := range changes {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+		}
+		chosen, _, _ := reflect.Select(cases)
+		timer.Stop()
+		if chosen == 0 {
 			return r, ctx.Err()
-		case <-changed:
-		case <-time.After(max(wake, 10*time.Millisecond)):
 		}
 	}
 }

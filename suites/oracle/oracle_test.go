@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,6 +56,9 @@ func TestConvergence(t *testing.T) {
 		{"never matches", replicas(0, 2), 10 * s, 0, "still not matching"},
 		{"too slow", replicas(0, 2, 8*s, 3), 12 * s, 7 * s, "converged only after 7s"},
 		{"window not yet complete", replicas(0, 2, 3*s, 3), 4 * s, 0, "matching for only 1s"},
+		// Judged at now after the history went on: what came later is
+		// not part of the verdict (it read "matching for only -2s").
+		{"matches only after now", replicas(0, 2, 9*s, 3), 7 * s, 0, "still not matching 6s after the last change"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,5 +131,49 @@ func TestMergeOrdersSourcesByTime(t *testing.T) {
 	want := "   +0.010s  pods   ADDED a\n   +0.020s  fault  stall pods: start\n   +0.030s  pods   DELETED a\n   +0.030s  fault  stall pods: end\n"
 	if b.String() != want {
 		t.Fatalf("merged:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// A joined source holds every history's objects, the others' under their
+// history's name, and replays their events in the order they arrived;
+// its convergence waits on any of them.
+func TestJoin(t *testing.T) {
+	start := time.Now()
+	obj := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": name, "namespace": "ns"}}}
+	}
+	w, pods := NewHistory(), NewHistory()
+	w.Add(Event{At: start, Type: "ADDED", Key: "ns/web", Object: obj("web")})
+	pods.Add(Event{At: start.Add(time.Millisecond), Type: "ADDED", Key: "ns/web-a", Object: obj("web-a")})
+	pods.Add(Event{At: start.Add(3 * time.Millisecond), Type: "DELETED", Key: "ns/web-a", Object: obj("web-a")})
+	w.Add(Event{At: start.Add(2 * time.Millisecond), Type: "MODIFIED", Key: "ns/web", Object: obj("web")})
+	j := Join(w, map[string]*History{"pods": pods})
+	if s := j.StateAt(start.Add(2 * time.Millisecond)); len(s) != 2 || s["ns/web"] == nil || s[JoinedKey("pods", "ns/web-a")] == nil {
+		t.Errorf("state at +2ms: %v", s)
+	}
+	var order []string
+	j.ReplayAfter(start, func(at time.Time, s State) { order = append(order, fmt.Sprintf("%s:%d", at.Sub(start), len(s))) })
+	if got := strings.Join(order, " "); got != "1ms:2 2ms:2 3ms:1" {
+		t.Errorf("replay after the start: %s", got)
+	}
+	gone := func(s State) (bool, string) { return s[JoinedKey("pods", "ns/web-a")] == nil, "the pod lives" }
+	c := Convergence{Since: start.Add(time.Millisecond), Within: time.Second, Window: time.Millisecond}
+	if r, err := c.Check(j, gone, start.Add(5*time.Millisecond)); err != nil || r.Took != 2*time.Millisecond {
+		t.Errorf("the pod's deletion through the join: %v, %v", r, err)
+	}
+	if n := len(j.Changes()); n != 2 {
+		t.Errorf("a join of two histories has %d change channels", n)
+	}
+
+	// Waiting on the join wakes at a change of either history.
+	now := time.Now()
+	pods.Add(Event{At: now, Type: "ADDED", Key: "ns/web-b", Object: obj("web-b")})
+	// The change comes while Wait waits.
+	time.AfterFunc(20*time.Millisecond, func() {
+		pods.Add(Event{At: time.Now(), Type: "DELETED", Key: "ns/web-b", Object: obj("web-b")})
+	})
+	goneB := func(s State) (bool, string) { return s[JoinedKey("pods", "ns/web-b")] == nil, "the pod lives" }
+	if _, err := (Convergence{Since: now, Within: 10 * time.Second, Window: 10 * time.Millisecond}).Wait(context.Background(), j, goneB); err != nil || time.Since(now) > 5*time.Second {
+		t.Errorf("waiting on the join: %v after %s", err, time.Since(now))
 	}
 }

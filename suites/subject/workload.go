@@ -81,3 +81,13 @@ func (w *Workload) Replicas(obj *unstructured.Unstructured) (spec, status int64,
 	}
 	return spec, status, current, nil
 }
+
+// ReplaceWithin is how long the controller may take to replace deleted
+// pods (the binding's replaceWithin; its default when the binding was
+// not read from a file).
+func (w *Workload) ReplaceWithin() time.Duration {
+	if d := w.binding().ReplaceWithin.Duration; d > 0 {
+		return d
+	}
+	return subjectfile.DefaultReplaceWithin
+}

@@ -43,6 +43,9 @@ func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
 	if s == nil || s.ExpectationTimeout.Duration != 5*time.Minute || f.Capabilities.LeaderElected != nil {
 		t.Fatalf("bindings = %+v", f.Capabilities)
 	}
+	if s.ReplaceWithin.Duration != subjectfile.DefaultReplaceWithin {
+		t.Errorf("replaceWithin default = %s, want %s", s.ReplaceWithin, subjectfile.DefaultReplaceWithin)
+	}
 	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"scalableWorkload"}) {
 		t.Errorf("bound capabilities %v", got)
 	}
@@ -107,6 +110,25 @@ func TestMissingScalableBindings(t *testing.T) {
 	for _, w := range []string{"template.apiVersion: missing", "statusReplicasPath: missing", `replicasPath: "spec..replicas" is not a field path`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not say %q", err, w)
+		}
+	}
+}
+
+// replaceWithin, the storm's wait for replacements, is the binding's to
+// set: read as given, and refused out of range with the field named.
+func TestReplaceWithin(t *testing.T) {
+	const file = "apiVersion: steadystate.dev/v1alpha1\nkind: Subject\nname: w\nrun: {command: [/bin/true]}\ncapabilities:\n  scalableWorkload: {resource: jobs, template: {apiVersion: batch/v1, kind: Job}, replicasPath: spec.parallelism, statusReplicasPath: status.active%s}\n"
+	f, err := subjectfile.Parse([]byte(fmt.Sprintf(file, ", replaceWithin: 3m")), "w.yaml", subjectfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Capabilities.ScalableWorkload.ReplaceWithin.Duration; got != 3*time.Minute {
+		t.Errorf("replaceWithin = %s, want 3m", got)
+	}
+	for _, v := range []string{"-1s", "31m"} {
+		_, err := subjectfile.Parse([]byte(fmt.Sprintf(file, ", replaceWithin: "+v)), "w.yaml", subjectfile.Options{})
+		if err == nil || !strings.Contains(err.Error(), "capabilities.scalableWorkload.replaceWithin: "+v) || !strings.Contains(err.Error(), "at most 30m0s") {
+			t.Errorf("replaceWithin %s: %v", v, err)
 		}
 	}
 }

@@ -216,7 +216,21 @@ type ScalableWorkload struct {
 	// notices a lost event on its own (Kubernetes' ReplicaSet controller:
 	// 5m). Recovery after a lost create is allowed this plus 15s.
 	ExpectationTimeout Duration `json:"expectationTimeout,omitempty"`
+	// ReplaceWithin is how long the storm spec waits, after each round of
+	// pod deletions, for the controller to have replaced the deleted pods
+	// before the next round (default 30s, at most 30m). A controller that
+	// backs off by design needs more: Kubernetes' Job controller waits
+	// 10s, then 20s, 40s... after pod failures (set 3m or more). Not
+	// replacing them within it makes the spec an error naming this field.
+	ReplaceWithin Duration `json:"replaceWithin,omitempty"`
 }
+
+// DefaultReplaceWithin is ScalableWorkload.ReplaceWithin when unset, and
+// MaxReplaceWithin the most it may be.
+const (
+	DefaultReplaceWithin = 30 * time.Second
+	MaxReplaceWithin     = 30 * time.Minute
+)
 
 // LeaderElected binds a manager whose replicas elect a leader with a Lease.
 type LeaderElected struct {

@@ -113,6 +113,15 @@ func (s *ScalableWorkload) validate(bad func(field, problem, expected string)) {
 			bad(at+field, fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.replicas")
 		}
 	}
+	if s.ExpectationTimeout.Duration < 0 {
+		bad(at+"expectationTimeout", s.ExpectationTimeout.String()+" is negative", "a duration of 0s or more, such as \"5m\"")
+	}
+	switch d := s.ReplaceWithin.Duration; {
+	case d == 0:
+		s.ReplaceWithin.Duration = DefaultReplaceWithin
+	case d < 0 || d > MaxReplaceWithin:
+		bad(at+"replaceWithin", d.String()+" is out of range", fmt.Sprintf("a duration above 0s and at most %s, such as \"3m\" (default %s)", MaxReplaceWithin, DefaultReplaceWithin))
+	}
 }
 
 func (l *LeaderElected) validate(bad func(field, problem, expected string)) {

@@ -104,9 +104,9 @@ func Judged(p verdict.Property) oracle.Check {
 // then fail as not evaluated: the wait stopped, nothing was judged.
 func Await(ctx context.Context, p verdict.Property, b judge.Bound) (oracle.Result, error) {
 	GinkgoHelper()
-	h := specEvidence().History(b.History)
-	if h == nil {
-		Fail(fmt.Sprintf("%s: the spec records no history %q", p.ID, b.History))
+	h, err := b.Source(specEvidence().History)
+	if err != nil {
+		Fail(fmt.Sprintf("%s: the spec records no such history: %v", p.ID, err))
 	}
 	m, err := b.Want.Match()
 	if err != nil {

@@ -1,0 +1,63 @@
+package lostevents
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// Healthy waits for the workload created at created to converge before
+// any fault (catalog.LostHealthyBefore) and stops the spec at once when it
+// does not: nothing after it would test what the spec is about.
+func (w *Workload) Healthy(ctx context.Context, created time.Time) {
+	GinkgoHelper()
+	Premise(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
+}
+
+// Premise waits for convergence premise p's bound and, when p did not
+// hold, stops the spec at once with its own reason: p's record, judged as
+// Verify judges it, attached to the spec (an error of the spec, "assumption
+// … did not hold", never a finding).
+func Premise(ctx context.Context, p verdict.Property, b judge.Bound) {
+	GinkgoHelper()
+	_, err := testenv.Await(ctx, p, b)
+	if err == nil {
+		return
+	}
+	if ctx.Err() == nil {
+		testenv.Verify(testenv.Judged(p))
+	}
+	// Verify failed the spec, unless the judge of the evidence disagreed
+	// with the wait (or the spec was interrupted): stop anyway.
+	Fail(fmt.Sprintf("assumption %s (%s) did not hold: %v", p.ID, p.Sentence, err))
+}
+
+// Awaited waits for convergence property p's bound now, and returns its
+// check for Verify: p judged when Verify runs, on the evidence as it is
+// then (so every premise and property of a spec is judged on the same,
+// final evidence, the input `steadystate validate` reads), with the
+// figures it measured: "bound", and figure, when set, the convergence
+// time.
+func Awaited(ctx context.Context, p verdict.Property, b judge.Bound, figure string) oracle.Check {
+	GinkgoHelper()
+	fig := oracle.Figures{"bound": b.Within.String()}
+	r, err := testenv.Await(ctx, p, b)
+	if figure != "" && !r.At.IsZero() {
+		fig[figure] = r.Took.Round(time.Millisecond).String()
+	}
+	judged := testenv.Judged(p)
+	return oracle.Check{Property: p, Figures: fig, Run: func() error {
+		if ctx.Err() != nil {
+			return err
+		}
+		return judged.Run()
+	}}
+}

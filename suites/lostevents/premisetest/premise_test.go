@@ -1,0 +1,154 @@
+// Package premisetest checks, without a cluster, how the lost-events
+// specs judge: a premise that does not hold stops its spec at once with
+// its own reason, and a premise read off the proxy log is judged on the
+// log once the spec's waits are over.
+package premisetest
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/suites/lostevents"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// failures records the suite's failure instead of failing the test: the
+// spec is meant to fail.
+type failures struct{ failed bool }
+
+func (f *failures) Fail() { f.failed = true }
+
+// The specs of the tests below run in one Ginkgo suite (Ginkgo runs a
+// process's suite once): each test declares its specs and checks their
+// reports once the suite has run.
+func TestJudging(t *testing.T) {
+	t.Setenv("ARTIFACTS", t.TempDir())
+	reports := map[string]types.SpecReport{}
+	checks := []func(t *testing.T, reports map[string]types.SpecReport){failedPremise(), finalLog()}
+	ReportAfterEach(func(r SpecReport) { reports[r.LeafNodeText] = r })
+	f := &failures{}
+	RunSpecs(f, "lost-events judging")
+	if !f.failed {
+		t.Error("the suite passed: its failing specs did not fail")
+	}
+	for _, check := range checks {
+		check(t, reports)
+	}
+}
+
+// A workload that never converges before the fault: the premise stops the
+// spec at once, an error naming the premise, and the spec goes no further
+// (before, Await's error was dropped and the spec went on injecting
+// faults).
+func failedPremise() func(t *testing.T, reports map[string]types.SpecReport) {
+	wentOn := false
+	It("waits for a workload that never converges", func(ctx SpecContext) {
+		web := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns"},
+			"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"replicas": int64(0)}}}
+		w, pods := oracle.NewHistory(), oracle.NewHistory()
+		w.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web", Object: web})
+		testenv.Evidence().AddHistory(judge.HistoryWorkload, w)
+		testenv.Evidence().AddHistory(judge.HistoryPods, pods)
+		lostevents.Premise(ctx, catalog.LostHealthyBefore, judge.Bound{
+			Convergence: oracle.Convergence{Since: time.Now(), Within: 50 * time.Millisecond, Window: 10 * time.Millisecond},
+			History:     judge.HistoryWorkload,
+			Want:        judge.ReplicasAndPods("ns/web", "spec.replicas", "status.replicas", "", judge.HistoryPods),
+		})
+		wentOn = true
+	})
+	return func(t *testing.T, reports map[string]types.SpecReport) {
+		s := verdict.Classify("premise", reports["waits for a workload that never converges"])
+		if wentOn || s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostHealthyBefore.ID+" did not hold") {
+			t.Errorf("a failed premise: spec %s %q, went on after it: %v; want an error naming %s, stopped there", s.Outcome, s.Reason, wentOn, catalog.LostHealthyBefore.ID)
+		}
+	}
+}
+
+// fakeProxy is a replica's proxy log that the test writes.
+type fakeProxy struct {
+	mu     sync.Mutex
+	events []proxy.Event
+}
+
+func (f *fakeProxy) Replica() string                      { return "w-0" }
+func (f *fakeProxy) AddRule(proxy.Rule) (string, error)   { return "", nil }
+func (f *fakeProxy) RemoveRule(string)                    {}
+func (f *fakeProxy) ClearRules()                          {}
+func (f *fakeProxy) CutWatches(proxy.Match) int           { return 0 }
+func (f *fakeProxy) ResetWatches(proxy.Match) int         { return 0 }
+func (f *fakeProxy) Requests() []proxy.Request            { return nil }
+func (f *fakeProxy) RequestsAfter(uint64) []proxy.Request { return nil }
+func (f *fakeProxy) Events() []proxy.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.events)
+}
+func (f *fakeProxy) add(e proxy.Event) { f.mu.Lock(); f.events = append(f.events, e); f.mu.Unlock() }
+
+// The lost create's premise is judged on the proxy log once the spec's
+// waits are over, the log `steadystate verify` reads: a relist that hands
+// the lost pod back to the subject while recovery is awaited (a pod whose
+// finalizer kept it deleting) breaks it, and the spec is an error. Judged
+// as before, first, on the log as it stood at the fault, it held and the
+// spec passed.
+func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
+	// scenario sets up a forced relist's evidence whose lost pod the
+	// subject has not seen; deliver then hands it back and lets the
+	// workload converge.
+	scenario := func() (deliver func() judge.Bound) {
+		web := func(status int64) *unstructured.Unstructured {
+			return &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns"},
+				"spec": map[string]any{"replicas": int64(3)}, "status": map[string]any{"replicas": status}}}
+		}
+		pod := func(name string) *unstructured.Unstructured {
+			return &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": name, "namespace": "ns"}}}
+		}
+		w, pods, p := oracle.NewHistory(), oracle.NewHistory(), &fakeProxy{}
+		w.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web", Object: web(2)})
+		pods.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web-a", Object: pod("web-a")})
+		pods.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web-b", Object: pod("web-b")})
+		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
+		testenv.Evidence().AddHistory(judge.HistoryWorkload, w)
+		testenv.Evidence().AddHistory(judge.HistoryPods, pods)
+		testenv.Evidence().AddProxy("w-0", p)
+		testenv.Fact(judge.FactReplica, "w-0")
+		testenv.Fact(judge.FactLostPod, "web-c")
+		return func() judge.Bound {
+			since := time.Now()
+			p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
+			pods.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web-d", Object: pod("web-d")})
+			w.Add(oracle.Event{At: time.Now(), Type: "MODIFIED", Key: "ns/web", Object: web(3)})
+			return judge.Bound{Convergence: oracle.Convergence{Since: since, Within: 5 * time.Second, Window: 20 * time.Millisecond},
+				History: judge.HistoryWorkload, Want: judge.ReplicasAndPods("ns/web", "spec.replicas", "status.replicas", "", judge.HistoryPods)}
+		}
+	}
+	It("waits, then judges", func(ctx SpecContext) {
+		deliver := scenario()
+		recovered := lostevents.Awaited(ctx, catalog.LostCreateRecovered, deliver(), "recovery")
+		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), recovered)
+	})
+	It("judges the premise, then waits (before)", func(ctx SpecContext) {
+		deliver := scenario()
+		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), testenv.Converges(ctx, catalog.LostCreateRecovered, deliver, "recovery"))
+	})
+	return func(t *testing.T, reports map[string]types.SpecReport) {
+		if s := verdict.Classify("final log", reports["waits, then judges"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold: the subject got ADDED pod/web-c") {
+			t.Errorf("judged once the waits are over: %s %q; want an error naming %s", s.Outcome, s.Reason, catalog.LostEventWithheld.ID)
+		}
+		if s := verdict.Classify("final log", reports["judges the premise, then waits (before)"]); s.Outcome != verdict.Passed {
+			t.Errorf("judged at the fault, as before: %s %q; it passed", s.Outcome, s.Reason)
+		}
+	}
+}
