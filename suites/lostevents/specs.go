@@ -68,7 +68,7 @@ func lostEventSpecs() {
 			)
 		})
 
-		It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), testenv.Judges(catalog.LostLateEvents, catalog.LostNoOvershoot), func(ctx SpecContext) {
+		It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), testenv.Judges(catalog.LostEventsDelayed, catalog.LostLateEvents, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			tl := testenv.Timeline()
 			delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), w.Target)

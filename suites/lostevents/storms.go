@@ -17,7 +17,7 @@ func stormSpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
 
-		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostAfterStall, catalog.LostNoOvershoot), func(ctx SpecContext) {
+		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostWatchStalled, catalog.LostAfterStall, catalog.LostNoOvershoot), func(ctx SpecContext) {
 			w := StartWorkload(ctx, ns)
 			created := w.Create(ctx, 2)
 			tl := testenv.Timeline()
