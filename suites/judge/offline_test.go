@@ -209,10 +209,11 @@ func TestBoundNamesTheCaps(t *testing.T) {
 		t.Errorf("deleting-status bound %q", got)
 	}
 	e = readEvidence(t, "lostevents-correct-stall.json")
+	e.Facts = maps.Clone(e.Facts)
+	delete(e.Facts, FactExpectationTimeout)
 	if got := BoundText(catalog.LostNoOvershoot.ID, e); got != "" {
 		t.Errorf("no-overshoot without an expectation timeout: bound %q, want none", got)
 	}
-	e.Facts = maps.Clone(e.Facts)
 	e.Facts[FactExpectationTimeout] = "5m0s"
 	if got := BoundText(catalog.LostNoOvershoot.ID, e); !strings.Contains(got, "past the 5m0s expectation timeout, until 5m0s after it was seen") {
 		t.Errorf("no-overshoot bound %q", got)
