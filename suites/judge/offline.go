@@ -51,7 +51,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
 	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
 	catalog.LeaderPartitioned.ID:        partitioned,
-	catalog.LeaderFailover.ID:           converges(catalog.LeaderFailover.ID),
+	catalog.LeaderFailover.ID:           failover,
 	catalog.FgReadyBefore.ID:            converges(catalog.FgReadyBefore.ID),
 	catalog.FgOneCreateWins.ID:          oneCreateWins,
 	catalog.FgOldDeleting.ID:            oldDeleting,

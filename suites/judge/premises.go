@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/evidence"
@@ -89,6 +91,51 @@ func partitioned(e *evidence.Evidence) error {
 		if now, _ := lease(after); now == old || now == "" {
 			return fmt.Errorf("no other replica took the Lease from %q while it was partitioned (%s): held by %q when it healed", old, inj.End.Sub(inj.Start).Round(time.Millisecond), now)
 		}
+	}
+	return nil
+}
+
+// FactLeaseDuration and FactRetryPeriod are the leader election's timings
+// as the subject file declares them (durations): the failover bound is
+// made of them.
+const (
+	FactLeaseDuration = "leaseDuration"
+	FactRetryPeriod   = "retryPeriod"
+)
+
+// failover judges leader/failover-in-time: its recorded bound over the
+// Lease's history, once the declared lease duration (of which the bound
+// is made) agrees with the one the recorded Lease carries when the bound
+// starts. A subject file that disagrees with its own Lease leaves the
+// property not evaluated: the bound would be wrong.
+func failover(e *evidence.Evidence) error {
+	r := read(e)
+	key, declared, b := r.fact(FactLease), r.duration(FactLeaseDuration), r.bound(catalog.LeaderFailover.ID)
+	h := r.history(HistoryLease)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if err := LeaseDurationAgrees(h.StateAt(b.Since)[key], key, declared); err != nil {
+		return err
+	}
+	_, _, err := judgeBound(e, catalog.LeaderFailover.ID)
+	return err
+}
+
+// LeaseDurationAgrees checks the declared lease duration against a
+// recorded Lease's spec.leaseDurationSeconds (whole seconds, as client-go
+// writes it): not evaluated, naming both, when they differ or the Lease
+// was not recorded.
+func LeaseDurationAgrees(obj *unstructured.Unstructured, key string, declared time.Duration) error {
+	if obj == nil {
+		return fmt.Errorf("%w: the Lease %s was not recorded when the failover bound started", oracle.ErrNotEvaluated, key)
+	}
+	seconds, found, err := unstructured.NestedInt64(obj.Object, "spec", "leaseDurationSeconds")
+	if err != nil || !found {
+		return fmt.Errorf("%w: the recorded Lease %s has no spec.leaseDurationSeconds to check the declared leaseDuration %s against", oracle.ErrNotEvaluated, key, declared)
+	}
+	if int64(declared/time.Second) != seconds {
+		return fmt.Errorf("%w: capabilities.leaderElected.leaseDuration is %s but the recorded Lease %s says spec.leaseDurationSeconds %d: the failover bound made of it would be wrong (declare the manager's own lease duration)", oracle.ErrNotEvaluated, declared, key, seconds)
 	}
 	return nil
 }

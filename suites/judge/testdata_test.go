@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,7 +142,9 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		}
 	}
 	derive("leader-correct-follower-shutdown.json", failed("process-terminate", "terminate leader-1: the process had already exited"), catalog.LeaderFollowerTerminated.ID)
-	derive("leader-correct-failover.json", failed("leader-failover", "no replica took the Lease within 30s"), catalog.LeaderHolderKilled.ID)
+	// The kill itself failed (a Lease nobody takes after it is no failure
+	// of the injection: TestLeaderThatNeverFailsOverIsBroken).
+	derive("leader-correct-failover.json", failed("leader-failover", "kill leader-1: no such process"), catalog.LeaderHolderKilled.ID)
 	derive("lostevents-correct-storm.json", func(e *evidence.Evidence) {
 		for i := range e.Faults {
 			e.Faults[i].Detail["deleted"] = ""
@@ -208,6 +211,92 @@ func TestLearnedIdentitiesPreventAFalseAlarm(t *testing.T) {
 	}
 	if err := judgeIt(); !errors.Is(err, ErrTwoWriters) {
 		t.Errorf("without learned identities the holder's own write should look like a non-holder's, got %v", err)
+	}
+}
+
+// TestLeaderThatNeverFailsOverIsBroken: a correct failover's recorded
+// evidence, with the Lease's history cut at the kill: nobody ever takes
+// the Lease. The injection is the kill alone, so the premise holds and
+// failover-in-time is broken, naming its bound and what the Lease showed:
+// a finding. The same evidence as the injection used to record it (failed
+// when no replica took the Lease) was an error: the premise broke and the
+// property was never judged.
+func TestLeaderThatNeverFailsOverIsBroken(t *testing.T) {
+	neverTaken := func(injectionError string) []verdict.Record {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := &e.Faults[0]
+		e.Histories[HistoryLease] = slices.DeleteFunc(e.Histories[HistoryLease], func(r oracle.EventRecord) bool { return r.At.After(kill.Start) })
+		for _, k := range []string{"newHolder", "transitionsAfter"} {
+			delete(kill.Detail, k)
+		}
+		kill.Detail["failover"] = "no new holder seen within 6.2s"
+		kill.Error = injectionError
+		return oracle.Validate(e.Start,
+			oracle.Check{Property: catalog.LeaderHolderKilled, Run: func() error { return Offline[catalog.LeaderHolderKilled.ID](e) }},
+			oracle.Check{Property: catalog.LeaderFailover, Run: func() error { return Offline[catalog.LeaderFailover.ID](e) }},
+		)
+	}
+	outcomes := func(recs []verdict.Record) map[string]verdict.Record {
+		out := map[string]verdict.Record{}
+		for _, r := range recs {
+			out[r.ID] = r
+		}
+		return out
+	}
+
+	got := outcomes(neverTaken(""))
+	if r := got[catalog.LeaderHolderKilled.ID]; r.Outcome != verdict.Held {
+		t.Errorf("the kill acted: %s %s %q, want held", r.ID, r.Outcome, r.Reason)
+	}
+	r := got[catalog.LeaderFailover.ID]
+	if r.Outcome != verdict.Broken || !strings.Contains(r.Reason, "T=6.2s") || !strings.Contains(r.Reason, `held by "leader-1" with leaseTransitions 0`) {
+		t.Errorf("nobody took the Lease: %s %s %q, want broken naming T=6.2s and the Lease still held by leader-1", r.ID, r.Outcome, r.Reason)
+	}
+
+	old := neverTaken("no replica took Lease leader-plxcl/refctl-leader within 30s after leader-1 was stopped")
+	if msg := verdict.Message(old); !strings.HasPrefix(msg, "error: assumption "+catalog.LeaderHolderKilled.ID) {
+		t.Errorf("as the injection used to record it, the spec's message is %q, want an error", msg)
+	}
+	if r := outcomes(old)[catalog.LeaderFailover.ID]; r.Outcome != verdict.NotEvaluated {
+		t.Errorf("as the injection used to record it: %s %s, want not evaluated", r.ID, r.Outcome)
+	}
+}
+
+// TestDeclaredLeaseDurationIsChecked: the failover bound is made of the
+// subject file's leaseDuration. When the recorded Lease says another,
+// failover-in-time is not evaluated, naming both; without the declared
+// duration it cannot be judged either.
+func TestDeclaredLeaseDurationIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name, declared string
+		want           verdict.Outcome
+		reason         []string
+	}{
+		{"agrees", "3s", verdict.Held, nil},
+		{"a fraction of a second more", "3500ms", verdict.Held, nil},
+		{"disagrees", "15s", verdict.NotEvaluated, []string{"leaseDuration is 15s", "spec.leaseDurationSeconds 3"}},
+		{"not declared", "", verdict.NotEvaluated, []string{`fact "leaseDuration"`}},
+	} {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Facts[FactLeaseDuration] = tc.declared
+		if tc.declared == "" {
+			delete(e.Facts, FactLeaseDuration)
+		}
+		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
+		if got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+		for _, want := range tc.reason {
+			if !strings.Contains(got.Reason, want) {
+				t.Errorf("%s: reason %q does not name %q", tc.name, got.Reason, want)
+			}
+		}
 	}
 }
 
