@@ -35,7 +35,7 @@ var (
 	LeaderFollowerTerminated = p("leader/follower-terminated", verdict.Assumption, "a follower that contends for the Lease was terminated gracefully")
 	LeaderHolderKilled       = p("leader/holder-killed", verdict.Assumption, "the Lease holder was killed")
 	LeaderPartitioned        = p("leader/leader-partitioned", verdict.Assumption, "the leader was partitioned and a successor took the Lease")
-	LeaderFailover           = p("leader/failover-in-time", verdict.Convergence, "after the holder dies another replica holds the Lease within the lease duration plus two jittered retry periods, leaseTransitions +1")
+	LeaderFailover           = p("leader/failover-in-time", verdict.Convergence, "after the holder is killed another replica holds the Lease within the declared lease duration (checked against the Lease's own) plus two jittered retry periods, leaseTransitions +1; in exploration, a replica renews it within that bound once every fault is recovered")
 	LeaderOneWriter          = p("leader/only-holder-writes", verdict.Invariant, "every leader-only write is made by the replica holding a valid Lease at that moment")
 )
 

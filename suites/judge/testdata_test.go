@@ -265,6 +265,35 @@ func TestLeaderThatNeverFailsOverIsBroken(t *testing.T) {
 	}
 }
 
+// TestExploredFailoverIsJudged: exploration judges a failover from when
+// every fault was recovered, wanting the Lease renewed after the kill (a
+// restarted holder may come back under its old name). On the recorded
+// failover it holds; with the Lease's history cut at the kill it breaks:
+// a failover that never came does not pass.
+func TestExploredFailoverIsJudged(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  bool
+		want verdict.Outcome
+	}{{"taken over", false, verdict.Held}, {"never taken", true, verdict.Broken}} {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := e.Faults[0].Start
+		if tc.cut {
+			e.Histories[HistoryLease] = slices.DeleteFunc(e.Histories[HistoryLease], func(r oracle.EventRecord) bool { return r.At.After(kill) })
+		}
+		recovered := kill.Add(10 * time.Millisecond)
+		b := Bound{Convergence: oracle.Convergence{Since: recovered, Within: 6200 * time.Millisecond, Window: time.Second}, History: HistoryLease, Want: RenewedAfter(e.Facts[FactLease], kill)}
+		e.Facts[FactConvergence(catalog.LeaderFailover.ID)] = b.Value()
+		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
+		if got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
 // TestDeclaredLeaseDurationIsChecked: the failover bound is made of the
 // subject file's leaseDuration. When the recorded Lease says another,
 // failover-in-time is not evaluated, naming both; without the declared

@@ -33,9 +33,9 @@ func (e *Election) FailoverBound() time.Duration {
 	return e.LeaseDuration.Duration + time.Duration(2*(1+retryJitter)*float64(e.RetryPeriod.Duration)) + time.Second
 }
 
-// failoverChecked adds to failover-in-time's check the timings its bound
+// FailoverChecked adds to failover-in-time's check the timings its bound
 // is made of, among the record's figures.
-func (e *Election) failoverChecked(c oracle.Check) oracle.Check {
+func (e *Election) FailoverChecked(c oracle.Check) oracle.Check {
 	c.Figures["leaseDuration"] = e.LeaseDuration.String()
 	c.Figures["retryPeriod"] = e.RetryPeriod.String()
 	return c
@@ -71,7 +71,7 @@ func leaderSpecs() {
 			inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: bound}, e.Target)
 			testenv.Verify(
 				testenv.Judged(catalog.LeaderHolderKilled),
-				e.failoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
+				e.FailoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
 					return judge.Bound{Convergence: testenv.Within(inj.Start, bound), History: judge.HistoryLease, Want: judge.TakenOver(e.Key(), e.lease.StateAt(inj.Start)[e.Key()])}
 				}, "failover")),
 				e.oneWriter(),
