@@ -71,7 +71,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return OnlyHolderWrites(lease, key, requests(e))
+		return OnlyHolderWrites(lease, key, ParseLeaderOnly(e.Facts[FactLeaderOnly]), requests(e))
 	},
 	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
 		r := read(e)

@@ -329,6 +329,59 @@ func TestDeclaredLeaseDurationIsChecked(t *testing.T) {
 	}
 }
 
+// TestLeaderOnlyNarrowsOneWriter: the subject's leaderOnly reaches the
+// offline judge through the evidence. The fixed controller-runtime
+// manager's recorded run, with its follower also writing its own pod's
+// status (no leader-only work), is convicted by the default scope and
+// holds with leaderOnly [configmaps]; the broken v0.17.2 manager's
+// leader-only configmap write still breaks it under that scope.
+func TestLeaderOnlyNarrowsOneWriter(t *testing.T) {
+	judgeWith := func(file, leaderOnly string, change func(e *evidence.Evidence)) error {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leaderOnly != "" {
+			e.Facts[FactLeaderOnly] = leaderOnly
+		}
+		if change != nil {
+			change(e)
+		}
+		return Offline[catalog.LeaderOneWriter.ID](e)
+	}
+	const fixed, broken = "upstream-controller-runtime-v0.17.3-follower-shutdown.json", "upstream-controller-runtime-v0.17.2-follower-shutdown.json"
+	// The follower: the replica whose Lease writes were never answered
+	// with a holder.
+	podStatus := func(e *evidence.Evidence) {
+		for _, id := range sortedKeys(e.Proxies) {
+			p := e.Proxies[id]
+			if slices.ContainsFunc(p.Requests, func(r proxy.Request) bool { return r.Holder != "" }) {
+				continue
+			}
+			at := e.Start.Add(time.Second)
+			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "patch", Resource: "pods", Subresource: "status", Namespace: "ns", Name: id}, Code: 200, Start: at, End: at})
+			e.Proxies[id] = p
+			return
+		}
+		t.Fatal("no follower in the evidence")
+	}
+	if err := judgeWith(fixed, "", nil); err != nil {
+		t.Fatalf("the fixed manager as recorded: %v", err)
+	}
+	if err := judgeWith(fixed, "", podStatus); !errors.Is(err, ErrTwoWriters) || !strings.Contains(err.Error(), "pods/") {
+		t.Errorf("the default scope should convict the follower's pod status write, got %v", err)
+	}
+	if err := judgeWith(fixed, "configmaps", podStatus); err != nil {
+		t.Errorf("leaderOnly [configmaps]: the follower's pod status write is no leader-only work, got %v", err)
+	}
+	if err := judgeWith(broken, "configmaps", nil); !errors.Is(err, ErrTwoWriters) {
+		t.Errorf("leaderOnly [configmaps]: v0.17.2's follower configmap write should still break it, got %v", err)
+	}
+	if err := judgeWith(broken, "widgets.example.com", nil); err != nil {
+		t.Errorf("leaderOnly [widgets.example.com]: no write of that resource, got %v", err)
+	}
+}
+
 // unmetBound is the recorded bound of property id with T of 1ms, from
 // since when it is set.
 func unmetBound(t *testing.T, e *evidence.Evidence, id string, since func(e *evidence.Evidence) time.Time) string {

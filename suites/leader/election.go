@@ -42,6 +42,9 @@ func Start(ctx context.Context, ns string) *Election {
 	testenv.Fact(judge.FactLease, e.Key())
 	testenv.Fact(judge.FactLeaseDuration, e.LeaseDuration.String())
 	testenv.Fact(judge.FactRetryPeriod, e.RetryPeriod.String())
+	if len(e.LeaderOnly) > 0 {
+		testenv.Fact(judge.FactLeaderOnly, judge.LeaderOnly(e.LeaderOnly).Fact())
+	}
 	e.Target = s.StartManagers(ctx, ns)
 	for _, r := range e.Target.Replicas {
 		e.proxies[r.Identity] = r.Proxy

@@ -96,7 +96,7 @@ func leaderSpecs() {
 			// one or the other, then judge the writes.
 			oldProxy := e.proxies[old]
 			Eventually(func() bool {
-				return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, healed)
+				return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, judge.LeaderOnly(e.LeaderOnly), healed)
 			}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
 			testenv.Verify(
 				testenv.Judged(catalog.LeaderPartitioned),
@@ -106,7 +106,8 @@ func leaderSpecs() {
 	})
 }
 
-// wroteSince reports whether a replica made a leader-only write after t.
-func wroteSince(p proxy.Controller, t time.Time) bool {
-	return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Start.After(t) && judge.LeaderOnlyWrite(r) })
+// wroteSince reports whether a replica made a leader-only write (of
+// scope) after t.
+func wroteSince(p proxy.Controller, scope judge.LeaderOnly, t time.Time) bool {
+	return slices.ContainsFunc(p.Requests(), func(r proxy.Request) bool { return r.Start.After(t) && scope.Covers(r) })
 }
