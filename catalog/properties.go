@@ -62,7 +62,7 @@ var (
 	FinRunsAfterBack = p("finalizer/runs-after-move-back", verdict.Convergence, "every object moved back runs on the source cluster within T")
 	FinReleased      = p("finalizer/finalizer-released", verdict.Convergence, "a deleted object's cleanup runs and the controller's finalizer is released within 15s")
 	FinP2            = p("finalizer/P2", verdict.Invariant, "P2: no object stays deleting, paused and finalized for more than 30s")
-	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (no 422 from the API server)")
+	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (the API server never refuses its writes, or the mover's, with \"no new finalizers can be added if the object is being deleted\")")
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 

@@ -129,11 +129,21 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		var errs []error
-		for _, id := range sortedKeys(e.Proxies) {
-			errs = append(errs, No422(e.Proxies[id].Requests, res))
+		var broken, unknown []error
+		for _, fact := range []string{FactMoverError, FactMoverBackError} {
+			broken = append(broken, MoverRefused(fact, e.Facts[fact]))
 		}
-		return errors.Join(errs...)
+		for _, id := range sortedKeys(e.Proxies) {
+			if err := NoFinalizerRefused(e.Proxies[id].Requests, res); errors.Is(err, oracle.ErrNotEvaluated) {
+				unknown = append(unknown, err)
+			} else {
+				broken = append(broken, err)
+			}
+		}
+		if err := errors.Join(broken...); err != nil {
+			return err
+		}
+		return errors.Join(unknown...)
 	},
 	catalog.FinP4.ID: func(e *evidence.Evidence) error {
 		return eachCluster(e, func(r *reader, c string) error {

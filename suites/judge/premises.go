@@ -15,12 +15,14 @@ import (
 )
 
 // The facts of the premises the harness's own steps prove: when the
-// successor claim was created, and the mover's end (FactMoved, or
-// FactMoverError when it failed).
+// successor claim was created, and the mover's end (FactMoved, with
+// FactMoverError when it failed; FactMoverBackError when the move back
+// failed).
 const (
 	FactSuccessorCreated = "successorCreated"
 	FactMoved            = "moved"
 	FactMoverError       = "moverError"
+	FactMoverBackError   = "moverBackError"
 	HistoryManageds      = "manageds"
 )
 

@@ -382,6 +382,50 @@ func TestLeaderOnlyNarrowsOneWriter(t *testing.T) {
 	}
 }
 
+// TestSchema422IsNotP3: the recorded run of a controller that re-adds its
+// finalizer to an object being deleted breaks P3 on the API server's
+// finalizer refusals. The same 422s as a schema's rejection are not P3
+// (the old judge counted any 422); without their messages P3 cannot be
+// told, and is not evaluated.
+func TestSchema422IsNotP3(t *testing.T) {
+	for _, tc := range []struct {
+		name, message string
+		want          verdict.Outcome
+	}{
+		{"as recorded", "", verdict.Broken},
+		{"a schema's rejection", `Cluster.reference.steadystate.dev "held" is invalid: spec.paused: Invalid value: "string": spec.paused in body must be of type boolean: "string"`, verdict.Held},
+		{"no message kept", "-", verdict.NotEvaluated},
+	} {
+		e, err := evidence.Read("testdata/finalizer-finalizer-while-deleting-foreign.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for id, p := range e.Proxies {
+			for i := range p.Requests {
+				if p.Requests[i].Code != 422 {
+					continue
+				}
+				n++
+				switch tc.message {
+				case "":
+				case "-":
+					p.Requests[i].Message = ""
+				default:
+					p.Requests[i].Message = tc.message
+				}
+			}
+			e.Proxies[id] = p
+		}
+		if n == 0 {
+			t.Fatal("the recorded run has no 422")
+		}
+		if got := oracle.Judge(e.Start, catalog.FinP3, Offline[catalog.FinP3.ID](e)); got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
 // unmetBound is the recorded bound of property id with T of 1ms, from
 // since when it is set.
 func unmetBound(t *testing.T, e *evidence.Evidence, id string, since func(e *evidence.Evidence) time.Time) string {
