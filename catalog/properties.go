@@ -55,7 +55,7 @@ var (
 // Finalizer race (Cluster API clusterctl move, bugs.md 1).
 var (
 	FinRanBefore     = p("finalizer/ran-before", verdict.Assumption, "every object ran (finalizer on, unpaused) before the move")
-	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover finished without an error")
+	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover ran to its exit: it finished, or the API server refused it the controller's finalizer (P3's evidence)")
 	FinP1            = p("finalizer/P1", verdict.Convergence, "P1: every source object is gone within 30s of the mover finishing")
 	FinRunsAfterMove = p("finalizer/runs-after-move", verdict.Convergence, "every moved object runs on the destination within T")
 	FinP1Back        = p("finalizer/P1-back", verdict.Convergence, "P1 on the move back: every object is gone from the cluster it moved off within 30s of the mover finishing")

@@ -111,6 +111,10 @@ func finalizerSpecs() {
 			// moving onto them) is judged of it.
 			checks = append(checks,
 				oracle.Check{Property: catalog.FinP1Back, Run: func() error {
+					if f.moveFailed != nil {
+						leftovers = fmt.Errorf("%w: the first move did not finish: %w", oracle.ErrNotEvaluated, f.moveFailed)
+						return leftovers
+					}
 					By("moving back to the source cluster")
 					// A move does not carry status: report it again where the
 					// objects run now.

@@ -59,9 +59,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.FgDeletionCompletes.ID:      converges(catalog.FgDeletionCompletes.ID),
 	catalog.FgSuccessorReady.ID:         successorReady,
 	catalog.FinRanBefore.ID:             converges(catalog.FinRanBefore.ID),
-	catalog.FinMoverFinished.ID:         moverFinished,
-	catalog.FinP1.ID:                    converges(catalog.FinP1.ID),
-	catalog.FinRunsAfterMove.ID:         converges(catalog.FinRunsAfterMove.ID),
+	catalog.FinMoverFinished.ID:         moverRan,
+	catalog.FinP1.ID:                    afterMove(catalog.FinP1.ID),
+	catalog.FinRunsAfterMove.ID:         afterMove(catalog.FinRunsAfterMove.ID),
 	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
 	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
 	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
@@ -113,8 +113,10 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return NoDeleteInUse(ops, name, old, successor)
 	},
+	// P2: a zombie is one whoever left it; but when the mover stopped
+	// half way, none seen does not say the move left none.
 	catalog.FinP2.ID: func(e *evidence.Evidence) error {
-		return eachCluster(e, func(r *reader, c string) error {
+		err := eachCluster(e, func(r *reader, c string) error {
 			fin, h := r.fact(FactFinalizer), r.history(c+"/clusters")
 			if err := r.missing(); err != nil {
 				return err
@@ -122,6 +124,10 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
 			return err
 		})
+		if err == nil {
+			return moverStopped(e, catalog.FinP2.ID)
+		}
+		return err
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
 		r := read(e)

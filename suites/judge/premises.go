@@ -188,14 +188,44 @@ func oldDeleting(e *evidence.Evidence) error {
 	return nil
 }
 
-// moverFinished: the mover ran to its end without an error.
-func moverFinished(e *evidence.Evidence) error {
-	if msg, failed := e.Facts[FactMoverError]; failed {
-		return fmt.Errorf("the mover failed: %s", strings.TrimSpace(msg))
-	}
+// moverRan: the harness started the mover and it ran to its exit
+// (FactMoved). A mover the API server refused the controller's finalizer
+// (FinalizerRefused) ran too: that refusal is P3's evidence, not the
+// harness's failure. A mover that failed otherwise did not move, for
+// reasons nothing attributes to the subject.
+func moverRan(e *evidence.Evidence) error {
 	r := read(e)
 	r.time(FactMoved)
-	return r.missing()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if msg, failed := e.Facts[FactMoverError]; failed && !strings.Contains(msg, FinalizerRefused) {
+		return fmt.Errorf("the mover failed, and not on the API server's finalizer refusal: %s", strings.TrimSpace(msg))
+	}
+	return nil
+}
+
+// moverStopped is why a property of the move's outcome cannot be judged:
+// the mover stopped on the API server's refusal (FactMoverError), so the
+// move is half done and owes nothing of a finished one. Nil when the
+// mover finished.
+func moverStopped(e *evidence.Evidence, id string) error {
+	msg, failed := e.Facts[FactMoverError]
+	if !failed {
+		return nil
+	}
+	return fmt.Errorf("%w: the mover stopped before the move was done (%s; P3 judges the refusal): %s judges a finished move", oracle.ErrNotEvaluated, strings.TrimSpace(msg), id)
+}
+
+// afterMove is the offline judge of a convergence counted from the mover's
+// end (P1, runs-after-move): not evaluated when the mover stopped.
+func afterMove(id string) func(e *evidence.Evidence) error {
+	return func(e *evidence.Evidence) error {
+		if err := moverStopped(e, id); err != nil {
+			return err
+		}
+		return converges(id)(e)
+	}
 }
 
 // successorReady: the successor converged within its bound, and when the

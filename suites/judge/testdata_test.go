@@ -165,9 +165,10 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	derive("foreground-correct-samename.json", func(e *evidence.Evidence) {
 		e.Facts[FactSuccessorCreated] = e.End.Format(time.RFC3339Nano)
 	}, catalog.FgOldDeleting.ID)
-	// The mover exited with the API server's 422.
+	// The mover failed, not on the API server's finalizer refusal (that
+	// one is P3's evidence: TestMoverRefusedIsP3Evidence).
 	derive("finalizer-cleanup-while-paused-move.json", func(e *evidence.Evidence) {
-		e.Facts[FactMoverError] = "move: exit status 1: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted"
+		e.Facts[FactMoverError] = "move: exit status 1: dial tcp 127.0.0.1:6443: connect: connection refused"
 	}, catalog.FinMoverFinished.ID)
 	// Crossplane's composed object held by the harness's finalizer: the
 	// premise names an object the deletion never reached.
@@ -423,6 +424,53 @@ func TestSchema422IsNotP3(t *testing.T) {
 		if got := oracle.Judge(e.Start, catalog.FinP3, Offline[catalog.FinP3.ID](e)); got.Outcome != tc.want {
 			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
 		}
+	}
+}
+
+// TestMoverRefusedIsP3Evidence: a recorded move whose mover, this time,
+// exited on the API server's finalizer refusal. The premise holds (the
+// mover ran), P3 breaks on the refusal, and what a finished move owes (P1,
+// the objects running on the target) is not evaluated, naming the
+// refusal; P2, which held, is not evaluated either (a half-done move
+// leaving no zombie says nothing), while a zombie P2 saw would still break
+// it. Before, the premise broke and the spec was an error hiding P1-P4.
+func TestMoverRefusedIsP3Evidence(t *testing.T) {
+	const refused = `move: exit status 1: Cluster.reference.steadystate.dev "alpha" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"cluster.reference.steadystate.dev"}`
+	judgeAll := func(file string) map[string]verdict.Record {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Facts[FactMoverError] = refused
+		var checks []oracle.Check
+		for _, id := range []string{catalog.FinMoverFinished.ID, catalog.FinP1.ID, catalog.FinRunsAfterMove.ID, catalog.FinP2.ID, catalog.FinP3.ID} {
+			p, _ := catalog.Property(id)
+			checks = append(checks, oracle.Check{Property: p, Run: func() error { return Offline[id](e) }})
+		}
+		out := map[string]verdict.Record{}
+		for _, r := range oracle.Validate(e.Start, checks...) {
+			out[r.ID] = r
+		}
+		return out
+	}
+	got := judgeAll("finalizer-cleanup-while-paused-move.json")
+	for id, want := range map[string]verdict.Outcome{
+		catalog.FinMoverFinished.ID: verdict.Held,
+		catalog.FinP1.ID:            verdict.NotEvaluated,
+		catalog.FinRunsAfterMove.ID: verdict.NotEvaluated,
+		catalog.FinP2.ID:            verdict.NotEvaluated,
+		catalog.FinP3.ID:            verdict.Broken,
+	} {
+		if r := got[id]; r.Outcome != want {
+			t.Errorf("%s: %s %q, want %s", id, r.Outcome, r.Reason, want)
+		}
+	}
+	if r := got[catalog.FinP1.ID]; !strings.Contains(r.Reason, "no new finalizers") {
+		t.Errorf("P1's reason %q does not name the refusal", r.Reason)
+	}
+	// The strip-then-delete mover's run left a zombie: P2 still breaks.
+	if r := judgeAll("finalizer-strip-then-delete-move.json")[catalog.FinP2.ID]; r.Outcome != verdict.Broken {
+		t.Errorf("a zombie beside a refused mover: P2 %s %q, want broken", r.Outcome, r.Reason)
 	}
 }
 
