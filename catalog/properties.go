@@ -42,7 +42,7 @@ var (
 // Foreground deletion (Crossplane claims, bugs.md 3).
 var (
 	FgReadyBefore       = p("foreground/ready-before", verdict.Assumption, "the claim was Ready before its deletion")
-	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked: what the claim owns could not finish deleting (the external system refused, or the harness's finalizer held it)")
+	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the harness's block was in place when the claim was deleted: the external system refused deletes, or the harness's finalizer was on what the claim owns")
 	FgOneCreateWins     = p("foreground/one-create-wins", verdict.Assumption, "exactly one of the concurrent creates of one claim won")
 	FgOldDeleting       = p("foreground/old-still-deleting", verdict.Assumption, "the successor claim was created while its predecessor was still deleting")
 	FgDeletingStatus    = p("foreground/deleting-status", verdict.Convergence, "(a) within 5s of the delete the claim shows Ready=False reason=Deleting, and keeps showing it until it is gone")

@@ -90,6 +90,8 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
 	},
+	// The premise states the harness's block only: what the subject's
+	// deletion then does is deletion-completes'.
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		if _, byFinalizer := e.Facts[FactBlocked]; byFinalizer {
@@ -97,7 +99,11 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			if err := r.missing(); err != nil {
 				return err
 			}
-			return BlockHeld(h, strings.Split(keys, ","))
+			return BlockInPlace(h, strings.Split(keys, ","), e.Facts[FactBlockFinalizer])
+		}
+		if _, refusing := e.Facts[FactRefusingDeletes]; refusing {
+			r.time(FactRefusingDeletes)
+			return r.missing()
 		}
 		name, ops := r.fact(FactExternalName), r.ops()
 		if err := r.missing(); err != nil {

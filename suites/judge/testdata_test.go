@@ -171,7 +171,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		e.Facts[FactMoverError] = "move: exit status 1: dial tcp 127.0.0.1:6443: connect: connection refused"
 	}, catalog.FinMoverFinished.ID)
 	// Crossplane's composed object held by the harness's finalizer: the
-	// premise names an object the deletion never reached.
+	// premise names an object the harness's finalizer was never seen on.
 	derive("upstream-crossplane-v1.15.3-blocked.json", func(e *evidence.Evidence) {
 		e.Facts[FactBlocked] += ",/never-deleted"
 	}, catalog.FgDeletionBlocked.ID)
@@ -471,6 +471,36 @@ func TestMoverRefusedIsP3Evidence(t *testing.T) {
 	// The strip-then-delete mover's run left a zombie: P2 still breaks.
 	if r := judgeAll("finalizer-strip-then-delete-move.json")[catalog.FinP2.ID]; r.Outcome != verdict.Broken {
 		t.Errorf("a zombie beside a refused mover: P2 %s %q, want broken", r.Outcome, r.Reason)
+	}
+}
+
+// TestDeletionNeverPropagatedBreaksDeletionCompletes: Crossplane's
+// recorded blocked deletion, as a subject that never propagates the
+// claim's deletion would have left it: the composed object the harness
+// held never marked for deletion, the claim never gone. The harness's block
+// was in place, so the premise holds and deletion-completes is broken.
+// Before, the premise broke (the deletion "never reached" the object) and
+// the spec was an error.
+func TestDeletionNeverPropagatedBreaksDeletionCompletes(t *testing.T) {
+	e, err := evidence.Read("testdata/upstream-crossplane-v1.15.3-blocked.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range e.Histories[HistoryBlocked] {
+		md, _ := r.Object["metadata"].(map[string]any)
+		delete(md, "deletionTimestamp")
+		e.Histories[HistoryBlocked][i] = r
+	}
+	e.Histories[HistoryClaims] = slices.DeleteFunc(e.Histories[HistoryClaims], func(r oracle.EventRecord) bool { return r.Type == "DELETED" })
+	recs := oracle.Validate(e.Start,
+		oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error { return Offline[catalog.FgDeletionBlocked.ID](e) }},
+		oracle.Check{Property: catalog.FgDeletionCompletes, Run: func() error { return Offline[catalog.FgDeletionCompletes.ID](e) }},
+	)
+	want := map[string]verdict.Outcome{catalog.FgDeletionBlocked.ID: verdict.Held, catalog.FgDeletionCompletes.ID: verdict.Broken}
+	for _, r := range recs {
+		if r.Outcome != want[r.ID] {
+			t.Errorf("%s: %s %q, want %s", r.ID, r.Outcome, r.Reason, want[r.ID])
+		}
 	}
 }
 
