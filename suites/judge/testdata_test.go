@@ -144,7 +144,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	derive("leader-correct-follower-shutdown.json", failed("process-terminate", "terminate leader-1: the process had already exited"), catalog.LeaderFollowerTerminated.ID)
 	// The kill itself failed (a Lease nobody takes after it is no failure
 	// of the injection: TestLeaderThatNeverFailsOverIsBroken).
-	derive("leader-correct-failover.json", failed("leader-failover", "kill leader-1: no such process"), catalog.LeaderHolderKilled.ID)
+	derive("leader-correct-failover.json", failed("leader-failover", "kill leader-0: no such process"), catalog.LeaderHolderKilled.ID)
 	derive("lostevents-correct-storm.json", func(e *evidence.Evidence) {
 		for i := range e.Faults {
 			e.Faults[i].Detail["deleted"] = ""
@@ -253,11 +253,11 @@ func TestLeaderThatNeverFailsOverIsBroken(t *testing.T) {
 		t.Errorf("the kill acted: %s %s %q, want held", r.ID, r.Outcome, r.Reason)
 	}
 	r := got[catalog.LeaderFailover.ID]
-	if r.Outcome != verdict.Broken || !strings.Contains(r.Reason, "T=6.2s") || !strings.Contains(r.Reason, `held by "leader-1" with leaseTransitions 0`) {
-		t.Errorf("nobody took the Lease: %s %s %q, want broken naming T=6.2s and the Lease still held by leader-1", r.ID, r.Outcome, r.Reason)
+	if r.Outcome != verdict.Broken || !strings.Contains(r.Reason, "T=6.2s") || !strings.Contains(r.Reason, `held by "leader-0" with leaseTransitions 0`) {
+		t.Errorf("nobody took the Lease: %s %s %q, want broken naming T=6.2s and the Lease still held by leader-0", r.ID, r.Outcome, r.Reason)
 	}
 
-	old := neverTaken("no replica took Lease leader-plxcl/refctl-leader within 30s after leader-1 was stopped")
+	old := neverTaken("no replica took Lease leader-z5jt6/refctl-leader within 30s after leader-0 was stopped")
 	if msg := verdict.Message(old); !strings.HasPrefix(msg, "error: assumption "+catalog.LeaderHolderKilled.ID) {
 		t.Errorf("as the injection used to record it, the spec's message is %q, want an error", msg)
 	}
