@@ -87,7 +87,7 @@ func (l *elected) judge(ctx context.Context, recovered time.Time) {
 		bound := l.e.FailoverBound()
 		checks = append(checks, l.e.FailoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
 			return judge.Bound{Convergence: testenv.Within(recovered, bound), History: judge.HistoryLease, Want: judge.RenewedAfter(l.e.Key(), kill)}
-		}, "failover")))
+		}, "recovery")))
 	}
 	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, testenv.Current.Converge, true, func(context.Context) (bool, error) {
 		return l.e.Holder() != "", nil
