@@ -35,14 +35,14 @@ var (
 	LeaderFollowerTerminated = p("leader/follower-terminated", verdict.Assumption, "a follower that contends for the Lease was terminated gracefully")
 	LeaderHolderKilled       = p("leader/holder-killed", verdict.Assumption, "the Lease holder was killed")
 	LeaderPartitioned        = p("leader/leader-partitioned", verdict.Assumption, "the leader was partitioned and a successor took the Lease")
-	LeaderFailover           = p("leader/failover-in-time", verdict.Convergence, "after the holder dies another replica holds the Lease within the lease duration plus two jittered retry periods, leaseTransitions +1")
+	LeaderFailover           = p("leader/failover-in-time", verdict.Convergence, "after the holder is killed another replica holds the Lease within the declared lease duration (checked against the Lease's own) plus two jittered retry periods, leaseTransitions +1; in exploration, a replica renews it within that bound once every fault is recovered")
 	LeaderOneWriter          = p("leader/only-holder-writes", verdict.Invariant, "every leader-only write is made by the replica holding a valid Lease at that moment")
 )
 
 // Foreground deletion (Crossplane claims; docs/design.md, the foreground-deletion class).
 var (
 	FgReadyBefore       = p("foreground/ready-before", verdict.Assumption, "the claim was Ready before its deletion")
-	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the claim's deletion was blocked: what the claim owns could not finish deleting (the external system refused, or the harness's finalizer held it)")
+	FgDeletionBlocked   = p("foreground/deletion-blocked", verdict.Assumption, "the harness's block was in place when the claim was deleted: the external system refused deletes, or the harness's finalizer was on what the claim owns")
 	FgOneCreateWins     = p("foreground/one-create-wins", verdict.Assumption, "exactly one of the concurrent creates of one claim won")
 	FgOldDeleting       = p("foreground/old-still-deleting", verdict.Assumption, "the successor claim was created while its predecessor was still deleting")
 	FgDeletingStatus    = p("foreground/deleting-status", verdict.Convergence, "(a) within 5s of the delete the claim shows Ready=False reason=Deleting, and keeps showing it until it is gone")
@@ -55,14 +55,14 @@ var (
 // Finalizer race (Cluster API clusterctl move; docs/design.md, the finalizer-race class).
 var (
 	FinRanBefore     = p("finalizer/ran-before", verdict.Assumption, "every object ran (finalizer on, unpaused) before the move")
-	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover finished without an error")
+	FinMoverFinished = p("finalizer/mover-finished", verdict.Assumption, "the mover ran to its exit: it finished, or the API server refused it the controller's finalizer (P3's evidence)")
 	FinP1            = p("finalizer/P1", verdict.Convergence, "P1: every source object is gone within 30s of the mover finishing")
 	FinRunsAfterMove = p("finalizer/runs-after-move", verdict.Convergence, "every moved object runs on the destination within T")
 	FinP1Back        = p("finalizer/P1-back", verdict.Convergence, "P1 on the move back: every object is gone from the cluster it moved off within 30s of the mover finishing")
 	FinRunsAfterBack = p("finalizer/runs-after-move-back", verdict.Convergence, "every object moved back runs on the source cluster within T")
 	FinReleased      = p("finalizer/finalizer-released", verdict.Convergence, "a deleted object's cleanup runs and the controller's finalizer is released within 15s")
 	FinP2            = p("finalizer/P2", verdict.Invariant, "P2: no object stays deleting, paused and finalized for more than 30s")
-	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (no 422 from the API server)")
+	FinP3            = p("finalizer/P3", verdict.Invariant, "P3: the controller never adds its finalizer to an object being deleted (the API server never refuses its writes, or the mover's, with \"no new finalizers can be added if the object is being deleted\")")
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 

@@ -9,7 +9,11 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/internal/proc"
@@ -153,5 +157,43 @@ func TestGracefulFailoverAndRestart(t *testing.T) {
 	}
 	if _, err := Inject(t.Context(), NewTimeline(), ProcessFault{Replica: old, Action: Kill}, target); err != nil || !r.Host.Exited(t.Context()) {
 		t.Errorf("kill: %v, exited=%v", err, r.Host.Exited(t.Context()))
+	}
+}
+
+// TestFailoverWithoutSuccessorIsNoInjectionError: the injection is the
+// kill. A Lease that nobody takes afterwards (a subject that never fails
+// over) is the subject's failure, judged by leader/failover-in-time from
+// the Lease's history; the injection itself succeeded, and its Detail
+// says no new holder was seen.
+func TestFailoverWithoutSuccessorIsNoInjectionError(t *testing.T) {
+	kube := fake.NewClientset(
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "leader-0", Namespace: "ns"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "leader-1", Namespace: "ns"}},
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "victim", Namespace: "ns"}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("leader-0"), LeaseTransitions: ptr.To[int32](2)}},
+	)
+	target := Target{Kube: kube}
+	for _, name := range []string{"leader-0", "leader-1"} {
+		target.Replicas = append(target.Replicas, Replica{Identity: name, Host: PodHost{Kube: kube, Namespace: "ns", Name: name, Container: "controller"}})
+	}
+	tl := NewTimeline()
+	inj, err := Inject(t.Context(), tl, LeaderFailover{LeaseNamespace: "ns", LeaseName: "victim", Timeout: 300 * time.Millisecond}, target)
+	if err != nil {
+		t.Fatalf("a Lease nobody takes failed the injection: %v", err)
+	}
+	if got := tl.Injections(); len(got) != 1 || got[0].Error != "" {
+		t.Fatalf("timeline = %+v, want one injection without an error", got)
+	}
+	d := inj.Detail
+	if d["oldHolder"] != "leader-0" || d["transitionsBefore"] != "2" || d["newHolder"] != "" || !strings.Contains(d["failover"], "no new holder seen within 300ms") {
+		t.Errorf("detail = %v, want leader-0 killed and no new holder", d)
+	}
+	if inj.End.Sub(inj.Start) > 250*time.Millisecond {
+		t.Errorf("the injection lasted %s: it is the kill, not the watch after it", inj.End.Sub(inj.Start))
+	}
+	if _, err := kube.CoreV1().Pods("ns").Get(t.Context(), "leader-0", metav1.GetOptions{}); err == nil {
+		t.Error("the holder's pod is still there")
+	}
+	if _, err := kube.CoreV1().Pods("ns").Get(t.Context(), "leader-1", metav1.GetOptions{}); err != nil {
+		t.Errorf("the follower's pod: %v", err)
 	}
 }

@@ -21,6 +21,12 @@ func isLeaseWrite(info RequestInfo) bool {
 		slices.Contains([]string{"create", "update", "patch"}, info.Verb)
 }
 
+// isWrite reports whether the request writes an object: the answers whose
+// refusals the proxy keeps the message of.
+func isWrite(info RequestInfo) bool {
+	return info.IsResource() && slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, info.Verb)
+}
+
 // bodyTap keeps the first maxHolderBody bytes written through it.
 type bodyTap struct {
 	buf bytes.Buffer
@@ -32,19 +38,49 @@ func (t *bodyTap) keep(b []byte) {
 	}
 }
 
+// statusMessage reads the message of the API server's Status answering a
+// refused request, JSON or protobuf, gzip-compressed or not; "" when the
+// body is no Status.
+func statusMessage(h http.Header, body []byte) string {
+	body = gunzipped(h, body)
+	if bytes.HasPrefix(body, protobufMagic) {
+		if meta, err := protobufMeta(body); err == nil && meta.Kind == "Status" {
+			return meta.Message
+		}
+		return ""
+	}
+	var status struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &status) != nil || status.Kind != "Status" {
+		return ""
+	}
+	return status.Message
+}
+
+// gunzipped is body decompressed when h says it is gzip-compressed, nil
+// when it does not decompress.
+func gunzipped(h http.Header, body []byte) []byte {
+	if h.Get("Content-Encoding") != "gzip" {
+		return body
+	}
+	r, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	out, err := io.ReadAll(io.LimitReader(r, maxHolderBody))
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
 // leaseHolder reads spec.holderIdentity from the API server's answer to a
 // Lease write, JSON or protobuf, gzip-compressed or not; "" when the body
 // is not a Lease or holds no holder (a released Lease).
 func leaseHolder(h http.Header, body []byte) string {
-	if h.Get("Content-Encoding") == "gzip" {
-		r, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return ""
-		}
-		if body, err = io.ReadAll(io.LimitReader(r, maxHolderBody)); err != nil {
-			return ""
-		}
-	}
+	body = gunzipped(h, body)
 	if bytes.HasPrefix(body, protobufMagic) {
 		return protobufLeaseHolder(body)
 	}

@@ -3,12 +3,16 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -68,5 +72,64 @@ func TestLeaseHolderReadsGzippedAnswers(t *testing.T) {
 	}
 	if got := leaseHolder(http.Header{}, []byte(`{"kind":"Status","spec":{"holderIdentity":"x_1"}}`)); got != "" {
 		t.Errorf("a Status named holder %q", got)
+	}
+}
+
+// TestStatusMessageReadsRefusals: the message of a Status answer is read
+// in either wire format, compressed or not; a body that is no Status
+// gives none.
+func TestStatusMessageReadsRefusals(t *testing.T) {
+	const msg = `Cluster.cluster.x-k8s.io "c" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"f"}`
+	status := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonInvalid, Code: 422}
+	raw, err := status.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{Kind: "Status", APIVersion: "v1"}, Raw: raw}
+	env, err := u.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + strings.ReplaceAll(msg, `"`, `\"`) + `","code":422}`))
+	z.Close()
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		body []byte
+		want string
+	}{
+		{"json", http.Header{}, []byte(`{"kind":"Status","message":"widgets.example.com \"w\" is invalid: spec.size: Invalid value: -1","code":422}`), `widgets.example.com "w" is invalid: spec.size: Invalid value: -1`},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), msg},
+		{"protobuf", http.Header{}, append(append([]byte{}, protobufMagic...), env...), msg},
+		{"not a status", http.Header{}, []byte(`{"kind":"Lease","message":"x"}`), ""},
+		{"not json", http.Header{}, []byte(`upstream connect error`), ""},
+	} {
+		if got := statusMessage(tc.h, tc.body); got != tc.want {
+			t.Errorf("%s: message %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRefusedWritesRecordTheMessage: through the proxy, the API server's
+// refusal of a write keeps its message; a write it answered does not.
+func TestRefusedWritesRecordTheMessage(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	cms := kubernetes.NewForConfigOrDie(e.victimConfig(false)).CoreV1().ConfigMaps(e.ns)
+	if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "fine"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "Not_A_Name"}}, metav1.CreateOptions{}); err == nil {
+		t.Fatal("an invalid name was accepted")
+	}
+	var got []string
+	for _, r := range e.proxy.Requests() {
+		if r.Resource == "configmaps" && r.Verb == "create" {
+			got = append(got, fmt.Sprintf("%d:%s", r.Code, r.Message))
+		}
+	}
+	if len(got) != 2 || got[0] != "201:" || !strings.HasPrefix(got[1], `422:ConfigMap "Not_A_Name" is invalid: metadata.name: Invalid value`) {
+		t.Errorf("recorded %q, want a 201 without a message and the 422's message", got)
 	}
 }

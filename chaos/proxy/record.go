@@ -21,9 +21,13 @@ type Request struct {
 	// Holder is the Lease holder identity the API server's answer to a
 	// successful Lease write names: how a replica's own election identity
 	// is learned, whatever the controller chose it to be.
-	Holder string    `json:"holder,omitempty"`
-	Start  time.Time `json:"start"`
-	End    time.Time `json:"end"`
+	Holder string `json:"holder,omitempty"`
+	// Message is the API server's Status message answering a write it
+	// refused (4xx, 5xx): what tells, say, a finalizer refused on an
+	// object being deleted from a schema's rejection, both 422.
+	Message string    `json:"message,omitempty"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
 }
 
 // Event is one watch event the proxy delivered or dropped.

@@ -62,9 +62,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isLeaseWrite(info) {
 		sw.tap = &bodyTap{}
 	}
+	sw.tapErrors = isWrite(info)
 	p.reverse.ServeHTTP(sw, r)
-	if sw.tap != nil && sw.code >= 200 && sw.code <= 299 {
+	switch {
+	case sw.tap == nil:
+	case sw.code >= 200 && sw.code <= 299:
 		rec.Holder = leaseHolder(sw.Header(), sw.tap.buf.Bytes())
+	case sw.code >= 400:
+		rec.Message = statusMessage(sw.Header(), sw.tap.buf.Bytes())
 	}
 }
 
@@ -110,11 +115,16 @@ type statusWriter struct {
 	code int
 	// tap, when set, keeps the start of the body.
 	tap *bodyTap
+	// tapErrors sets tap when the answer is an error (4xx, 5xx).
+	tapErrors bool
 }
 
 func (s *statusWriter) WriteHeader(code int) {
 	if s.code == 0 {
 		s.code = code
+		if s.tapErrors && code >= 400 && s.tap == nil {
+			s.tap = &bodyTap{}
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }

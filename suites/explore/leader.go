@@ -10,7 +10,9 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/judge"
 	"github.com/steadystate-dev/steadystate/suites/leader"
+	"github.com/steadystate-dev/steadystate/suites/oracle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -71,15 +73,37 @@ func (l *elected) phase() string {
 	return "unheld"
 }
 
-// judge: every leader-only write over the whole history was made by the
-// replica holding a valid Lease then. The history runs on after the
-// recovery until a replica holds the Lease (within T) and for one lease
-// duration more: a replica that lost the Lease while cut off writes, if
-// it does, once it is back.
-func (l *elected) judge(ctx context.Context, _ time.Time) {
+// judge: when the schedule killed the holder (a leader-failover that
+// acted), a replica holds the Lease, renewed after the last such kill,
+// within the failover bound of the recovery (failover-in-time: a failover
+// that never came is broken, not passed); and every leader-only write over
+// the whole history was made by the replica holding a valid Lease then.
+// The history runs on after the recovery until a replica holds the Lease
+// (within T) and for one lease duration more: a replica that lost the
+// Lease while cut off writes, if it does, once it is back.
+func (l *elected) judge(ctx context.Context, recovered time.Time) {
+	var checks []oracle.Check
+	if kill, ok := lastKill(testenv.Evidence().Snapshot().Faults); ok {
+		bound := l.e.FailoverBound()
+		checks = append(checks, l.e.FailoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
+			return judge.Bound{Convergence: testenv.Within(recovered, bound), History: judge.HistoryLease, Want: judge.RenewedAfter(l.e.Key(), kill)}
+		}, "recovery")))
+	}
 	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, testenv.Current.Converge, true, func(context.Context) (bool, error) {
 		return l.e.Holder() != "", nil
 	})
 	until(ctx, time.Now().Add(l.e.LeaseDuration.Duration))
-	verify(testenv.Judged(catalog.LeaderOneWriter))
+	verify(append(checks, testenv.Judged(catalog.LeaderOneWriter))...)
+}
+
+// lastKill is when the last leader failover that acted (its kill did not
+// fail) began.
+func lastKill(faults []chaos.Injection) (time.Time, bool) {
+	var at time.Time
+	for _, inj := range faults {
+		if inj.Fault == (chaos.LeaderFailover{}).Name() && inj.Error == "" && inj.Start.After(at) {
+			at = inj.Start
+		}
+	}
+	return at, !at.IsZero()
 }

@@ -20,8 +20,9 @@ import (
 )
 
 // blocker holds up, from outside the subject, the deletion of what a
-// claim owns, and lets it complete. Whether it held is the premise
-// foreground/deletion-blocked, judged from the spec's evidence.
+// claim owns, and lets it complete. That the block was in place is the
+// premise foreground/deletion-blocked, judged from the spec's evidence;
+// whether the subject's deletion then reached it is the subject's doing.
 type blocker interface {
 	block(ctx context.Context, claim string) error
 	unblock(ctx context.Context) error
@@ -32,7 +33,11 @@ type blocker interface {
 type externalBlocker struct{ ext subject.ExternalSystem }
 
 func (b externalBlocker) block(ctx context.Context, _ string) error {
-	return b.ext.FailDeletes(ctx, true)
+	if err := b.ext.FailDeletes(ctx, true); err != nil {
+		return err
+	}
+	testenv.FactTime(judge.FactRefusingDeletes, time.Now())
+	return nil
 }
 
 func (b externalBlocker) unblock(ctx context.Context) error {
@@ -106,6 +111,7 @@ func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
 		f.keys = append(f.keys, f.objectNamespace()+"/"+name)
 	}
 	testenv.Fact(judge.FactBlocked, strings.Join(f.keys, ","))
+	testenv.Fact(judge.FactBlockFinalizer, f.binding.Finalizer)
 	return nil
 }
 

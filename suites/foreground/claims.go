@@ -75,7 +75,7 @@ func (c *Composition) External() subject.ExternalSystem { return c.ext }
 
 // Block holds up, from outside the subject, the deletion of what claim
 // owns: the external system refuses deletes, or the binding's finalizer
-// holds the owned objects. Whether it held is the premise
+// holds the owned objects. That it was in place is the premise
 // foreground/deletion-blocked.
 func (c *Composition) Block(ctx context.Context, claim string) error {
 	return c.blocker.block(ctx, claim)

@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -94,33 +95,46 @@ func NoDeleteInUse(ops []Op, name, oldOwner, newOwner string) error {
 	return nil
 }
 
-// BlockHeld checks that a deletion reached every object the harness
-// blocked with its finalizer, and was held there: some recorded state
-// shows each of them present and marked for deletion.
-func BlockHeld(h *oracle.History, keys []string) error {
+// The facts of the harness's blocks: FactBlockFinalizer is the finalizer
+// it holds the objects of FactBlocked with; FactRefusingDeletes is when it
+// made the external system refuse deletes.
+const (
+	FactBlockFinalizer  = "blockFinalizer"
+	FactRefusingDeletes = "refusingDeletes"
+)
+
+// BlockInPlace is the premise of a block by finalizer: the harness's
+// finalizer was on every object it blocked (keys), as some recorded state
+// shows. Whether the subject's deletion then reached them is the
+// subject's doing, judged by deletion-completes. Evidence that does not
+// name the finalizer (from before it was recorded) needs each object
+// recorded.
+func BlockInPlace(h *oracle.History, keys []string, finalizer string) error {
 	held := map[string]bool{}
 	h.Replay(func(_ time.Time, s oracle.State) {
 		for _, k := range keys {
-			if obj := s[k]; obj != nil && obj.GetDeletionTimestamp() != nil {
+			if obj := s[k]; obj != nil && (finalizer == "" || slices.Contains(obj.GetFinalizers(), finalizer)) {
 				held[k] = true
 			}
 		}
 	})
 	for _, k := range keys {
 		if !held[k] {
-			return fmt.Errorf("the deletion never reached %s, which the harness's finalizer held: it was not blocked", k)
+			return fmt.Errorf("no recorded state of %s carries the harness's finalizer %q: the block was not in place", k, finalizer)
 		}
 	}
 	return nil
 }
 
-// DeletionBlocked checks the scenario's premise: the external system
-// refused at least one delete of name.
+// DeletionBlocked is the premise of a block by the external system, for
+// evidence from before the harness recorded when it made the system
+// refuse (FactRefusingDeletes): the system refused at least one delete of
+// name.
 func DeletionBlocked(ops []Op, name string) error {
 	for _, op := range ops {
 		if op.Name == name && op.Op == "delete" && op.Result == "failed" {
 			return nil
 		}
 	}
-	return fmt.Errorf("the external system refused no delete of %s: the deletion was never blocked (%d operations logged)", name, len(ops))
+	return fmt.Errorf("the harness did not record making the external system refuse deletes, and it refused none of %s (%d operations logged)", name, len(ops))
 }

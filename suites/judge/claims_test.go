@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -90,26 +89,31 @@ func TestNoDeleteInUse(t *testing.T) {
 	}
 }
 
-// TestBlockHeld: the premise holds only when every blocked object was seen
-// present and marked for deletion.
-func TestBlockHeld(t *testing.T) {
+// TestBlockInPlace: the premise holds when every blocked object was seen
+// carrying the harness's finalizer, whether or not the deletion reached it.
+func TestBlockInPlace(t *testing.T) {
 	at := time.Unix(100, 0)
-	obj := func(name string, deleting bool) oracle.Event {
+	obj := func(name string, finalizers ...string) oracle.Event {
 		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": name}}}
-		if deleting {
-			u.SetDeletionTimestamp(&metav1.Time{Time: at})
-		}
+		u.SetFinalizers(finalizers)
 		return oracle.Event{At: at, Type: "MODIFIED", Key: "/" + name, Object: u}
 	}
+	const block = "steadystate.dev/block"
 	h := oracle.NewHistory()
-	h.Add(obj("a", false))
-	h.Add(obj("b", false))
-	h.Add(obj("a", true))
-	if err := BlockHeld(h, []string{"/a"}); err != nil {
-		t.Errorf("a was held: %v", err)
+	h.Add(obj("a"))
+	h.Add(obj("b"))
+	h.Add(obj("a", block))
+	if err := BlockInPlace(h, []string{"/a"}, block); err != nil {
+		t.Errorf("a was held, never deleted: %v", err)
 	}
-	if err := BlockHeld(h, []string{"/a", "/b"}); err == nil || !strings.Contains(err.Error(), "never reached /b") {
-		t.Errorf("b was never marked for deletion: %v", err)
+	if err := BlockInPlace(h, []string{"/a", "/b"}, block); err == nil || !strings.Contains(err.Error(), "/b carries the harness's finalizer") {
+		t.Errorf("b never carried the finalizer: %v", err)
+	}
+	if err := BlockInPlace(h, []string{"/a", "/b"}, ""); err != nil {
+		t.Errorf("evidence naming no finalizer: both were recorded: %v", err)
+	}
+	if err := BlockInPlace(h, []string{"/c"}, ""); err == nil {
+		t.Error("an object never recorded counts as blocked")
 	}
 }
 

@@ -87,16 +87,43 @@ func NoneStuck(h *oracle.History, now time.Time, finalizer, pausedPath, cluster 
 	return open, nil
 }
 
-// No422 fails at the first 422 the API server answered a replica on
-// resource: "no new finalizers can be added if the object is being
-// deleted".
-func No422(requests []proxy.Request, resource string) error {
+// FinalizerRefused is what the API server says when something adds a
+// finalizer to an object being deleted (HTTP 422): "<Kind> "<name>" is
+// invalid: metadata.finalizers: Forbidden: no new finalizers can be added
+// if the object is being deleted, found new finalizers [...]".
+const FinalizerRefused = "no new finalizers can be added if the object is being deleted"
+
+// NoFinalizerRefused is P3 on one replica's proxy log: it fails at the
+// first write to resource the API server refused with FinalizerRefused.
+// Any other refusal, a 422 from the schema included, is not P3's; nor is
+// an answer the proxy's own fault gave. A 422 whose message the log does
+// not keep (a proxy from before it kept them) cannot be told apart: P3 is
+// then not evaluated, unless a refusal with the message broke it.
+func NoFinalizerRefused(requests []proxy.Request, resource string) error {
+	var unknown error
 	for _, r := range requests {
-		if r.Resource == resource && r.Code == 422 {
-			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server answered %s %s/%s with 422 at %s", ErrFinalizerWhileDeleting, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000")))
+		if r.Resource != resource || r.Code != 422 || r.Fault != "" {
+			continue
+		}
+		if strings.Contains(r.Message, FinalizerRefused) {
+			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server refused %s %s/%s at %s: %s", ErrFinalizerWhileDeleting, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000"), r.Message))
+		}
+		if r.Message == "" && unknown == nil {
+			unknown = fmt.Errorf("%w: the API server answered %s %s/%s 422 at %s and the proxy log keeps no message: a finalizer refused cannot be told from another rejection", oracle.ErrNotEvaluated, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000"))
 		}
 	}
-	return nil
+	return unknown
+}
+
+// MoverRefused is P3 on a mover's failure (the fact moverError or
+// moverBackError): broken when the API server refused it with
+// FinalizerRefused. bugs.md 1: a move back onto a cluster that still holds
+// an object the controller re-finalized fails so.
+func MoverRefused(fact, failure string) error {
+	if !strings.Contains(failure, FinalizerRefused) {
+		return nil
+	}
+	return fmt.Errorf("%w: the API server refused the mover (%s): %s", ErrFinalizerWhileDeleting, fact, strings.TrimSpace(failure))
 }
 
 // NoCleanupWhilePaused is P4 judged from the recorded histories, not from

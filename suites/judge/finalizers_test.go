@@ -9,8 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 var t0 = time.Now().Add(-time.Hour)
@@ -79,13 +82,49 @@ func TestNoCleanupWhilePaused(t *testing.T) {
 	}
 }
 
-func TestNo422(t *testing.T) {
-	reqs := []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "clusters", Name: "a"}, Code: 200}}
-	if err := No422(reqs, "clusters"); err != nil {
-		t.Error(err)
+// TestP3IsTheFinalizerRefusal: P3 breaks on the API server's finalizer
+// refusal only. A 422 from the schema is another matter (the old judge
+// counted every 422); a 422 the proxy itself answered is no API server's;
+// a 422 whose message the log does not keep leaves P3 not evaluated.
+func TestP3IsTheFinalizerRefusal(t *testing.T) {
+	update := func(code int, msg, fault string) proxy.Request {
+		return proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "clusters", Name: "a"}, Code: code, Message: msg, Fault: fault, Start: t0}
 	}
-	reqs = append(reqs, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "clusters", Name: "a"}, Code: 422, Start: t0})
-	if err := No422(reqs, "clusters"); !errors.Is(err, ErrFinalizerWhileDeleting) {
-		t.Errorf("a 422: %v", err)
+	const refused = `Cluster.reference.steadystate.dev "a" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"cluster.reference.steadystate.dev"}`
+	const schema = `Cluster.reference.steadystate.dev "a" is invalid: spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 0`
+	for _, tc := range []struct {
+		name string
+		reqs []proxy.Request
+		want verdict.Outcome
+	}{
+		{"answered", []proxy.Request{update(200, "", "")}, verdict.Held},
+		{"schema 422", []proxy.Request{update(200, "", ""), update(422, schema, "")}, verdict.Held},
+		{"the proxy's own 422", []proxy.Request{update(422, "injected by the steadystate fault proxy", "answer-422")}, verdict.Held},
+		{"finalizer refused", []proxy.Request{update(422, schema, ""), update(422, refused, "")}, verdict.Broken},
+		{"422 without a message", []proxy.Request{update(422, "", "")}, verdict.NotEvaluated},
+		{"refused beside one without a message", []proxy.Request{update(422, "", ""), update(422, refused, "")}, verdict.Broken},
+	} {
+		e := &evidence.Evidence{Facts: map[string]string{FactResource: "clusters"}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {Requests: tc.reqs}}}
+		if got := judged(t, catalog.FinP3.ID, e); got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
+// TestP3ReadsTheMover: a mover the API server refused with the finalizer
+// message is P3's evidence; a mover that failed otherwise is not.
+func TestP3ReadsTheMover(t *testing.T) {
+	for _, tc := range []struct {
+		name, fact, failure string
+		want                verdict.Outcome
+	}{
+		{"move refused", FactMoverError, "move: exit status 1: " + FinalizerRefused, verdict.Broken},
+		{"move back refused", FactMoverBackError, "move back: exit status 1: " + FinalizerRefused, verdict.Broken},
+		{"move failed otherwise", FactMoverError, "move: exit status 2: the target already has Cluster ns/a", verdict.Held},
+	} {
+		e := &evidence.Evidence{Facts: map[string]string{FactResource: "clusters", tc.fact: tc.failure}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {}}}
+		if got := judged(t, catalog.FinP3.ID, e); got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
 	}
 }

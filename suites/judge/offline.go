@@ -61,7 +61,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
 	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
 	catalog.LeaderPartitioned.ID:        partitioned,
-	catalog.LeaderFailover.ID:           converges(catalog.LeaderFailover.ID),
+	catalog.LeaderFailover.ID:           failover,
 	catalog.FgReadyBefore.ID:            converges(catalog.FgReadyBefore.ID),
 	catalog.FgOneCreateWins.ID:          oneCreateWins,
 	catalog.FgOldDeleting.ID:            oldDeleting,
@@ -69,9 +69,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.FgDeletionCompletes.ID:      converges(catalog.FgDeletionCompletes.ID),
 	catalog.FgSuccessorReady.ID:         successorReady,
 	catalog.FinRanBefore.ID:             converges(catalog.FinRanBefore.ID),
-	catalog.FinMoverFinished.ID:         moverFinished,
-	catalog.FinP1.ID:                    converges(catalog.FinP1.ID),
-	catalog.FinRunsAfterMove.ID:         converges(catalog.FinRunsAfterMove.ID),
+	catalog.FinMoverFinished.ID:         moverRan,
+	catalog.FinP1.ID:                    afterMove(catalog.FinP1.ID),
+	catalog.FinRunsAfterMove.ID:         afterMove(catalog.FinRunsAfterMove.ID),
 	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
 	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
 	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
@@ -82,7 +82,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return OnlyHolderWrites(lease, key, requests(e))
+		return OnlyHolderWrites(lease, key, ParseLeaderOnly(e.Facts[FactLeaderOnly]), requests(e))
 	},
 	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
 		r := read(e)
@@ -101,6 +101,8 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
 	},
+	// The premise states the harness's block only: what the subject's
+	// deletion then does is deletion-completes'.
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
 		r := read(e)
 		if _, byFinalizer := e.Facts[FactBlocked]; byFinalizer {
@@ -108,7 +110,11 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			if err := r.missing(); err != nil {
 				return err
 			}
-			return BlockHeld(h, strings.Split(keys, ","))
+			return BlockInPlace(h, strings.Split(keys, ","), e.Facts[FactBlockFinalizer])
+		}
+		if _, refusing := e.Facts[FactRefusingDeletes]; refusing {
+			r.time(FactRefusingDeletes)
+			return r.missing()
 		}
 		if _, byName := e.Facts[FactExternalName]; !byName {
 			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
@@ -127,8 +133,10 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		}
 		return NoDeleteInUse(ops, name, old, successor)
 	},
+	// P2: a zombie is one whoever left it; but when the mover stopped
+	// half way, none seen does not say the move left none.
 	catalog.FinP2.ID: func(e *evidence.Evidence) error {
-		return eachCluster(e, func(r *reader, c string) error {
+		err := eachCluster(e, func(r *reader, c string) error {
 			fin, h := r.fact(FactFinalizer), r.history(c+"/clusters")
 			if err := r.missing(); err != nil {
 				return err
@@ -136,6 +144,10 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 			_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
 			return err
 		})
+		if err == nil {
+			return moverStopped(e, catalog.FinP2.ID)
+		}
+		return err
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
 		r := read(e)
@@ -143,11 +155,21 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		var errs []error
-		for _, id := range sortedKeys(e.Proxies) {
-			errs = append(errs, No422(e.Proxies[id].Requests, res))
+		var broken, unknown []error
+		for _, fact := range []string{FactMoverError, FactMoverBackError} {
+			broken = append(broken, MoverRefused(fact, e.Facts[fact]))
 		}
-		return errors.Join(errs...)
+		for _, id := range sortedKeys(e.Proxies) {
+			if err := NoFinalizerRefused(e.Proxies[id].Requests, res); errors.Is(err, oracle.ErrNotEvaluated) {
+				unknown = append(unknown, err)
+			} else {
+				broken = append(broken, err)
+			}
+		}
+		if err := errors.Join(broken...); err != nil {
+			return err
+		}
+		return errors.Join(unknown...)
 	},
 	catalog.FinP4.ID: func(e *evidence.Evidence) error {
 		return eachCluster(e, func(r *reader, c string) error {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/evidence"
@@ -13,12 +15,14 @@ import (
 )
 
 // The facts of the premises the harness's own steps prove: when the
-// successor claim was created, and the mover's end (FactMoved, or
-// FactMoverError when it failed).
+// successor claim was created, and the mover's end (FactMoved, with
+// FactMoverError when it failed; FactMoverBackError when the move back
+// failed).
 const (
 	FactSuccessorCreated = "successorCreated"
 	FactMoved            = "moved"
 	FactMoverError       = "moverError"
+	FactMoverBackError   = "moverBackError"
 	HistoryManageds      = "manageds"
 )
 
@@ -93,6 +97,51 @@ func partitioned(e *evidence.Evidence) error {
 	return nil
 }
 
+// FactLeaseDuration and FactRetryPeriod are the leader election's timings
+// as the subject file declares them (durations): the failover bound is
+// made of them.
+const (
+	FactLeaseDuration = "leaseDuration"
+	FactRetryPeriod   = "retryPeriod"
+)
+
+// failover judges leader/failover-in-time: its recorded bound over the
+// Lease's history, once the declared lease duration (of which the bound
+// is made) agrees with the one the recorded Lease carries when the bound
+// starts. A subject file that disagrees with its own Lease leaves the
+// property not evaluated: the bound would be wrong.
+func failover(e *evidence.Evidence) error {
+	r := read(e)
+	key, declared, b := r.fact(FactLease), r.duration(FactLeaseDuration), r.bound(catalog.LeaderFailover.ID)
+	h := r.history(HistoryLease)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if err := LeaseDurationAgrees(h.StateAt(b.Since)[key], key, declared); err != nil {
+		return err
+	}
+	_, _, err := judgeBound(e, catalog.LeaderFailover.ID)
+	return err
+}
+
+// LeaseDurationAgrees checks the declared lease duration against a
+// recorded Lease's spec.leaseDurationSeconds (whole seconds, as client-go
+// writes it): not evaluated, naming both, when they differ or the Lease
+// was not recorded.
+func LeaseDurationAgrees(obj *unstructured.Unstructured, key string, declared time.Duration) error {
+	if obj == nil {
+		return fmt.Errorf("%w: the Lease %s was not recorded when the failover bound started", oracle.ErrNotEvaluated, key)
+	}
+	seconds, found, err := unstructured.NestedInt64(obj.Object, "spec", "leaseDurationSeconds")
+	if err != nil || !found {
+		return fmt.Errorf("%w: the recorded Lease %s has no spec.leaseDurationSeconds to check the declared leaseDuration %s against", oracle.ErrNotEvaluated, key, declared)
+	}
+	if int64(declared/time.Second) != seconds {
+		return fmt.Errorf("%w: capabilities.leaderElected.leaseDuration is %s but the recorded Lease %s says spec.leaseDurationSeconds %d: the failover bound made of it would be wrong (declare the manager's own lease duration)", oracle.ErrNotEvaluated, declared, key, seconds)
+	}
+	return nil
+}
+
 // oneCreateWins: the concurrent creates ran, and exactly one won.
 func oneCreateWins(e *evidence.Evidence) error {
 	injs, err := Injected(e.Faults, (&chaos.ConcurrentCreate{}).Name())
@@ -139,14 +188,44 @@ func oldDeleting(e *evidence.Evidence) error {
 	return nil
 }
 
-// moverFinished: the mover ran to its end without an error.
-func moverFinished(e *evidence.Evidence) error {
-	if msg, failed := e.Facts[FactMoverError]; failed {
-		return fmt.Errorf("the mover failed: %s", strings.TrimSpace(msg))
-	}
+// moverRan: the harness started the mover and it ran to its exit
+// (FactMoved). A mover the API server refused the controller's finalizer
+// (FinalizerRefused) ran too: that refusal is P3's evidence, not the
+// harness's failure. A mover that failed otherwise did not move, for
+// reasons nothing attributes to the subject.
+func moverRan(e *evidence.Evidence) error {
 	r := read(e)
 	r.time(FactMoved)
-	return r.missing()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if msg, failed := e.Facts[FactMoverError]; failed && !strings.Contains(msg, FinalizerRefused) {
+		return fmt.Errorf("the mover failed, and not on the API server's finalizer refusal: %s", strings.TrimSpace(msg))
+	}
+	return nil
+}
+
+// moverStopped is why a property of the move's outcome cannot be judged:
+// the mover stopped on the API server's refusal (FactMoverError), so the
+// move is half done and owes nothing of a finished one. Nil when the
+// mover finished.
+func moverStopped(e *evidence.Evidence, id string) error {
+	msg, failed := e.Facts[FactMoverError]
+	if !failed {
+		return nil
+	}
+	return fmt.Errorf("%w: the mover stopped before the move was done (%s; P3 judges the refusal): %s judges a finished move", oracle.ErrNotEvaluated, strings.TrimSpace(msg), id)
+}
+
+// afterMove is the offline judge of a convergence counted from the mover's
+// end (P1, runs-after-move): not evaluated when the mover stopped.
+func afterMove(id string) func(e *evidence.Evidence) error {
+	return func(e *evidence.Evidence) error {
+		if err := moverStopped(e, id); err != nil {
+			return err
+		}
+		return converges(id)(e)
+	}
 }
 
 // successorReady: the successor converged within its bound, and when the

@@ -122,6 +122,7 @@ func TestMoverFinished(t *testing.T) {
 	}{
 		{"finished", map[string]string{FactMoved: c0.Format(time.RFC3339Nano)}, verdict.Held},
 		{"failed", map[string]string{FactMoved: c0.Format(time.RFC3339Nano), FactMoverError: "move: exit status 1: 422"}, verdict.Broken},
+		{"refused the finalizer", map[string]string{FactMoved: c0.Format(time.RFC3339Nano), FactMoverError: "move: exit status 1: " + FinalizerRefused}, verdict.Held},
 		{"never recorded", nil, verdict.NotEvaluated},
 	} {
 		if got := judged(t, catalog.FinMoverFinished.ID, &evidence.Evidence{Facts: tc.facts}); got.Outcome != tc.want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,7 +145,9 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		}
 	}
 	derive("leader-correct-follower-shutdown.json", failed("process-terminate", "terminate leader-1: the process had already exited"), catalog.LeaderFollowerTerminated.ID)
-	derive("leader-correct-failover.json", failed("leader-failover", "no replica took the Lease within 30s"), catalog.LeaderHolderKilled.ID)
+	// The kill itself failed (a Lease nobody takes after it is no failure
+	// of the injection: TestLeaderThatNeverFailsOverIsBroken).
+	derive("leader-correct-failover.json", failed("leader-failover", "kill leader-0: no such process"), catalog.LeaderHolderKilled.ID)
 	derive("lostevents-correct-storm.json", func(e *evidence.Evidence) {
 		for i := range e.Faults {
 			e.Faults[i].Detail["deleted"] = ""
@@ -187,12 +190,13 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	derive("foreground-correct-samename.json", func(e *evidence.Evidence) {
 		e.Facts[FactSuccessorCreated] = e.End.Format(time.RFC3339Nano)
 	}, catalog.FgOldDeleting.ID)
-	// The mover exited with the API server's 422.
+	// The mover failed, not on the API server's finalizer refusal (that
+	// one is P3's evidence: TestMoverRefusedIsP3Evidence).
 	derive("finalizer-cleanup-while-paused-move.json", func(e *evidence.Evidence) {
-		e.Facts[FactMoverError] = "move: exit status 1: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted"
+		e.Facts[FactMoverError] = "move: exit status 1: dial tcp 127.0.0.1:6443: connect: connection refused"
 	}, catalog.FinMoverFinished.ID)
 	// Crossplane's composed object held by the harness's finalizer: the
-	// premise names an object the deletion never reached.
+	// premise names an object the harness's finalizer was never seen on.
 	derive("upstream-crossplane-v1.15.3-blocked.json", func(e *evidence.Evidence) {
 		e.Facts[FactBlocked] += ",/never-deleted"
 	}, catalog.FgDeletionBlocked.ID)
@@ -256,6 +260,295 @@ func TestLearnedIdentitiesPreventAFalseAlarm(t *testing.T) {
 	}
 	if err := judgeIt(); !errors.Is(err, ErrTwoWriters) {
 		t.Errorf("without learned identities the holder's own write should look like a non-holder's, got %v", err)
+	}
+}
+
+// TestLeaderThatNeverFailsOverIsBroken: a correct failover's recorded
+// evidence, with the Lease's history cut at the kill: nobody ever takes
+// the Lease. The injection is the kill alone, so the premise holds and
+// failover-in-time is broken, naming its bound and what the Lease showed:
+// a finding. The same evidence as the injection used to record it (failed
+// when no replica took the Lease) was an error: the premise broke and the
+// property was never judged.
+func TestLeaderThatNeverFailsOverIsBroken(t *testing.T) {
+	neverTaken := func(injectionError string) []verdict.Record {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := &e.Faults[0]
+		e.Histories[HistoryLease] = slices.DeleteFunc(e.Histories[HistoryLease], func(r oracle.EventRecord) bool { return r.At.After(kill.Start) })
+		for _, k := range []string{"newHolder", "transitionsAfter"} {
+			delete(kill.Detail, k)
+		}
+		kill.Detail["failover"] = "no new holder seen within 6.2s"
+		kill.Error = injectionError
+		return oracle.Validate(e.Start,
+			oracle.Check{Property: catalog.LeaderHolderKilled, Run: func() error { return Offline[catalog.LeaderHolderKilled.ID](e) }},
+			oracle.Check{Property: catalog.LeaderFailover, Run: func() error { return Offline[catalog.LeaderFailover.ID](e) }},
+		)
+	}
+	outcomes := func(recs []verdict.Record) map[string]verdict.Record {
+		out := map[string]verdict.Record{}
+		for _, r := range recs {
+			out[r.ID] = r
+		}
+		return out
+	}
+
+	got := outcomes(neverTaken(""))
+	if r := got[catalog.LeaderHolderKilled.ID]; r.Outcome != verdict.Held {
+		t.Errorf("the kill acted: %s %s %q, want held", r.ID, r.Outcome, r.Reason)
+	}
+	r := got[catalog.LeaderFailover.ID]
+	if r.Outcome != verdict.Broken || !strings.Contains(r.Reason, "T=6.2s") || !strings.Contains(r.Reason, `held by "leader-0" with leaseTransitions 0`) {
+		t.Errorf("nobody took the Lease: %s %s %q, want broken naming T=6.2s and the Lease still held by leader-0", r.ID, r.Outcome, r.Reason)
+	}
+
+	old := neverTaken("no replica took Lease leader-z5jt6/refctl-leader within 30s after leader-0 was stopped")
+	if msg := verdict.Message(old); !strings.HasPrefix(msg, "error: assumption "+catalog.LeaderHolderKilled.ID) {
+		t.Errorf("as the injection used to record it, the spec's message is %q, want an error", msg)
+	}
+	if r := outcomes(old)[catalog.LeaderFailover.ID]; r.Outcome != verdict.NotEvaluated {
+		t.Errorf("as the injection used to record it: %s %s, want not evaluated", r.ID, r.Outcome)
+	}
+}
+
+// TestExploredFailoverIsJudged: exploration judges a failover from when
+// every fault was recovered, wanting the Lease renewed after the kill (a
+// restarted holder may come back under its old name). On the recorded
+// failover it holds; with the Lease's history cut at the kill it breaks:
+// a failover that never came does not pass.
+func TestExploredFailoverIsJudged(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  bool
+		want verdict.Outcome
+	}{{"taken over", false, verdict.Held}, {"never taken", true, verdict.Broken}} {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kill := e.Faults[0].Start
+		if tc.cut {
+			e.Histories[HistoryLease] = slices.DeleteFunc(e.Histories[HistoryLease], func(r oracle.EventRecord) bool { return r.At.After(kill) })
+		}
+		recovered := kill.Add(10 * time.Millisecond)
+		b := Bound{Convergence: oracle.Convergence{Since: recovered, Within: 6200 * time.Millisecond, Window: time.Second}, History: HistoryLease, Want: RenewedAfter(e.Facts[FactLease], kill)}
+		e.Facts[FactConvergence(catalog.LeaderFailover.ID)] = b.Value()
+		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
+		if got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
+// TestDeclaredLeaseDurationIsChecked: the failover bound is made of the
+// subject file's leaseDuration. When the recorded Lease says another,
+// failover-in-time is not evaluated, naming both; without the declared
+// duration it cannot be judged either.
+func TestDeclaredLeaseDurationIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name, declared string
+		want           verdict.Outcome
+		reason         []string
+	}{
+		{"agrees", "3s", verdict.Held, nil},
+		{"a fraction of a second more", "3500ms", verdict.Held, nil},
+		{"disagrees", "15s", verdict.NotEvaluated, []string{"leaseDuration is 15s", "spec.leaseDurationSeconds 3"}},
+		{"not declared", "", verdict.NotEvaluated, []string{`fact "leaseDuration"`}},
+	} {
+		e, err := evidence.Read("testdata/leader-correct-failover.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Facts[FactLeaseDuration] = tc.declared
+		if tc.declared == "" {
+			delete(e.Facts, FactLeaseDuration)
+		}
+		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
+		if got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+		for _, want := range tc.reason {
+			if !strings.Contains(got.Reason, want) {
+				t.Errorf("%s: reason %q does not name %q", tc.name, got.Reason, want)
+			}
+		}
+	}
+}
+
+// TestLeaderOnlyNarrowsOneWriter: the subject's leaderOnly reaches the
+// offline judge through the evidence. The fixed controller-runtime
+// manager's recorded run, with its follower also writing its own pod's
+// status (no leader-only work), is convicted by the default scope and
+// holds with leaderOnly [configmaps]; the broken v0.17.2 manager's
+// leader-only configmap write still breaks it under that scope.
+func TestLeaderOnlyNarrowsOneWriter(t *testing.T) {
+	judgeWith := func(file, leaderOnly string, change func(e *evidence.Evidence)) error {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leaderOnly != "" {
+			e.Facts[FactLeaderOnly] = leaderOnly
+		}
+		if change != nil {
+			change(e)
+		}
+		return Offline[catalog.LeaderOneWriter.ID](e)
+	}
+	const fixed, broken = "upstream-controller-runtime-v0.17.3-follower-shutdown.json", "upstream-controller-runtime-v0.17.2-follower-shutdown.json"
+	// The follower: the replica whose Lease writes were never answered
+	// with a holder.
+	podStatus := func(e *evidence.Evidence) {
+		for _, id := range sortedKeys(e.Proxies) {
+			p := e.Proxies[id]
+			if slices.ContainsFunc(p.Requests, func(r proxy.Request) bool { return r.Holder != "" }) {
+				continue
+			}
+			at := e.Start.Add(time.Second)
+			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "patch", Resource: "pods", Subresource: "status", Namespace: "ns", Name: id}, Code: 200, Start: at, End: at})
+			e.Proxies[id] = p
+			return
+		}
+		t.Fatal("no follower in the evidence")
+	}
+	if err := judgeWith(fixed, "", nil); err != nil {
+		t.Fatalf("the fixed manager as recorded: %v", err)
+	}
+	if err := judgeWith(fixed, "", podStatus); !errors.Is(err, ErrTwoWriters) || !strings.Contains(err.Error(), "pods/") {
+		t.Errorf("the default scope should convict the follower's pod status write, got %v", err)
+	}
+	if err := judgeWith(fixed, "configmaps", podStatus); err != nil {
+		t.Errorf("leaderOnly [configmaps]: the follower's pod status write is no leader-only work, got %v", err)
+	}
+	if err := judgeWith(broken, "configmaps", nil); !errors.Is(err, ErrTwoWriters) {
+		t.Errorf("leaderOnly [configmaps]: v0.17.2's follower configmap write should still break it, got %v", err)
+	}
+	if err := judgeWith(broken, "widgets.example.com", nil); err != nil {
+		t.Errorf("leaderOnly [widgets.example.com]: no write of that resource, got %v", err)
+	}
+}
+
+// TestSchema422IsNotP3: the recorded run of a controller that re-adds its
+// finalizer to an object being deleted breaks P3 on the API server's
+// finalizer refusals. The same 422s as a schema's rejection are not P3
+// (the old judge counted any 422); without their messages P3 cannot be
+// told, and is not evaluated.
+func TestSchema422IsNotP3(t *testing.T) {
+	for _, tc := range []struct {
+		name, message string
+		want          verdict.Outcome
+	}{
+		{"as recorded", "", verdict.Broken},
+		{"a schema's rejection", `Cluster.reference.steadystate.dev "held" is invalid: spec.paused: Invalid value: "string": spec.paused in body must be of type boolean: "string"`, verdict.Held},
+		{"no message kept", "-", verdict.NotEvaluated},
+	} {
+		e, err := evidence.Read("testdata/finalizer-finalizer-while-deleting-foreign.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for id, p := range e.Proxies {
+			for i := range p.Requests {
+				if p.Requests[i].Code != 422 {
+					continue
+				}
+				n++
+				switch tc.message {
+				case "":
+				case "-":
+					p.Requests[i].Message = ""
+				default:
+					p.Requests[i].Message = tc.message
+				}
+			}
+			e.Proxies[id] = p
+		}
+		if n == 0 {
+			t.Fatal("the recorded run has no 422")
+		}
+		if got := oracle.Judge(e.Start, catalog.FinP3, Offline[catalog.FinP3.ID](e)); got.Outcome != tc.want {
+			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
+		}
+	}
+}
+
+// TestMoverRefusedIsP3Evidence: a recorded move whose mover, this time,
+// exited on the API server's finalizer refusal. The premise holds (the
+// mover ran), P3 breaks on the refusal, and what a finished move owes (P1,
+// the objects running on the target) is not evaluated, naming the
+// refusal; P2, which held, is not evaluated either (a half-done move
+// leaving no zombie says nothing), while a zombie P2 saw would still break
+// it. Before, the premise broke and the spec was an error hiding P1-P4.
+func TestMoverRefusedIsP3Evidence(t *testing.T) {
+	const refused = `move: exit status 1: Cluster.reference.steadystate.dev "alpha" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"cluster.reference.steadystate.dev"}`
+	judgeAll := func(file string) map[string]verdict.Record {
+		e, err := evidence.Read(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Facts[FactMoverError] = refused
+		var checks []oracle.Check
+		for _, id := range []string{catalog.FinMoverFinished.ID, catalog.FinP1.ID, catalog.FinRunsAfterMove.ID, catalog.FinP2.ID, catalog.FinP3.ID} {
+			p, _ := catalog.Property(id)
+			checks = append(checks, oracle.Check{Property: p, Run: func() error { return Offline[id](e) }})
+		}
+		out := map[string]verdict.Record{}
+		for _, r := range oracle.Validate(e.Start, checks...) {
+			out[r.ID] = r
+		}
+		return out
+	}
+	got := judgeAll("finalizer-cleanup-while-paused-move.json")
+	for id, want := range map[string]verdict.Outcome{
+		catalog.FinMoverFinished.ID: verdict.Held,
+		catalog.FinP1.ID:            verdict.NotEvaluated,
+		catalog.FinRunsAfterMove.ID: verdict.NotEvaluated,
+		catalog.FinP2.ID:            verdict.NotEvaluated,
+		catalog.FinP3.ID:            verdict.Broken,
+	} {
+		if r := got[id]; r.Outcome != want {
+			t.Errorf("%s: %s %q, want %s", id, r.Outcome, r.Reason, want)
+		}
+	}
+	if r := got[catalog.FinP1.ID]; !strings.Contains(r.Reason, "no new finalizers") {
+		t.Errorf("P1's reason %q does not name the refusal", r.Reason)
+	}
+	// The strip-then-delete mover's run left a zombie: P2 still breaks.
+	if r := judgeAll("finalizer-strip-then-delete-move.json")[catalog.FinP2.ID]; r.Outcome != verdict.Broken {
+		t.Errorf("a zombie beside a refused mover: P2 %s %q, want broken", r.Outcome, r.Reason)
+	}
+}
+
+// TestDeletionNeverPropagatedBreaksDeletionCompletes: Crossplane's
+// recorded blocked deletion, as a subject that never propagates the
+// claim's deletion would have left it: the composed object the harness
+// held never marked for deletion, the claim never gone. The harness's block
+// was in place, so the premise holds and deletion-completes is broken.
+// Before, the premise broke (the deletion "never reached" the object) and
+// the spec was an error.
+func TestDeletionNeverPropagatedBreaksDeletionCompletes(t *testing.T) {
+	e, err := evidence.Read("testdata/upstream-crossplane-v1.15.3-blocked.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range e.Histories[HistoryBlocked] {
+		md, _ := r.Object["metadata"].(map[string]any)
+		delete(md, "deletionTimestamp")
+		e.Histories[HistoryBlocked][i] = r
+	}
+	e.Histories[HistoryClaims] = slices.DeleteFunc(e.Histories[HistoryClaims], func(r oracle.EventRecord) bool { return r.Type == "DELETED" })
+	recs := oracle.Validate(e.Start,
+		oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error { return Offline[catalog.FgDeletionBlocked.ID](e) }},
+		oracle.Check{Property: catalog.FgDeletionCompletes, Run: func() error { return Offline[catalog.FgDeletionCompletes.ID](e) }},
+	)
+	want := map[string]verdict.Outcome{catalog.FgDeletionBlocked.ID: verdict.Held, catalog.FgDeletionCompletes.ID: verdict.Broken}
+	for _, r := range recs {
+		if r.Outcome != want[r.ID] {
+			t.Errorf("%s: %s %q, want %s", r.ID, r.Outcome, r.Reason, want[r.ID])
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -32,6 +33,7 @@ const (
 	wantRunning   = "running"
 	wantReleased  = "finalizer-released"
 	wantTakenOver = "lease-taken-over"
+	wantRenewed   = "lease-renewed-after"
 	wantAll       = "all"
 	wantWorkload  = "replicas-and-pods"
 )
@@ -106,6 +108,15 @@ func TakenOver(key string, before *unstructured.Unstructured) Want {
 	return Want{Kind: wantTakenOver, Keys: []string{key}, Args: map[string]string{"holder": holder, "transitions": strconv.FormatInt(transitions, 10)}}
 }
 
+// RenewedAfter wants the Lease key held, acquired or renewed after t (its
+// spec.renewTime later than t): a replica alive after t holds it. Exploration
+// judges a failover with it, once every fault is recovered: a killed
+// holder may be restarted under its old identity, and several faults may
+// move the Lease more than once.
+func RenewedAfter(key string, t time.Time) Want {
+	return Want{Kind: wantRenewed, Keys: []string{key}, Args: map[string]string{"after": t.Format(time.RFC3339Nano)}}
+}
+
 // All wants every one of ws.
 func All(ws ...Want) Want { return Want{Kind: wantAll, All: ws} }
 
@@ -116,7 +127,7 @@ func (w Want) Match() (oracle.Match, error) {
 	if len(w.Keys) > 0 {
 		key = w.Keys[0]
 	}
-	needs := map[string]int{wantReplicas: 1, wantWorkload: 1, wantReady: 1, wantNames: 1, wantGone: 1, wantReleased: 1, wantTakenOver: 1, wantRunning: 1}
+	needs := map[string]int{wantReplicas: 1, wantWorkload: 1, wantReady: 1, wantNames: 1, wantGone: 1, wantReleased: 1, wantTakenOver: 1, wantRenewed: 1, wantRunning: 1}
 	if n, ok := needs[w.Kind]; ok && len(w.Keys) < n {
 		return nil, fmt.Errorf("want %q names no object", w.Kind)
 	}
@@ -162,6 +173,12 @@ func (w Want) Match() (oracle.Match, error) {
 			return nil, fmt.Errorf("want %q: transitions %q: %w", w.Kind, arg("transitions"), err)
 		}
 		return takenOver(key, arg("holder"), before), nil
+	case wantRenewed:
+		after, err := time.Parse(time.RFC3339Nano, arg("after"))
+		if err != nil {
+			return nil, fmt.Errorf("want %q: after %q: %w", w.Kind, arg("after"), err)
+		}
+		return renewedAfter(key, after), nil
 	case wantAll:
 		var ms []oracle.Match
 		for _, sub := range w.All {
@@ -207,6 +224,22 @@ func takenOver(key, old string, before int64) oracle.Match {
 		holder, transitions := lease(obj)
 		if holder == "" || holder == old || transitions != before+1 {
 			return false, fmt.Sprintf("held by %q with leaseTransitions %d (before the fault: %q, %d)", holder, transitions, old, before)
+		}
+		return true, ""
+	}
+}
+
+func renewedAfter(key string, after time.Time) oracle.Match {
+	return func(s oracle.State) (bool, string) {
+		obj := s[key]
+		if obj == nil {
+			return false, "the Lease does not exist"
+		}
+		holder, _ := lease(obj)
+		raw, _, _ := unstructured.NestedString(obj.Object, "spec", "renewTime")
+		renewed, err := time.Parse(time.RFC3339Nano, raw)
+		if holder == "" || err != nil || !renewed.After(after) {
+			return false, fmt.Sprintf("held by %q, last renewed %q, not after the holder was killed at %s", holder, raw, after.Format("15:04:05.000"))
 		}
 		return true, ""
 	}

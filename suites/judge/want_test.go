@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ func leaseObj(holder string, transitions int64) *unstructured.Unstructured {
 	return obj("l", map[string]any{"spec": map[string]any{"holderIdentity": holder, "leaseTransitions": transitions}})
 }
 
+func renewedLease(holder string, renewed time.Time) *unstructured.Unstructured {
+	return obj("l", map[string]any{"spec": map[string]any{"holderIdentity": holder, "renewTime": renewed.Format("2006-01-02T15:04:05.000000Z07:00")}})
+}
+
 // Every kind of Want matches the state it names and refuses one that
 // misses it, after a trip through the evidence (Bound.Value).
 func TestWantsMatch(t *testing.T) {
@@ -65,6 +70,9 @@ func TestWantsMatch(t *testing.T) {
 		{"taken over", TakenOver("ns/l", leaseObj("a", 2)),
 			oracle.State{"ns/l": leaseObj("b", 3)},
 			oracle.State{"ns/l": leaseObj("b", 4)}},
+		{"renewed after", RenewedAfter("ns/l", c0),
+			oracle.State{"ns/l": renewedLease("a", c0.Add(time.Millisecond))},
+			oracle.State{"ns/l": renewedLease("a", c0)}},
 		{"all", All(Ready("ns/new"), Gone("ns/old")),
 			oracle.State{"ns/new": readyClaim("new", "True", "")},
 			oracle.State{"ns/new": readyClaim("new", "True", ""), "ns/old": readyClaim("old", "False", "")}},
@@ -84,6 +92,18 @@ func TestWantsMatch(t *testing.T) {
 		if ok, why := m(tc.no); ok || why == "" {
 			t.Errorf("%s: a state it does not want matches (why: %q)", tc.name, why)
 		}
+	}
+}
+
+// A Lease renewed after the kill by nobody (released), or never renewed
+// since, is not held.
+func TestRenewedAfterNeedsAHolder(t *testing.T) {
+	m, _ := RenewedAfter("ns/l", c0).Match()
+	if ok, _ := m(oracle.State{"ns/l": renewedLease("", c0.Add(time.Second))}); ok {
+		t.Error("a released Lease counts as held")
+	}
+	if ok, why := m(oracle.State{"ns/l": renewedLease("a", c0.Add(-time.Second))}); ok || !strings.Contains(why, `held by "a"`) {
+		t.Errorf("a Lease last renewed before the kill counts as held (why: %q)", why)
 	}
 }
 

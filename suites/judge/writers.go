@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,26 +63,62 @@ func validHolder(ts []term, t time.Time) string {
 
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 
-// LeaderOnlyWrite is a successful write other than to Leases (the
+// FactLeaderOnly is the subject's leaderOnly binding (LeaderOnly),
+// comma-separated; absent when the subject binds none.
+const FactLeaderOnly = "leaderOnly"
+
+// LeaderOnly is the set of resources whose writes only the leader may
+// make, as the subject file names them: "resource" for the core group,
+// else "resource.group", either covering the resource and its
+// subresources, or "resource[.group]/subresource" covering that
+// subresource only. Empty is the default: every resource but Leases (the
 // election itself) and Events.
-func LeaderOnlyWrite(r proxy.Request) bool {
-	return slices.Contains(writeVerbs, r.Verb) && r.Code >= 200 && r.Code <= 299 && r.Resource != "leases" && r.Resource != "events"
+type LeaderOnly []string
+
+// ParseLeaderOnly reads FactLeaderOnly's value.
+func ParseLeaderOnly(fact string) LeaderOnly {
+	if fact == "" {
+		return nil
+	}
+	return strings.Split(fact, ",")
 }
 
-// OnlyHolderWrites checks every successful write in the replicas' proxy
-// logs (requests by replica name) against the Lease's history. Writes to
-// Leases (the election itself) and Events are not leader-only work. A
-// replica holds the Lease under its own name or under any holder identity
-// its successful Lease writes were answered with: a controller that
-// chooses its own identity (controller-runtime's hostname_UUID) is judged
-// by what it does, not by a name the harness gave it.
-func OnlyHolderWrites(lease *oracle.History, key string, replicas map[string][]proxy.Request) error {
+// Fact is l as FactLeaderOnly's value.
+func (l LeaderOnly) Fact() string { return strings.Join(l, ",") }
+
+// Covers reports whether r is a leader-only write: a successful write to a
+// resource of l.
+func (l LeaderOnly) Covers(r proxy.Request) bool {
+	if !slices.Contains(writeVerbs, r.Verb) || r.Code < 200 || r.Code > 299 {
+		return false
+	}
+	if len(l) == 0 {
+		return r.Resource != "leases" && r.Resource != "events"
+	}
+	gr := r.GroupResource()
+	for _, entry := range l {
+		res, sub, hasSub := strings.Cut(entry, "/")
+		if res == gr && (!hasSub || sub == r.Subresource) {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyHolderWrites checks every leader-only write (of scope, a LeaderOnly)
+// in the replicas' proxy logs (requests by replica name) against the
+// Lease's history. A replica holds the Lease under its own name or under
+// any holder identity its successful Lease writes were answered with: a
+// controller that chooses its own identity (controller-runtime's
+// hostname_UUID) is judged by what it does, not by a name the harness gave
+// it.
+func OnlyHolderWrites(lease *oracle.History, key string, scope LeaderOnly, replicas map[string][]proxy.Request) error {
 	ts := terms(lease, key)
 	owner := HolderOwners(replicas)
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(replicas)) {
 		for _, r := range replicas[name] {
-			if !LeaderOnlyWrite(r) {
+			if !scope.Covers(r) {
 				continue
 			}
 			h := validHolder(ts, r.Start)
@@ -95,9 +132,12 @@ func OnlyHolderWrites(lease *oracle.History, key string, replicas map[string][]p
 					who += " (" + h + ")"
 				}
 			}
-			what := r.Resource + "/" + r.Name
+			what := r.GroupResource() + "/" + r.Name
 			if r.Name == "" {
-				what = "a new " + r.Resource + " object"
+				what = "a new " + r.GroupResource() + " object"
+			}
+			if r.Subresource != "" {
+				what += "/" + r.Subresource
 			}
 			errs = append(errs, oracle.BrokeAt(r.Start, fmt.Errorf("%w: %s made %s %s at %s while %s held the Lease",
 				ErrTwoWriters, name, r.Verb, what, r.Start.Format("15:04:05.000"), who)))

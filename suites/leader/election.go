@@ -40,6 +40,11 @@ func Start(ctx context.Context, ns string) *Election {
 	Expect(err).NotTo(HaveOccurred())
 	e.lease = testenv.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
 	testenv.Fact(judge.FactLease, e.Key())
+	testenv.Fact(judge.FactLeaseDuration, e.LeaseDuration.String())
+	testenv.Fact(judge.FactRetryPeriod, e.RetryPeriod.String())
+	if len(e.LeaderOnly) > 0 {
+		testenv.Fact(judge.FactLeaderOnly, judge.LeaderOnly(e.LeaderOnly).Fact())
+	}
 	e.Target = s.StartManagers(ctx, ns)
 	for _, r := range e.Target.Replicas {
 		e.proxies[r.Identity] = r.Proxy

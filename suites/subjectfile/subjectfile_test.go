@@ -64,12 +64,24 @@ func TestLeaderDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := f.Capabilities.LeaderElected
-	if l.Replicas != 2 || l.LeaseDuration.Duration != 3*time.Second {
+	if l.Replicas != 2 || l.LeaseDuration.Duration != 3*time.Second || l.LeaderOnly != nil {
 		t.Fatalf("leaderElected = %+v", l)
 	}
 	ns, err := subjectfile.Expand(l.Lease.Namespace, subjectfile.Vars{Namespace: "leader-1"})
 	if err != nil || ns != "leader-1" {
 		t.Fatalf("lease namespace = %q, %v", ns, err)
+	}
+}
+
+// A leaderOnly binding names resources, with their group and a
+// subresource where needed.
+func TestLeaderOnly(t *testing.T) {
+	f, err := subjectfile.Parse([]byte(strings.Replace(leader, "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: [configmaps, deployments.apps, widgets.example.com/status]", 1)), "m.yaml", subjectfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Capabilities.LeaderElected.LeaderOnly; !slices.Equal(got, []string{"configmaps", "deployments.apps", "widgets.example.com/status"}) {
+		t.Errorf("leaderOnly = %v", got)
 	}
 }
 
@@ -80,7 +92,7 @@ func TestBadFiles(t *testing.T) {
 		name, old, new string
 		want           []string
 	}{
-		{"unknown nested field", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaseDurashun: 3s", []string{`subject "my-manager"`, "capabilities.leaderElected.leaseDurashun: unknown field", "one of lease, leaseDuration"}},
+		{"unknown nested field", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaseDurashun: 3s", []string{`subject "my-manager"`, "capabilities.leaderElected.leaseDurashun: unknown field", "one of leaderOnly, lease, leaseDuration"}},
 		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of foregroundComposite, leaderElected, movableResource, scalableWorkload"}},
 		{"missing binding", "    lease: {name: my-manager, namespace: \"{{.Namespace}}\"}\n", "", []string{"capabilities.leaderElected.lease.name: missing", "lease.namespace: missing"}},
 		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
@@ -88,6 +100,9 @@ func TestBadFiles(t *testing.T) {
 		{"wrong type", "command: [", "command: /bin/true\n  args: [", []string{"run.command: /bin/true is a string; expected a list", "run.args: unknown field"}},
 		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha2 (or steadystate.dev/v1alpha1)"}},
 		{"one replica", "retryPeriod: 500ms", "retryPeriod: 500ms\n    replicas: 1", []string{"capabilities.leaderElected.replicas: 1", "at least 2"}},
+		{"leaderOnly not a resource", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: [configmaps, Pods]", []string{"capabilities.leaderElected.leaderOnly[1]: \"Pods\" is not a resource", "such as configmaps", "widgets.example.com/status"}},
+		{"leaderOnly leases", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: [leases.coordination.k8s.io]", []string{"capabilities.leaderElected.leaderOnly[0]", "the Lease is the election itself", "not leases"}},
+		{"leaderOnly not a list", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: configmaps", []string{"capabilities.leaderElected.leaderOnly", "expected a list"}},
 		{"no capability", "capabilities:\n  leaderElected:", "capabilities: {}\nx:\n  leaderElected:", []string{"x: unknown field"}},
 		{"not yaml", "kind: Subject", "kind: [Subject", []string{"(file): not YAML"}},
 	} {

@@ -243,6 +243,15 @@ type LeaderElected struct {
 	// must take at most LeaseDuration + 2*RetryPeriod (+1s).
 	LeaseDuration Duration `json:"leaseDuration"`
 	RetryPeriod   Duration `json:"retryPeriod"`
+	// LeaderOnly lists the resources only the leader may write (the
+	// one-writer invariant, leader/only-holder-writes): plural names,
+	// with their API group but for the core group (configmaps,
+	// deployments.apps, widgets.example.com), covering their
+	// subresources too, or one subresource after a slash
+	// (widgets.example.com/status). Default: every resource but Leases
+	// and Events; name them to spare a replica's own work (its pod's
+	// status, a webhook certificate) from the invariant.
+	LeaderOnly []string `json:"leaderOnly,omitempty"`
 }
 
 // ObjectRef names a namespaced object.

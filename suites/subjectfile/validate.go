@@ -14,6 +14,9 @@ import (
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	// resourcePattern is resource[.group][/subresource], as
+	// leaderElected.leaderOnly names them.
+	resourcePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(/[a-z]+)?$`)
 )
 
 // DefaultStartTimeout bounds a replica's start when run.startTimeout is
@@ -150,6 +153,16 @@ func (l *LeaderElected) validate(bad func(field, problem, expected string)) {
 		bad(at+"retryPeriod", "missing", "the manager's retry period, such as \"2s\"")
 	} else if l.RetryPeriod.Duration >= l.LeaseDuration.Duration {
 		bad(at+"retryPeriod", l.RetryPeriod.String()+" is not shorter than leaseDuration", "a retry period shorter than the lease duration")
+	}
+	for i, r := range l.LeaderOnly {
+		field := fmt.Sprintf("%sleaderOnly[%d]", at, i)
+		res, _, _ := strings.Cut(r, "/")
+		switch {
+		case !resourcePattern.MatchString(r):
+			bad(field, fmt.Sprintf("%q is not a resource", r), "a plural resource name, with its group but for the core group and optionally a subresource, such as configmaps, deployments.apps, widgets.example.com/status")
+		case res == "leases" || res == "leases.coordination.k8s.io":
+			bad(field, "the Lease is the election itself: every contender writes it", "the resources only the leader may write, not leases")
+		}
 	}
 }
 
