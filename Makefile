@@ -99,9 +99,9 @@ bench: kube-bins ## cluster start/stop, proxy latency and watch throughput (medi
 	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
 	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
 	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
-	$(GO) test -run '^$$' -bench JudgeScaledHistory -benchtime 3x -benchmem ./suites/judge
+	$(GO) test -run '^$$' -bench JudgeScaledHistory -benchtime 3x -benchmem ./judge
 	$(GO) test -run '^$$' -bench ProxyMemory -benchtime 1x ./chaos/proxy
-	$(GO) test -run '^$$' -bench HistoryMemory -benchtime 1x ./suites/oracle
+	$(GO) test -run '^$$' -bench HistoryMemory -benchtime 1x ./oracle
 
 CONTROLLER_GEN := $(CURDIR)/bin/controller-gen
 $(CONTROLLER_GEN): hack/tools/go.mod

@@ -12,7 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/steps"
-	"github.com/steadystate-dev/steadystate/suites/judge"
+	"github.com/steadystate-dev/steadystate/judge"
 )
 
 // testenv is nil when the Kubernetes binaries are not built: the example

@@ -17,8 +17,8 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 // record is what the steps of one feature share through its context: the

@@ -16,8 +16,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 // The convergence a step asserts fails on a history that never reaches

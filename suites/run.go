@@ -17,7 +17,7 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // Suite is a suite compiled into this program.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // binding is what of a subject file a property is judged on beyond its

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // TestRefusedVersionSaysWhatToDo: a version the module proxy does not

@@ -8,7 +8,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // SubjectDir is where the cells' subject files live, in this repository.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // stubUpstream is a stand-in for what upstream-bins makes, so the cells'

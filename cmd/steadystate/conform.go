@@ -25,8 +25,8 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // conformConfig is a conformance run's configuration, read once from the

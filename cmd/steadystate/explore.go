@@ -19,8 +19,8 @@ import (
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites/explore"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -23,7 +23,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/kind/kindtest"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // jobRun is one conformance Job: a subject file and what its bundle must say.

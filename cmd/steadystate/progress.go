@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // heartbeat is how often a running spec is reported when nothing else

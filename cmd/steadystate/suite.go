@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/steadystate-dev/steadystate/suites"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // suiteCommand runs one suite in this process, as its test binary would:

@@ -12,7 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/suites/subjectfile"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/upstream"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

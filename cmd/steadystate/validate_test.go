@@ -12,7 +12,7 @@ import (
 // judges' testdata), changed by edit.
 func evidenceDir(t *testing.T, name string, edit func(string) string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "suites", "judge", "testdata", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "judge", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/reports/bundle"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -73,7 +73,7 @@ func conformRun(t *testing.T, r bundleRun) string {
 		t.Fatal(err)
 	}
 	for spec, from := range map[string]string{
-		followerSpec:  "../../suites/judge/testdata/leader-correct-follower-shutdown.json",
+		followerSpec:  "../../judge/testdata/leader-correct-follower-shutdown.json",
 		partitionSpec: "../../reports/testdata/leader-run/leader/ignore-lost-lease/1/partitioned/evidence.json",
 	} {
 		if spec == r.drop {

@@ -18,7 +18,7 @@ import (
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/reference/mover"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
-	"github.com/steadystate-dev/steadystate/runner"
+	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 var env reftest.Env

@@ -13,7 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/reference/leader"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
-	"github.com/steadystate-dev/steadystate/runner"
+	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 var env reftest.Env

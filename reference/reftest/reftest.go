@@ -19,7 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
-	"github.com/steadystate-dev/steadystate/runner"
+	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 // Env is a package's shared test environment.

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/runner"
+	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 // TestFailedTestKeepsTheSuitesEvidence: a failed directed test leaves what

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 // BenchmarkScale500 scales the reference workload from 0 to 500 replicas

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -1,7 +1,7 @@
 package controlplane
 
 import (
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // Title is the suite's name in reports.

@@ -15,9 +15,9 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // The composite's claims: app, made Ready before the steps, and next, its

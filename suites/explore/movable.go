@@ -11,8 +11,8 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // heldObject is the object delete-held deletes while another party's

@@ -12,7 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

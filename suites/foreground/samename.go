@@ -10,10 +10,10 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/suites/judge"
-	"github.com/steadystate-dev/steadystate/suites/oracle"
-	"github.com/steadystate-dev/steadystate/suites/subject"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/internal/subject"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 func sameNameSpecs() {

@@ -1,7 +1,7 @@
 package foreground
 
 import (
-	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/internal/subject"
 )
 
 // Title is the suite's name in reports.

@@ -1,7 +1,7 @@
 package lostevents
 
 import (
-	"github.com/steadystate-dev/steadystate/suites/subject"
+	"github.com/steadystate-dev/steadystate/internal/subject"
 )
 
 // Title is the suite's name in reports.

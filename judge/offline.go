@@ -1,0 +1,384 @@
+package judge
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
+)
+
+// Offline judges every property of the catalog from evidence alone, by
+// id. The suites judge these properties through it too. Evidence a judge
+// needs and does not find leaves the property not evaluated.
+var Offline = map[string]func(e *evidence.Evidence) error{
+	catalog.EvidenceComplete.ID: complete,
+	catalog.LostEventWithheld.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		replica, pod := r.fact(FactReplica), r.fact(FactLostPod)
+		p := r.proxy(replica)
+		if err := r.missing(); err != nil {
+			return err
+		}
+		if msg := e.Facts[FactInjectError]; msg != "" {
+			return errors.New(msg)
+		}
+		return Withheld(p.Events, pod)
+	},
+	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		key, path := r.fact(FactWorkload), r.fact(FactReplicasPath)
+		w, p := r.history(HistoryWorkload), r.history(HistoryPods)
+		if err := r.missing(); err != nil {
+			return err
+		}
+		excused, err := excusedCreates(e, p.Events())
+		if err != nil {
+			return err
+		}
+		err = NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excused)
+		if errors.Is(err, oracle.ErrNotEvaluated) {
+			return fmt.Errorf("%w (fact %q is %q, history %q)", err, FactReplicasPath, path, HistoryWorkload)
+		}
+		return err
+	},
+	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
+	catalog.LostStormHappened.ID:        stormHappened,
+	catalog.LostEventsDelayed.ID:        eventsDelayed,
+	catalog.LostWatchStalled.ID:         watchStalled,
+	catalog.LostCreateRecovered.ID:      converges(catalog.LostCreateRecovered.ID),
+	catalog.LostLaterScale.ID:           converges(catalog.LostLaterScale.ID),
+	catalog.LostLateEvents.ID:           converges(catalog.LostLateEvents.ID),
+	catalog.LostAfterStall.ID:           converges(catalog.LostAfterStall.ID),
+	catalog.LostAfterStorm.ID:           converges(catalog.LostAfterStorm.ID),
+	catalog.LostAfterFaults.ID:          converges(catalog.LostAfterFaults.ID),
+	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
+	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
+	catalog.LeaderPartitioned.ID:        partitioned,
+	catalog.LeaderFailover.ID:           failover,
+	catalog.FgReadyBefore.ID:            converges(catalog.FgReadyBefore.ID),
+	catalog.FgOneCreateWins.ID:          oneCreateWins,
+	catalog.FgOldDeleting.ID:            oldDeleting,
+	catalog.FgBlockerNamed.ID:           converges(catalog.FgBlockerNamed.ID),
+	catalog.FgDeletionCompletes.ID:      converges(catalog.FgDeletionCompletes.ID),
+	catalog.FgSuccessorReady.ID:         successorReady,
+	catalog.FinRanBefore.ID:             converges(catalog.FinRanBefore.ID),
+	catalog.FinMoverFinished.ID:         moverRan,
+	catalog.FinP1.ID:                    afterMove(catalog.FinP1.ID),
+	catalog.FinRunsAfterMove.ID:         afterMove(catalog.FinRunsAfterMove.ID),
+	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
+	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
+	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
+	catalog.ExploreStepsActed.ID:        StepsActed,
+	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		key, lease, _ := r.fact(FactLease), r.history(HistoryLease), r.proxyLogs()
+		if err := r.missing(); err != nil {
+			return err
+		}
+		return OnlyHolderWrites(lease, key, ParseLeaderOnly(e.Facts[FactLeaderOnly]), requests(e))
+	},
+	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		key, deleted, window, h := r.fact(FactClaim), r.time(FactDeleted), r.duration(FactWindow), r.history(HistoryClaims)
+		if err := r.missing(); err != nil {
+			return err
+		}
+		owed := deleted
+		if _, ok := e.Facts[FactHealthyFrom]; ok {
+			if healthy := r.time(FactHealthyFrom); healthy.After(owed) {
+				owed = healthy
+			}
+		}
+		if err := r.missing(); err != nil {
+			return err
+		}
+		return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
+	},
+	// The premise states the harness's block only: what the subject's
+	// deletion then does is deletion-completes'.
+	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		if _, byFinalizer := e.Facts[FactBlocked]; byFinalizer {
+			keys, h := r.fact(FactBlocked), r.history(HistoryBlocked)
+			if err := r.missing(); err != nil {
+				return err
+			}
+			return BlockInPlace(h, strings.Split(keys, ","), e.Facts[FactBlockFinalizer])
+		}
+		if _, refusing := e.Facts[FactRefusingDeletes]; refusing {
+			r.time(FactRefusingDeletes)
+			return r.missing()
+		}
+		if _, byName := e.Facts[FactExternalName]; !byName {
+			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
+		}
+		name, ops := r.fact(FactExternalName), r.ops()
+		if err := r.missing(); err != nil {
+			return err
+		}
+		return DeletionBlocked(ops, name)
+	},
+	catalog.FgNoDeleteInUse.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		name, old, successor, ops := r.fact(FactExternalName), r.fact(FactOldOwner), r.fact(FactNewOwner), r.ops()
+		if err := r.missing(); err != nil {
+			return err
+		}
+		return NoDeleteInUse(ops, name, old, successor)
+	},
+	// P2: a zombie is one whoever left it; but when the mover stopped
+	// half way, none seen does not say the move left none.
+	catalog.FinP2.ID: func(e *evidence.Evidence) error {
+		err := eachCluster(e, func(r *reader, c string) error {
+			fin, h := r.fact(FactFinalizer), r.history(c+"/clusters")
+			if err := r.missing(); err != nil {
+				return err
+			}
+			_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
+			return err
+		})
+		if err == nil {
+			return moverStopped(e, catalog.FinP2.ID)
+		}
+		return err
+	},
+	catalog.FinP3.ID: func(e *evidence.Evidence) error {
+		r := read(e)
+		res, _ := r.fact(FactResource), r.proxyLogs()
+		if err := r.missing(); err != nil {
+			return err
+		}
+		var broken, unknown []error
+		for _, fact := range []string{FactMoverError, FactMoverBackError} {
+			broken = append(broken, MoverRefused(fact, e.Facts[fact]))
+		}
+		for _, id := range sortedKeys(e.Proxies) {
+			if err := NoFinalizerRefused(e.Proxies[id].Requests, res); errors.Is(err, oracle.ErrNotEvaluated) {
+				unknown = append(unknown, err)
+			} else {
+				broken = append(broken, err)
+			}
+		}
+		if err := errors.Join(broken...); err != nil {
+			return err
+		}
+		return errors.Join(unknown...)
+	},
+	catalog.FinP4.ID: func(e *evidence.Evidence) error {
+		return eachCluster(e, func(r *reader, c string) error {
+			label, clusters, cleanups := r.fact(FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
+			if err := r.missing(); err != nil {
+				return err
+			}
+			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, pausedPath(e), c)
+		})
+	},
+
+	// The cluster under the suites (controlplane.go).
+	catalog.CPReplicaSetScalesUp.ID:   replicaSetConverged(catalog.CPReplicaSetScalesUp.ID),
+	catalog.CPReplicaSetScalesDown.ID: replicaSetConverged(catalog.CPReplicaSetScalesDown.ID),
+	catalog.CPGCHoldsOwner.ID:         gcHoldsOwner,
+	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
+}
+
+// Withheld is the lost-events premise: the re-watch was answered 410
+// Expired by the proxy, and the replica never got an event for the pod.
+func Withheld(events []proxy.Event, pod string) error {
+	if !slices.ContainsFunc(events, func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
+		return errors.New("the proxy recorded no 410 Expired answer to a re-watch")
+	}
+	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered }); i >= 0 {
+		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
+	}
+	return nil
+}
+
+// complete is nil when every history of the evidence is complete and
+// every replica's proxy could read every watch it carried.
+func complete(e *evidence.Evidence) error {
+	var errs []error
+	for _, name := range sortedKeys(e.Incomplete) {
+		errs = append(errs, fmt.Errorf("%s: %s", name, e.Incomplete[name]))
+	}
+	for _, id := range sortedKeys(e.Proxies) {
+		if why := e.Proxies[id].Incomplete; why != "" {
+			errs = append(errs, fmt.Errorf("the proxy log of %s: %s", id, why))
+		}
+		if i := slices.IndexFunc(e.Proxies[id].Requests, func(r proxy.Request) bool { return r.Fault == proxy.RefusedEncoding }); i >= 0 {
+			r := e.Proxies[id].Requests[i]
+			errs = append(errs, fmt.Errorf("the proxy of %s refused its %s watch of %s: the stream's encoding cannot be faulted or recorded (see the request's answer)", id, r.Resource, r.Start.Format("15:04:05.000")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reader reads what a judge needs from evidence and keeps the first thing
+// that is missing.
+type reader struct {
+	e   *evidence.Evidence
+	err error
+}
+
+func read(e *evidence.Evidence) *reader { return &reader{e: e} }
+
+func (r *reader) keep(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *reader) fact(name string) string {
+	v, err := r.e.Fact(name)
+	r.keep(err)
+	return v
+}
+
+func (r *reader) time(name string) time.Time {
+	t, err := r.e.Time(name)
+	r.keep(err)
+	return t
+}
+
+func (r *reader) duration(name string) time.Duration {
+	d, err := time.ParseDuration(r.fact(name))
+	if r.err == nil && err != nil {
+		r.keep(fmt.Errorf("fact %q: %w", name, err))
+	}
+	return d
+}
+
+func (r *reader) history(name string) *oracle.History {
+	h, err := r.e.History(name)
+	r.keep(err)
+	if h == nil {
+		h = oracle.NewHistory()
+	}
+	return h
+}
+
+func (r *reader) proxy(identity string) evidence.ProxyLog {
+	p, ok := r.e.Proxies[identity]
+	if !ok {
+		r.keep(fmt.Errorf("proxy log of %q: %w", identity, evidence.ErrMissing))
+	}
+	return p
+}
+
+// proxyLogs are the replicas' proxy logs, in the order of their
+// identities: a judge of what the subject requested or saw needs at least
+// one (with none, nothing is known of it, which is not "nothing").
+func (r *reader) proxyLogs() []evidence.ProxyLog {
+	if len(r.e.Proxies) == 0 {
+		r.keep(fmt.Errorf("the replicas' proxy logs: %w", evidence.ErrMissing))
+	}
+	return proxyLogs(r.e)
+}
+
+func (r *reader) ops() []Op {
+	var ops []Op
+	r.keep(r.e.Log(LogExternal, &ops))
+	return ops
+}
+
+// missing is the first missing piece as a not-evaluated error, or nil.
+func (r *reader) missing() error {
+	if r.err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, r.err)
+}
+
+func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) error) error {
+	list, err := e.Fact(FactClusters)
+	if err != nil {
+		return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+	}
+	var errs []error
+	for _, c := range strings.Split(list, ",") {
+		errs = append(errs, judge(read(e), c))
+	}
+	return errors.Join(errs...)
+}
+
+// excusedCreates are the pods no-overshoot excuses (ExcusedCreates): none
+// when the evidence names no expectation timeout. A timeout with no proxy
+// logs to tell what the subject saw and created leaves the property not
+// evaluated.
+func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (*Excused, error) {
+	v, ok := e.Facts[FactExpectationTimeout]
+	if !ok {
+		return nil, nil
+	}
+	timeout, err := time.ParseDuration(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactExpectationTimeout, err)
+	}
+	if timeout <= 0 {
+		return nil, nil
+	}
+	r := read(e)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return nil, err
+	}
+	return ExcusedCreates(UnseenCreates(pods, logs), timeout, e.End), nil
+}
+
+func requests(e *evidence.Evidence) map[string][]proxy.Request {
+	out := map[string][]proxy.Request{}
+	for id, p := range e.Proxies {
+		out[id] = p.Requests
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// pausedPath is the evidence's pause flag path, DefaultPausedPath when it
+// names none (evidence from before subjects could bind it).
+func pausedPath(e *evidence.Evidence) string {
+	if p := e.Facts[FactPausedPath]; p != "" {
+		return p
+	}
+	return DefaultPausedPath
+}
+
+// BoundText is the bound property id was judged against on e, for its
+// record's figures ("bound") and the summaries that print them: the
+// excusal cap of no-overshoot and the start cap of deleting-status. Empty
+// for the other properties (a convergence records its own bound) and
+// when e lacks the facts that set it.
+func BoundText(id string, e *evidence.Evidence) string {
+	switch id {
+	case catalog.LostNoOvershoot.ID:
+		if _, ok := e.Facts[FactExpectationTimeout]; !ok {
+			return ""
+		}
+		timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
+		if err != nil || timeout <= 0 {
+			return "spec.replicas, nothing excused (no expectation timeout)"
+		}
+		return fmt.Sprintf("spec.replicas; excused: the subject's own creates made while a pod stayed unseen past the %s expectation timeout, until %s after it was seen", timeout, timeout)
+	case catalog.FgDeletingStatus.ID:
+		window, err := time.ParseDuration(e.Facts[FactWindow])
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf("T=%s W=%s from the later of the delete, the recovery and the subject's first sight of the delete (at most %s after them)", DeletingWithin, window, ReflectorBackoff)
+	}
+	return ""
+}
