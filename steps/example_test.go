@@ -18,8 +18,8 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/cluster/local"
-	"github.com/steadystate-dev/steadystate/steps"
 	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/steps"
 )
 
 // testenv is nil when the Kubernetes binaries are not built: the example

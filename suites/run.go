@@ -12,12 +12,12 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // Suite is a suite compiled into this program.

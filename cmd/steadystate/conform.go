@@ -23,10 +23,10 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // conformConfig is a conformance run's configuration, read once from the

@@ -17,10 +17,10 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
-	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/suites/explore"
-	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -21,8 +21,8 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/pki"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/internal/runner"
-	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // fileSubject is a controller described by a subject file.

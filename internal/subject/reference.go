@@ -9,12 +9,12 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/runner"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
-	"github.com/steadystate-dev/steadystate/internal/runner"
-	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 // The reference controllers as subjects, in the mode SUBJECT_BUG names,

@@ -14,11 +14,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/steadystate-dev/steadystate/internal/runner"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/reference/mover"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
-	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 var env reftest.Env

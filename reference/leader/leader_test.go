@@ -11,9 +11,9 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/runner"
 	"github.com/steadystate-dev/steadystate/reference/leader"
 	"github.com/steadystate-dev/steadystate/reference/reftest"
-	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 var env reftest.Env

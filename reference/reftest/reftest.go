@@ -18,8 +18,8 @@ import (
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/reference/wiring"
 	"github.com/steadystate-dev/steadystate/internal/runner"
+	"github.com/steadystate-dev/steadystate/reference/wiring"
 )
 
 // Env is a package's shared test environment.

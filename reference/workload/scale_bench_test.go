@@ -10,9 +10,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 )
 
 // BenchmarkScale500 scales the reference workload from 0 to 500 replicas

@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/internal/subject"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 // Workload is the subject's workload object "web" under test and the
