@@ -13,13 +13,17 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// passedReport is a Ginkgo JSON report of one passed spec.
+// passedReport is a Ginkgo JSON report of one passed spec that judged
+// what it declares.
 func passedReport(t *testing.T) []byte {
 	t.Helper()
+	held := types.ReportEntry{Name: verdict.EntryName, Value: types.WrapEntryValue(verdict.Record{Property: catalog.LeaderFailover, Outcome: verdict.Held})}
 	data, err := json.Marshal([]types.Report{{SuiteDescription: "Leader election", SpecReports: []types.SpecReport{
-		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "fails over", State: types.SpecStatePassed}}}})
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "fails over", State: types.SpecStatePassed,
+			LeafNodeLabels: verdict.Declarations(catalog.LeaderFailover), ReportEntries: types.ReportEntries{held}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

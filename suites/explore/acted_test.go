@@ -137,7 +137,7 @@ func rejudge(t *testing.T, e *evidence.Evidence, premise bool) verdict.Spec {
 // The run predates the count of fault steps that ran: its step facts tell
 // three, all on its timeline.
 func TestAFailedInjectionMakesTheScheduleAnError(t *testing.T) {
-	e, err := evidence.Read(filepath.Join("..", "judge", "testdata", "explore-expectations-never-expire-lost-create.json"))
+	e, err := evidence.Read(filepath.Join("..", "..", "judge", "testdata", "explore-expectations-never-expire-lost-create.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
