@@ -91,6 +91,7 @@ var (
 	SteadySettles       = p("steadystate/settles", verdict.Convergence, "after the objects are applied and after each change, every object and everything it owns (by ownerReferences, transitively) is ready (kstatus Current, or the subject's readiness override) within T and stays so for W")
 	SteadyRecovers      = p("steadystate/recovers", verdict.Convergence, "after each fault is recovered, every object and everything it owns is ready again within T and stays so for W")
 	SteadyQuiescent     = p("steadystate/quiescent", verdict.Invariant, "once settled, with nothing changing, the controller makes no writes for the quiet window (Lease and Event writes aside)")
+	SteadyRestarted     = p("steadystate/restarted-after-first-write", verdict.Assumption, "the controller was restarted (killed, then started again) after its first write of an object was answered")
 	SteadyLeavesNothing = p("steadystate/leaves-nothing-behind", verdict.Convergence, "once the objects are deleted, they, everything they own and every object the controller created while reconciling them (Leases, Events and what the subject declares shared aside) are gone within T, every finalizer released")
 )
 
@@ -103,7 +104,7 @@ var Properties = []verdict.Property{
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 	ExploreStepsActed,
 	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
-	SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing,
+	SteadyRestarted, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing,
 }
 
 // Property looks a property up by id.

@@ -192,6 +192,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.SteadyRecovers.ID:      settles(FactSteadyRecover),
 	catalog.SteadyQuiescent.ID:     quiescent,
 	catalog.SteadyLeavesNothing.ID: leavesNothingBehind,
+	catalog.SteadyRestarted.ID:     restartedAfterFirstWrite,
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -153,9 +154,9 @@ func owned(s oracle.State, keys []string) []string {
 	return sortedKeys(in)
 }
 
-// allReady matches a state in which every one of keys exists and it and
+// AllReady matches a state in which every one of keys exists and it and
 // everything it owns is ready.
-func allReady(keys []string, overrides []ReadinessOverride) oracle.Match {
+func AllReady(keys []string, overrides []ReadinessOverride) oracle.Match {
 	return func(s oracle.State) (bool, string) {
 		var why []string
 		for _, k := range keys {
@@ -240,7 +241,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			if cut {
 				until = e.End
 			}
-			_, err := c.Check(src, allReady(ph.Objects, overrides), until)
+			_, err := c.Check(src, AllReady(ph.Objects, overrides), until)
 			switch {
 			case err != nil && cut:
 				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)
@@ -306,6 +307,36 @@ func IsControllerWrite(info proxy.RequestInfo) bool {
 		return false
 	}
 	return info.Resource != "leases" && info.Resource != "events"
+}
+
+// restartedAfterFirstWrite is the restart premise: the controller was
+// restarted, and the restart began after its first write of an object
+// (Lease and Event writes aside) was answered.
+func restartedAfterFirstWrite(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, chaos.ProcessFault{Action: chaos.Restart}.Name())
+	if err != nil {
+		return err
+	}
+	r := read(e)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	var first *proxy.Request
+	for _, p := range logs {
+		for i, req := range p.Requests {
+			if IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
+				first = &p.Requests[i]
+			}
+		}
+	}
+	switch {
+	case first == nil:
+		return errors.New("the controller made no write before its restart, nor after")
+	case injs[0].Start.Before(first.End):
+		return fmt.Errorf("the restart began at %s, before the controller's first write was answered (%s %s at %s)", injs[0].Start.Format("15:04:05.000"), first.Verb, first.Resource, first.End.Format("15:04:05.000"))
+	}
+	return nil
 }
 
 // leftBehind is one object that had to go.

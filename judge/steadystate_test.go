@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -106,6 +107,10 @@ func constructSteady(variant string) *evidence.Evidence {
 		r.widget(3.2, "MODIFIED", widget(2, 2, "True", false, fin))
 	}
 	// Killed at 6s, restarted at 6.5s: it reads, and has nothing to do.
+	restart := chaos.Injection{Fault: chaos.ProcessFault{Action: chaos.Restart}.Name(), Target: "steady-0", Start: r.at(6), End: r.at(6.5)}
+	if variant == "restart-too-early" {
+		restart.Start = r.at(0.05)
+	}
 	r.req(6.6, "list", "example.org", "widgets", "", "", 200)
 	r.req(6.6, "update", "coordination.k8s.io", "leases", "", "steady", 200)
 	// The quiet window, 9s-12s: Lease renewals only.
@@ -139,6 +144,7 @@ func constructSteady(variant string) *evidence.Evidence {
 		Format: evidence.Format, Spec: "steadystate constructed " + variant, Start: r.t0, End: r.at(16),
 		Histories: map[string][]oracle.EventRecord{steadyWidgets: r.widgets, steadyCMs: r.cms},
 		Proxies:   map[string]evidence.ProxyLog{"steady-0": {Requests: r.reqs}},
+		Faults:    []chaos.Injection{restart},
 		Facts: map[string]string{
 			FactSteadyHistories: steadyWidgets + "," + steadyCMs,
 			FactSteadyObjects:   w1,
@@ -150,7 +156,8 @@ func constructSteady(variant string) *evidence.Evidence {
 		},
 	}
 	want := map[string]verdict.Outcome{
-		catalog.SteadySettles.ID: verdict.Held, catalog.SteadyRecovers.ID: verdict.Held,
+		catalog.SteadyRestarted.ID: verdict.Held,
+		catalog.SteadySettles.ID:   verdict.Held, catalog.SteadyRecovers.ID: verdict.Held,
 		catalog.SteadyQuiescent.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
 	}
 	switch variant {
@@ -158,26 +165,29 @@ func constructSteady(variant string) *evidence.Evidence {
 		want[catalog.SteadyQuiescent.ID] = verdict.Broken
 	case "never-ready":
 		want[catalog.SteadySettles.ID], want[catalog.SteadyRecovers.ID] = verdict.Broken, verdict.Broken
+	case "restart-too-early":
+		want[catalog.SteadyRestarted.ID] = verdict.Broken
 	case "stuck-finalizer", "orphan":
 		want[catalog.SteadyLeavesNothing.ID] = verdict.Broken
 	}
-	for _, p := range []verdict.Property{catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing} {
+	for _, p := range []verdict.Property{catalog.SteadyRestarted, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing} {
 		e.Records = append(e.Records, verdict.Record{Property: p, Outcome: want[p.ID]})
 	}
 	return e
 }
 
-var steadyVariants = []string{"correct", "hot-loop", "never-ready", "stuck-finalizer", "orphan"}
+var steadyVariants = []string{"correct", "hot-loop", "never-ready", "stuck-finalizer", "orphan", "restart-too-early"}
 
 // TestSteadyStateJudges: each constructed run gets the verdicts its
 // controller deserves, and a broken one says what broke: the hot loop's
 // writes, the objects not ready, what was left behind and why.
 func TestSteadyStateJudges(t *testing.T) {
 	wantReason := map[string]map[string]string{
-		"hot-loop":        {catalog.SteadyQuiescent.ID: "patch widgets/status ns/w1 ×15"},
-		"never-ready":     {catalog.SteadySettles.ID: `after patch Widget/w1 {"spec":{"size":2}}`, catalog.SteadyRecovers.ID: "Widget steady/widgets.example.org:ns/w1 is not ready (InProgress"},
-		"stuck-finalizer": {catalog.SteadyLeavesNothing.ID: "2 are still there: ConfigMap steady/configmaps:ns/w1-data (applied or owned) not deleted; Widget steady/widgets.example.org:ns/w1 (applied or owned) deleting, finalizers [example.org/cleanup] not released"},
-		"orphan":          {catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted"},
+		"hot-loop":          {catalog.SteadyQuiescent.ID: "patch widgets/status ns/w1 ×15"},
+		"never-ready":       {catalog.SteadySettles.ID: `after patch Widget/w1 {"spec":{"size":2}}`, catalog.SteadyRecovers.ID: "Widget steady/widgets.example.org:ns/w1 is not ready (InProgress"},
+		"stuck-finalizer":   {catalog.SteadyLeavesNothing.ID: "2 are still there: ConfigMap steady/configmaps:ns/w1-data (applied or owned) not deleted; Widget steady/widgets.example.org:ns/w1 (applied or owned) deleting, finalizers [example.org/cleanup] not released"},
+		"restart-too-early": {catalog.SteadyRestarted.ID: "before the controller's first write was answered (patch widgets at 00:00:00.210)"},
+		"orphan":            {catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted"},
 	}
 	for _, v := range steadyVariants {
 		e := constructSteady(v)
@@ -208,7 +218,7 @@ func TestSteadyStateJudges(t *testing.T) {
 func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 	for _, tc := range []struct {
 		name, id, want string
-		change     func(e *evidence.Evidence)
+		change         func(e *evidence.Evidence)
 	}{
 		{"no phases", catalog.SteadySettles.ID, `fact "steadystate/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle) }},
 		{"no history", catalog.SteadyRecovers.ID, `history "steady/configmaps"`, func(e *evidence.Evidence) { delete(e.Histories, steadyCMs) }},
