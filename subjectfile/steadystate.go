@@ -40,6 +40,15 @@ type SteadyState struct {
 	// Shared lists what the controller may leave behind by design: a
 	// kind (ConfigMap) or one object (ConfigMap/ca-bundle).
 	Shared []string `json:"shared,omitempty"`
+	// Record lists resources the controller writes that the suite must
+	// record besides the objects' own API groups and the common kinds
+	// (configmaps, secrets, services, serviceaccounts, pods,
+	// persistentvolumeclaims, deployments, replicasets, statefulsets,
+	// jobs): plural names with their group but for the core group, such
+	// as endpointslices.discovery.k8s.io. An object the controller
+	// creates of a resource nobody records leaves leaves-nothing-behind
+	// not evaluated, naming it.
+	Record []string `json:"record,omitempty"`
 	// SettleWithin is T, how long the state may take to be ready after
 	// the objects are applied, after each change and after a fault is
 	// recovered (default 60s); SettleWindow is W, how long it must then
@@ -306,6 +315,11 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 		checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
 		if p == "" {
 			bad(fmt.Sprintf("%signore[%d]", at, i), "empty", "a dotted field path such as status.lastSyncTime")
+		}
+	}
+	for i, r := range s.Record {
+		if !resourcePattern.MatchString(r) || strings.Contains(r, "/") {
+			bad(fmt.Sprintf("%srecord[%d]", at, i), fmt.Sprintf("%q is not a resource", r), "a plural resource name with its group but for the core group, such as endpointslices.discovery.k8s.io")
 		}
 	}
 	for i, sh := range s.Shared {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
@@ -110,6 +111,7 @@ func TestBadSteadyState(t *testing.T) {
 		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.steadyState.ignore[0]: "status..x" is not a field path`}},
 		{"missing file", "- more.yaml", "- less.yaml", []string{"capabilities.steadyState.objects[1]:", "less.yaml"}},
 		{"manifest without name", "metadata: {name: db, labels", "metadata: {labels", []string{"capabilities.steadyState.objects[0]: Database has no metadata.name"}},
+		{"bad record", "shared: [Secret,", "record: [Endpoint/Slices]\n    shared: [Secret,", []string{`capabilities.steadyState.record[0]: "Endpoint/Slices" is not a resource`}},
 		{"bad shared", "shared: [Secret,", "shared: [a/b/c,", []string{`capabilities.steadyState.shared[0]: "a/b/c"`}},
 		{"negative window", "ignore:", "settleWindow: -1s\n    ignore:", []string{"capabilities.steadyState.settleWindow: -1s is out of range"}},
 	} {
@@ -133,5 +135,24 @@ func TestBadSteadyState(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBuiltInEndpointSliceFileIsValid: the EndpointSlice controller's
+// file binds only steadyState, with one Service.
+func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
+	data, err := fixtures.Subjects.ReadFile("subjects/endpointslice.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	f, err := subjectfile.Parse(data, "endpointslice.yaml", subjectfile.Options{KubeBinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"})
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Service" || !slices.Equal(f.Capabilities.Bound(), []string{"steadyState"}) {
+		t.Fatalf("objects %v, %v; bound %v", objs, err, f.Capabilities.Bound())
 	}
 }

@@ -91,6 +91,12 @@ func start(ctx context.Context, ns string) *scenario {
 			}
 		}
 	}
+	for i, r := range b.Record {
+		res, group, _ := strings.Cut(r, ".")
+		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Group: group, Resource: res})
+		Expect(err).NotTo(HaveOccurred(), "capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", i, r)
+		record[gvr] = true
+	}
 	histories := map[string]*oracle.History{}
 	var names []string
 	for gvr := range record {
