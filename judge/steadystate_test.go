@@ -261,3 +261,34 @@ func TestReadinessOverride(t *testing.T) {
 		t.Errorf("override by existence: %v", err)
 	}
 }
+
+// TestRecordedSteadyRunBreaksWhenAnOwnedObjectStays: the reference
+// composite controller's recorded run, as a controller that never
+// releases the Managed's provider finalizer would have left it (its
+// deletion never completes): leaves-nothing-behind breaks, naming the
+// Managed and its finalizer. The recorded run itself holds.
+func TestRecordedSteadyRunBreaksWhenAnOwnedObjectStays(t *testing.T) {
+	e, err := evidence.Read("testdata/steadystate-correct-settles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Offline[catalog.SteadyLeavesNothing.ID](e); err != nil {
+		t.Fatalf("the recorded run: %v", err)
+	}
+	const managed = "steady/manageds.reference.steadystate.dev"
+	var kept []oracle.EventRecord
+	for _, r := range e.Histories[managed] {
+		if r.Type != "DELETED" {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(e.Histories[managed]) {
+		t.Fatal("no deleted Managed to derive from")
+	}
+	e.Histories[managed] = kept
+	e.End = e.End.Add(31 * time.Second) // the run would have waited out T
+	err = Offline[catalog.SteadyLeavesNothing.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadyLeavesNothing, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "Managed steady/manageds.reference.steadystate.dev:") || !strings.Contains(got.Reason, "created by the controller") {
+		t.Errorf("%s %q, want broken naming the Managed the controller created", got.Outcome, got.Reason)
+	}
+}
