@@ -78,7 +78,7 @@ func start(ctx context.Context, ns string) *scenario {
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		Expect(err).NotTo(HaveOccurred(), "capabilities.steadyState.objects: the cluster does not serve %s; expected a kind the subject's manifests define", gvk)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.objects: the cluster does not serve %s; expected a kind the cluster or the subject's manifests define", s.Name(), gvk)
 		sc.objects = append(sc.objects, object{u: o, gvr: m.Resource, key: judge.SteadyKey(judge.SteadyHistory(resourceName(m.Resource)), ns, o.GetName())})
 		record[m.Resource] = true
 		// Every namespaced resource of the objects' group: what an
@@ -94,7 +94,7 @@ func start(ctx context.Context, ns string) *scenario {
 	for i, r := range b.Record {
 		res, group, _ := strings.Cut(r, ".")
 		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Group: group, Resource: res})
-		Expect(err).NotTo(HaveOccurred(), "capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", i, r)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", s.Name(), i, r)
 		record[gvr] = true
 	}
 	histories := map[string]*oracle.History{}
