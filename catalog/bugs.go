@@ -71,6 +71,7 @@ var Bugs = []Bug{
 var Suites = []Suite{
 	{"lostevents", "workload", "scalableWorkload"}, {"leader", "leader", "leaderElected"},
 	{"foreground", "composite", "foregroundComposite"}, {"finalizer", "cluster", "movableResource"},
+	{"steadystate", "composite", "steadyState"},
 }
 
 // Suite is a suite of the catalog: its name, the reference subject it runs

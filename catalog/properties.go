@@ -85,6 +85,16 @@ var (
 	LostWatchStalled  = p("lostevents/watch-stalled", verdict.Assumption, "the watch stall held at least one pod event from the subject until the watch resumed")
 )
 
+// Steady state: any controller, judged on the objects it reconciles
+// without properties written for it (kstatus readiness, its proxy log).
+var (
+	SteadySettles       = p("steadystate/settles", verdict.Convergence, "after the objects are applied and after each change, every object and everything it owns (by ownerReferences, transitively) is ready (kstatus Current, or the subject's readiness override) within T and stays so for W")
+	SteadyRecovers      = p("steadystate/recovers", verdict.Convergence, "after each fault is recovered, every object and everything it owns is ready again within T and stays so for W")
+	SteadyQuiescent     = p("steadystate/quiescent", verdict.Invariant, "once settled, with nothing changing, the controller makes no writes for the quiet window (Lease and Event writes aside)")
+	SteadyRestarted     = p("steadystate/restarted-after-first-write", verdict.Assumption, "the controller was restarted (killed, then started again) after its first write of an object was answered")
+	SteadyLeavesNothing = p("steadystate/leaves-nothing-behind", verdict.Convergence, "once the objects are deleted, they, everything they own and every object the controller created while reconciling them (Leases, Events and what the subject declares shared aside) are gone within T, every finalizer released")
+)
+
 // Properties lists every property, by suite.
 var Properties = []verdict.Property{
 	EvidenceComplete,
@@ -94,6 +104,7 @@ var Properties = []verdict.Property{
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 	ExploreStepsActed,
 	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
+	SteadyRestarted, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing,
 }
 
 // Property looks a property up by id.

@@ -186,6 +186,13 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.CPReplicaSetScalesDown.ID: replicaSetConverged(catalog.CPReplicaSetScalesDown.ID),
 	catalog.CPGCHoldsOwner.ID:         gcHoldsOwner,
 	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
+
+	// Any controller, on the objects it reconciles (steadystate.go).
+	catalog.SteadySettles.ID:       settles(FactSteadySettle),
+	catalog.SteadyRecovers.ID:      settles(FactSteadyRecover),
+	catalog.SteadyQuiescent.ID:     quiescent,
+	catalog.SteadyLeavesNothing.ID: leavesNothingBehind,
+	catalog.SteadyRestarted.ID:     restartedAfterFirstWrite,
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410

@@ -10,14 +10,16 @@
 // pause flag and mover). Since v1alpha2 a file may also say how a replica
 // runs in a pod (run.pod: an image, or a static binary the harness packs
 // into one, and the arguments and environment filled in with the pod's
-// values). A v1alpha1 file still reads; it moves to v1alpha2 by changing
-// its apiVersion.
+// values). v1alpha3 adds the steady-state binding every controller has:
+// the objects it reconciles, later changes to them, how ready is decided,
+// and what it may leave behind. A v1alpha1 or v1alpha2 file still reads;
+// it moves to v1alpha3 by changing its apiVersion.
 //
 // Load reads and validates a file. Every problem is an *Error naming the
 // subject, the field and what is expected, so a vendor can fix the file
 // without reading the harness.
 //
-//	apiVersion: steadystate.dev/v1alpha2
+//	apiVersion: steadystate.dev/v1alpha3
 //	kind: Subject
 //	name: replicaset
 //	run:

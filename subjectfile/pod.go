@@ -92,7 +92,7 @@ func (f *File) validatePod(bad func(field, problem, expected string)) {
 	}
 	const at = "run.pod."
 	if f.APIVersion == APIVersionV1 {
-		bad("run.pod", "not in "+APIVersionV1, "apiVersion "+APIVersion+" (nothing else changes)")
+		bad("run.pod", "not in "+APIVersionV1, "apiVersion "+APIVersionV2+" or later (nothing else changes)")
 	}
 	if p.Image == "" {
 		bad(at+"image", "missing", "the controller's image, such as example.com/my-controller:v1.2.3")

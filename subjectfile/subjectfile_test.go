@@ -98,7 +98,7 @@ func TestBadFiles(t *testing.T) {
 		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
 		{"unknown template variable", "{{.Identity}}", "{{.Replica}}", []string{"run.command[2]", "can't evaluate field Replica", "{{.Kubeconfig}}, {{.Identity}}"}},
 		{"wrong type", "command: [", "command: /bin/true\n  args: [", []string{"run.command: /bin/true is a string; expected a list", "run.args: unknown field"}},
-		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha2 (or steadystate.dev/v1alpha1)"}},
+		{"wrong version", "v1alpha1", "v9", []string{`apiVersion: "steadystate.dev/v9" is not a version`, "expected steadystate.dev/v1alpha3 (or steadystate.dev/v1alpha2, steadystate.dev/v1alpha1)"}},
 		{"one replica", "retryPeriod: 500ms", "retryPeriod: 500ms\n    replicas: 1", []string{"capabilities.leaderElected.replicas: 1", "at least 2"}},
 		{"leaderOnly not a resource", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: [configmaps, Pods]", []string{"capabilities.leaderElected.leaderOnly[1]: \"Pods\" is not a resource", "such as configmaps", "widgets.example.com/status"}},
 		{"leaderOnly leases", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaderOnly: [leases.coordination.k8s.io]", []string{"capabilities.leaderElected.leaderOnly[0]", "the Lease is the election itself", "not leases"}},

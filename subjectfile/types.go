@@ -8,10 +8,12 @@ import (
 )
 
 // The version and kind a subject file declares. v1alpha2 adds the
-// foregroundComposite capability; a v1alpha1 file reads as before, and
-// moves by changing its apiVersion.
+// foregroundComposite capability, v1alpha3 the steadyState capability; a
+// v1alpha1 or v1alpha2 file reads as before, and moves by changing its
+// apiVersion.
 const (
-	APIVersion   = "steadystate.dev/v1alpha2"
+	APIVersion   = "steadystate.dev/v1alpha3"
+	APIVersionV2 = "steadystate.dev/v1alpha2"
 	APIVersionV1 = "steadystate.dev/v1alpha1"
 	Kind         = "Subject"
 )
@@ -81,6 +83,7 @@ type Capabilities struct {
 	LeaderElected       *LeaderElected       `json:"leaderElected,omitempty"`
 	ForegroundComposite *ForegroundComposite `json:"foregroundComposite,omitempty"` // v1alpha2
 	MovableResource     *MovableResource     `json:"movableResource,omitempty"`     // v1alpha2
+	SteadyState         *SteadyState         `json:"steadyState,omitempty"`         // v1alpha3
 }
 
 // Bound lists the capabilities the file binds, by their keys under
@@ -90,6 +93,7 @@ func (c Capabilities) Bound() []string {
 	for key, bound := range map[string]bool{
 		"scalableWorkload": c.ScalableWorkload != nil, "leaderElected": c.LeaderElected != nil,
 		"foregroundComposite": c.ForegroundComposite != nil, "movableResource": c.MovableResource != nil,
+		"steadyState": c.SteadyState != nil,
 	} {
 		if bound {
 			out = append(out, key)

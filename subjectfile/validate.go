@@ -29,8 +29,8 @@ func (f *File) Validate() error {
 	bad := func(field, problem, expected string) {
 		errs = append(errs, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: problem, Expected: expected})
 	}
-	if f.APIVersion != APIVersion && f.APIVersion != APIVersionV1 {
-		bad("apiVersion", fmt.Sprintf("%q is not a version this harness reads", f.APIVersion), APIVersion+" (or "+APIVersionV1+")")
+	if f.APIVersion != APIVersion && f.APIVersion != APIVersionV2 && f.APIVersion != APIVersionV1 {
+		bad("apiVersion", fmt.Sprintf("%q is not a version this harness reads", f.APIVersion), APIVersion+" (or "+APIVersionV2+", "+APIVersionV1+")")
 	}
 	if f.Kind != Kind {
 		bad("kind", fmt.Sprintf("%q", f.Kind), Kind)
@@ -71,12 +71,15 @@ func (f *File) Validate() error {
 		f.Run.StartTimeout.Duration = DefaultStartTimeout
 	}
 	c := f.Capabilities
-	if c.ScalableWorkload == nil && c.LeaderElected == nil && c.ForegroundComposite == nil && c.MovableResource == nil {
-		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite, movableResource")
+	if len(c.Bound()) == 0 {
+		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite, movableResource, steadyState")
+	}
+	if s := c.SteadyState; s != nil {
+		s.validate(f, bad)
 	}
 	if m := c.MovableResource; m != nil {
 		if f.APIVersion == APIVersionV1 {
-			bad("capabilities.movableResource", "not in "+APIVersionV1, "apiVersion "+APIVersion+" (nothing else changes)")
+			bad("capabilities.movableResource", "not in "+APIVersionV1, "apiVersion "+APIVersionV2+" or later (nothing else changes)")
 		}
 		m.validate(bad)
 		if len(m.Mover.Command) > 0 {
@@ -87,7 +90,7 @@ func (f *File) Validate() error {
 	}
 	if fc := c.ForegroundComposite; fc != nil {
 		if f.APIVersion == APIVersionV1 {
-			bad("capabilities.foregroundComposite", "not in "+APIVersionV1, "apiVersion "+APIVersion+" (nothing else changes)")
+			bad("capabilities.foregroundComposite", "not in "+APIVersionV1, "apiVersion "+APIVersionV2+" or later (nothing else changes)")
 		}
 		fc.validate(bad)
 	}

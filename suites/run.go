@@ -18,6 +18,7 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
+	"github.com/steadystate-dev/steadystate/suites/steadystate"
 )
 
 // Suite is a suite compiled into this program.
@@ -37,6 +38,7 @@ var All = []Suite{
 	{Name: "leader", Title: leader.Title, Register: leader.Register},
 	{Name: "foreground", Title: foreground.Title, Register: foreground.Register},
 	{Name: "finalizer", Title: finalizer.Title, Register: finalizer.Register},
+	{Name: "steadystate", Title: steadystate.Title, Register: steadystate.Register},
 }
 
 // Explore is the exploration suite: seeded random fault schedules against

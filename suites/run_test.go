@@ -28,7 +28,7 @@ func TestRunRefusesAnUnknownSuite(t *testing.T) {
 	if !errors.Is(err, ErrFlags) {
 		t.Fatalf("Run(nope) = %v, want ErrFlags", err)
 	}
-	if want := "the suites are lostevents, leader, foreground, finalizer"; !strings.Contains(err.Error(), want) {
+	if want := "the suites are lostevents, leader, foreground, finalizer, steadystate"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not list the suites (%q)", err, want)
 	}
 }

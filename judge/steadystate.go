@@ -1,0 +1,469 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
+)
+
+// The steady-state suite's evidence. Each recorded resource of the spec's
+// namespace is one history named SteadyHistory(resource); the facts list
+// them, name the objects applied (by their joined keys), say how ready is
+// decided, and carry the phases, the quiet window and the deletion the
+// judges bound.
+const (
+	// FactSteadyHistories lists the recorded histories, comma-separated.
+	FactSteadyHistories = "steadystate/histories"
+	// FactSteadyObjects lists the applied objects' joined keys
+	// (SteadyKey), comma-separated.
+	FactSteadyObjects = "steadystate/objects"
+	// FactSteadyReadiness is the subject's readiness overrides, as JSON
+	// ([]ReadinessOverride); absent, kstatus decides every kind.
+	FactSteadyReadiness = "steadystate/readiness"
+	// FactSteadySettle and FactSteadyRecover are the phases settles and
+	// recovers judge, as JSON ([]SettlePhase).
+	FactSteadySettle  = "steadystate/settle"
+	FactSteadyRecover = "steadystate/recover"
+	// FactSteadyQuiet is the quiet window quiescent judges (QuietWindow).
+	FactSteadyQuiet = "steadystate/quiet"
+	// FactSteadyDeleted is the deletion leaves-nothing-behind judges
+	// (Deletion).
+	FactSteadyDeleted = "steadystate/deleted"
+	// FactSteadyShared lists what the controller may leave behind by
+	// design: kinds, or Kind/name, comma-separated.
+	FactSteadyShared = "steadystate/shared"
+)
+
+// SteadyHistory is the name of the history recording resource (plural,
+// with its group but for the core group: configmaps, deployments.apps).
+func SteadyHistory(resource string) string { return "steady/" + resource }
+
+// SteadyKey is the joined key of the object ns/name recorded in history.
+func SteadyKey(history, namespace, name string) string {
+	return oracle.JoinedKey(history, namespace+"/"+name)
+}
+
+// ReadinessOverride decides readiness of a kind that follows no status
+// convention: the field at Path has Value (as text), or, with Exists, is
+// there (Path "": the object exists).
+type ReadinessOverride struct {
+	Kind   string `json:"kind"`
+	Path   string `json:"path,omitempty"`
+	Value  string `json:"value,omitempty"`
+	Exists bool   `json:"exists,omitempty"`
+}
+
+// SettlePhase is one moment after which the state must settle: the
+// objects applied, a change, a fault recovered. Objects are the joined
+// keys of the applied objects that must exist then (a deleted one no
+// longer does).
+type SettlePhase struct {
+	What    string    `json:"what"`
+	Since   time.Time `json:"since"`
+	Within  string    `json:"within"`
+	Window  string    `json:"window"`
+	Objects []string  `json:"objects"`
+}
+
+// QuietWindow is when nothing changed and the controller was watched for
+// writes.
+type QuietWindow struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// Deletion is when the harness deleted the objects (At), how long what
+// they leave may take to go (Within), and when they were first applied
+// (Applied: what the controller created from then on is its own).
+type Deletion struct {
+	Applied time.Time `json:"applied"`
+	At      time.Time `json:"at"`
+	Within  string    `json:"within"`
+}
+
+// ObjectReady decides an object's readiness: an override for its kind, or
+// kstatus (Current is ready). The reason says why not.
+func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) (bool, string) {
+	for _, o := range overrides {
+		if o.Kind != obj.GetKind() {
+			continue
+		}
+		if o.Path == "" {
+			return true, ""
+		}
+		v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, strings.Split(o.Path, ".")...)
+		switch {
+		case !found:
+			return false, o.Path + " is not set"
+		case o.Exists:
+			return true, ""
+		case fmt.Sprint(v) != o.Value:
+			return false, fmt.Sprintf("%s is %v, not %s", o.Path, v, o.Value)
+		}
+		return true, ""
+	}
+	res, err := status.Compute(obj)
+	if err != nil {
+		return false, "kstatus: " + err.Error()
+	}
+	if res.Status != status.CurrentStatus {
+		why := string(res.Status)
+		if res.Message != "" {
+			why += ": " + res.Message
+		}
+		return false, why
+	}
+	return true, ""
+}
+
+// owned is the keys of the objects of s that keys' objects own, by
+// ownerReferences, transitively, keys included (those present).
+func owned(s oracle.State, keys []string) []string {
+	uids := map[string]bool{}
+	in := map[string]bool{}
+	for _, k := range keys {
+		if o := s[k]; o != nil {
+			in[k], uids[string(o.GetUID())] = true, true
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for k, o := range s {
+			if in[k] {
+				continue
+			}
+			for _, ref := range o.GetOwnerReferences() {
+				if uids[string(ref.UID)] {
+					in[k], uids[string(o.GetUID())], grew = true, true, true
+					break
+				}
+			}
+		}
+	}
+	return sortedKeys(in)
+}
+
+// AllReady matches a state in which every one of keys exists and it and
+// everything it owns is ready.
+func AllReady(keys []string, overrides []ReadinessOverride) oracle.Match {
+	return func(s oracle.State) (bool, string) {
+		var why []string
+		for _, k := range keys {
+			if s[k] == nil {
+				why = append(why, k+" does not exist")
+			}
+		}
+		for _, k := range owned(s, keys) {
+			if ok, reason := ObjectReady(s[k], overrides); !ok {
+				why = append(why, fmt.Sprintf("%s %s is not ready (%s)", s[k].GetKind(), k, reason))
+			}
+		}
+		if len(why) == 0 {
+			return true, ""
+		}
+		if len(why) > 5 {
+			why = append(why[:5], fmt.Sprintf("and %d more", len(why)-5))
+		}
+		return false, strings.Join(why, "; ")
+	}
+}
+
+func (r *reader) json(name string, v any) {
+	raw := r.fact(name)
+	if r.err != nil {
+		return
+	}
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		r.keep(fmt.Errorf("fact %q: %w", name, err))
+	}
+}
+
+// steadySource is the evidence's steady-state histories joined, each
+// object under its SteadyKey.
+func (r *reader) steadySource() oracle.Source {
+	names := r.fact(FactSteadyHistories)
+	others := map[string]*oracle.History{}
+	if r.err == nil {
+		for _, n := range strings.Split(names, ",") {
+			others[n] = r.history(n)
+		}
+	}
+	return oracle.Join(oracle.NewHistory(), others)
+}
+
+func (r *reader) overrides() []ReadinessOverride {
+	var out []ReadinessOverride
+	if _, ok := r.e.Facts[FactSteadyReadiness]; ok {
+		r.json(FactSteadyReadiness, &out)
+	}
+	return out
+}
+
+// settles judges each phase of the fact named: every object of the phase
+// and everything it owns ready within its T, for its W, judged until the
+// next phase began (or T+W after it, or the end of the evidence).
+func settles(fact string) func(e *evidence.Evidence) error {
+	return func(e *evidence.Evidence) error {
+		r := read(e)
+		var phases []SettlePhase
+		r.json(fact, &phases)
+		src, overrides := r.steadySource(), r.overrides()
+		if err := r.missing(); err != nil {
+			return err
+		}
+		if len(phases) == 0 {
+			return fmt.Errorf("%w: fact %q names no phase", oracle.ErrNotEvaluated, fact)
+		}
+		var broken []error
+		for i, ph := range phases {
+			within, err1 := time.ParseDuration(ph.Within)
+			window, err2 := time.ParseDuration(ph.Window)
+			if err := errors.Join(err1, err2); err != nil {
+				return fmt.Errorf("%w: fact %q, phase %q: %w", oracle.ErrNotEvaluated, fact, ph.What, err)
+			}
+			c := oracle.Convergence{Since: ph.Since, Within: within, Window: window}
+			until := ph.Since.Add(within + window)
+			if i+1 < len(phases) && phases[i+1].Since.Before(until) {
+				until = phases[i+1].Since
+			}
+			cut := e.End.Before(until)
+			if cut {
+				until = e.End
+			}
+			_, err := c.Check(src, AllReady(ph.Objects, overrides), until)
+			switch {
+			case err != nil && cut:
+				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)
+			case err != nil:
+				broken = append(broken, fmt.Errorf("after %s: %w", ph.What, err))
+			}
+		}
+		return errors.Join(broken...)
+	}
+}
+
+// quiescent judges the quiet window: no write of the controller, Lease
+// and Event writes aside, while nothing changed.
+func quiescent(e *evidence.Evidence) error {
+	r := read(e)
+	var q QuietWindow
+	r.json(FactSteadyQuiet, &q)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if e.End.Before(q.To) {
+		return fmt.Errorf("%w: the evidence ends before the quiet window does (%s)", oracle.ErrNotEvaluated, q.To.Sub(e.End).Round(time.Millisecond))
+	}
+	var writes []proxy.Request
+	for _, p := range logs {
+		for _, req := range p.Requests {
+			if req.Start.Before(q.From) || req.Start.After(q.To) || !IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			writes = append(writes, req)
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	slices.SortFunc(writes, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
+	count := map[string]int{}
+	var order []string
+	for _, w := range writes {
+		what := w.Verb + " " + w.Resource
+		if w.Subresource != "" {
+			what += "/" + w.Subresource
+		}
+		what += " " + w.Namespace + "/" + w.Name
+		if count[what] == 0 {
+			order = append(order, what)
+		}
+		count[what]++
+	}
+	var parts []string
+	for _, what := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", what, count[what]))
+	}
+	return oracle.BrokeAt(writes[0].Start, fmt.Errorf("the controller wrote %d times in the %s it was quiet for, with nothing changing: %s (first at %s)",
+		len(writes), q.To.Sub(q.From).Round(time.Millisecond), strings.Join(parts, ", "), writes[0].Start.Format("15:04:05.000")))
+}
+
+// IsControllerWrite is a write that counts against quiescence: any write
+// of an API object but Leases (an election's renewals) and Events.
+func IsControllerWrite(info proxy.RequestInfo) bool {
+	if !info.IsResource() || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, info.Verb) {
+		return false
+	}
+	return info.Resource != "leases" && info.Resource != "events"
+}
+
+// restartedAfterFirstWrite is the restart premise: the controller was
+// restarted, and the restart began after its first write of an object
+// (Lease and Event writes aside) was answered.
+func restartedAfterFirstWrite(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, chaos.ProcessFault{Action: chaos.Restart}.Name())
+	if err != nil {
+		return err
+	}
+	r := read(e)
+	logs := r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	var first *proxy.Request
+	for _, p := range logs {
+		for i, req := range p.Requests {
+			if IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
+				first = &p.Requests[i]
+			}
+		}
+	}
+	switch {
+	case first == nil:
+		return errors.New("the controller made no write before its restart, nor after")
+	case injs[0].Start.Before(first.End):
+		return fmt.Errorf("the restart began at %s, before the controller's first write was answered (%s %s at %s)", injs[0].Start.Format("15:04:05.000"), first.Verb, first.Resource, first.End.Format("15:04:05.000"))
+	}
+	return nil
+}
+
+// leftBehind is one object that had to go.
+type leftBehind struct {
+	key, uid string
+	why      string // why it had to go
+}
+
+// leavesNothingBehind judges the deletion: the applied objects, what they
+// owned and what the controller created from their application on are
+// all gone within T.
+func leavesNothingBehind(e *evidence.Evidence) error {
+	r := read(e)
+	var d Deletion
+	r.json(FactSteadyDeleted, &d)
+	objs := r.fact(FactSteadyObjects)
+	names := r.fact(FactSteadyHistories)
+	logs := r.proxyLogs()
+	src := r.steadySource()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	within, err := time.ParseDuration(d.Within)
+	if err != nil {
+		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyDeleted, err)
+	}
+	shared := strings.Split(e.Facts[FactSteadyShared], ",")
+	isShared := func(o *unstructured.Unstructured) bool {
+		return slices.Contains(shared, o.GetKind()) || slices.Contains(shared, o.GetKind()+"/"+o.GetName())
+	}
+	histories := strings.Split(names, ",")
+
+	// What had to go, by uid: every object seen owned (transitively) by
+	// an applied one while they lived, and the controller's creations.
+	must := map[string]leftBehind{}
+	firstSeen := map[string]time.Time{} // uid
+	var seenOrder []struct {
+		key, uid, history string
+		at                time.Time
+	}
+	note := func(s oracle.State, at time.Time) {
+		for _, k := range owned(s, strings.Split(objs, ",")) {
+			o := s[k]
+			if _, ok := must[string(o.GetUID())]; !ok && !isShared(o) {
+				must[string(o.GetUID())] = leftBehind{key: k, uid: string(o.GetUID()), why: "applied or owned"}
+			}
+		}
+		for k, o := range s {
+			uid := string(o.GetUID())
+			if _, ok := firstSeen[uid]; !ok {
+				firstSeen[uid] = at
+				h, _, _ := strings.Cut(k, ":")
+				seenOrder = append(seenOrder, struct {
+					key, uid, history string
+					at                time.Time
+				}{k, uid, h, at})
+			}
+		}
+	}
+	note(src.StateAt(d.Applied), d.Applied)
+	src.ReplayAfter(d.Applied, func(at time.Time, s oracle.State) {
+		if !at.After(d.At) {
+			note(s, at)
+		}
+	})
+	// Each create the controller got 201 for is the earliest object of
+	// its resource in its namespace first seen after the request began
+	// and not matched yet.
+	matched := map[string]bool{}
+	var unrecorded []string
+	for _, p := range logs {
+		for _, req := range p.Requests {
+			if req.Verb != "create" || req.Code != 201 || req.Subresource != "" || req.Start.Before(d.Applied) || req.Start.After(d.At) || !IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			res := req.Resource
+			if req.Group != "" {
+				res += "." + req.Group
+			}
+			h := SteadyHistory(res)
+			if !slices.Contains(histories, h) {
+				unrecorded = append(unrecorded, fmt.Sprintf("%s in %q at %s", res, req.Namespace, req.Start.Format("15:04:05.000")))
+				continue
+			}
+			for _, s := range seenOrder {
+				if s.history != h || matched[s.uid] || s.at.Before(req.Start) || !strings.HasPrefix(strings.TrimPrefix(s.key, h+":"), req.Namespace+"/") {
+					continue
+				}
+				matched[s.uid] = true
+				if _, ok := must[s.uid]; !ok {
+					must[s.uid] = leftBehind{key: s.key, uid: s.uid, why: "created by the controller at " + req.Start.Format("15:04:05.000")}
+				}
+				break
+			}
+		}
+	}
+	deadline := d.At.Add(within)
+	end := deadline
+	if e.End.Before(end) {
+		end = e.End
+	}
+	state := src.StateAt(end)
+	var left []string
+	for _, uid := range sortedKeys(must) {
+		m := must[uid]
+		o := state[m.key]
+		if o == nil || string(o.GetUID()) != uid || isShared(o) {
+			continue
+		}
+		what := fmt.Sprintf("%s %s (%s)", o.GetKind(), m.key, m.why)
+		if o.GetDeletionTimestamp() != nil {
+			what += fmt.Sprintf(" deleting, finalizers %v not released", o.GetFinalizers())
+		} else {
+			what += " not deleted"
+		}
+		left = append(left, what)
+	}
+	slices.Sort(left)
+	var unknown error
+	if len(unrecorded) > 0 {
+		unknown = fmt.Errorf("%w: the controller created objects of resources no history recorded: %s", oracle.ErrNotEvaluated, strings.Join(unrecorded, ", "))
+	}
+	switch {
+	case len(left) > 0 && end.Before(deadline):
+		return fmt.Errorf("%w: the evidence ends %s after the delete, before T=%s, with %d objects still there: %s", oracle.ErrNotEvaluated, end.Sub(d.At).Round(time.Millisecond), within, len(left), strings.Join(left, "; "))
+	case len(left) > 0:
+		return oracle.BrokeAt(deadline, fmt.Errorf("%s after the objects were deleted, %d are still there: %s", within, len(left), strings.Join(left, "; ")))
+	}
+	return unknown
+}

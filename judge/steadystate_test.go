@@ -1,0 +1,294 @@
+package judge
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+var writeSteady = flag.Bool("steady.write", false, "write the constructed steady-state evidence under testdata")
+
+// steadyRun is a constructed steady-state run of a widget controller: the
+// harness applies Widget ns/w1 at 0.1s; the controller marks it not
+// ready, creates ConfigMap ns/w1-data owned by it and marks it ready; a
+// spec change at 3s is acted on; the controller is killed at 6s and
+// restarted at 6.5s; 9s-12s is the quiet window; the widget is deleted at
+// 13s and the controller releases its finalizer once the ConfigMap is
+// gone. Each variant changes one thing a faulty controller would.
+type steadyRun struct {
+	variant string
+	t0      time.Time
+	widgets []oracle.EventRecord
+	cms     []oracle.EventRecord
+	reqs    []proxy.Request
+}
+
+const steadyWidgets, steadyCMs = "steady/widgets.example.org", "steady/configmaps"
+
+func (r *steadyRun) at(s float64) time.Time {
+	return r.t0.Add(time.Duration(s * float64(time.Second)))
+}
+
+func widget(gen, observed int64, ready string, deleting bool, finalizers ...string) map[string]any {
+	md := map[string]any{"name": "w1", "namespace": "ns", "uid": "uid-w1", "generation": gen, "resourceVersion": fmt.Sprint(100 + gen*10 + observed)}
+	if deleting {
+		md["deletionTimestamp"] = "2026-01-01T00:00:13Z"
+	}
+	if len(finalizers) > 0 {
+		md["finalizers"] = finalizers
+	}
+	obj := map[string]any{"apiVersion": "example.org/v1", "kind": "Widget", "metadata": md, "spec": map[string]any{"size": gen}}
+	if ready != "" {
+		obj["status"] = map[string]any{"observedGeneration": observed, "conditions": []any{map[string]any{"type": "Ready", "status": ready}}}
+	}
+	return obj
+}
+
+func configMap(name, uid string, owned bool, size int64) map[string]any {
+	md := map[string]any{"name": name, "namespace": "ns", "uid": uid, "resourceVersion": fmt.Sprint(200 + size)}
+	if owned {
+		md["ownerReferences"] = []any{map[string]any{"apiVersion": "example.org/v1", "kind": "Widget", "name": "w1", "uid": "uid-w1", "controller": true}}
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"size": fmt.Sprint(size)}}
+}
+
+func (r *steadyRun) widget(s float64, typ string, obj map[string]any) {
+	r.widgets = append(r.widgets, oracle.EventRecord{At: r.at(s), Type: typ, Key: "ns/w1", Object: obj})
+}
+
+func (r *steadyRun) cm(s float64, typ, name string, obj map[string]any) {
+	r.cms = append(r.cms, oracle.EventRecord{At: r.at(s), Type: typ, Key: "ns/" + name, Object: obj})
+}
+
+func (r *steadyRun) req(s float64, verb, group, resource, sub, name string, code int) {
+	r.reqs = append(r.reqs, proxy.Request{ID: uint64(len(r.reqs) + 1), Replica: "steady-0", RequestInfo: proxy.RequestInfo{Verb: verb, Group: group, Resource: resource, Subresource: sub, Namespace: "ns", Name: name}, Code: code, Start: r.at(s), End: r.at(s + 0.01)})
+}
+
+// constructSteady builds the run of a variant: correct, hot-loop (status
+// patched every 200ms once settled), never-ready (the spec change never
+// observed), stuck-finalizer (the finalizer never released), orphan (a
+// ConfigMap created with no owner and never deleted).
+func constructSteady(variant string) *evidence.Evidence {
+	r := &steadyRun{variant: variant, t0: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	fin := "example.org/cleanup"
+	// Applied, then reconciled.
+	r.widget(0.1, "ADDED", widget(1, 0, "", false))
+	r.req(0.2, "patch", "example.org", "widgets", "", "w1", 200) // its finalizer
+	r.widget(0.2, "MODIFIED", widget(1, 0, "", false, fin))
+	r.req(0.25, "patch", "example.org", "widgets", "status", "w1", 200)
+	r.widget(0.3, "MODIFIED", widget(1, 1, "False", false, fin))
+	r.req(0.35, "create", "", "configmaps", "", "", 201)
+	r.cm(0.4, "ADDED", "w1-data", configMap("w1-data", "uid-c1", true, 1))
+	if variant == "orphan" {
+		r.req(0.41, "create", "", "configmaps", "", "", 201)
+		r.cm(0.42, "ADDED", "w1-cache", configMap("w1-cache", "uid-c2", false, 1))
+	}
+	r.req(0.45, "patch", "example.org", "widgets", "status", "w1", 200)
+	r.widget(0.5, "MODIFIED", widget(1, 1, "True", false, fin))
+	r.req(1.0, "create", "", "events", "", "", 201)
+	// The change.
+	r.widget(3.0, "MODIFIED", widget(2, 1, "True", false, fin))
+	if variant != "never-ready" {
+		r.req(3.1, "update", "", "configmaps", "", "w1-data", 200)
+		r.cm(3.1, "MODIFIED", "w1-data", configMap("w1-data", "uid-c1", true, 2))
+		r.req(3.15, "patch", "example.org", "widgets", "status", "w1", 200)
+		r.widget(3.2, "MODIFIED", widget(2, 2, "True", false, fin))
+	}
+	// Killed at 6s, restarted at 6.5s: it reads, and has nothing to do.
+	restart := chaos.Injection{Fault: chaos.ProcessFault{Action: chaos.Restart}.Name(), Target: "steady-0", Start: r.at(6), End: r.at(6.5)}
+	if variant == "restart-too-early" {
+		restart.Start = r.at(0.05)
+	}
+	r.req(6.6, "list", "example.org", "widgets", "", "", 200)
+	r.req(6.6, "update", "coordination.k8s.io", "leases", "", "steady", 200)
+	// The quiet window, 9s-12s: Lease renewals only.
+	for s := 9.0; s < 16; s += 2 {
+		r.req(s, "update", "coordination.k8s.io", "leases", "", "steady", 200)
+	}
+	if variant == "hot-loop" {
+		for s := 8.0; s < 16; s += 0.2 {
+			r.req(s, "patch", "example.org", "widgets", "status", "w1", 200)
+		}
+	}
+	// Deleted at 13s.
+	obs := int64(2)
+	if variant == "never-ready" {
+		obs = 1
+	}
+	r.widget(13.0, "MODIFIED", widget(2, obs, "True", true, fin))
+	if variant != "stuck-finalizer" {
+		r.req(13.1, "delete", "", "configmaps", "", "w1-data", 200)
+		r.cm(13.2, "DELETED", "w1-data", configMap("w1-data", "uid-c1", true, 2))
+		r.req(13.3, "patch", "example.org", "widgets", "", "w1", 200)
+		r.widget(13.3, "DELETED", widget(2, obs, "True", true))
+	}
+
+	phase := func(what string, since float64, objects ...string) SettlePhase {
+		return SettlePhase{What: what, Since: r.at(since), Within: "2s", Window: "1s", Objects: objects}
+	}
+	w1 := SteadyKey(steadyWidgets, "ns", "w1")
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	e := &evidence.Evidence{
+		Format: evidence.Format, Spec: "steadystate constructed " + variant, Start: r.t0, End: r.at(16),
+		Histories: map[string][]oracle.EventRecord{steadyWidgets: r.widgets, steadyCMs: r.cms},
+		Proxies:   map[string]evidence.ProxyLog{"steady-0": {Requests: r.reqs}},
+		Faults:    []chaos.Injection{restart},
+		Facts: map[string]string{
+			FactSteadyHistories: steadyWidgets + "," + steadyCMs,
+			FactSteadyObjects:   w1,
+			FactSteadySettle:    js([]SettlePhase{phase("the objects were applied", 0.1, w1), phase("patch Widget/w1 {\"spec\":{\"size\":2}}", 3.0, w1)}),
+			FactSteadyRecover:   js([]SettlePhase{phase("the controller's restart", 6.5, w1)}),
+			FactSteadyQuiet:     js(QuietWindow{From: r.at(9), To: r.at(12)}),
+			FactSteadyDeleted:   js(Deletion{Applied: r.at(0.1), At: r.at(13), Within: "2s"}),
+			FactSteadyShared:    "Secret",
+		},
+	}
+	want := map[string]verdict.Outcome{
+		catalog.SteadyRestarted.ID: verdict.Held,
+		catalog.SteadySettles.ID:   verdict.Held, catalog.SteadyRecovers.ID: verdict.Held,
+		catalog.SteadyQuiescent.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+	}
+	switch variant {
+	case "hot-loop":
+		want[catalog.SteadyQuiescent.ID] = verdict.Broken
+	case "never-ready":
+		want[catalog.SteadySettles.ID], want[catalog.SteadyRecovers.ID] = verdict.Broken, verdict.Broken
+	case "restart-too-early":
+		want[catalog.SteadyRestarted.ID] = verdict.Broken
+	case "stuck-finalizer", "orphan":
+		want[catalog.SteadyLeavesNothing.ID] = verdict.Broken
+	}
+	for _, p := range []verdict.Property{catalog.SteadyRestarted, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing} {
+		e.Records = append(e.Records, verdict.Record{Property: p, Outcome: want[p.ID]})
+	}
+	return e
+}
+
+var steadyVariants = []string{"correct", "hot-loop", "never-ready", "stuck-finalizer", "orphan", "restart-too-early"}
+
+// TestSteadyStateJudges: each constructed run gets the verdicts its
+// controller deserves, and a broken one says what broke: the hot loop's
+// writes, the objects not ready, what was left behind and why.
+func TestSteadyStateJudges(t *testing.T) {
+	wantReason := map[string]map[string]string{
+		"hot-loop":          {catalog.SteadyQuiescent.ID: "patch widgets/status ns/w1 ×15"},
+		"never-ready":       {catalog.SteadySettles.ID: `after patch Widget/w1 {"spec":{"size":2}}`, catalog.SteadyRecovers.ID: "Widget steady/widgets.example.org:ns/w1 is not ready (InProgress"},
+		"stuck-finalizer":   {catalog.SteadyLeavesNothing.ID: "2 are still there: ConfigMap steady/configmaps:ns/w1-data (applied or owned) not deleted; Widget steady/widgets.example.org:ns/w1 (applied or owned) deleting, finalizers [example.org/cleanup] not released"},
+		"restart-too-early": {catalog.SteadyRestarted.ID: "before the controller's first write was answered (patch widgets at 00:00:00.210)"},
+		"orphan":            {catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted"},
+	}
+	for _, v := range steadyVariants {
+		e := constructSteady(v)
+		for _, rec := range e.Records {
+			got := oracle.Judge(e.Start, rec.Property, Offline[rec.ID](e))
+			if got.Outcome != rec.Outcome {
+				t.Errorf("%s: %s %s (%s), want %s", v, rec.ID, got.Outcome, got.Reason, rec.Outcome)
+			}
+			if w := wantReason[v][rec.ID]; w != "" && !strings.Contains(got.Reason, w) {
+				t.Errorf("%s: %s reason %q does not say %q", v, rec.ID, got.Reason, w)
+			}
+		}
+		if *writeSteady {
+			b, err := json.MarshalIndent(e, "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("testdata", "steadystate-"+v+"-constructed.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestSteadyStateMissingEvidenceIsNotEvaluated: a judge without the facts,
+// histories or proxy logs it reads, or with evidence that ends before its
+// bound, leaves its property not evaluated, naming what is missing.
+func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
+	for _, tc := range []struct {
+		name, id, want string
+		change         func(e *evidence.Evidence)
+	}{
+		{"no phases", catalog.SteadySettles.ID, `fact "steadystate/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle) }},
+		{"no history", catalog.SteadyRecovers.ID, `history "steady/configmaps"`, func(e *evidence.Evidence) { delete(e.Histories, steadyCMs) }},
+		{"no proxy log", catalog.SteadyQuiescent.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
+		{"ends in the window", catalog.SteadyQuiescent.ID, "ends before the quiet window", func(e *evidence.Evidence) { e.End = e.Start.Add(10 * time.Second) }},
+		{"ends before settling", catalog.SteadySettles.ID, "the evidence ends", func(e *evidence.Evidence) { e.End = e.Start.Add(3500 * time.Millisecond) }},
+		{"create of an unrecorded resource", catalog.SteadyLeavesNothing.ID, "no history recorded: secrets", func(e *evidence.Evidence) {
+			p := e.Proxies["steady-0"]
+			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "secrets", Namespace: "ns"}, Code: 201, Start: e.Start.Add(time.Second)})
+			e.Proxies["steady-0"] = p
+		}},
+		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "steadystate/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := constructSteady("correct")
+			tc.change(e)
+			p, _ := catalog.Property(tc.id)
+			got := oracle.Judge(e.Start, p, Offline[tc.id](e))
+			if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, tc.want) {
+				t.Errorf("%s %q, want not evaluated naming %q", got.Outcome, got.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadinessOverride: a kind with an override is ready by its field,
+// or by existing; others by kstatus.
+func TestReadinessOverride(t *testing.T) {
+	e := constructSteady("never-ready")
+	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","path":"status.observedGeneration","value":"2"}]`
+	if err := Offline[catalog.SteadySettles.ID](e); err == nil || !strings.Contains(err.Error(), "status.observedGeneration is 1, not 2") {
+		t.Errorf("override by a value never reached: %v", err)
+	}
+	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","path":"status.observedGeneration","value":"1"}]`
+	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
+		t.Errorf("override by a value reached: %v", err)
+	}
+	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","exists":true}]`
+	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
+		t.Errorf("override by existence: %v", err)
+	}
+}
+
+// TestRecordedSteadyRunBreaksWhenAnOwnedObjectStays: the reference
+// composite controller's recorded run, as a controller that never
+// releases the Managed's provider finalizer would have left it (its
+// deletion never completes): leaves-nothing-behind breaks, naming the
+// Managed and its finalizer. The recorded run itself holds.
+func TestRecordedSteadyRunBreaksWhenAnOwnedObjectStays(t *testing.T) {
+	e, err := evidence.Read("testdata/steadystate-correct-settles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Offline[catalog.SteadyLeavesNothing.ID](e); err != nil {
+		t.Fatalf("the recorded run: %v", err)
+	}
+	const managed = "steady/manageds.reference.steadystate.dev"
+	var kept []oracle.EventRecord
+	for _, r := range e.Histories[managed] {
+		if r.Type != "DELETED" {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == len(e.Histories[managed]) {
+		t.Fatal("no deleted Managed to derive from")
+	}
+	e.Histories[managed] = kept
+	e.End = e.End.Add(31 * time.Second) // the run would have waited out T
+	err = Offline[catalog.SteadyLeavesNothing.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadyLeavesNothing, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "Managed steady/manageds.reference.steadystate.dev:") || !strings.Contains(got.Reason, "created by the controller") {
+		t.Errorf("%s %q, want broken naming the Managed the controller created", got.Outcome, got.Reason)
+	}
+}

@@ -1,0 +1,340 @@
+package subjectfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// SteadyState binds what every controller has: the objects it reconciles,
+// later changes to them, and how "ready" is decided. The steady-state
+// suite applies the objects into the spec's namespace, waits for them and
+// everything they own to be ready, applies each change once the state has
+// settled, and judges settling, quiescence, what a deletion leaves behind
+// and the end state against a fault-free reference run. v1alpha3.
+type SteadyState struct {
+	// Objects are the objects the controller reconciles, as plain
+	// manifests: each entry is either an inline manifest (a mapping) or
+	// a path (relative to the subject file; a glob matches several) of a
+	// YAML file of one or more documents. Manifests are templates of
+	// {{.Namespace}} (the spec's); every object is applied into the spec's
+	// namespace.
+	Objects []any `json:"objects"`
+	// Changes are applied one at a time, each once the state has settled.
+	Changes []Change `json:"changes,omitempty"`
+	// Readiness says how ready is decided; by default Kubernetes' status
+	// conventions (kstatus: Current is ready).
+	Readiness Readiness `json:"readiness,omitempty"`
+	// Ignore lists dotted field paths (status.lastSyncTime) masked in the
+	// end-state comparison, on every object.
+	Ignore []string `json:"ignore,omitempty"`
+	// Shared lists what the controller may leave behind by design: a
+	// kind (ConfigMap) or one object (ConfigMap/ca-bundle).
+	Shared []string `json:"shared,omitempty"`
+	// Record lists resources the controller writes that the suite must
+	// record besides the objects' own API groups and the common kinds
+	// (configmaps, secrets, services, serviceaccounts, pods,
+	// persistentvolumeclaims, deployments, replicasets, statefulsets,
+	// jobs): plural names with their group but for the core group, such
+	// as endpointslices.discovery.k8s.io. An object the controller
+	// creates of a resource nobody records leaves leaves-nothing-behind
+	// not evaluated, naming it.
+	Record []string `json:"record,omitempty"`
+	// SettleWithin is T, how long the state may take to be ready after
+	// the objects are applied, after each change and after a fault is
+	// recovered (default 60s); SettleWindow is W, how long it must then
+	// stay ready (default 5s).
+	SettleWithin Duration `json:"settleWithin,omitempty"`
+	SettleWindow Duration `json:"settleWindow,omitempty"`
+	// QuietWindow is how long a settled state with nothing changing is
+	// watched for writes of the controller (default 10s).
+	QuietWindow Duration `json:"quietWindow,omitempty"`
+	// GoneWithin is how long the deleted objects, what they own and what
+	// the controller created for them may take to be gone (default 60s).
+	GoneWithin Duration `json:"goneWithin,omitempty"`
+}
+
+// The steady-state bounds when the file sets none.
+const (
+	DefaultSettleWithin = 60 * time.Second
+	DefaultSettleWindow = 5 * time.Second
+	DefaultQuietWindow  = 10 * time.Second
+	DefaultGoneWithin   = 60 * time.Second
+)
+
+// ObjectName names one of the objects by kind and name.
+type ObjectName struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+func (o ObjectName) String() string { return o.Kind + "/" + o.Name }
+
+// Change is one later change: exactly one of Patch, Delete and Scale.
+type Change struct {
+	// Patch applies Merge as a JSON merge patch to the object.
+	Patch *PatchChange `json:"patch,omitempty"`
+	// Delete deletes the object.
+	Delete *ObjectName `json:"delete,omitempty"`
+	// Scale sets the object's replicas (at Path) to Value.
+	Scale *ScaleChange `json:"scale,omitempty"`
+}
+
+// PatchChange is a merge patch on a named object.
+type PatchChange struct {
+	Object ObjectName     `json:"object"`
+	Merge  map[string]any `json:"merge"`
+}
+
+// ScaleChange sets a named object's replicas.
+type ScaleChange struct {
+	Object ObjectName `json:"object"`
+	// Path is the dotted path of the replicas (default spec.replicas).
+	Path  string `json:"path,omitempty"`
+	Value int    `json:"value"`
+}
+
+// Target is the object the change names.
+func (c Change) Target() ObjectName {
+	switch {
+	case c.Patch != nil:
+		return c.Patch.Object
+	case c.Delete != nil:
+		return *c.Delete
+	case c.Scale != nil:
+		return c.Scale.Object
+	}
+	return ObjectName{}
+}
+
+// String says what the change does, for messages and evidence.
+func (c Change) String() string {
+	switch {
+	case c.Patch != nil:
+		b, _ := json.Marshal(c.Patch.Merge)
+		return fmt.Sprintf("patch %s %s", c.Patch.Object, b)
+	case c.Delete != nil:
+		return "delete " + c.Delete.String()
+	case c.Scale != nil:
+		return fmt.Sprintf("scale %s %s=%d", c.Scale.Object, c.Scale.Path, c.Scale.Value)
+	}
+	return "no change"
+}
+
+// Readiness decides when an object is ready.
+type Readiness struct {
+	// Overrides decide readiness for kinds that follow no status
+	// convention.
+	Overrides []ReadinessOverride `json:"overrides,omitempty"`
+}
+
+// ReadinessOverride says an object of Kind is ready when the field at Path
+// has Value (compared as text), or, with Exists, when the field is there
+// at all. Path "" with Exists: the object exists.
+type ReadinessOverride struct {
+	Kind   string `json:"kind"`
+	Path   string `json:"path,omitempty"`
+	Value  string `json:"value,omitempty"`
+	Exists bool   `json:"exists,omitempty"`
+}
+
+// SteadyObjects are capabilities.steadyState.objects filled in with v (its
+// Namespace) and set into that namespace, in the order given.
+func (f *File) SteadyObjects(v Vars) ([]*unstructured.Unstructured, error) {
+	s := f.Capabilities.SteadyState
+	if s == nil {
+		return nil, nil
+	}
+	var out []*unstructured.Unstructured
+	for i, entry := range s.Objects {
+		field := fmt.Sprintf("capabilities.steadyState.objects[%d]", i)
+		objs, err := f.steadyEntry(entry, v)
+		if err != nil {
+			return nil, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: err.Error()}
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, error) {
+	var docs []byte
+	switch e := entry.(type) {
+	case map[string]any:
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		docs = b
+	case string:
+		files, err := f.manifest(e)
+		if err != nil {
+			return nil, err
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, []byte("\n---\n")...)
+			docs = append(docs, b...)
+		}
+	default:
+		return nil, fmt.Errorf("%s is neither a manifest nor a file", mismatch(entry))
+	}
+	text, err := Expand(string(docs), v)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(text)), 4096)
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("not a YAML manifest: %v", err)
+		}
+		if m == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		switch {
+		case u.GetAPIVersion() == "" || u.GetKind() == "":
+			return nil, errors.New("a manifest without apiVersion or kind")
+		case u.GetName() == "":
+			return nil, fmt.Errorf("%s has no metadata.name", u.GetKind())
+		}
+		u.SetNamespace(v.Namespace)
+		out = append(out, u)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no manifest")
+	}
+	return out, nil
+}
+
+// IsShared is whether the steady-state binding declares obj's kind or obj
+// itself shared: left behind by design.
+func (s *SteadyState) IsShared(kind, name string) bool {
+	return slices.Contains(s.Shared, kind) || slices.Contains(s.Shared, kind+"/"+name)
+}
+
+func (s *SteadyState) validate(f *File, bad func(field, problem, expected string)) {
+	const at = "capabilities.steadyState."
+	if f.APIVersion != APIVersion {
+		bad("capabilities.steadyState", "not in "+f.APIVersion, "apiVersion "+APIVersion+" (nothing else changes)")
+	}
+	if len(s.Objects) == 0 {
+		bad(at+"objects", "missing", "the objects the controller reconciles: inline manifests, or YAML files relative to the subject file")
+	}
+	kinds := map[string]bool{}
+	names := map[ObjectName]bool{}
+	sample := Vars{Namespace: sampleVars.Namespace, Name: sampleVars.Name, UpstreamDir: f.options.UpstreamDir, KubeBinDir: f.options.KubeBinDir}
+	for i, entry := range s.Objects {
+		objs, err := f.steadyEntry(entry, sample)
+		if err != nil {
+			bad(fmt.Sprintf("%sobjects[%d]", at, i), err.Error(), "a manifest with apiVersion, kind and metadata.name, or a YAML file of them relative to the subject file (templates of {{.Namespace}})")
+			continue
+		}
+		for _, o := range objs {
+			kinds[o.GetKind()] = true
+			names[ObjectName{o.GetKind(), o.GetName()}] = true
+		}
+	}
+	known := func() string {
+		var l []string
+		for n := range names {
+			l = append(l, n.String())
+		}
+		slices.Sort(l)
+		return strings.Join(l, ", ")
+	}
+	checkPath := func(field, p string) {
+		if p != "" && !pathPattern.MatchString(p) {
+			bad(field, fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase")
+		}
+	}
+	for i := range s.Changes {
+		c := &s.Changes[i]
+		field := fmt.Sprintf("%schanges[%d]", at, i)
+		set := 0
+		for _, b := range []bool{c.Patch != nil, c.Delete != nil, c.Scale != nil} {
+			if b {
+				set++
+			}
+		}
+		if set != 1 {
+			bad(field, fmt.Sprintf("%d of patch, delete and scale set", set), "exactly one of patch, delete and scale")
+			continue
+		}
+		if t := c.Target(); len(names) > 0 && !names[t] {
+			bad(field, fmt.Sprintf("%s is not among the objects", t), "an object of capabilities.steadyState.objects, by kind and name: one of "+known())
+		}
+		if c.Patch != nil && len(c.Patch.Merge) == 0 {
+			bad(field+".patch.merge", "missing", "a merge patch, such as {spec: {size: 2}}")
+		}
+		if c.Scale != nil {
+			if c.Scale.Path == "" {
+				c.Scale.Path = "spec.replicas"
+			}
+			checkPath(field+".scale.path", c.Scale.Path)
+			if c.Scale.Value < 0 {
+				bad(field+".scale.value", fmt.Sprintf("%d", c.Scale.Value), "a replica count of 0 or more")
+			}
+		}
+	}
+	for i, o := range s.Readiness.Overrides {
+		field := fmt.Sprintf("%sreadiness.overrides[%d]", at, i)
+		switch {
+		case o.Kind == "":
+			bad(field+".kind", "missing", "the kind the override decides readiness for")
+		case len(kinds) > 0 && !kinds[o.Kind]:
+			bad(field+".kind", fmt.Sprintf("%q is not the kind of any of the objects", o.Kind), "a kind among the objects")
+		}
+		checkPath(field+".path", o.Path)
+		switch {
+		case o.Path == "" && !o.Exists:
+			bad(field, "neither a path nor exists", "a path and the value it must have, or exists: true")
+		case o.Exists && o.Value != "":
+			bad(field, "both exists and a value", "a value, or exists: true")
+		case !o.Exists && o.Value == "":
+			bad(field+".value", "missing", "the value (as text) that makes the object ready, or exists: true")
+		}
+	}
+	for i, p := range s.Ignore {
+		checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
+		if p == "" {
+			bad(fmt.Sprintf("%signore[%d]", at, i), "empty", "a dotted field path such as status.lastSyncTime")
+		}
+	}
+	for i, r := range s.Record {
+		if !resourcePattern.MatchString(r) || strings.Contains(r, "/") {
+			bad(fmt.Sprintf("%srecord[%d]", at, i), fmt.Sprintf("%q is not a resource", r), "a plural resource name with its group but for the core group, such as endpointslices.discovery.k8s.io")
+		}
+	}
+	for i, sh := range s.Shared {
+		kind, name, _ := strings.Cut(sh, "/")
+		if kind == "" || strings.Contains(name, "/") {
+			bad(fmt.Sprintf("%sshared[%d]", at, i), fmt.Sprintf("%q", sh), "a kind (ConfigMap) or one object (ConfigMap/ca-bundle)")
+		}
+	}
+	for field, d := range map[string]*Duration{"settleWithin": &s.SettleWithin, "settleWindow": &s.SettleWindow, "quietWindow": &s.QuietWindow, "goneWithin": &s.GoneWithin} {
+		def := map[string]time.Duration{"settleWithin": DefaultSettleWithin, "settleWindow": DefaultSettleWindow, "quietWindow": DefaultQuietWindow, "goneWithin": DefaultGoneWithin}[field]
+		switch {
+		case d.Duration == 0:
+			d.Duration = def
+		case d.Duration < 0 || d.Duration > 30*time.Minute:
+			bad(at+field, d.String()+" is out of range", fmt.Sprintf("a duration above 0s and at most 30m (default %s)", def))
+		}
+	}
+}

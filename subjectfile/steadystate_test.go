@@ -1,0 +1,158 @@
+package subjectfile_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+)
+
+const steady = `
+apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+name: claims
+run: {command: [/bin/true]}
+capabilities:
+  steadyState:
+    objects:
+    - apiVersion: example.org/v1
+      kind: Database
+      metadata: {name: db, labels: {ns: "{{.Namespace}}"}}
+      spec: {size: 1}
+    - more.yaml
+    changes:
+    - patch: {object: {kind: Database, name: db}, merge: {spec: {size: 2}}}
+    - scale: {object: {kind: Deployment, name: web}, value: 3}
+    - delete: {kind: ConfigMap, name: settings}
+    readiness:
+      overrides:
+      - {kind: ConfigMap, exists: true}
+      - {kind: Database, path: status.phase, value: Bound}
+    ignore: [status.lastSyncTime]
+    shared: [Secret, ConfigMap/kube-root-ca.crt]
+`
+
+const more = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 1}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: elsewhere}
+data: {owner: "{{.Namespace}}"}
+`
+
+func steadyFile(t *testing.T, text string) (*subjectfile.File, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "more.yaml"), []byte(more), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return subjectfile.Load(path, subjectfile.Options{})
+}
+
+// TestSteadyStateAloneIsBound: a file binding only steadyState loads (with
+// none bound it was refused), its objects come from the inline manifest
+// and the file, templates filled and every object set into the spec's
+// namespace, and the defaults are filled in.
+func TestSteadyStateAloneIsBound(t *testing.T) {
+	f, err := steadyFile(t, steady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"steadyState"}) {
+		t.Errorf("bound %v", got)
+	}
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "spec-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName())
+	}
+	if want := []string{"Database/spec-1/db", "Deployment/spec-1/web", "ConfigMap/spec-1/settings"}; !slices.Equal(names, want) {
+		t.Errorf("objects %v, want %v", names, want)
+	}
+	if objs[0].GetLabels()["ns"] != "spec-1" || objs[2].Object["data"].(map[string]any)["owner"] != "spec-1" {
+		t.Errorf("templates not filled in: %v, %v", objs[0].GetLabels(), objs[2].Object["data"])
+	}
+	s := f.Capabilities.SteadyState
+	if s.Changes[1].Scale.Path != "spec.replicas" || s.SettleWithin.Duration != subjectfile.DefaultSettleWithin || s.SettleWindow.Duration != subjectfile.DefaultSettleWindow || s.QuietWindow.Duration != subjectfile.DefaultQuietWindow || s.GoneWithin.Duration != subjectfile.DefaultGoneWithin {
+		t.Errorf("defaults not filled in: %+v", s)
+	}
+	if !s.IsShared("Secret", "x") || !s.IsShared("ConfigMap", "kube-root-ca.crt") || s.IsShared("ConfigMap", "settings") {
+		t.Error("shared does not match kinds and single objects")
+	}
+}
+
+// TestBadSteadyState: each bad binding is refused before anything starts,
+// in one line naming the subject, the field and what is expected.
+func TestBadSteadyState(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"older version", "v1alpha3", "v1alpha2", []string{"capabilities.steadyState: not in steadystate.dev/v1alpha2", "expected apiVersion steadystate.dev/v1alpha3"}},
+		{"change names no object", "kind: Deployment, name: web}, value", "kind: Deployment, name: api}, value", []string{`(subject "claims")`, "capabilities.steadyState.changes[1]: Deployment/api is not among the objects", "one of ConfigMap/settings, Database/db, Deployment/web"}},
+		{"two actions", "- delete: {kind: ConfigMap, name: settings}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.steadyState.changes[2]: 2 of patch, delete and scale set"}},
+		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Secret, exists: true}", []string{`capabilities.steadyState.readiness.overrides[0].kind: "Secret" is not the kind of any of the objects`, "expected a kind among the objects"}},
+		{"override without value", "path: status.phase, value: Bound", "path: status.phase", []string{"capabilities.steadyState.readiness.overrides[1].value: missing"}},
+		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.steadyState.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},
+		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.steadyState.ignore[0]: "status..x" is not a field path`}},
+		{"missing file", "- more.yaml", "- less.yaml", []string{"capabilities.steadyState.objects[1]:", "less.yaml"}},
+		{"manifest without name", "metadata: {name: db, labels", "metadata: {labels", []string{"capabilities.steadyState.objects[0]: Database has no metadata.name"}},
+		{"bad record", "shared: [Secret,", "record: [Endpoint/Slices]\n    shared: [Secret,", []string{`capabilities.steadyState.record[0]: "Endpoint/Slices" is not a resource`}},
+		{"bad shared", "shared: [Secret,", "shared: [a/b/c,", []string{`capabilities.steadyState.shared[0]: "a/b/c"`}},
+		{"negative window", "ignore:", "settleWindow: -1s\n    ignore:", []string{"capabilities.steadyState.settleWindow: -1s is out of range"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(steady, tc.old, tc.new, 1)
+			if text == steady {
+				t.Fatalf("%q is not in the file", tc.old)
+			}
+			_, err := steadyFile(t, text)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "subject file ") {
+					t.Errorf("a problem line %q does not name the subject file", line)
+				}
+			}
+		})
+	}
+}
+
+// TestBuiltInEndpointSliceFileIsValid: the EndpointSlice controller's
+// file binds only steadyState, with one Service.
+func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
+	data, err := fixtures.Subjects.ReadFile("subjects/endpointslice.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	f, err := subjectfile.Parse(data, "endpointslice.yaml", subjectfile.Options{KubeBinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"})
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Service" || !slices.Equal(f.Capabilities.Bound(), []string{"steadyState"}) {
+		t.Fatalf("objects %v, %v; bound %v", objs, err, f.Capabilities.Bound())
+	}
+}

@@ -1,0 +1,258 @@
+package steadystate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/subject"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+)
+
+// commonResources are recorded beside the objects' own groups: what a
+// controller most often makes for the objects it reconciles.
+var commonResources = []schema.GroupVersionResource{
+	{Version: "v1", Resource: "configmaps"}, {Version: "v1", Resource: "secrets"}, {Version: "v1", Resource: "services"},
+	{Version: "v1", Resource: "serviceaccounts"}, {Version: "v1", Resource: "pods"}, {Version: "v1", Resource: "persistentvolumeclaims"},
+	{Group: "apps", Version: "v1", Resource: "deployments"}, {Group: "apps", Version: "v1", Resource: "replicasets"},
+	{Group: "apps", Version: "v1", Resource: "statefulsets"}, {Group: "batch", Version: "v1", Resource: "jobs"},
+}
+
+// object is one applied object: where it lives and its key in the joined
+// histories.
+type object struct {
+	u   *unstructured.Unstructured
+	gvr schema.GroupVersionResource
+	key string
+}
+
+// scenario is one spec's run of the steady-state binding: the controller,
+// its objects, the recorded histories joined, and the phases so far.
+type scenario struct {
+	b         *subjectfile.SteadyState
+	ns        string
+	dyn       dynamic.Interface
+	target    chaos.Target
+	objects   []object
+	src       oracle.Source
+	overrides []judge.ReadinessOverride
+	applied   time.Time
+	phases    map[string][]judge.SettlePhase
+}
+
+// start records the namespace's resources the objects and the controller
+// may write, starts the controller and applies nothing yet.
+func start(ctx context.Context, ns string) *scenario {
+	s := subject.Steady()
+	b := s.Steady()
+	objs, err := s.SteadyObjects(ns)
+	Expect(err).NotTo(HaveOccurred())
+	env := testenv.Get()
+	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}}
+	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+
+	record := map[schema.GroupVersionResource]bool{}
+	for _, r := range commonResources {
+		record[r] = true
+	}
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.objects: the cluster does not serve %s; expected a kind the cluster or the subject's manifests define", s.Name(), gvk)
+		sc.objects = append(sc.objects, object{u: o, gvr: m.Resource, key: judge.SteadyKey(judge.SteadyHistory(resourceName(m.Resource)), ns, o.GetName())})
+		record[m.Resource] = true
+		// Every namespaced resource of the objects' group: what an
+		// operator's kinds own is mostly its own kinds.
+		list, err := dc.ServerResourcesForGroupVersion(m.Resource.GroupVersion().String())
+		Expect(err).NotTo(HaveOccurred())
+		for _, r := range list.APIResources {
+			if r.Namespaced && !strings.Contains(r.Name, "/") && slices.Contains(r.Verbs, "watch") && slices.Contains(r.Verbs, "list") {
+				record[m.Resource.GroupVersion().WithResource(r.Name)] = true
+			}
+		}
+	}
+	for i, r := range b.Record {
+		res, group, _ := strings.Cut(r, ".")
+		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Group: group, Resource: res})
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", s.Name(), i, r)
+		record[gvr] = true
+	}
+	histories := map[string]*oracle.History{}
+	var names []string
+	for gvr := range record {
+		name := judge.SteadyHistory(resourceName(gvr))
+		histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, ns, "")
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	sc.src = oracle.Join(oracle.NewHistory(), histories)
+	testenv.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	var keys []string
+	for _, o := range sc.objects {
+		keys = append(keys, o.key)
+	}
+	testenv.Fact(judge.FactSteadyObjects, strings.Join(keys, ","))
+	for _, o := range b.Readiness.Overrides {
+		sc.overrides = append(sc.overrides, judge.ReadinessOverride{Kind: o.Kind, Path: o.Path, Value: o.Value, Exists: o.Exists})
+	}
+	if len(sc.overrides) > 0 {
+		testenv.Fact(judge.FactSteadyReadiness, mustJSON(sc.overrides))
+	}
+	testenv.Fact(judge.FactSteadyShared, strings.Join(b.Shared, ","))
+	sc.target = s.StartSteady(ctx, ns)
+	return sc
+}
+
+func resourceName(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource
+	}
+	return gvr.Resource + "." + gvr.Group
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}
+
+// apply creates the objects, in order.
+func (sc *scenario) apply(ctx context.Context) {
+	sc.applied = time.Now()
+	for _, o := range sc.objects {
+		_, err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Create(ctx, o.u, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred(), "apply %s %s", o.u.GetKind(), o.u.GetName())
+	}
+}
+
+// live are the keys of the objects not deleted by a change.
+func (sc *scenario) live() []string {
+	var out []string
+	for _, o := range sc.objects {
+		if o.u != nil {
+			out = append(out, o.key)
+		}
+	}
+	return out
+}
+
+// settle records a phase of fact (judge.FactSteadySettle or
+// FactSteadyRecover) from since and waits until the state has been ready
+// for W, or T+W passed. It reports whether it settled; the verdict is the
+// judge's.
+func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Time) bool {
+	ph := judge.SettlePhase{What: what, Since: since, Within: sc.b.SettleWithin.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
+	sc.phases[fact] = append(sc.phases[fact], ph)
+	testenv.Fact(fact, mustJSON(sc.phases[fact]))
+	c := oracle.Convergence{Since: since, Within: sc.b.SettleWithin.Duration, Window: sc.b.SettleWindow.Duration}
+	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, sc.overrides))
+	return err == nil
+}
+
+// change applies one change and returns when it was made.
+func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time {
+	t := c.Target()
+	i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
+	Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
+	o := sc.objects[i]
+	res := sc.dyn.Resource(o.gvr).Namespace(sc.ns)
+	at := time.Now()
+	var err error
+	switch {
+	case c.Patch != nil:
+		_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(c.Patch.Merge)), metav1.PatchOptions{})
+	case c.Scale != nil:
+		patch := map[string]any{}
+		cur := patch
+		parts := strings.Split(c.Scale.Path, ".")
+		for _, p := range parts[:len(parts)-1] {
+			next := map[string]any{}
+			cur[p], cur = next, next
+		}
+		cur[parts[len(parts)-1]] = c.Scale.Value
+		_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(patch)), metav1.PatchOptions{})
+	case c.Delete != nil:
+		err = res.Delete(ctx, t.Name, metav1.DeleteOptions{})
+		sc.objects[i].u = nil
+	}
+	Expect(err).NotTo(HaveOccurred(), "change %s", c)
+	return at
+}
+
+// quiet watches the controller's proxies for a write (Lease and Event
+// writes aside) for the quiet window, stopping at the first, and records
+// the window.
+func (sc *scenario) quiet(ctx context.Context) {
+	from := time.Now()
+	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.QuietWindow.Duration, false, func(context.Context) (bool, error) {
+		for _, r := range sc.target.Replicas {
+			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+				return req.Start.After(from) && judge.IsControllerWrite(req.RequestInfo)
+			}) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	testenv.Fact(judge.FactSteadyQuiet, mustJSON(judge.QuietWindow{From: from, To: time.Now()}))
+}
+
+// deleteAll deletes the objects left and waits until leaves-nothing-behind
+// holds or its T has passed.
+func (sc *scenario) deleteAll(ctx context.Context) {
+	at := time.Now()
+	for _, o := range sc.objects {
+		if o.u == nil {
+			continue
+		}
+		err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{})
+		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
+	}
+	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
+	deadline := at.Add(sc.b.GoneWithin.Duration)
+	wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
+		err := judge.Offline[leavesID](testenv.Evidence().Snapshot())
+		return err == nil || time.Now().After(deadline), nil
+	})
+}
+
+// firstWrite waits for the controller's first answered write (Lease and
+// Event writes aside), within T.
+func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
+	var who string
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
+		for _, r := range sc.target.Replicas {
+			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+				return judge.IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300
+			}) {
+				who = r.Identity
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the controller made no write within %s of the objects being applied", sc.b.SettleWithin)
+	}
+	return who, nil
+}

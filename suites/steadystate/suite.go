@@ -1,0 +1,13 @@
+package steadystate
+
+import "github.com/steadystate-dev/steadystate/internal/subject"
+
+// Title is the suite's name in reports.
+const Title = "Steady state"
+
+// Register declares the suite in Ginkgo's global suite: its cluster
+// lifecycle, then its specs.
+func Register() {
+	subject.Lifecycle()
+	steadySpecs()
+}
