@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
+	"github.com/steadystate-dev/steadystate/suites/controlplane"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
@@ -44,10 +46,23 @@ var All = []Suite{
 // the catalog's suites: conformance and the self-test never run it.
 var Explore = Suite{Name: "explore", Title: explore.Title, Flags: explore.Flags}
 
-// Lookup finds a suite by its catalog name, or the exploration suite.
+// ControlPlane is the control plane's own suite: the stock ReplicaSet
+// controller and garbage collector under the same faults, with no subject.
+// It is not one of the catalog's suites (no subject file binds it);
+// `steadystate e2e` runs it after them.
+var ControlPlane = Suite{Name: "controlplane", Title: controlplane.Title, Register: controlplane.Register}
+
+// E2E are the suites `steadystate e2e` (make e2e) runs, in order: the
+// catalog's, then the control plane's.
+func E2E() []Suite { return append(slices.Clone(All), ControlPlane) }
+
+// Lookup finds a suite by its catalog name, the control plane's suite or
+// the exploration suite.
 func Lookup(name string) (Suite, bool) {
-	if name == Explore.Name {
-		return Explore, true
+	for _, s := range []Suite{Explore, ControlPlane} {
+		if s.Name == name {
+			return s, true
+		}
 	}
 	for _, s := range All {
 		if s.Name == name {
