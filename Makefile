@@ -39,7 +39,7 @@ CLUSTER_BINS := $(if $(filter local,$(PROVIDER)),kube-bins,)
 GO     ?= go
 # Unit and integration tests: every package but the Ginkgo suites (those
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
-UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
+UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
 .PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint docs clean help
 all: build

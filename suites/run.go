@@ -129,6 +129,28 @@ func Run(name string, args []string) (passed bool, err error) {
 	return passed, nil
 }
 
+// Main runs the suite name as its package's test binary: each suite's
+// *_suite_test.go is
+//
+//	func TestMain(*testing.M) { os.Exit(suites.Main("leader")) }
+//
+// so `go test` and the ginkgo command (its -p among them) run the suite as
+// `steadystate suite leader` does, with the command line's -ginkgo.* and
+// -steadystate.* flags (the test binary's own -test.* flags are accepted
+// and do nothing). It returns the exit code: 1 when a spec did not pass,
+// 2 for bad flags.
+func Main(name string) int {
+	passed, err := Run(name, os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "suite %s: %v\n", name, err)
+		return 2
+	}
+	if !passed {
+		return 1
+	}
+	return 0
+}
+
 // failer is the GinkgoTestingT of a suite run outside `go test`: the
 // verdict is RunSpecs's result and the reports, so a failure needs no
 // other record.

@@ -47,7 +47,7 @@ func suiteHelp() string {
 	cmd := newCommand("suite", "suite NAME [FLAGS]",
 		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
 			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
-			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+".")
+			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+", "+suites.ControlPlane.Name+".")
 	testenv.RegisterFlags(cmd.fs)
 	cmd.fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
 	if suites.Explore.Flags != nil {
