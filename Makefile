@@ -69,7 +69,7 @@ unit: kube-bins upstream-bins ## unit and integration tests (real control planes
 e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
-	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(GINKGO_FLAGS) -- $(SUITE_FLAGS) || status=$$?; \
+	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(GINKGO_FLAGS) -- -steadystate.refctl=$(CURDIR)/bin/refctl $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
 	  bin/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
 	  bin/steadystate html $(ARTIFACTS) || status=1; \
@@ -77,9 +77,10 @@ e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVID
 	else echo "e2e: the suites wrote no report ($(ARTIFACTS)/report.json): see the output above"; [ $$status -ne 0 ] || status=1; fi; \
 	exit $$status
 
-# bin/steadystate, rebuilt when a source changed (go build decides).
-steadystate: ## build the steadystate command into bin/
-	$(GO) build -o bin/steadystate ./cmd/steadystate
+# bin/steadystate and bin/refctl (the reference controllers, which the
+# suites would otherwise each build), rebuilt when a source changed.
+steadystate: ## build the steadystate command and refctl into bin/
+	$(GO) build -o bin/ ./cmd/steadystate ./cmd/refctl
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,8 @@ import (
 // TestE2ERunsEverySuite: make e2e runs every suite from the one
 // steadystate binary it builds (`steadystate e2e`, which runs each suite
 // whichever failed before it: see internal/e2e), compiles no test package
-// with ginkgo, and passes the Ginkgo and suite flags through.
+// with ginkgo, gives the suites the refctl it built (else each suite builds
+// its own), and passes the Ginkgo and suite flags through.
 func TestE2ERunsEverySuite(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make here")
@@ -23,8 +25,12 @@ func TestE2ERunsEverySuite(t *testing.T) {
 		t.Fatalf("make -n e2e: %v\n%s", err, out)
 	}
 	recipe := string(out)
-	if !strings.Contains(recipe, "go build -o bin/steadystate ./cmd/steadystate") {
-		t.Errorf("make e2e does not build bin/steadystate:\n%s", recipe)
+	root, err := filepath.Abs(cmd.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(recipe, "go build -o bin/ ./cmd/steadystate ./cmd/refctl") {
+		t.Errorf("make e2e does not build bin/steadystate and bin/refctl in one go build:\n%s", recipe)
 	}
 	if strings.Contains(recipe, "ginkgo") || strings.Contains(recipe, "go run") {
 		t.Errorf("make e2e compiles more than bin/steadystate (ginkgo or go run):\n%s", recipe)
@@ -34,7 +40,7 @@ func TestE2ERunsEverySuite(t *testing.T) {
 		t.Fatalf("make -n e2e runs no bin/steadystate e2e:\n%s", recipe)
 	}
 	line, after, _ := strings.Cut(recipe[i:], "\n")
-	if want := "--label-filter=x -v -- -steadystate.window=2s"; !strings.Contains(line, want) {
+	if want := "--label-filter=x -v -- -steadystate.refctl=" + filepath.Join(root, "bin", "refctl") + " -steadystate.window=2s "; !strings.Contains(line, want) {
 		t.Errorf("make e2e does not pass GINKGO_FLAGS and SUITE_FLAGS as %q:\n%s", want, line)
 	}
 	for _, then := range []string{"bin/steadystate junit", "bin/steadystate html", "bin/steadystate report"} {
