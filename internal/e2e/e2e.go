@@ -103,10 +103,15 @@ func runSuite(ctx context.Context, c Config, s Suite, report string) (passed boo
 	args = append(args, c.SuiteFlags...)
 	cmd := exec.CommandContext(ctx, c.Program, args...)
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	// Its own process group: a Ctrl-C reaches this process only, which
+	// passes one SIGINT on (a second would cut Ginkgo's cleanup short).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	cmd.WaitDelay = stopGrace
 	waitErr := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
+	}
 	if _, err := os.Stat(report); err != nil {
 		status := "exit status 0"
 		if waitErr != nil {

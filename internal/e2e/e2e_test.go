@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -8,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // fakeProgram is a `PROGRAM suite NAME FLAGS...` that records its
@@ -21,6 +24,8 @@ for a in "$@"; do case "$a" in -ginkgo.json-report=*) report="${a#-ginkgo.json-r
 case "$2" in
 pass) echo '[{"SuiteDescription":"Pass","SuiteSucceeded":true}]' > "$report"; exit 0;;
 fail) echo '[{"SuiteDescription":"Fail","SuiteSucceeded":false}]' > "$report"; exit 1;;
+slow) trap 'echo "[{\"SuiteDescription\":\"Slow\",\"SuiteSucceeded\":false}]" > "$report"; exit 1' INT
+  touch "$(dirname "$0")/started"; sleep 30 >/dev/null 2>&1 & wait; exit 0;;
 *) exit 2;;
 esac
 `
@@ -125,5 +130,48 @@ func TestCheckSuiteFlags(t *testing.T) {
 		if err := CheckSuiteFlags(bad); err == nil {
 			t.Errorf("CheckSuiteFlags(%q) accepted", bad)
 		}
+	}
+}
+
+// An interruption reaches the running suite once, as SIGINT, so it can
+// clean up and write its report; the suites after it do not start, and
+// the report holds what ran.
+func TestInterruptStopsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			_, err := os.Stat(filepath.Join(dir, "started"))
+			return err == nil, nil
+		})
+		cancel()
+	}()
+	var out strings.Builder
+	start := time.Now()
+	passed, err := Run(ctx, Config{Program: prog, Artifacts: dir, Suites: []Suite{{"slow", "Slow"}, {"pass", "Pass"}}, Stdout: &out, Stderr: &out})
+	if err != nil || passed {
+		t.Fatalf("Run = %v, %v; want not passed", passed, err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the interrupted suite took %s to stop", took)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 1 || reports[0].SuiteDescription != "Slow" {
+		t.Errorf("report holds %+v, want the interrupted suite's own report only", reports)
+	}
+	if !strings.Contains(out.String(), "interrupted: pass not run") {
+		t.Errorf("output does not say which suites did not run:\n%s", out.String())
 	}
 }
