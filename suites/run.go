@@ -134,7 +134,7 @@ func Run(name string, args []string) (passed bool, err error) {
 //
 //	func TestMain(*testing.M) { os.Exit(suites.Main("leader")) }
 //
-// so `go test` and the ginkgo command (its -p among them) run the suite as
+// so `go test` and the ginkgo command run the suite as
 // `steadystate suite leader` does, with the command line's -ginkgo.* and
 // -steadystate.* flags (the test binary's own -test.* flags are accepted
 // and do nothing). It returns the exit code: 1 when a spec did not pass,
