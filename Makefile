@@ -4,17 +4,20 @@
 KUBE_VERSION ?= v1.36.3
 PROVIDER     ?= local
 ARTIFACTS    ?= $(CURDIR)/_artifacts
+# The suites' Ginkgo flags by the ginkgo command's names (--label-filter=...,
+# --focus=..., -v; `bin/steadystate e2e -h` lists them). The ginkgo command's
+# own (-p, --procs, the go build flags) do not apply: make e2e runs no ginkgo.
 GINKGO_FLAGS ?=
-# Suite settings, after ginkgo's "--": -steadystate.converge-timeout=30s,
-# -steadystate.window=1s, -steadystate.recovery-margin=15s (the defaults).
+# Suite settings: -steadystate.converge-timeout=30s, -steadystate.window=1s,
+# -steadystate.recovery-margin=15s (the defaults).
 SUITE_FLAGS  ?=
 ifdef CI
 GINKGO_FLAGS += --no-color
 endif
 KIND_CONFIG  ?= $(CURDIR)/kind-config.yaml
 export KUBE_VERSION PROVIDER ARTIFACTS KIND_CONFIG
-# Ginkgo runs each suite in its own folder: a subject file or upstream
-# folder named relative to here must reach them as an absolute path.
+# A subject file or upstream folder named relative to here reaches the
+# suites as an absolute path, whichever folder they run in.
 ifdef SUBJECT_FILE
 override SUBJECT_FILE := $(abspath $(SUBJECT_FILE))
 export SUBJECT_FILE
@@ -34,12 +37,11 @@ endif
 CLUSTER_BINS := $(if $(filter local,$(PROVIDER)),kube-bins,)
 
 GO     ?= go
-GINKGO := $(GO) tool ginkgo
 # Unit and integration tests: every package but the Ginkgo suites (those
-# with a *_suite_test.go, which `make e2e` runs).
-UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
+# with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
+UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -59,19 +61,26 @@ endif
 unit: kube-bins upstream-bins ## unit and integration tests (real control planes, a real Chaos Mesh; no Ginkgo suites)
 	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 $(UNIT_PKGS)
 
-# The summary and the JUnit come from Ginkgo's JSON report, also when a spec
-# failed; the target then fails with the suites' status. Every suite runs
-# (--keep-going) and is judged, whichever failed before it.
-e2e: $(CLUSTER_BINS) ## the Ginkgo suites on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
+# The suites are compiled into bin/steadystate: `steadystate e2e` runs each
+# in a child process of it and merges their Ginkgo JSON reports into
+# report.json; the summary and the JUnit come from that report, also when a
+# spec failed; the target then fails with the suites' status. Every suite
+# runs and is judged, whichever failed before it.
+e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
-	@status=0; $(WITH_CLUSTER_TOOLS) $(GINKGO) --keep-going --json-report=report.json --output-dir=$(ARTIFACTS) $(GINKGO_FLAGS) ./suites/... -- $(SUITE_FLAGS) || status=$$?; \
+	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(GINKGO_FLAGS) -- -steadystate.refctl=$(CURDIR)/bin/refctl $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
-	  $(GO) run ./cmd/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
-	  $(GO) run ./cmd/steadystate html $(ARTIFACTS) || status=1; \
-	  $(GO) run ./cmd/steadystate report $(ARTIFACTS)/report.json || status=1; \
-	else echo "e2e: ginkgo wrote no report ($(ARTIFACTS)/report.json): see its output above"; [ $$status -ne 0 ] || status=1; fi; \
+	  bin/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
+	  bin/steadystate html $(ARTIFACTS) || status=1; \
+	  bin/steadystate report $(ARTIFACTS)/report.json || status=1; \
+	else echo "e2e: the suites wrote no report ($(ARTIFACTS)/report.json): see the output above"; [ $$status -ne 0 ] || status=1; fi; \
 	exit $$status
+
+# bin/steadystate and bin/refctl (the reference controllers, which the
+# suites would otherwise each build), rebuilt when a source changed.
+steadystate: ## build the steadystate command and refctl into bin/
+	$(GO) build -o bin/ ./cmd/steadystate ./cmd/refctl
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest

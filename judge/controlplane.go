@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,7 +53,7 @@ func replicaSetConverged(id string) func(e *evidence.Evidence) error {
 		}
 		var live, stray []string
 		state := pods.StateAt(at)
-		for _, k := range sortedKeys(state) {
+		for _, k := range slices.Sorted(maps.Keys(state)) {
 			p := state[k]
 			if p.GetDeletionTimestamp() != nil {
 				continue

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,7 +30,7 @@ func ruleMatched(fault, what string) func(e *evidence.Evidence) error {
 			if len(rules) == 0 {
 				return fmt.Errorf("%w: the %s at %s names no proxy rule (the evidence of an older steadystate?)", oracle.ErrNotEvaluated, fault, inj.Start.Format("15:04:05.000"))
 			}
-			for _, replica := range sortedKeys(rules) {
+			for _, replica := range slices.Sorted(maps.Keys(rules)) {
 				p, ok := e.Proxies[replica]
 				if !ok {
 					return fmt.Errorf("%w: proxy log of %q: %w", oracle.ErrNotEvaluated, replica, evidence.ErrMissing)

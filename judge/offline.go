@@ -3,6 +3,7 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -159,7 +160,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		for _, fact := range []string{FactMoverError, FactMoverBackError} {
 			broken = append(broken, MoverRefused(fact, e.Facts[fact]))
 		}
-		for _, id := range sortedKeys(e.Proxies) {
+		for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
 			if err := NoFinalizerRefused(e.Proxies[id].Requests, res); errors.Is(err, oracle.ErrNotEvaluated) {
 				unknown = append(unknown, err)
 			} else {
@@ -211,10 +212,10 @@ func Withheld(events []proxy.Event, pod string) error {
 // every replica's proxy could read every watch it carried.
 func complete(e *evidence.Evidence) error {
 	var errs []error
-	for _, name := range sortedKeys(e.Incomplete) {
+	for _, name := range slices.Sorted(maps.Keys(e.Incomplete)) {
 		errs = append(errs, fmt.Errorf("%s: %s", name, e.Incomplete[name]))
 	}
-	for _, id := range sortedKeys(e.Proxies) {
+	for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
 		if why := e.Proxies[id].Incomplete; why != "" {
 			errs = append(errs, fmt.Errorf("the proxy log of %s: %s", id, why))
 		}
@@ -344,15 +345,6 @@ func requests(e *evidence.Evidence) map[string][]proxy.Request {
 		out[id] = p.Requests
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // pausedPath is the evidence's pause flag path, DefaultPausedPath when it

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,13 +98,13 @@ func without(e *evidence.Evidence, p piece) *evidence.Evidence {
 // pieces are every piece of e.
 func pieces(e *evidence.Evidence) []piece {
 	out := []piece{{kind: "proxies"}}
-	for _, n := range sortedKeys(e.Facts) {
+	for _, n := range slices.Sorted(maps.Keys(e.Facts)) {
 		out = append(out, piece{"fact", n})
 	}
-	for _, n := range sortedKeys(e.Histories) {
+	for _, n := range slices.Sorted(maps.Keys(e.Histories)) {
 		out = append(out, piece{"history", n})
 	}
-	for _, n := range sortedKeys(e.Logs) {
+	for _, n := range slices.Sorted(maps.Keys(e.Logs)) {
 		out = append(out, piece{"log", n})
 	}
 	return out

@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +119,7 @@ func seenFrom(e *evidence.Evidence, h *oracle.History, key string, deleted, owed
 // identities.
 func proxyLogs(e *evidence.Evidence) []evidence.ProxyLog {
 	var logs []evidence.ProxyLog
-	for _, id := range sortedKeys(e.Proxies) {
+	for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
 		logs = append(logs, e.Proxies[id])
 	}
 	return logs

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -151,7 +152,7 @@ func owned(s oracle.State, keys []string) []string {
 			}
 		}
 	}
-	return sortedKeys(in)
+	return slices.Sorted(maps.Keys(in))
 }
 
 // AllReady matches a state in which every one of keys exists and it and
@@ -440,7 +441,7 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 	}
 	state := src.StateAt(end)
 	var left []string
-	for _, uid := range sortedKeys(must) {
+	for _, uid := range slices.Sorted(maps.Keys(must)) {
 		m := must[uid]
 		o := state[m.key]
 		if o == nil || string(o.GetUID()) != uid || isShared(o) {

@@ -3,6 +3,7 @@ package judge
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -402,7 +403,7 @@ func TestLeaderOnlyNarrowsOneWriter(t *testing.T) {
 	// The follower: the replica whose Lease writes were never answered
 	// with a holder.
 	podStatus := func(e *evidence.Evidence) {
-		for _, id := range sortedKeys(e.Proxies) {
+		for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
 			p := e.Proxies[id]
 			if slices.ContainsFunc(p.Requests, func(r proxy.Request) bool { return r.Holder != "" }) {
 				continue

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func (w Want) Match() (oracle.Match, error) {
 		return func(s oracle.State) (bool, string) { return s[key] == nil, key + " still exists" }, nil
 	case wantEmpty:
 		return func(s oracle.State) (bool, string) {
-			for _, k := range sortedKeys(s) {
+			for _, k := range slices.Sorted(maps.Keys(s)) {
 				obj := s[k]
 				return false, fmt.Sprintf("%s is still there (deleting=%v finalizers=%v)", k, obj.GetDeletionTimestamp() != nil, obj.GetFinalizers())
 			}

@@ -105,7 +105,8 @@ func ConformanceResult(cells []Cell) (word, detail string) {
 
 // cell is s fit for one Markdown table cell.
 func cell(s string) string {
-	s = strings.ReplaceAll(firstLine(s), "|", `\|`)
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = strings.ReplaceAll(s, "|", `\|`)
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:200]) + "…"
 	}

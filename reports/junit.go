@@ -126,14 +126,10 @@ func (s Summary) Print(w io.Writer, label string) {
 	for _, c := range s.Cases {
 		line := fmt.Sprintf("%-7s %6.1fs  %s: %s", strings.ToUpper(c.Status), c.Seconds, c.Suite, c.Name)
 		if c.Status == "failed" && c.Message != "" {
-			line += "\n          " + firstLine(c.Message)
+			first, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+			line += "\n          " + first
 		}
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "%s: %d passed, %d failed, %d skipped\n", label, s.Passed, s.Failed, s.Skipped)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }

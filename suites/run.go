@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -13,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites/controlplane"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
@@ -46,10 +48,23 @@ var All = []Suite{
 // the catalog's suites: conformance and the self-test never run it.
 var Explore = Suite{Name: "explore", Title: explore.Title, Flags: explore.Flags}
 
-// Lookup finds a suite by its catalog name, or the exploration suite.
+// ControlPlane is the control plane's own suite: the stock ReplicaSet
+// controller and garbage collector under the same faults, with no subject.
+// It is not one of the catalog's suites (no subject file binds it);
+// `steadystate e2e` runs it after them.
+var ControlPlane = Suite{Name: "controlplane", Title: controlplane.Title, Register: controlplane.Register}
+
+// E2E are the suites `steadystate e2e` (make e2e) runs, in order: the
+// catalog's, then the control plane's.
+func E2E() []Suite { return append(slices.Clone(All), ControlPlane) }
+
+// Lookup finds a suite by its catalog name, the control plane's suite or
+// the exploration suite.
 func Lookup(name string) (Suite, bool) {
-	if name == Explore.Name {
-		return Explore, true
+	for _, s := range []Suite{Explore, ControlPlane} {
+		if s.Name == name {
+			return s, true
+		}
 	}
 	for _, s := range All {
 		if s.Name == name {
@@ -114,6 +129,28 @@ func Run(name string, args []string) (passed bool, err error) {
 	passed = RunSpecs(failer{}, s.Title)
 	testenv.SendPeakMemory()
 	return passed, nil
+}
+
+// Main runs the suite name as its package's test binary: each suite's
+// *_suite_test.go is
+//
+//	func TestMain(*testing.M) { os.Exit(suites.Main("leader")) }
+//
+// so `go test` and the ginkgo command run the suite as
+// `steadystate suite leader` does, with the command line's -ginkgo.* and
+// -steadystate.* flags (the test binary's own -test.* flags are accepted
+// and do nothing). It returns the exit code: 1 when a spec did not pass,
+// 2 for bad flags.
+func Main(name string) int {
+	passed, err := Run(name, os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "suite %s: %v\n", name, err)
+		return 2
+	}
+	if !passed {
+		return 1
+	}
+	return 0
 }
 
 // failer is the GinkgoTestingT of a suite run outside `go test`: the

@@ -32,3 +32,21 @@ func TestRunRefusesAnUnknownSuite(t *testing.T) {
 		t.Errorf("error %q does not list the suites (%q)", err, want)
 	}
 }
+
+// make e2e runs every catalog suite and the control plane's, each found
+// by its name, as `steadystate suite NAME` finds it.
+func TestE2ERunsTheCatalogsSuitesAndTheControlPlanes(t *testing.T) {
+	var names []string
+	for _, s := range E2E() {
+		if got, ok := Lookup(s.Name); !ok || got.Title != s.Title || got.Register == nil {
+			t.Errorf("suite %s: Lookup = %+v, %v", s.Name, got, ok)
+		}
+		names = append(names, s.Name)
+	}
+	if want := "lostevents leader foreground finalizer steadystate controlplane"; strings.Join(names, " ") != want {
+		t.Errorf("e2e runs %q, want %q", names, want)
+	}
+	if len(All) != len(catalog.Suites) {
+		t.Errorf("E2E changed All: %d suites", len(All))
+	}
+}

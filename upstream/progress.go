@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/internal/heartbeat"
 )
 
 // progress prints one release's steps with the time since it began.
@@ -24,18 +26,5 @@ func (p *progress) say(format string, args ...any) {
 // heartbeat says every 30s that a long step is still running, until the
 // returned stop is called.
 func (p *progress) heartbeat(what string) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(30 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				p.say("%s still running", what)
-			}
-		}
-	}()
-	return func() { close(done) }
+	return heartbeat.Every(30*time.Second, func() { p.say("%s still running", what) })
 }

@@ -92,7 +92,8 @@ func Classify(suite string, r types.SpecReport) Spec {
 	broken := BrokenIDs(s.Records)
 	switch {
 	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-		s.Outcome, s.Reason = SkippedSpec, firstLine(r.Failure.Message)
+		s.Outcome = SkippedSpec
+		s.Reason, _, _ = strings.Cut(strings.TrimSpace(r.Failure.Message), "\n")
 		if s.Reason == "" {
 			s.Reason = "skipped by the run's filters"
 		}
@@ -206,7 +207,7 @@ func specName(r types.SpecReport) string {
 }
 
 func failure(r types.SpecReport) string {
-	msg := firstLine(r.Failure.Message)
+	msg, _, _ := strings.Cut(strings.TrimSpace(r.Failure.Message), "\n")
 	if msg == "" {
 		msg = "(no message)"
 	}
@@ -219,9 +220,4 @@ func failure(r types.SpecReport) string {
 // shortPath is a file's folder and name: suites/x/x_test.go -> x/x_test.go.
 func shortPath(p string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p))
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 	"github.com/steadystate-dev/steadystate/reports/html"
 )
 
@@ -30,5 +31,5 @@ func writePage(dir, out, title string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a folder: give a run's artifacts folder (e.g. _artifacts, or _artifacts/selftest)", dir)
 	}
-	return replaceFile(out, func(w io.Writer) error { return html.Write(w, title, dir) })
+	return atomicfile.Write(out, func(w io.Writer) error { return html.Write(w, title, dir) })
 }

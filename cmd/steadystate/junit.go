@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -24,7 +25,7 @@ func writeJUnit(report, out string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := replaceFile(out, func(w io.Writer) error { return reports.WriteJUnit(w, "steadystate", reps) }); err != nil {
+	if err := atomicfile.Write(out, func(w io.Writer) error { return reports.WriteJUnit(w, "steadystate", reps) }); err != nil {
 		return err
 	}
 	if stdout != nil {

@@ -30,6 +30,8 @@ const usage = `usage:
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
+  steadystate e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]
+                                             run every suite (make e2e), each in a child process; one report.json
   steadystate verify [--digest SHA256] BUNDLE  check a bundle's sums (against conform's printed digest)
                                              and re-judge every verdict offline from its evidence
   steadystate catalog                        print the bug catalog and the properties as Markdown
@@ -107,6 +109,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return selftestCommand(ctx, args[1:], stdout, stderr)
 	case "suite":
 		return suiteCommand(args[1:])
+	case "e2e":
+		return e2eCommand(ctx, args[1:], stdout, stderr)
 	case "conform":
 		return conformCommand(ctx, args[1:], stdout, stderr)
 	case "explore":

@@ -251,6 +251,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"conform":  {"--subject", "--provider", "--out"},
 		"explore":  {"--subject", "--bug", "--budget", "--seed", "--capability", "--first", "--replay", "--repeat", "--shrink", "--confirm"},
 		"suite":    {"-steadystate.converge-timeout", "-steadystate.window", "-steadystate.recovery-margin", "-ginkgo."},
+		"e2e":      {"-artifacts", "-label-filter", "-focus", "SUITE FLAGS"},
 	}
 	var names []string
 	for _, line := range strings.Split(usage, "\n") {

@@ -1,32 +1,63 @@
 package main
 
 import (
+	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestE2ERunsEverySuite: make e2e runs Ginkgo with --keep-going, so a
-// suite that fails does not keep the suites after it from running and
-// being judged.
+// TestE2ERunsEverySuite: make e2e runs every suite from the one
+// steadystate binary it builds (`steadystate e2e`, which runs each suite
+// whichever failed before it: see internal/e2e), compiles no test package
+// with ginkgo, gives the suites the refctl it built (else each suite builds
+// its own), and passes the Ginkgo and suite flags through.
 func TestE2ERunsEverySuite(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make here")
 	}
 	// -n prints the recipe; PROVIDER=existing needs no binaries built.
-	cmd := exec.Command("make", "-n", "e2e", "PROVIDER=existing")
+	cmd := exec.Command("make", "-n", "e2e", "PROVIDER=existing", "GINKGO_FLAGS=--label-filter=x -v", "SUITE_FLAGS=-steadystate.window=2s")
 	cmd.Dir = "../.."
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("make -n e2e: %v\n%s", err, out)
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "ginkgo") && strings.Contains(line, "./suites/...") {
-			if !strings.Contains(line, "--keep-going") {
-				t.Errorf("make e2e runs the suites without --keep-going: a failing suite stops the rest\n%s", line)
-			}
-			return
+	recipe := string(out)
+	root, err := filepath.Abs(cmd.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(recipe, "go build -o bin/ ./cmd/steadystate ./cmd/refctl") {
+		t.Errorf("make e2e does not build bin/steadystate and bin/refctl in one go build:\n%s", recipe)
+	}
+	if strings.Contains(recipe, "ginkgo") || strings.Contains(recipe, "go run") {
+		t.Errorf("make e2e compiles more than bin/steadystate (ginkgo or go run):\n%s", recipe)
+	}
+	i := strings.Index(recipe, "bin/steadystate e2e ")
+	if i < 0 {
+		t.Fatalf("make -n e2e runs no bin/steadystate e2e:\n%s", recipe)
+	}
+	line, after, _ := strings.Cut(recipe[i:], "\n")
+	if want := "--label-filter=x -v -- -steadystate.refctl=" + filepath.Join(root, "bin", "refctl") + " -steadystate.window=2s "; !strings.Contains(line, want) {
+		t.Errorf("make e2e does not pass GINKGO_FLAGS and SUITE_FLAGS as %q:\n%s", want, line)
+	}
+	for _, then := range []string{"bin/steadystate junit", "bin/steadystate html", "bin/steadystate report"} {
+		if !strings.Contains(after, then) {
+			t.Errorf("make e2e does not run %q after the suites:\n%s", then, recipe)
 		}
 	}
-	t.Fatalf("make -n e2e runs no ginkgo over ./suites/...:\n%s", out)
+}
+
+// TestE2EFlags: e2e refuses a flag of the ginkgo command it does not run
+// and a suite flag the suites do not take, as usage errors, before any
+// suite starts.
+func TestE2EFlags(t *testing.T) {
+	for _, args := range [][]string{{"-p"}, {"--procs=2"}, {"--label-filter=x", "--", "-steadystate.windo=1s"}, {"leader"}} {
+		err := e2eCommand(t.Context(), args, nil, nil)
+		if !errors.Is(err, errUsage) {
+			t.Errorf("e2e %q: %v, want a usage error", args, err)
+		}
+	}
 }

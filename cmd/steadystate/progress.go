@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/internal/heartbeat"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
-// heartbeat is how often a running spec is reported when nothing else
-// happens.
-const heartbeat = 30 * time.Second
+// heartbeatEvery is how often a running spec is reported when nothing
+// else happens.
+const heartbeatEvery = 30 * time.Second
 
 // follow reads a suite's progress events from r until it closes and, when
 // out is set, prints them: each spec as it starts (N of M), each fault as
@@ -35,28 +36,18 @@ func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnl
 	say := func(format string, args ...any) {
 		fmt.Fprintf(out, "%s [%s] %s\n", suite, time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
 	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				mu.Lock()
-				if spec != "" {
-					faults := "none"
-					if len(active) > 0 {
-						faults = strings.Join(active, ", ")
-					}
-					say("%s: still running; faults active: %s", spec, faults)
-				}
-				mu.Unlock()
+	stop := heartbeat.Every(heartbeatEvery, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if spec != "" {
+			faults := "none"
+			if len(active) > 0 {
+				faults = strings.Join(active, ", ")
 			}
+			say("%s: still running; faults active: %s", spec, faults)
 		}
-	}()
+	})
+	defer stop()
 	lines := bufio.NewScanner(r)
 	lines.Buffer(make([]byte, 64*1024), 1024*1024)
 	for lines.Scan() {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 )
 
 // state is what `cluster up` records so that `down` and `status` can find it.
@@ -38,11 +40,7 @@ func writeState(s state) error {
 	if err != nil {
 		return err
 	}
-	tmp := statePath(s.Name) + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, statePath(s.Name))
+	return atomicfile.WriteFile(statePath(s.Name), data)
 }
 
 // errNotUp means no live `cluster up` owns the named cluster.

@@ -32,15 +32,9 @@ var Current = DefaultSettings
 
 // RegisterFlags adds -steadystate.converge-timeout, -steadystate.window,
 // -steadystate.recovery-margin and the cell's flags (-steadystate.subject
-// and others, see registerCellFlags) to fs. A suite calls it from TestMain:
-//
-//	func TestMain(m *testing.M) {
-//		testenv.RegisterFlags(flag.CommandLine)
-//		os.Exit(m.Run())
-//	}
-//
-// and a run sets them after "--": ginkgo ./suites/... -- -steadystate.window=2s
-// (make e2e SUITE_FLAGS=-steadystate.window=2s).
+// and others, see registerCellFlags) to fs. suites.Run adds them for
+// every suite it runs (`steadystate suite`, `steadystate e2e`, a suite's
+// test binary); a run sets them so: make e2e SUITE_FLAGS=-steadystate.window=2s.
 func RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&Current.Converge, "steadystate.converge-timeout", DefaultSettings.Converge, "T: how long a subject may take to reach a steady state when no property states a bound")
 	fs.DurationVar(&Current.Window, "steadystate.window", DefaultSettings.Window, "W: how long the observed state must keep matching the desired state to count as converged")

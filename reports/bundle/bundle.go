@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 )
 
 // Format is the bundle format this steadystate writes and reads. Format
@@ -102,25 +104,7 @@ func Write(out, dir string, m Manifest, skip func(rel string) bool) (Manifest, e
 		return m, err
 	}
 	m.Digest = digest(manifest)
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".bundle-*.tar.gz")
-	if err != nil {
-		return m, fmt.Errorf("write %s: %w", out, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = pack(tmp, dir, manifest, m.Files, m.Created)
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp makes it private
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		return m, fmt.Errorf("write %s: %w", out, err)
-	}
-	return m, nil
+	return m, atomicfile.Write(out, func(w io.Writer) error { return pack(w, dir, manifest, m.Files, m.Created) })
 }
 
 func digest(manifest []byte) string {

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -185,7 +186,7 @@ func summarise(cell, suite, spec string, runs []verdict.Spec, links []link) row 
 			}
 		}
 		for _, rec := range s.Records {
-			for _, name := range sorted(rec.Figures) {
+			for _, name := range slices.Sorted(maps.Keys(rec.Figures)) {
 				k := rec.ID + " " + name
 				if values[k] == nil {
 					names = append(names, k)

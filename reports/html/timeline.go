@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html/template"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -72,7 +73,7 @@ func Timeline(e *evidence.Evidence, records []verdict.Record) template.HTML {
 		}
 		s.band(y, f.Start, f.End, class, fmt.Sprintf("%s on %s %v %s", f.Fault, f.Target, f.Detail, f.Error))
 	}
-	for _, name := range sorted(e.Histories) {
+	for _, name := range slices.Sorted(maps.Keys(e.Histories)) {
 		recs := e.Histories[name]
 		y := s.row(name)
 		holders := leaseRow(s, recs)
@@ -83,7 +84,7 @@ func Timeline(e *evidence.Evidence, records []verdict.Record) template.HTML {
 			holders()
 		}
 	}
-	for _, id := range sorted(e.Proxies) {
+	for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
 		p := e.Proxies[id]
 		y := s.row(id + " requests")
 		for _, r := range p.Requests {
@@ -175,13 +176,4 @@ func requestClass(code int, fault string) string {
 		return "req c4"
 	}
 	return "req ok"
-}
-
-func sorted[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,8 +9,8 @@ const Title = "Control plane"
 
 // Register declares the suite in Ginkgo's global suite: its cluster
 // lifecycle, then its specs. A process registers one suite and runs it:
-// its test binary (TestMain, for ginkgo and make e2e) or
-// `steadystate suite controlplane`.
+// its test binary (suites.Main, for go test and ginkgo) or
+// `steadystate suite controlplane` (make e2e).
 func Register() {
 	testenv.Lifecycle(testenv.SetupCluster, testenv.Connect)
 	garbageCollectorSpecs()

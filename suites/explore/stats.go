@@ -101,7 +101,8 @@ func (st *stats) done(r SpecReport) {
 		what = "broke " + strings.Join(v.Broken, ", ")
 	case verdict.Error:
 		st.errors++
-		what = "error: " + firstLine(v.Reason)
+		reason, _, _ := strings.Cut(v.Reason, "\n")
+		what = "error: " + reason
 	}
 	if n := len(NotDone(r)); n > 0 {
 		what += fmt.Sprintf(" (%d step(s) not done)", n)
@@ -134,9 +135,4 @@ func NotDone(r types.SpecReport) []string {
 		}
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -1,23 +1,13 @@
-package lostevents
+package lostevents_test
 
 import (
-	"flag"
 	"os"
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	_ "github.com/onsi/ginkgo/v2" // the ginkgo command runs a package whose tests import Ginkgo as a suite
 
-	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites"
 )
 
-func TestMain(m *testing.M) {
-	testenv.RegisterFlags(flag.CommandLine)
-	os.Exit(m.Run())
-}
-
-func TestLostEvents(t *testing.T) {
-	RegisterFailHandler(Fail)
-	Register()
-	RunSpecs(t, Title)
-}
+// TestMain runs the suite as `steadystate suite lostevents` does.
+func TestMain(*testing.M) { os.Exit(suites.Main("lostevents")) }

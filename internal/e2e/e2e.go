@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+)
+
+// ReportName is the merged report's name in the artifacts folder.
+const ReportName = "report.json"
+
+// Suite is one suite to run: its name for `suite NAME` and its title, the
+// description of a report written for it when it wrote none.
+type Suite struct{ Name, Title string }
+
+// Config is one run of the suites.
+type Config struct {
+	// Program runs a suite: `Program suite NAME FLAGS...`.
+	Program string
+	// Suites run in this order.
+	Suites []Suite
+	// Artifacts is the run's folder: the suites' artifacts and
+	// ReportName.
+	Artifacts string
+	// Ginkgo are -ginkgo.* flags for every suite (see GinkgoFlags),
+	// SuiteFlags -steadystate.* flags (see CheckSuiteFlags).
+	Ginkgo, SuiteFlags []string
+	// Stdout and Stderr get the suites' output.
+	Stdout, Stderr io.Writer
+}
+
+// stopGrace is how long an interrupted suite may take to clean up (stop
+// its subject and delete its cluster) before it is killed.
+const stopGrace = 45 * time.Second
+
+// Run runs c's suites in turn and writes their reports, merged in order,
+// to Artifacts/report.json. A suite that exited without writing its report
+// is in it as a failed suite naming how it exited. After an interruption
+// (ctx done) the suites not yet started are left out. Run reports whether
+// every suite ran and passed; err is a report it could not write.
+func Run(ctx context.Context, c Config) (passed bool, err error) {
+	if err := os.MkdirAll(c.Artifacts, 0o755); err != nil {
+		return false, err
+	}
+	tmp, err := os.MkdirTemp(c.Artifacts, ".e2e-reports-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	passed = true
+	var reports []string
+	for i, s := range c.Suites {
+		if ctx.Err() != nil {
+			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", names(c.Suites[i:]))
+			passed = false
+			break
+		}
+		report := filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, s.Name))
+		reports = append(reports, report)
+		ok, err := runSuite(ctx, c, s, report)
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, err)
+			failed := types.Report{SuiteDescription: s.Title, SuiteSucceeded: false,
+				SpecialSuiteFailureReasons: []string{err.Error()}}
+			if err := reporters.GenerateJSONReport(failed, report); err != nil {
+				return false, fmt.Errorf("write the report of suite %s: %w", s.Name, err)
+			}
+		}
+		passed = passed && ok && err == nil
+	}
+	messages, err := reporters.MergeAndCleanupJSONReports(reports, filepath.Join(c.Artifacts, ReportName))
+	if err == nil && len(messages) > 0 {
+		err = errors.New(strings.Join(messages, "; "))
+	}
+	if err != nil {
+		return false, fmt.Errorf("merge the suites' reports into %s: %w", filepath.Join(c.Artifacts, ReportName), err)
+	}
+	return passed, nil
+}
+
+// runSuite runs suite s in a child process writing its JSON report to
+// report, and says whether it passed; err is a suite that wrote no report.
+// When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
+// killed after stopGrace.
+func runSuite(ctx context.Context, c Config, s Suite, report string) (passed bool, err error) {
+	args := []string{"suite", s.Name}
+	args = append(args, c.Ginkgo...)
+	args = append(args, "-ginkgo.json-report="+report, "-steadystate.artifacts="+c.Artifacts)
+	args = append(args, c.SuiteFlags...)
+	cmd := exec.CommandContext(ctx, c.Program, args...)
+	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
+	// Its own process group: a Ctrl-C reaches this process only, which
+	// passes one SIGINT on (a second would cut Ginkgo's cleanup short).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = stopGrace
+	waitErr := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
+	}
+	if _, err := os.Stat(report); err != nil {
+		status := "exit status 0"
+		if waitErr != nil {
+			status = waitErr.Error()
+		}
+		return false, fmt.Errorf("the suite exited (%s) without writing its report: see its output above", status)
+	}
+	return waitErr == nil, nil
+}
+
+func names(ss []Suite) string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// notForSuites are the ginkgo command's flags with no meaning here: the
+// suites run each in one process, from a program already built, and the
+// run writes its own report.json.
+var notForSuites = []string{"p", "procs", "nodes", "keep-going", "output-dir", "json-report", "junit-report",
+	"teamcity-report", "race", "cover", "coverprofile", "r", "recurse", "until-it-fails", "repeat", "compilers"}
+
+// GinkgoFlags adds to fs, under the ginkgo command's names
+// (--label-filter, --focus, -v, --no-color, ...), every flag a suite's
+// Ginkgo takes as -ginkgo.NAME; each one given is appended to *args in
+// that form. The ginkgo command's own flags (-p, --procs, --keep-going,
+// the reports', the go build flags) are not among them.
+func GinkgoFlags(fs *flag.FlagSet, args *[]string) {
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		name, ok := strings.CutPrefix(f.Name, "ginkgo.")
+		if !ok || strings.HasPrefix(name, "parallel.") || strings.HasPrefix(f.Usage, "[DEPRECATED]") || slices.Contains(notForSuites, name) {
+			return
+		}
+		fs.Var(forward{name: f.Name, args: args, bool: isBool(f.Value)}, name, f.Usage)
+	})
+}
+
+// NotForSuites says, for an error of a flag set GinkgoFlags filled, what
+// a refused ginkgo flag is; otherwise it returns err.
+func NotForSuites(err error) error {
+	for _, n := range notForSuites {
+		if strings.HasSuffix(err.Error(), "flag provided but not defined: -"+n) {
+			return fmt.Errorf("%w (a flag of the ginkgo command, which e2e does not run: the suites run each in one process of this program, one after the other, and every one runs whichever failed; the report is always ARTIFACTS/%s)", err, ReportName)
+		}
+	}
+	return err
+}
+
+// forward is a flag whose values are forwarded as -name=value.
+type forward struct {
+	name string
+	args *[]string
+	bool bool
+}
+
+func (f forward) String() string   { return "" }
+func (f forward) IsBoolFlag() bool { return f.bool }
+func (f forward) Set(v string) error {
+	*f.args = append(*f.args, "-"+f.name+"="+v)
+	return nil
+}
+
+func isBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// CheckSuiteFlags checks that args are the suites' own flags
+// (-steadystate.window=2s and the others testenv.RegisterFlags adds),
+// before any suite starts.
+func CheckSuiteFlags(args []string) error {
+	fs := flag.NewFlagSet("suite flags", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	testenv.RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("suite flags: %w (the suites take -steadystate.converge-timeout, -steadystate.window, -steadystate.recovery-margin and the cell's -steadystate.* flags: see 'steadystate suite -h')", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("suite flags: %q is not a flag (the suites take flags only)", fs.Arg(0))
+	}
+	return nil
+}

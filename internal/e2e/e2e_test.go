@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// fakeProgram is a `PROGRAM suite NAME FLAGS...` that records its
+// arguments and, by suite, passes (writes a passing report, exits 0),
+// fails (a failing report, exits 1) or dies (no report, exits 2).
+const fakeProgram = `#!/bin/sh
+echo "$@" >> "$(dirname "$0")/calls"
+for a in "$@"; do case "$a" in -ginkgo.json-report=*) report="${a#-ginkgo.json-report=}";; esac; done
+case "$2" in
+pass) echo '[{"SuiteDescription":"Pass","SuiteSucceeded":true}]' > "$report"; exit 0;;
+fail) echo '[{"SuiteDescription":"Fail","SuiteSucceeded":false}]' > "$report"; exit 1;;
+slow) trap 'echo "[{\"SuiteDescription\":\"Slow\",\"SuiteSucceeded\":false}]" > "$report"; exit 1' INT
+  touch "$(dirname "$0")/started"; sleep 30 >/dev/null 2>&1 & wait; exit 0;;
+*) exit 2;;
+esac
+`
+
+// Every suite runs whichever failed before it, each with the flags, and
+// the merged report holds every suite in order: one that wrote no report
+// as a failed suite saying so.
+func TestRunRunsEverySuiteAndMergesTheirReports(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "artifacts")
+	var out strings.Builder
+	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art,
+		Suites:     []Suite{{"fail", "Fail"}, {"dies", "Dies"}, {"pass", "Pass"}},
+		Ginkgo:     []string{"-ginkgo.label-filter=x"},
+		SuiteFlags: []string{"-steadystate.window=2s"}, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if passed {
+		t.Error("Run passed with a failing suite and one that wrote no report")
+	}
+	calls, err := os.ReadFile(filepath.Join(dir, "calls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(calls)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d suites ran, want 3:\n%s", len(lines), calls)
+	}
+	for i, name := range []string{"fail", "dies", "pass"} {
+		for _, want := range []string{"suite " + name + " ", "-ginkgo.label-filter=x", "-steadystate.artifacts=" + art, "-steadystate.window=2s"} {
+			if !strings.Contains(lines[i], want) {
+				t.Errorf("run %d %q lacks %q", i, lines[i], want)
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(art, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range reports {
+		got = append(got, r.SuiteDescription)
+	}
+	if want := []string{"Fail", "Dies", "Pass"}; !slices.Equal(got, want) {
+		t.Fatalf("report holds suites %q, want %q", got, want)
+	}
+	if r := reports[1]; r.SuiteSucceeded || len(r.SpecialSuiteFailureReasons) != 1 || !strings.Contains(r.SpecialSuiteFailureReasons[0], "exit status 2") {
+		t.Errorf("the suite that wrote no report is in it as %+v, want failed with its exit status", r)
+	}
+	if entries, _ := os.ReadDir(art); len(entries) != 1 {
+		t.Errorf("the artifacts folder holds %d entries, want report.json only", len(entries))
+	}
+}
+
+// Every suite passing is a passed run.
+func TestRunPasses(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: dir, Suites: []Suite{{"pass", "Pass"}, {"pass", "Pass"}}})
+	if err != nil || !passed {
+		t.Fatalf("Run = %v, %v; want passed", passed, err)
+	}
+}
+
+// The ginkgo command's names of the suites' Ginkgo flags become the
+// suites' -ginkgo.* flags; the ginkgo command's own are refused, saying
+// why.
+func TestGinkgoFlags(t *testing.T) {
+	var args []string
+	fs := flag.NewFlagSet("e2e", flag.ContinueOnError)
+	GinkgoFlags(fs, &args)
+	if err := fs.Parse([]string{"--label-filter", "capability:scalable", "-v", "--no-color", "--focus=a b"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-ginkgo.label-filter=capability:scalable", "-ginkgo.v=true", "-ginkgo.no-color=true", "-ginkgo.focus=a b"}
+	if !slices.Equal(args, want) {
+		t.Errorf("forwarded %q, want %q", args, want)
+	}
+	err := NotForSuites(fs.Parse([]string{"--procs=2"}))
+	if err == nil || !strings.Contains(err.Error(), "a flag of the ginkgo command") {
+		t.Errorf("--procs: %v, want refused as the ginkgo command's", err)
+	}
+}
+
+func TestCheckSuiteFlags(t *testing.T) {
+	if err := CheckSuiteFlags([]string{"-steadystate.window=2s", "-steadystate.subject-file=/x.yaml"}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range [][]string{{"-steadystate.windo=2s"}, {"leader"}} {
+		if err := CheckSuiteFlags(bad); err == nil {
+			t.Errorf("CheckSuiteFlags(%q) accepted", bad)
+		}
+	}
+}
+
+// An interruption reaches the running suite once, as SIGINT, so it can
+// clean up and write its report; the suites after it do not start, and
+// the report holds what ran.
+func TestInterruptStopsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			_, err := os.Stat(filepath.Join(dir, "started"))
+			return err == nil, nil
+		})
+		cancel()
+	}()
+	var out strings.Builder
+	start := time.Now()
+	passed, err := Run(ctx, Config{Program: prog, Artifacts: dir, Suites: []Suite{{"slow", "Slow"}, {"pass", "Pass"}}, Stdout: &out, Stderr: &out})
+	if err != nil || passed {
+		t.Fatalf("Run = %v, %v; want not passed", passed, err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the interrupted suite took %s to stop", took)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 1 || reports[0].SuiteDescription != "Slow" {
+		t.Errorf("report holds %+v, want the interrupted suite's own report only", reports)
+	}
+	if !strings.Contains(out.String(), "interrupted: pass not run") {
+		t.Errorf("output does not say which suites did not run:\n%s", out.String())
+	}
+}
