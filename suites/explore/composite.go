@@ -52,7 +52,7 @@ func startComposite(ctx context.Context, ns string) *composite {
 	d := &composite{c: c, ns: ns, name: ns + "-db"}
 	created := time.Now()
 	c.Create(ctx, firstClaim, d.name)
-	testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
+	testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
 	testenv.Fact(judge.FactClaim, d.key(firstClaim))
 	testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
 	if c.External() != nil {

@@ -36,7 +36,7 @@ type scalable struct {
 func startScalable(ctx context.Context, ns string) *scalable {
 	s := &scalable{w: lostevents.StartWorkload(ctx, ns), ns: ns, desired: startReplicas}
 	created := s.w.Create(ctx, s.desired)
-	testenv.Await(ctx, catalog.LostHealthyBefore, s.w.Until(testenv.Settle(created)))
+	s.w.Healthy(ctx, created)
 	return s
 }
 

@@ -163,7 +163,7 @@ func finalizerSpecs() {
 			DeferCleanup(func(ctx SpecContext) { // let the namespace go
 				dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 			})
-			testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
+			testenv.Premise(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
 			Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 			deleted := time.Now()
 			testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.FinRanBefore)},

@@ -31,7 +31,7 @@ func sameNameSpecs() {
 			race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
 			// A race that fails is in the timeline, for the premise.
 			chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
-			testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
+			testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
 			testenv.Fact(judge.FactExternalName, name)
 			testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
 			testenv.Fact(judge.FactClaim, ns+"/old")

@@ -22,7 +22,7 @@ func foregroundSpecs() {
 			key, name := ns+"/app", ns+"-db"
 			created := time.Now()
 			c.Create(ctx, "app", name)
-			testenv.Await(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
+			testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
 
 			By("holding up the deletion of what the claim owns, then deleting the claim")
 			blockErr := c.Block(ctx, "app")

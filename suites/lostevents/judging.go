@@ -2,7 +2,6 @@ package lostevents
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -19,25 +18,7 @@ import (
 // does not: nothing after it would test what the spec is about.
 func (w *Workload) Healthy(ctx context.Context, created time.Time) {
 	GinkgoHelper()
-	Premise(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
-}
-
-// Premise waits for convergence premise p's bound and, when p did not
-// hold, stops the spec at once with its own reason: p's record, judged as
-// Verify judges it, attached to the spec (an error of the spec, "assumption
-// … did not hold", never a finding).
-func Premise(ctx context.Context, p verdict.Property, b judge.Bound) {
-	GinkgoHelper()
-	_, err := testenv.Await(ctx, p, b)
-	if err == nil {
-		return
-	}
-	if ctx.Err() == nil {
-		testenv.Verify(testenv.Judged(p))
-	}
-	// Verify failed the spec, unless the judge of the evidence disagreed
-	// with the wait (or the spec was interrupted): stop anyway.
-	Fail(fmt.Sprintf("assumption %s (%s) did not hold: %v", p.ID, p.Sentence, err))
+	testenv.Premise(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
 }
 
 // Awaited waits for convergence property p's bound now, and returns its

@@ -61,7 +61,7 @@ func failedPremise() func(t *testing.T, reports map[string]types.SpecReport) {
 		w.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web", Object: web})
 		testenv.Evidence().AddHistory(judge.HistoryWorkload, w)
 		testenv.Evidence().AddHistory(judge.HistoryPods, pods)
-		lostevents.Premise(ctx, catalog.LostHealthyBefore, judge.Bound{
+		testenv.Premise(ctx, catalog.LostHealthyBefore, judge.Bound{
 			Convergence: oracle.Convergence{Since: time.Now(), Within: 50 * time.Millisecond, Window: 10 * time.Millisecond},
 			History:     judge.HistoryWorkload,
 			Want:        judge.ReplicasAndPods("ns/web", "spec.replicas", "status.replicas", "", judge.HistoryPods),
