@@ -51,7 +51,7 @@ build: ## compile every package and the steadystate command into bin/
 	$(GO) build ./...
 	$(GO) build -o bin/steadystate ./cmd/steadystate
 
-kube-bins: ## build etcd, kube-apiserver, kube-controller-manager for KUBE_VERSION (skipped with KUBE_BIN_DIR)
+kube-bins: ## build etcd, kube-apiserver, kube-controller-manager, kube-scheduler for KUBE_VERSION and kwok (simulated nodes) at its pinned version (skipped with KUBE_BIN_DIR)
 ifeq ($(KUBE_BIN_DIR),)
 	@cluster/local/kube-bins.sh >/dev/null
 else

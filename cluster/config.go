@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/e2e-framework/support"
@@ -42,6 +43,13 @@ type Config struct {
 	// local.DefaultControllers. A suite whose subject is one of them (the
 	// ReplicaSet controller) runs the cluster without it.
 	Controllers []string
+	// Nodes is the number of simulated nodes a local cluster has, from
+	// LOCAL_NODES: empty for local.DefaultNodes, 0 for none (no
+	// kube-scheduler, no kwok: pods stay Pending).
+	Nodes string
+	// PodStages is a file of KWOK Stage objects replacing the simulated
+	// pods' default behaviour. LOCAL_POD_STAGES.
+	PodStages string
 	// Kind configures the kind provider: KIND_CLUSTER_NAME, KIND_NODE_IMAGE,
 	// KIND_CONFIG (kind-config.yaml), KIND_KEEP=1 to keep the cluster.
 	Kind kind.Options
@@ -53,7 +61,8 @@ type Config struct {
 }
 
 // ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
-// KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS and the KIND_* variables.
+// KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS, LOCAL_NODES, LOCAL_POD_STAGES
+// and the KIND_* variables.
 func ConfigFromEnv() Config {
 	return Config{
 		Provider:    os.Getenv("PROVIDER"),
@@ -63,6 +72,8 @@ func ConfigFromEnv() Config {
 		Context:     os.Getenv("KUBE_CONTEXT"),
 		Artifacts:   os.Getenv("ARTIFACTS"),
 		Controllers: splitList(os.Getenv("KCM_CONTROLLERS")),
+		Nodes:       os.Getenv("LOCAL_NODES"),
+		PodStages:   os.Getenv("LOCAL_POD_STAGES"),
 		Kind: kind.Options{
 			Name:        os.Getenv("KIND_CLUSTER_NAME"),
 			Image:       os.Getenv("KIND_NODE_IMAGE"),
@@ -97,19 +108,46 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	if artifacts == "" {
 		artifacts = "_artifacts"
 	}
-	return local.Options{
+	o := local.Options{
 		Name:        name,
 		KubeVersion: cfg.KubeVersion,
 		BinDir:      cfg.BinDir,
 		LogDir:      filepath.Join(artifacts, "cluster-"+name),
 		Controllers: cfg.Controllers,
 		Progress:    cfg.Progress,
+		PodStages:   cfg.PodStages,
 	}
+	// A bad count (New says why) becomes a negative one, which
+	// local.Start refuses.
+	if n, err := cfg.nodes(); err != nil {
+		o.Nodes = -1
+	} else if n == 0 {
+		o.NoNodes = true
+	} else {
+		o.Nodes = n
+	}
+	return o
+}
+
+// nodes is the number of simulated nodes LOCAL_NODES asks for:
+// local.DefaultNodes when it is empty.
+func (cfg Config) nodes() (int, error) {
+	if cfg.Nodes == "" {
+		return local.DefaultNodes, nil
+	}
+	n, err := strconv.Atoi(cfg.Nodes)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("LOCAL_NODES=%q is not a number of simulated nodes: give a count such as 2, or 0 for none (pods then stay Pending)", cfg.Nodes)
+	}
+	return n, nil
 }
 
 func New(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:
+		if _, err := cfg.nodes(); err != nil {
+			return nil, err
+		}
 		return local.NewProvider(cfg.LocalOptions("")), nil
 	case Kind:
 		o := cfg.Kind

@@ -42,3 +42,29 @@ func TestLocalOptionsCarryEverySetting(t *testing.T) {
 		t.Errorf("defaults: %+v", o)
 	}
 }
+
+func TestLocalOptionsCarryTheSimulatedNodes(t *testing.T) {
+	for _, tc := range []struct {
+		nodes   string
+		want    int
+		noNodes bool
+	}{{"", local.DefaultNodes, false}, {"5", 5, false}, {"0", 0, true}} {
+		o := Config{Nodes: tc.nodes, PodStages: "/stages.yaml"}.LocalOptions("")
+		if o.Nodes != tc.want || o.NoNodes != tc.noNodes || o.PodStages != "/stages.yaml" {
+			t.Errorf("LOCAL_NODES=%q: Nodes=%d NoNodes=%v PodStages=%q, want %d %v /stages.yaml", tc.nodes, o.Nodes, o.NoNodes, o.PodStages, tc.want, tc.noNodes)
+		}
+	}
+}
+
+func TestNewRejectsABadNodeCount(t *testing.T) {
+	for _, bad := range []string{"two", "-1", "1.5"} {
+		_, err := New(Config{Nodes: bad})
+		want := fmt.Sprintf("LOCAL_NODES=%q is not a number of simulated nodes", bad)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LOCAL_NODES=%q: err = %v, want it to contain %q", bad, err, want)
+		}
+		if o := (Config{Nodes: bad}).LocalOptions(""); o.Nodes >= 0 {
+			t.Errorf("LOCAL_NODES=%q gives Nodes=%d, which local.Start would accept", bad, o.Nodes)
+		}
+	}
+}

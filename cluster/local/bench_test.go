@@ -8,21 +8,31 @@ import (
 )
 
 // BenchmarkStartStop measures a local cluster from Start to ready (the API
-// server's /readyz and the controller manager's /healthz answer ok) and from
-// Stop to every process gone, with cached binaries: from the seeded store
-// (made before the timed starts, as the first start on a machine makes it)
-// and from an empty one. It reports the medians as start-ms and stop-ms:
-// run it with `make bench`.
+// server's /readyz and the controller manager's /healthz answer ok, and with
+// simulated nodes the scheduler's /healthz too and every node Ready) and
+// from Stop to every process gone, with cached binaries: from the seeded
+// store (made before the timed starts, as the first start on a machine
+// makes it) and from an empty one, each with the default simulated nodes
+// and without any. It reports the medians as start-ms and stop-ms: run it
+// with `make bench`.
 func BenchmarkStartStop(b *testing.B) {
 	bins := requireBinaries(b)
 	for _, store := range []struct {
 		name  string
 		fresh bool
 	}{{"seeded", false}, {"fresh", true}} {
-		b.Run(store.name, func(b *testing.B) {
-			opts := Options{Name: "bench", BinDir: binDirOf(bins), FreshStore: store.fresh}
-			benchmarkStartStop(b, opts)
-		})
+		for _, nodes := range []struct {
+			name    string
+			noNodes bool
+		}{{"nodes", false}, {"no-nodes", true}} {
+			b.Run(store.name+"/"+nodes.name, func(b *testing.B) {
+				if !nodes.noNodes {
+					requireNodeBinaries(b, bins)
+				}
+				opts := Options{Name: "bench", BinDir: binDirOf(bins), FreshStore: store.fresh, NoNodes: nodes.noNodes}
+				benchmarkStartStop(b, opts)
+			})
+		}
 	}
 }
 

@@ -10,11 +10,29 @@ import (
 // DefaultKubeVersion is the Kubernetes version used when none is given.
 const DefaultKubeVersion = "v1.36.3"
 
-// Binaries are the paths of the control-plane executables.
+// Binaries are the paths of the control-plane executables. Scheduler and
+// Kwok, which only a cluster with simulated nodes runs, are empty when the
+// folder has none.
 type Binaries struct {
 	Etcd              string
 	APIServer         string
 	ControllerManager string
+	Scheduler         string
+	Kwok              string
+}
+
+// missingForNodes lists the executables a cluster with simulated nodes
+// needs that the binaries' folder lacks.
+func (b Binaries) missingForNodes() []string {
+	dir := filepath.Dir(b.APIServer)
+	var missing []string
+	if b.Scheduler == "" {
+		missing = append(missing, filepath.Join(dir, Scheduler))
+	}
+	if b.Kwok == "" {
+		missing = append(missing, filepath.Join(dir, Kwok))
+	}
+	return missing
 }
 
 var kubeVersionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+$`)
@@ -77,13 +95,28 @@ func binariesIn(dir string) (Binaries, error) {
 		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
 	}
 	for _, path := range []string{b.Etcd, b.APIServer, b.ControllerManager} {
-		info, err := os.Stat(path)
-		if err != nil {
-			return Binaries{}, fmt.Errorf("missing %s", path)
-		}
-		if info.IsDir() || info.Mode()&0o111 == 0 {
-			return Binaries{}, fmt.Errorf("%s is not an executable file", path)
+		if _, err := executable(path); err != nil {
+			return Binaries{}, err
 		}
 	}
+	// Only a cluster with simulated nodes needs these: Start says so when
+	// one is missing.
+	if ok, _ := executable(filepath.Join(dir, Scheduler)); ok {
+		b.Scheduler = filepath.Join(dir, Scheduler)
+	}
+	if ok, _ := executable(filepath.Join(dir, Kwok)); ok {
+		b.Kwok = filepath.Join(dir, Kwok)
+	}
 	return b, nil
+}
+
+func executable(path string) (bool, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return false, fmt.Errorf("missing %s", path)
+	}
+	if info.IsDir() || info.Mode()&0o111 == 0 {
+		return false, fmt.Errorf("%s is not an executable file", path)
+	}
+	return true, nil
 }

@@ -12,8 +12,9 @@ import (
 	"strings"
 )
 
-// buildScript builds etcd, kube-apiserver and kube-controller-manager of
-// one version from source through the Go module proxy (see its header);
+// buildScript builds etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler of one version from source, and kwok at a pinned version,
+// through the Go module proxy (see its header);
 // `make kube-bins` runs the file, an installed steadystate this copy.
 //
 //go:embed kube-bins.sh
@@ -22,13 +23,13 @@ var buildScript []byte
 // BuildBinaries builds the control plane of version (default
 // DefaultKubeVersion) into the cache, unless it is there already, and
 // returns them. It needs Go on PATH and the module proxy; the script's
-// progress goes to progress. A first build takes 5 to 8 minutes on two
+// progress goes to progress. A first build takes 8 to 12 minutes on two
 // cores.
 func BuildBinaries(ctx context.Context, version string, progress io.Writer) (Binaries, error) {
 	if version == "" {
 		version = DefaultKubeVersion
 	}
-	if b, err := FindBinaries("", version); err == nil {
+	if b, err := FindBinaries("", version); err == nil && len(b.missingForNodes()) == 0 {
 		return b, nil
 	}
 	if _, err := exec.LookPath("go"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,18 @@ type Options struct {
 	// (see seed.go): the API server then writes its bootstrap objects
 	// itself, and the cluster is ready about a second later.
 	FreshStore bool
+	// Nodes is the number of simulated nodes (see nodes.go): kube-scheduler
+	// places pods on them and kwok plays their lifecycle, so pods run and
+	// become Ready, Deployments Available and Jobs Complete, with no
+	// kubelet, image or registry. Default DefaultNodes; negative is refused.
+	Nodes int
+	// NoNodes runs the control plane alone: no kube-scheduler, no kwok, no
+	// node, and every pod stays Pending.
+	NoNodes bool
+	// PodStages is a file of KWOK Stage objects (kwok.x-k8s.io/v1alpha1)
+	// that replaces the default pod behaviour (kwok/pod-stages.yaml: Running
+	// and Ready at once, a Job's pods Succeeded, deletion at once).
+	PodStages string
 }
 
 func (o *Options) defaults() {
@@ -63,6 +76,25 @@ func (o *Options) defaults() {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	if o.Nodes == 0 {
+		o.Nodes = DefaultNodes
+	}
+}
+
+// check refuses options no cluster can start with.
+func (o *Options) check() error {
+	if o.NoNodes {
+		return nil
+	}
+	if o.Nodes < 0 {
+		return fmt.Errorf("the number of simulated nodes is %d: give a positive count (LOCAL_NODES), or 0 for none", o.Nodes)
+	}
+	if o.PodStages != "" {
+		if _, err := os.ReadFile(o.PodStages); err != nil {
+			return fmt.Errorf("the pod stages file (LOCAL_POD_STAGES) cannot be read: %v; give a YAML file of KWOK Stage objects, or unset it for the default", err)
+		}
+	}
+	return nil
 }
 
 // Cluster is a running local control plane.
@@ -86,20 +118,30 @@ const (
 	Etcd              = "etcd"
 	APIServer         = "kube-apiserver"
 	ControllerManager = "kube-controller-manager"
+	Scheduler         = "kube-scheduler"
+	Kwok              = "kwok"
 )
 
 // startAttempts bounds retries when a picked port is taken before it is bound.
 const startAttempts = 3
 
-// Start brings up etcd, kube-apiserver and kube-controller-manager and
-// returns once the API server's /readyz and the controller manager's /healthz
-// answer ok. On any error, everything started so far is stopped and removed.
-// ctx bounds the start-up only; the cluster runs until Stop.
+// Start brings up etcd, kube-apiserver, kube-controller-manager and, with
+// simulated nodes, kube-scheduler and kwok, and returns once the API
+// server's /readyz and the controller manager's and scheduler's /healthz
+// answer ok and every simulated node is Ready. On any error, everything
+// started so far is stopped and removed. ctx bounds the start-up only; the
+// cluster runs until Stop.
 func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	opts.defaults()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	bins, err := FindBinaries(opts.BinDir, opts.KubeVersion)
 	if err != nil {
 		return nil, err
+	}
+	if missing := bins.missingForNodes(); !opts.NoNodes && len(missing) > 0 {
+		return nil, fmt.Errorf("simulated nodes need %s: build them with `make kube-bins` (or `steadystate kube-bins`), or run without simulated nodes (LOCAL_NODES=0)", strings.Join(missing, " and "))
 	}
 	workDir, err := newWorkDir(opts.Name)
 	if err != nil {
@@ -142,11 +184,11 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	ps, err := freePorts(4)
+	ps, err := freePorts(5)
 	if err != nil {
 		return err
 	}
-	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3]}
+	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
 	c.ports = p
 	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
 	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
@@ -197,6 +239,12 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	var sched, kwok *proc.Proc
+	if !c.opts.NoNodes {
+		if sched, kwok, err = c.startNodeComponents(p); err != nil {
+			return err
+		}
+	}
 	check, err := apiServerReady(c.server, c.pki, seed != "")
 	if err != nil {
 		return err
@@ -210,6 +258,11 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			return err
 		}
 		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
+			return err
+		}
+	}
+	if sched != nil {
+		if err := c.waitNodes(ctx, sched, kwok, p); err != nil {
 			return err
 		}
 	}

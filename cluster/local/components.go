@@ -7,19 +7,37 @@ import (
 )
 
 // DefaultControllers are the kube-controller-manager controllers a local
-// cluster runs unless told otherwise: enough for namespaces, service
-// accounts, garbage collection (foreground deletion) and ReplicaSets.
+// cluster runs unless told otherwise: those of kube-controller-manager's
+// default set that the built-in workloads (Deployments, ReplicaSets,
+// StatefulSets, DaemonSets, Jobs, CronJobs), Services, namespaces, service
+// accounts and garbage collection (foreground deletion) need, and that work
+// with no cloud, no kubelet and no storage. Left out: the node lifecycle and
+// taint eviction controllers (simulated nodes send no heartbeat, and a slow
+// machine would see nodes go NotReady and their pods evicted), the volume
+// controllers (no storage), node IPAM and routes, the cloud and certificate
+// controllers, resource quotas and autoscaling (no metrics).
 var DefaultControllers = []string{
 	"garbage-collector-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
 	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+	"clusterrole-aggregation-controller",
 	"replicaset-controller",
+	"deployment-controller",
+	"statefulset-controller",
+	"daemonset-controller",
+	"job-controller",
+	"cronjob-controller",
+	"ttl-after-finished-controller",
+	"disruption-controller",
+	"endpointslice-controller",
+	"pod-garbage-collector-controller",
 }
 
 // ports are the loopback ports of one cluster's components.
 type ports struct {
-	etcdClient, etcdPeer, apiServer, controllerManager int
+	etcdClient, etcdPeer, apiServer, controllerManager, scheduler int
 }
 
 func etcdArgs(dataDir string, p ports) []string {
@@ -77,8 +95,45 @@ func controllerManagerArgs(k *clusterPKI, kubeconfig string, controllers []strin
 		"--service-account-private-key-file=" + k.ServiceAccountKey,
 		"--root-ca-file=" + k.CACert,
 		"--use-service-account-credentials=false",
+		// The default 20 requests a second per controller would make a
+		// Deployment of 1,000 replicas take 50 s to create its pods alone.
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
 		"--profiling=false",
 		"--v=1",
+	}
+}
+
+func schedulerArgs(k *clusterPKI, kubeconfig string, p ports) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", p.scheduler),
+		"--tls-cert-file=" + k.SchedulerServingCert,
+		"--tls-private-key-file=" + k.SchedulerServingKey,
+		"--leader-elect=false",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--profiling=false",
+		"--v=1",
+	}
+}
+
+// kwokPodCIDR is where simulated pods get their IPs: apart from the
+// service range (kwok's default, 10.0.0.0/24, is the service range here).
+const kwokPodCIDR = "10.244.0.0/16"
+
+// kwokArgs run kwok on the nodes the cluster creates (those with the
+// kwokNodeAnnotation), with the stages of configFile, no node leases
+// (nothing here watches them: no node lifecycle controller) and no server
+// (no kubelet API to fake: logs and exec are not simulated).
+func kwokArgs(kubeconfig, configFile string) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--config=" + configFile,
+		"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=fake",
+		"--cidr=" + kwokPodCIDR,
+		"--node-lease-duration-seconds=0",
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"time"
 )
 
-// brokenBinDir holds the real etcd and kube-controller-manager and a
-// kube-apiserver that fails at once, as a bad build or bad flag would.
+// brokenBinDir holds the real etcd, kube-controller-manager,
+// kube-scheduler and kwok and a kube-apiserver that fails at once, as a bad
+// build or bad flag would.
 func brokenBinDir(t *testing.T, b Binaries) string {
+	requireNodeBinaries(t, b)
 	dir := t.TempDir()
-	for _, path := range []string{b.Etcd, b.ControllerManager} {
+	for _, path := range []string{b.Etcd, b.ControllerManager, b.Scheduler, b.Kwok} {
 		if err := os.Symlink(path, filepath.Join(dir, filepath.Base(path))); err != nil {
 			t.Fatal(err)
 		}

@@ -97,6 +97,14 @@ func controllerManagerHealthy(port int, k *clusterPKI) (healthCheck, error) {
 	return okCheck(client, fmt.Sprintf("https://127.0.0.1:%d/healthz", port)), nil
 }
 
+func schedulerHealthy(port int, k *clusterPKI) (healthCheck, error) {
+	client, err := tlsClient(k.CACert, "", "")
+	if err != nil {
+		return nil, err
+	}
+	return okCheck(client, fmt.Sprintf("https://127.0.0.1:%d/healthz", port)), nil
+}
+
 func okCheck(client *http.Client, target string) healthCheck {
 	return func(ctx context.Context) error {
 		body, err := get(ctx, client, target)

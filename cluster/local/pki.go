@@ -20,6 +20,11 @@ type clusterPKI struct {
 	KCMServingCert, KCMServingKey        string
 	AdminCert, AdminKey                  string
 	KCMClientCert, KCMClientKey          string
+	SchedulerServingCert                 string
+	SchedulerServingKey                  string
+	SchedulerClientCert                  string
+	SchedulerClientKey                   string
+	KwokClientCert, KwokClientKey        string
 	ServiceAccountKey, ServiceAccountPub string
 }
 
@@ -54,6 +59,11 @@ func newPKI(dir string) (*clusterPKI, error) {
 		{&k.KCMServingCert, &k.KCMServingKey, "kcm-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-controller-manager"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}},
 		{&k.AdminCert, &k.AdminKey, "admin", pki.Request{Subject: pkix.Name{CommonName: "steadystate-admin", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
 		{&k.KCMClientCert, &k.KCMClientKey, "kcm-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-controller-manager", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
+		{&k.SchedulerServingCert, &k.SchedulerServingKey, "scheduler-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-scheduler"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}},
+		{&k.SchedulerClientCert, &k.SchedulerClientKey, "scheduler-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-scheduler", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
+		// kwok writes as itself, so a request log tells its node and pod
+		// status writes from the subject's and the harness's.
+		{&k.KwokClientCert, &k.KwokClientKey, "kwok-client", pki.Request{Subject: pkix.Name{CommonName: "system:kwok-controller", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
 	}
 	for _, i := range issue {
 		pair, err := ca.Issue(i.req)
