@@ -205,8 +205,9 @@ type ScalableWorkload struct {
 	// Template's apiVersion.
 	Resource string `json:"resource"`
 	// Template is the object to create; the suite sets its name,
-	// namespace and replicas. Its pods must carry no node name, so that a
-	// delete removes them at once on a cluster without kubelets.
+	// namespace and replicas. Its pods must carry no node name of a real
+	// node: a delete must remove them at once, as a cluster's simulated
+	// nodes (or no nodes at all) do, since no kubelet confirms it.
 	Template map[string]any `json:"template"`
 	// ReplicasPath is the dotted path of the desired replica count.
 	ReplicasPath string `json:"replicasPath"`
