@@ -105,10 +105,9 @@ func ConformanceResult(cells []Cell) (word, detail string) {
 
 // cell is s fit for one Markdown table cell.
 func cell(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	s = strings.ReplaceAll(s, "|", `\|`)
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
+	s = strings.ReplaceAll(verdict.OneLine(s), "|", `\|`)
+	if r := []rune(s); len(r) > 2000 {
+		s = string(r[:2000]) + "…"
 	}
 	return s
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // junitSuites is the subset of Ginkgo's JUnit report that summaries need.
@@ -126,8 +128,7 @@ func (s Summary) Print(w io.Writer, label string) {
 	for _, c := range s.Cases {
 		line := fmt.Sprintf("%-7s %6.1fs  %s: %s", strings.ToUpper(c.Status), c.Seconds, c.Suite, c.Name)
 		if c.Status == "failed" && c.Message != "" {
-			first, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
-			line += "\n          " + first
+			line += "\n          " + verdict.OneLine(c.Message)
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -99,15 +99,17 @@ func (c Cell) Judge(r Run) (kind, detail string) {
 	if len(r.Specs) == 0 {
 		return Error, "no spec ran"
 	}
-	var broken []string
+	var broken, errs []string
+	unexpected := "" // a skip the cell may not have
 	ran, skipped := 0, 0
 	for _, s := range r.Specs {
 		switch s.Outcome {
 		case verdict.Error:
-			return Error, s.Name + ": " + s.Reason
+			errs = append(errs, s.Name+": "+s.Reason)
+			continue
 		case verdict.SkippedSpec:
-			if c.Bug == nil && !c.MaySkip {
-				return NotPassed, fmt.Sprintf("%s skipped: %s", s.Name, s.Reason)
+			if c.Bug == nil && !c.MaySkip && unexpected == "" {
+				unexpected = fmt.Sprintf("%s skipped: %s", s.Name, s.Reason)
 			}
 			if !s.CapabilityUnbound() {
 				skipped++
@@ -122,6 +124,18 @@ func (c Cell) Judge(r Run) (kind, detail string) {
 		}
 	}
 	slices.Sort(broken)
+	if len(errs) > 0 {
+		// Every error, and what broke beside them: the first error alone
+		// would hide the rest of the run.
+		detail := strings.Join(errs, "; ")
+		if len(broken) > 0 {
+			detail += "; broken beside: " + strings.Join(broken, ", ")
+		}
+		return Error, detail
+	}
+	if unexpected != "" {
+		return NotPassed, unexpected
+	}
 	if ran == 0 {
 		return NotPassed, "every spec skipped: " + r.Specs[0].Reason
 	}

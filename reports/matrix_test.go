@@ -319,3 +319,22 @@ func TestJudgementOfAReportWithNoDeclarations(t *testing.T) {
 		t.Errorf("Judgement of nothing declared = %q", got)
 	}
 }
+
+// A run's one-line result names every error, and the properties that
+// broke beside them: the first error alone hid the rest.
+func TestJudgeNamesEveryErrorAndWhatBrokeBeside(t *testing.T) {
+	setup := spec("a", types.SpecStateFailed, "create the spec's namespace: connection refused")
+	timeout := spec("b", types.SpecStateFailed, "Timed out after 30.001s")
+	broken := spec("c", types.SpecStateFailed, "invariant broken", rec(catalog.LeaderOneWriter, verdict.Broken))
+	skipped := spec("d", types.SpecStateSkipped, "not here")
+	c := Cell{Suite: "leader", Subject: "leader"}
+	kind, detail := c.Judge(run(t, skipped, setup, broken, timeout))
+	if kind != Error {
+		t.Fatalf("kind %s (%s), want %s: an error outranks a skip and a broken property", kind, detail, Error)
+	}
+	for _, want := range []string{"a: failed outside any property: create the spec's namespace", "b: failed outside any property: Timed out", "broken beside: " + catalog.LeaderOneWriter.ID} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail %q does not name %q", detail, want)
+		}
+	}
+}

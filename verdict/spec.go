@@ -93,7 +93,7 @@ func Classify(suite string, r types.SpecReport) Spec {
 	switch {
 	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
 		s.Outcome = SkippedSpec
-		s.Reason, _, _ = strings.Cut(strings.TrimSpace(r.Failure.Message), "\n")
+		s.Reason = OneLine(r.Failure.Message)
 		if s.Reason == "" {
 			s.Reason = "skipped by the run's filters"
 		}
@@ -207,7 +207,7 @@ func specName(r types.SpecReport) string {
 }
 
 func failure(r types.SpecReport) string {
-	msg, _, _ := strings.Cut(strings.TrimSpace(r.Failure.Message), "\n")
+	msg := OneLine(r.Failure.Message)
 	if msg == "" {
 		msg = "(no message)"
 	}
@@ -220,4 +220,18 @@ func failure(r types.SpecReport) string {
 // shortPath is a file's folder and name: suites/x/x_test.go -> x/x_test.go.
 func shortPath(p string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p))
+}
+
+// OneLine is a message whole on one line: its non-blank lines, trimmed,
+// joined by " / ". A reason is shown whole, never cut to its first line
+// (Gomega's "Timed out after 30s." says nothing without the lines after
+// it), and each verdict still prints as one line.
+func OneLine(msg string) string {
+	var parts []string
+	for line := range strings.Lines(msg) {
+		if t := strings.TrimSpace(line); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " / ")
 }

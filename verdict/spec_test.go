@@ -114,3 +114,14 @@ func TestAnUnreadableRecordMakesTheSpecAnError(t *testing.T) {
 		}
 	}
 }
+
+// A reason is shown whole: the lines after Gomega's first say what timed
+// out.
+func TestAFailureReasonIsWhole(t *testing.T) {
+	r := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "storm", State: types.SpecStateFailed,
+		Failure: types.Failure{Message: "Timed out after 30.001s.\nExpected\n    <int>: 2\nto equal\n    <int>: 3\n"}}
+	s := Classify("Lost events", r)
+	if want := "failed outside any property: Timed out after 30.001s. / Expected / <int>: 2 / to equal / <int>: 3"; s.Outcome != Error || s.Reason != want {
+		t.Errorf("got %s %q, want error %q", s.Outcome, s.Reason, want)
+	}
+}
