@@ -44,8 +44,9 @@ type Config struct {
 	// ReplicaSet controller) runs the cluster without it.
 	Controllers []string
 	// Nodes is the number of simulated nodes a local cluster has, from
-	// LOCAL_NODES: empty for local.DefaultNodes, 0 for none (no
-	// kube-scheduler, no kwok: pods stay Pending).
+	// LOCAL_NODES: empty, "off" or 0 for none (no kube-scheduler, no
+	// kwok: pods stay Pending, the default), "on" for local.DefaultNodes,
+	// or a count.
 	Nodes string
 	// PodStages is a file of KWOK Stage objects replacing the simulated
 	// pods' default behaviour. LOCAL_POD_STAGES.
@@ -129,15 +130,18 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	return o
 }
 
-// nodes is the number of simulated nodes LOCAL_NODES asks for:
-// local.DefaultNodes when it is empty.
+// nodes is the number of simulated nodes LOCAL_NODES asks for: none when
+// it is empty or "off", local.DefaultNodes for "on", else the count.
 func (cfg Config) nodes() (int, error) {
-	if cfg.Nodes == "" {
+	switch cfg.Nodes {
+	case "", "off":
+		return 0, nil
+	case "on":
 		return local.DefaultNodes, nil
 	}
 	n, err := strconv.Atoi(cfg.Nodes)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("LOCAL_NODES=%q is not a number of simulated nodes: give a count such as 2, or 0 for none (pods then stay Pending)", cfg.Nodes)
+		return 0, fmt.Errorf("LOCAL_NODES=%q is not a number of simulated nodes: give a count such as 2, on for 2, or 0 or off for none (pods then stay Pending)", cfg.Nodes)
 	}
 	return n, nil
 }

@@ -48,7 +48,7 @@ func TestLocalOptionsCarryTheSimulatedNodes(t *testing.T) {
 		nodes   string
 		want    int
 		noNodes bool
-	}{{"", local.DefaultNodes, false}, {"5", 5, false}, {"0", 0, true}} {
+	}{{"", 0, true}, {"off", 0, true}, {"on", local.DefaultNodes, false}, {"5", 5, false}, {"0", 0, true}} {
 		o := Config{Nodes: tc.nodes, PodStages: "/stages.yaml"}.LocalOptions("")
 		if o.Nodes != tc.want || o.NoNodes != tc.noNodes || o.PodStages != "/stages.yaml" {
 			t.Errorf("LOCAL_NODES=%q: Nodes=%d NoNodes=%v PodStages=%q, want %d %v /stages.yaml", tc.nodes, o.Nodes, o.NoNodes, o.PodStages, tc.want, tc.noNodes)

@@ -30,6 +30,9 @@ func BenchmarkStartStop(b *testing.B) {
 					requireNodeBinaries(b, bins)
 				}
 				opts := Options{Name: "bench", BinDir: binDirOf(bins), FreshStore: store.fresh, NoNodes: nodes.noNodes}
+				if !nodes.noNodes {
+					opts.Nodes = DefaultNodes
+				}
 				benchmarkStartStop(b, opts)
 			})
 		}

@@ -49,7 +49,11 @@ type Options struct {
 	// Nodes is the number of simulated nodes (see nodes.go): kube-scheduler
 	// places pods on them and kwok plays their lifecycle, so pods run and
 	// become Ready, Deployments Available and Jobs Complete, with no
-	// kubelet, image or registry. Default DefaultNodes; negative is refused.
+	// kubelet, image or registry. 0 (the default) runs none, as NoNodes
+	// does; DefaultNodes is the count LOCAL_NODES=on asks for; negative is
+	// refused. Off by default until the seeded lost-events scenarios are
+	// tuned to pods that run (with nodes, a replay of the lost create no
+	// longer breaks what it broke).
 	Nodes int
 	// NoNodes runs the control plane alone: no kube-scheduler, no kwok, no
 	// node, and every pod stays Pending.
@@ -77,7 +81,7 @@ func (o *Options) defaults() {
 		o.Progress = io.Discard
 	}
 	if o.Nodes == 0 {
-		o.Nodes = DefaultNodes
+		o.NoNodes = true
 	}
 }
 

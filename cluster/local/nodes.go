@@ -28,7 +28,7 @@ import (
 // Succeeds, and a deleted pod is gone at once. No container runs: images
 // are never pulled, and logs and exec are not simulated.
 
-// DefaultNodes is the number of simulated nodes when Options.Nodes is 0.
+// DefaultNodes is the number of simulated nodes LOCAL_NODES=on asks for.
 const DefaultNodes = 2
 
 // kwokNodeAnnotation marks the nodes kwok manages (kwok's own convention);

@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// TestPodsRunOnSimulatedNodes starts a cluster with its default simulated
+// TestPodsRunOnSimulatedNodes starts a cluster with DefaultNodes simulated
 // nodes and checks what a kubelet would otherwise be needed for: a
 // Deployment's pods are scheduled onto the simulated nodes and become
 // Ready, so the Deployment is Available; a Job's pod succeeds, so the Job
@@ -26,7 +26,7 @@ func TestPodsRunOnSimulatedNodes(t *testing.T) {
 	b := requireBinaries(t)
 	requireNodeBinaries(t, b)
 	logDir := t.TempDir()
-	c := startCluster(t, Options{Name: "nodes", BinDir: binDirOf(b), LogDir: logDir})
+	c := startCluster(t, Options{Name: "nodes", BinDir: binDirOf(b), LogDir: logDir, Nodes: DefaultNodes})
 	t.Cleanup(func() {
 		if t.Failed() {
 			logTails(t, logDir, Scheduler, Kwok)

@@ -25,7 +25,7 @@ func BenchmarkThousandPods(b *testing.B) {
 	const replicas = 1000
 	bins := requireBinaries(b)
 	requireNodeBinaries(b, bins)
-	c, err := Start(context.Background(), Options{Name: "bench-pods", BinDir: binDirOf(bins)})
+	c, err := Start(context.Background(), Options{Name: "bench-pods", BinDir: binDirOf(bins), Nodes: DefaultNodes})
 	if err != nil {
 		b.Fatal(err)
 	}
