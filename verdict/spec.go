@@ -206,7 +206,7 @@ func specName(r types.SpecReport) string {
 }
 
 func failure(r types.SpecReport) string {
-	msg := firstLine(r.Failure.Message)
+	msg := described(r.Failure.Message)
 	if msg == "" {
 		msg = "(no message)"
 	}
@@ -219,6 +219,25 @@ func failure(r types.SpecReport) string {
 // shortPath is a file's folder and name: suites/x/x_test.go -> x/x_test.go.
 func shortPath(p string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p))
+}
+
+// described is a failure message on one line, up to the matcher's own
+// text: Gomega's "Timed out after 180.001s." is followed by the
+// description the spec gave (what should have happened, and the setting
+// to change), then "Expected ..."; the first line alone would drop the
+// part a person can act on.
+func described(s string) string {
+	var keep []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "Expected" || (len(keep) > 0 && strings.HasPrefix(line, "Expected")) {
+			break
+		}
+		if line != "" {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, " ")
 }
 
 func firstLine(s string) string {
