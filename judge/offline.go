@@ -30,7 +30,10 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if msg := e.Facts[FactInjectError]; msg != "" {
 			return errors.New(msg)
 		}
-		return Withheld(p.Events, pod)
+		// Without the pod history every delivery of the pod breaks the
+		// premise: stricter, never a premise held on missing evidence.
+		pods, _ := e.History(HistoryPods)
+		return Withheld(p.Events, pod, pods)
 	},
 	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
 		r := read(e)
@@ -197,12 +200,30 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410
-// Expired by the proxy, and the replica never got an event for the pod.
-func Withheld(events []proxy.Event, pod string) error {
+// Expired by the proxy, and the replica never saw the pod alive: it got no
+// event for the pod, or, where pods (the recorded pod history, may be nil)
+// shows the object an event carried already deleting, only such events.
+// A pod the harness deleted that a finalizer holds (the Job controller's
+// batch.kubernetes.io/job-tracking) is handed back deleting by the relist:
+// its creation was still withheld, and a controller that, like
+// Kubernetes' own, does not count a pod first seen deleting as the create
+// it expected still has a create it never observed.
+func Withheld(events []proxy.Event, pod string, pods *oracle.History) error {
 	if !slices.ContainsFunc(events, func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
 		return errors.New("the proxy recorded no 410 Expired answer to a re-watch")
 	}
-	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered }); i >= 0 {
+	deleting := map[string]bool{}
+	if pods != nil {
+		for _, ev := range pods.Events() {
+			if ev.Object != nil && ev.Object.GetDeletionTimestamp() != nil {
+				deleting[ev.Key+"@"+ev.Object.GetResourceVersion()] = true
+			}
+		}
+	}
+	seenDeleting := func(e proxy.Event) bool {
+		return e.ResourceVersion != "" && deleting[e.Namespace+"/"+e.Name+"@"+e.ResourceVersion]
+	}
+	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered && !seenDeleting(e) }); i >= 0 {
 		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
 	}
 	return nil

@@ -223,10 +223,13 @@ type ScalableWorkload struct {
 	ExpectationTimeout Duration `json:"expectationTimeout,omitempty"`
 	// ReplaceWithin is how long the storm spec waits, after each round of
 	// pod deletions, for the controller to have replaced the deleted pods
-	// before the next round (default 30s, at most 30m). A controller that
-	// backs off by design needs more: Kubernetes' Job controller waits
-	// 10s, then 20s, 40s... after pod failures (set 3m or more). Not
-	// replacing them within it makes the spec an error naming this field.
+	// before the next round (default 30s, at most 30m); the convergence
+	// after the storm is allowed the longer of it and ExpectationTimeout,
+	// plus 15s. A controller that backs off by design needs more:
+	// Kubernetes' Job controller waits 10s doubled per pod failure since
+	// its last success, so the storm's third round (six failures) waits
+	// 5m20s (set 6m). Not replacing them within it makes the spec an error
+	// naming this field.
 	ReplaceWithin Duration `json:"replaceWithin,omitempty"`
 }
 

@@ -125,3 +125,21 @@ func TestAFailureReasonIsWhole(t *testing.T) {
 		t.Errorf("got %s %q, want error %q", s.Outcome, s.Reason, want)
 	}
 }
+
+// TestAFailureOutsideAPropertyKeepsTheSpecsDescription classifies the
+// storm spec of a run of Kubernetes' Job controller whose replacement
+// wait timed out: the reason must carry the description Gomega printed
+// after "Timed out", which names the setting to raise, not only the
+// timeout.
+func TestAFailureOutsideAPropertyKeepsTheSpecsDescription(t *testing.T) {
+	r := report(types.SpecStateFailed, nil)
+	r.Failure = types.Failure{
+		Message:  "Timed out after 180.001s.\nthe subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (3m0s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)\nExpected\n    <int>: 2\nto be >=\n    <int>: 4",
+		Location: types.CodeLocation{FileName: "/w/suites/lostevents/storms.go", LineNumber: 54},
+	}
+	s := Classify("lostevents", r)
+	want := "failed outside any property: Timed out after 180.001s. / the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (3m0s): raise it for a controller that backs off by design (overshoot is the invariant's to judge) / Expected / <int>: 2 / to be >= / <int>: 4 (lostevents/storms.go:54)"
+	if s.Outcome != Error || s.Reason != want {
+		t.Errorf("got %s %q\nwant error %q", s.Outcome, s.Reason, want)
+	}
+}

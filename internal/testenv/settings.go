@@ -53,6 +53,17 @@ func Within(since time.Time, bound time.Duration) oracle.Convergence {
 	return oracle.Convergence{Since: since, Within: bound, Window: Current.Window}
 }
 
+// AfterReplacement is convergence after pods of the workload were deleted
+// (a deletion storm): within the longer of the subject's expectation
+// timeout and replaceWithin (how long its binding says it may take, by
+// design, to replace a deleted pod: the Job controller's backoff) plus the
+// recovery margin, stable for W. A bound shorter than the replacement the
+// binding allows would turn a raised replaceWithin from an error of the
+// spec into a false finding.
+func AfterReplacement(since time.Time, expectationTimeout, replaceWithin time.Duration) oracle.Convergence {
+	return Recovery(since, max(expectationTimeout, replaceWithin))
+}
+
 // Recovery is convergence after lost events: within the subject's
 // expectation timeout plus the recovery margin, stable for W.
 func Recovery(since time.Time, expectationTimeout time.Duration) oracle.Convergence {

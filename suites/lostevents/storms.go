@@ -54,7 +54,7 @@ func stormSpecs() {
 				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(w.ReplaceWithin()).Should(BeNumerically(">=", 4),
 					"the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (%s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)", w.ReplaceWithin())
 			}
-			settled := Awaited(ctx, catalog.LostAfterStorm, w.Until(testenv.Recovery(last, w.ExpectationTimeout())), "")
+			settled := Awaited(ctx, catalog.LostAfterStorm, w.Until(testenv.AfterReplacement(last, w.ExpectationTimeout(), w.ReplaceWithin())), "")
 			testenv.Verify(
 				testenv.Judged(catalog.LostHealthyBefore),
 				testenv.Judged(catalog.LostStormHappened),
