@@ -36,7 +36,7 @@ func TestChoose(t *testing.T) {
 		{name: "replicaset", subject: "replicaset"},
 		{name: "workload", bug: "ignore-lost-lease", want: "SUBJECT_BUG=ignore-lost-lease is not a bug of subject workload: use one of expectations-never-expire, no-expectations"},
 		{bug: "typo", want: "SUBJECT_BUG=typo is not a bug of any reference controller"},
-		{name: "nginx", want: `SUBJECT="nginx" is not a built-in subject: use one of cluster, composite, endpointslice, leader, replicaset, statefulset, workload, or SUBJECT_FILE`},
+		{name: "nginx", want: `SUBJECT="nginx" is not a built-in subject: use one of cluster, composite, endpointslice, job, leader, replicaset, sample-controller, statefulset, workload, or SUBJECT_FILE`},
 		{name: "replicaset", bug: "no-expectations", want: "applies to the reference subjects only"},
 		{file: bad, name: "workload", want: "are both set"},
 		{file: bad, want: `subject file ` + bad + ` (subject "x"): capabilities.scalableWorkload.template: missing`},
