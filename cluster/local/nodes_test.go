@@ -151,7 +151,10 @@ func TestStartWithoutNodeBinariesSaysHow(t *testing.T) {
 		}
 	}
 	before := workDirs(t, "no-kwok")
-	_, err := Start(t.Context(), Options{Name: "no-kwok", BinDir: dir})
+	c, err := Start(t.Context(), Options{Name: "no-kwok", BinDir: dir, Nodes: DefaultNodes})
+	if err == nil {
+		c.Stop()
+	}
 	for _, want := range []string{filepath.Join(dir, Scheduler), filepath.Join(dir, Kwok), "make kube-bins", "LOCAL_NODES=0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Start error = %v, want it to contain %q", err, want)
@@ -169,12 +172,15 @@ func TestStartRejectsBadNodeOptions(t *testing.T) {
 		want string
 	}{
 		{"negative nodes", Options{Nodes: -1}, "the number of simulated nodes is -1"},
-		{"unreadable stages", Options{PodStages: "/nonexistent/stages.yaml"}, "the pod stages file (LOCAL_POD_STAGES) cannot be read"},
+		{"unreadable stages", Options{Nodes: DefaultNodes, PodStages: "/nonexistent/stages.yaml"}, "the pod stages file (LOCAL_POD_STAGES) cannot be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Name = "bad-nodes"
 			before := workDirs(t, tc.opts.Name)
-			_, err := Start(t.Context(), tc.opts)
+			c, err := Start(t.Context(), tc.opts)
+			if err == nil {
+				c.Stop()
+			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Start error = %v, want it to contain %q", err, tc.want)
 			}
