@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/steadystate-dev/steadystate/suites"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites"
 )
 
 // suiteCommand runs one suite in this process, as its test binary would:
