@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"path/filepath"
+
+	"github.com/steadystate-dev/steadystate/matrix"
 )
 
 // htmlCommand writes a run folder's report page: DIR/report.html, or OUT.

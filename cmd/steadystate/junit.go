@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
+
+	"github.com/steadystate-dev/steadystate/matrix"
 )
 
 // junitCommand writes JUnit for CI tools from a Ginkgo JSON report: one
