@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites"
 )
@@ -14,8 +15,8 @@ import (
 // source tree. The suite's configuration comes from the environment (as
 // for make e2e) and the flags; it exits 1 when a spec did not pass.
 func suiteCommand(args []string) error {
-	if wantsHelp(args) {
-		return helpRequest{suiteHelp()}
+	if cli.WantsHelp(args) {
+		return cli.HelpRequest{Text: suiteHelp()}
 	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", errUsage, suites.Names())
@@ -39,14 +40,14 @@ var errSuiteFailed = errors.New("a spec did not pass")
 
 // suiteHelp is the suite command's usage with the suites' own flags.
 func suiteHelp() string {
-	cmd := newCommand("suite", "suite NAME [FLAGS]",
+	cmd := cli.New("suite", "suite NAME [FLAGS]",
 		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
 			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
 			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+".")
-	testenv.RegisterFlags(cmd.fs)
-	cmd.fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	testenv.RegisterFlags(cmd.FS)
+	cmd.FS.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
 	if suites.Explore.Flags != nil {
-		suites.Explore.Flags(cmd.fs)
+		suites.Explore.Flags(cmd.FS)
 	}
-	return cmd.help()
+	return cmd.Help()
 }
