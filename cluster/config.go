@@ -93,7 +93,7 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	}
 	artifacts := cfg.Artifacts
 	if artifacts == "" {
-		artifacts = "_artifacts"
+		artifacts = config.DefaultArtifacts
 	}
 	return local.Options{
 		Name:        name,
