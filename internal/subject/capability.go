@@ -98,9 +98,12 @@ type ExternalSystem interface {
 // Scalable is the selected subject as a scalable workload, or skips the
 // spec when it is not one.
 func Scalable() ScalableWorkload {
-	return capability(ScalableWorkload(referenceWorkload{}), "scalable workload", "capabilities.scalableWorkload",
+	return capability(ScalableWorkload(referenceWorkload{}), "scalable workload", ScalableBinding,
 		func(w ScalableWorkload) bool { return w.Workload() != nil })
 }
+
+// ScalableBinding is where a subject file binds a scalable workload.
+const ScalableBinding = "capabilities.scalableWorkload"
 
 // LeaderElected is the selected subject as a leader-elected manager, or
 // skips the spec when it is not one.
@@ -125,8 +128,12 @@ func Composite() ForegroundComposite {
 
 // capability is the selected subject as a T (reference when none is
 // selected); a subject that is no T, or whose binding is missing (bound
-// says), skips the spec saying where the binding would go.
+// says), skips the spec saying where the binding would go, and a binding
+// an earlier spec proved does not resolve skips it saying why.
 func capability[T Subject](reference T, what, binding string, bound func(T) bool) T {
+	if why := unresolvedWhy(binding); why != "" {
+		Skip(NotRun + why)
+	}
 	s := Selected()
 	if s == nil {
 		return reference

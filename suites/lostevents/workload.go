@@ -3,14 +3,17 @@ package lostevents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -18,6 +21,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // Workload is the subject's workload object "web" under test and the
@@ -61,17 +65,24 @@ func (w *Workload) Create(ctx context.Context, replicas int64) time.Time {
 	created := time.Now()
 	Expect(err).NotTo(HaveOccurred())
 	// Bindings that never resolve fail the spec with the subject file's
-	// field, not as a controller that did not converge.
+	// field, not as a controller that did not converge, and the specs
+	// after it are not run: each would fail the same way.
 	var bindErr error
-	Eventually(func() bool {
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		obj := w.history.StateAt(time.Now())[ns+"/web"]
 		if obj == nil {
 			bindErr = fmt.Errorf("%s %s/web was never recorded", w.bind.Kind(), ns)
-			return false
+			return false, nil
 		}
 		_, _, _, bindErr = w.bind.Replicas(obj)
-		return bindErr == nil
-	}).WithContext(ctx).WithTimeout(30*time.Second).Should(BeTrue(), func() string { return bindErr.Error() })
+		return bindErr == nil, nil
+	})
+	if err != nil {
+		if fieldErr := (*subjectfile.Error)(nil); errors.As(bindErr, &fieldErr) && ctx.Err() == nil {
+			subject.Unresolved(subject.ScalableBinding, CurrentSpecReport().FullText(), bindErr)
+		}
+		Fail(fmt.Sprintf("within 30s: %v", bindErr))
+	}
 	return created
 }
 
