@@ -102,7 +102,11 @@ func replicasConverged(key, specPath, statusPath, generationPath string) oracle.
 			current = observed == obj.GetGeneration()
 		}
 		if status != spec || !current {
-			return false, fmt.Sprintf("observed replicas %d (current generation: %v), desired %d", status, current, spec)
+			gen := ""
+			if generationPath != "" {
+				gen = fmt.Sprintf(", %s is the current generation: %v", generationPath, current)
+			}
+			return false, fmt.Sprintf("observed replicas (%s) %d, desired (%s) %d%s", statusPath, status, specPath, spec, gen)
 		}
 		return true, ""
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -83,5 +85,19 @@ func TestLivePod(t *testing.T) {
 		if got := livePod(obj("web-a", tc.obj)); got != tc.live {
 			t.Errorf("%s: live %v", tc.name, got)
 		}
+	}
+}
+
+// A workload that does not converge is reported with the subject file's
+// paths, so a person can tell a controller that lags from a binding that
+// reads the wrong field: before, the reason said "observed replicas 2
+// (current generation: true), desired 3" and named neither.
+func TestNotConvergedNamesThePaths(t *testing.T) {
+	web := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns", "generation": int64(2)},
+		"spec": map[string]any{"replicas": int64(3)}, "status": map[string]any{"availableReplicas": int64(2), "observedGeneration": int64(1)}}}
+	ok, why := replicasConverged("ns/web", "spec.replicas", "status.availableReplicas", "status.observedGeneration")(oracle.State{"ns/web": web})
+	want := "observed replicas (status.availableReplicas) 2, desired (spec.replicas) 3, status.observedGeneration is the current generation: false"
+	if ok || why != want {
+		t.Errorf("got %v %q, want false %q", ok, why, want)
 	}
 }
