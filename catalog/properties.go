@@ -26,7 +26,7 @@ var (
 	LostLateEvents      = p("lostevents/converges-late-events", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas within T while pod events arrive late")
 	LostAfterStall      = p("lostevents/converges-after-stall", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas after a stalled pod watch resumes")
 	LostAfterStorm      = p("lostevents/converges-after-storm", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas after a pod deletion storm")
-	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas within the expectation timeout plus the recovery margin once every fault of an exploration schedule is recovered")
+	LostAfterFaults     = p("lostevents/converges-after-faults", verdict.Convergence, "status.replicas and the live pods converge to spec.replicas within the expectation timeout plus the recovery margin (after a pod deletion, the longer of it and replaceWithin) once every fault of an exploration schedule is recovered")
 	LostNoOvershoot     = p("lostevents/no-overshoot", verdict.Invariant, "never more live pods than spec.replicas at that moment (a scale-down's pods may still be going; a pod made once the subject had not seen one it created for longer than its expectation timeout is excused until removed)")
 )
 

@@ -28,9 +28,12 @@ const (
 type scalable struct {
 	w  *lostevents.Workload
 	ns string
-	// mu guards desired: steps run on their own goroutines.
+	// mu guards desired and deleted: steps run on their own goroutines.
 	mu      sync.Mutex
 	desired int64
+	// deleted: the schedule deleted a pod, which the subject may take
+	// its binding's replaceWithin to replace.
+	deleted bool
 }
 
 func startScalable(ctx context.Context, ns string) *scalable {
@@ -74,6 +77,9 @@ func (s *scalable) replicas(sel string) []string {
 // right after the subject's create of a pod, the pod it created.
 func (s *scalable) fault(ctx context.Context, st schedule.Step) chaos.Fault {
 	if st.Fault == "pod-deletion" {
+		s.mu.Lock()
+		s.deleted = true
+		s.mu.Unlock()
 		return chaos.PodDeletion{Namespace: s.ns, Selector: "!" + subject.PodLabel, Count: 1, Names: []string{s.w.NewestPod(ctx)}}
 	}
 	return nil
@@ -105,14 +111,16 @@ func (s *scalable) phase() string {
 
 // judge: status converges once the faults are recovered (within the
 // expectation timeout plus the margin: a correct controller may wait out
-// an expectation a lost event left), a later scale change is acted on
+// an expectation a lost event left; after a pod deletion, within the
+// longer of it and the binding's replaceWithin, as after the lost-events
+// suite's storm: a controller may back off before it replaces), a later scale change is acted on
 // within 30s of when the subject's expectations could have expired, and
 // there were never more live pods than replicas.
 func (s *scalable) judge(ctx context.Context, recovered time.Time) {
 	verify(
 		testenv.Judged(catalog.LostHealthyBefore),
 		testenv.Converges(ctx, catalog.LostAfterFaults, func() judge.Bound {
-			return s.w.Until(testenv.Recovery(recovered, s.w.ExpectationTimeout()))
+			return s.w.Until(s.recovery(recovered))
 		}, "recovery"),
 		testenv.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
 			s.desired = s.desired%maxReplicas + 1
@@ -120,6 +128,22 @@ func (s *scalable) judge(ctx context.Context, recovered time.Time) {
 		}, ""),
 		testenv.Judged(catalog.LostNoOvershoot),
 	)
+}
+
+// recovery is the convergence owed once the faults are recovered.
+func (s *scalable) recovery(recovered time.Time) oracle.Convergence {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return recoveryBound(recovered, s.w.ExpectationTimeout(), s.w.ReplaceWithin(), s.deleted)
+}
+
+// recoveryBound is the convergence owed at recovered: after a pod
+// deletion, the subject may also take replaceWithin to replace it.
+func recoveryBound(recovered time.Time, expectationTimeout, replaceWithin time.Duration, deleted bool) oracle.Convergence {
+	if deleted {
+		return testenv.AfterReplacement(recovered, expectationTimeout, replaceWithin)
+	}
+	return testenv.Recovery(recovered, expectationTimeout)
 }
 
 // laterScale is the bound of the later scale change made at scaled: 30s,
