@@ -18,7 +18,8 @@ import (
 
 // Collector gathers one spec's evidence from its live sources: recorders,
 // replicas' proxies, fault timelines, logs the scenario reads, and facts.
-// Snapshot reads them all as of now; WriteArtifacts keeps them.
+// Snapshot reads them all as of now; Freeze fixes the evidence the spec is
+// judged on; WriteArtifacts keeps that (or, never frozen, a snapshot).
 type Collector struct {
 	spec  string
 	start time.Time
@@ -31,6 +32,9 @@ type Collector struct {
 	logs      map[string]func() (any, error)
 	facts     map[string]string
 	records   []verdict.Record
+	// frozen is the evidence the spec was judged on, once it was: what
+	// WriteArtifacts keeps, so the kept evidence re-judges as judged.
+	frozen *Evidence
 }
 
 // NewCollector starts collecting for the spec that started at start.
@@ -108,7 +112,22 @@ func (c *Collector) KeepLog(name string, read func() (any, error)) string {
 func (c *Collector) SetRecords(records []verdict.Record) {
 	c.mu.Lock()
 	c.records = records
+	if c.frozen != nil {
+		c.frozen.Records = slices.Clone(records)
+	}
 	c.mu.Unlock()
+}
+
+// Freeze takes a snapshot and keeps it as the evidence the spec is judged
+// on: WriteArtifacts then writes it, not what was recorded after it, so
+// re-judging the kept evidence gives the verdicts the spec gave. A later
+// Freeze (a spec judged again) replaces it.
+func (c *Collector) Freeze() *Evidence {
+	e := c.Snapshot()
+	c.mu.Lock()
+	c.frozen = e
+	c.mu.Unlock()
+	return e
 }
 
 // Snapshot is the evidence as of now.
@@ -156,10 +175,15 @@ func (c *Collector) Snapshot() *Evidence {
 	return e
 }
 
-// WriteArtifacts keeps the evidence in dir: evidence.json and the merged
-// history.txt rendered from it.
+// WriteArtifacts keeps the evidence in dir, the frozen evidence when there
+// is one: evidence.json and the merged history.txt rendered from it.
 func (c *Collector) WriteArtifacts(dir string) error {
-	e := c.Snapshot()
+	c.mu.Lock()
+	e := c.frozen
+	c.mu.Unlock()
+	if e == nil {
+		e = c.Snapshot()
+	}
 	if err := e.Write(dir); err != nil {
 		return err
 	}

@@ -18,10 +18,12 @@ import (
 )
 
 // current is the evidence of the spec now running, spool its folder for
-// what recorders and proxies keep on disk.
+// what recorders and proxies keep on disk; reached, while Verify runs the
+// spec's checks, the properties whose offline judge a check ran (Judged).
 var (
 	current *evidence.Collector
 	spool   string
+	reached map[string]bool
 )
 
 // specEvidence is the current spec's evidence collector, made at its first
@@ -78,7 +80,8 @@ func KeepLog(name string, read func() (any, error)) { specEvidence().KeepLog(nam
 
 // Judged is the check of a property that judge.Offline judges from
 // evidence: the same function `steadystate validate` runs offline, here on
-// the current spec's evidence as recorded so far. The bound it judged
+// the current spec's evidence as recorded so far (and again by Verify on
+// the spec's final evidence). The bound it judged
 // against, when the judge names one (judge.BoundText), is the record's
 // "bound" figure.
 func Judged(p verdict.Property) oracle.Check {
@@ -89,6 +92,9 @@ func Judged(p verdict.Property) oracle.Check {
 	fig := oracle.Figures{}
 	return oracle.Check{Property: p, Figures: fig, Run: func() error {
 		e := specEvidence().Snapshot()
+		if reached != nil {
+			reached[p.ID] = true
+		}
 		if b := judge.BoundText(p.ID, e); b != "" {
 			fig["bound"] = b
 		}

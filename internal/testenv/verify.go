@@ -1,9 +1,13 @@
 package testenv
 
 import (
+	"fmt"
+	"time"
+
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -14,7 +18,11 @@ import (
 // complete (catalog.EvidenceComplete), attaches every record to the spec's
 // report (Ginkgo's report entries, read back by the self-test and the
 // reports) and fails the spec with one short, stable line per broken
-// property, or with the assumption that did not hold. A check that ends
+// property, or with the assumption that did not hold. Once every check has
+// run (and acted and waited, in stage order), the spec's evidence is
+// frozen: every property whose check ran its offline judge is judged
+// again on it, and it is the evidence the spec keeps, so `steadystate
+// verify` re-judges exactly what was judged. A check that ends
 // on a context's end (the spec's, or a wait's that ran out) is not
 // evaluated, never broken. The spec's NotBound records are kept with the
 // others.
@@ -25,8 +33,20 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 	for i, c := range checks {
 		wrapped[i] = unjudgedOnContextEnd(c, specContextEnded)
 	}
+	reached = map[string]bool{}
 	records := oracle.Validate(base, wrapped...)
-	complete := judge.Offline[catalog.EvidenceComplete.ID](specEvidence().Snapshot())
+	judged := reached
+	reached = nil
+	// The checks acted and waited in turn, each judging the evidence of
+	// its moment. The evidence is final now: freeze it (it is what the
+	// spec keeps, and what `steadystate verify` re-judges) and judge every
+	// property an offline judge decided again on it, so live and offline
+	// verdicts are the same.
+	final := specEvidence().Freeze()
+	if !specContextEnded() {
+		records = rejudge(base, records, judged, final)
+	}
+	complete := judge.Offline[catalog.EvidenceComplete.ID](final)
 	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
 	for _, r := range records {
 		AddReportEntry(verdict.EntryName, ReportEntryVisibilityFailureOrVerbose, r)
@@ -38,4 +58,36 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 		Fail(msg)
 	}
 	return records
+}
+
+// rejudge judges again, on the final evidence e, each record whose check
+// ran its property's offline judge (judged) and held or broke; an
+// assumption that broke is kept (the checks after it never ran), and one
+// that breaks now leaves the records after its stage not evaluated, as
+// oracle.Validate does. Figures measured live are kept.
+func rejudge(base time.Time, records []verdict.Record, judged map[string]bool, e *evidence.Evidence) []verdict.Record {
+	out := make([]verdict.Record, len(records))
+	failed := ""
+	for i, r := range records {
+		out[i] = r
+		if failed != "" && r.Stage != verdict.Assumption {
+			out[i] = verdict.Record{Property: r.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed + " did not hold"}
+			continue
+		}
+		j := judge.Offline[r.ID]
+		keep := j == nil || !judged[r.ID] || (r.Outcome != verdict.Held && r.Outcome != verdict.Broken) ||
+			(r.Stage == verdict.Assumption && r.Outcome == verdict.Broken)
+		if !keep {
+			again := oracle.Judge(base, r.Property, j(e))
+			if again.Outcome != r.Outcome {
+				fmt.Fprintf(GinkgoWriter, "%s judged again on the spec's final evidence: %s, was %s at its check\n", r.ID, again.Outcome, r.Outcome)
+			}
+			again.Figures = r.Figures
+			out[i] = again
+		}
+		if r.Stage == verdict.Assumption && out[i].Outcome == verdict.Broken && failed == "" {
+			failed = r.ID
+		}
+	}
+	return out
 }

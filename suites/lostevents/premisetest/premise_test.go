@@ -5,6 +5,8 @@
 package premisetest
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -36,7 +39,8 @@ func (f *failures) Fail() { f.failed = true }
 func TestJudging(t *testing.T) {
 	t.Setenv("ARTIFACTS", t.TempDir())
 	reports := map[string]types.SpecReport{}
-	checks := []func(t *testing.T, reports map[string]types.SpecReport){failedPremise(), finalLog()}
+	t.Setenv("STEADYSTATE_KEEP_EVIDENCE", "1")
+	checks := []func(t *testing.T, reports map[string]types.SpecReport){failedPremise(), finalLog(), keptIsJudged()}
 	ReportAfterEach(func(r SpecReport) { reports[r.LeafNodeText] = r })
 	f := &failures{}
 	RunSpecs(f, "lost-events judging")
@@ -139,7 +143,7 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		recovered := lostevents.Awaited(ctx, catalog.LostCreateRecovered, deliver(), "recovery")
 		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), recovered)
 	})
-	It("judges the premise, then waits (before)", func(ctx SpecContext) {
+	It("judges the premise, then waits", func(ctx SpecContext) {
 		deliver := scenario()
 		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), testenv.Converges(ctx, catalog.LostCreateRecovered, deliver, "recovery"))
 	})
@@ -147,8 +151,44 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		if s := verdict.Classify("final log", reports["waits, then judges"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold: the subject got ADDED pod/web-c") {
 			t.Errorf("judged once the waits are over: %s %q; want an error naming %s", s.Outcome, s.Reason, catalog.LostEventWithheld.ID)
 		}
-		if s := verdict.Classify("final log", reports["judges the premise, then waits (before)"]); s.Outcome != verdict.Passed {
-			t.Errorf("judged at the fault, as before: %s %q; it passed", s.Outcome, s.Reason)
+		// Judged first and waited after, as the other suites' checks
+		// run: the premise held on the log of its moment, and the spec
+		// passed, while its kept evidence broke it. Verify now judges it
+		// again on the final evidence.
+		if s := verdict.Classify("final log", reports["judges the premise, then waits"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold") {
+			t.Errorf("judged at the fault, then waited: %s %q; want an error naming %s (it passed before)", s.Outcome, s.Reason, catalog.LostEventWithheld.ID)
+		}
+	}
+}
+
+// The evidence a spec keeps is the evidence it was judged on: what the
+// spec's recorders and proxies add after Verify (a delivery the subject
+// got once the spec had judged) is not in it, so re-judging the kept
+// evidence gives the spec's verdict. Before, the kept evidence was read
+// when the spec ended: judged again, its premise broke where the spec
+// had passed.
+func keptIsJudged() func(t *testing.T, reports map[string]types.SpecReport) {
+	const name = "judges, then the subject gets the lost pod"
+	It(name, func(ctx SpecContext) {
+		p := &fakeProxy{}
+		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
+		testenv.Evidence().AddProxy("w-0", p)
+		testenv.Fact(judge.FactReplica, "w-0")
+		testenv.Fact(judge.FactLostPod, "web-c")
+		testenv.Verify(testenv.Judged(catalog.LostEventWithheld))
+		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
+	})
+	return func(t *testing.T, reports map[string]types.SpecReport) {
+		r := reports[name]
+		if s := verdict.Classify("kept", r); s.Outcome != verdict.Passed {
+			t.Fatalf("the spec: %s %q; want passed (the premise held when it was judged)", s.Outcome, s.Reason)
+		}
+		e, err := evidence.Read(filepath.Join(os.Getenv("ARTIFACTS"), testenv.ArtifactsFolder(r.FullText()), evidence.FileName))
+		if err != nil {
+			t.Fatalf("the kept evidence: %v", err)
+		}
+		if err := judge.Offline[catalog.LostEventWithheld.ID](e); err != nil {
+			t.Errorf("the kept evidence re-judged: %s broken (%v); the spec judged it held", catalog.LostEventWithheld.ID, err)
 		}
 	}
 }
