@@ -208,7 +208,8 @@ func (c Cell) Verdict() (verdict string, ok bool) {
 }
 
 // PrintMatrix writes one row per cell with its verdict and median wall
-// time, and a closing line "<name>: N as intended, N not", with the
+// time, and a closing line "<name>: N as intended, N not" ("N passed, N
+// not passed" when every cell is a conformance cell), with the
 // number of cells that left declared properties unjudged (not bound,
 // skipped) when there are any.
 func PrintMatrix(w io.Writer, name string, cells []Cell) (allOK bool) {
@@ -228,7 +229,12 @@ func PrintMatrix(w io.Writer, name string, cells []Cell) (allOK bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Suite, c.Subject, c.Mode(), len(c.Runs), medianTook(c.Runs).Round(100*time.Millisecond), v)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%s: %d as intended, %d not", name, good, bad)
+	// A conformance cell has no intended outcome: it passed or it did not.
+	words := [2]string{"as intended", "not"}
+	if len(cells) > 0 && !slices.ContainsFunc(cells, func(c Cell) bool { return !c.Conformance }) {
+		words = [2]string{"passed", "not passed"}
+	}
+	fmt.Fprintf(w, "%s: %d %s, %d %s", name, good, words[0], bad, words[1])
 	if gaps > 0 {
 		fmt.Fprintf(w, " (%d with declared properties not judged)", gaps)
 	}
@@ -258,20 +264,21 @@ func medianTook(runs []Run) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// PrintFigures lists, per cell and property, the figures its runs
-// measured (convergence and recovery times, failovers), run by run.
+// PrintFigures lists, per cell, spec and property, the figures its runs
+// measured (convergence and recovery times, failovers, bounds), run by
+// run: a property several specs judge has a row per spec.
 func PrintFigures(w io.Writer, cells []Cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	header := false
 	for _, c := range cells {
-		type key struct{ property, figure string }
+		type key struct{ spec, property, figure string }
 		var order []key
 		values := map[key][]string{}
 		for _, r := range c.Runs {
 			for _, s := range r.Specs {
 				for _, rec := range s.Records {
 					for _, f := range slices.Sorted(maps.Keys(rec.Figures)) {
-						k := key{rec.ID, f}
+						k := key{s.Name, rec.ID, f}
 						if values[k] == nil {
 							order = append(order, k)
 						}
@@ -282,10 +289,10 @@ func PrintFigures(w io.Writer, cells []Cell) {
 		}
 		for _, k := range order {
 			if !header {
-				fmt.Fprintln(tw, "SUBJECT\tPROPERTY\tFIGURE\tRUNS")
+				fmt.Fprintln(tw, "SUBJECT\tSPEC\tPROPERTY\tFIGURE\tRUNS")
 				header = true
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Subject, k.property, k.figure, strings.Join(values[k], ", "))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, k.spec, k.property, k.figure, strings.Join(values[k], ", "))
 		}
 	}
 	tw.Flush()

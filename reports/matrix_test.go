@@ -132,9 +132,31 @@ func TestFiguresAreListedRunByRun(t *testing.T) {
 	}
 	var out bytes.Buffer
 	PrintFigures(&out, []Cell{{Suite: "lostevents", Subject: "kruise", Runs: []Run{r("40.0s"), r("40.1s")}}})
-	for _, want := range []string{"lostevents/recovers-lost-create  bound     45s, 45s", "recovery  40.0s, 40.1s"} {
+	for _, want := range []string{"recovers  lostevents/recovers-lost-create  bound     45s, 45s", "recovery  40.0s, 40.1s"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("figures do not say %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// A property three specs judge has a row per spec, each with one figure
+// per run: before, its one row listed every spec's bound in turn, which
+// read as three runs.
+func TestFiguresOfAPropertySeveralSpecsJudge(t *testing.T) {
+	judged := func(name, bound string) types.SpecReport {
+		rec := rec(catalog.LostNoOvershoot, verdict.Held)
+		rec.Figures = map[string]string{"bound": bound}
+		return spec(name, types.SpecStatePassed, "", rec)
+	}
+	var out bytes.Buffer
+	PrintFigures(&out, []Cell{{Suite: "lostevents", Subject: "web", Runs: []Run{run(t, judged("storm", "5s"), judged("stall", "5s"), judged("relist", "5s"))}}})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want a header and a row per spec:\n%s", out.String())
+	}
+	for _, row := range lines[1:] {
+		if f := strings.Fields(row); f[len(f)-2] != "bound" || f[len(f)-1] != "5s" {
+			t.Errorf("row %q: want one figure (one run)", row)
 		}
 	}
 }
@@ -241,7 +263,8 @@ func TestNotBoundAndSkippedPropertiesAreNamed(t *testing.T) {
 	}
 	var out bytes.Buffer
 	PrintMatrix(&out, "conform", []Cell{c})
-	if !strings.HasSuffix(out.String(), "conform: 1 as intended, 0 not (1 with declared properties not judged)\n") {
+	// A conformance run has no intended outcome: it passed or not.
+	if !strings.HasSuffix(out.String(), "conform: 1 passed, 0 not passed (1 with declared properties not judged)\n") {
 		t.Errorf("matrix:\n%s", out.String())
 	}
 	word, detail := Result(c.Runs[0].Specs)
