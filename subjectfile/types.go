@@ -20,8 +20,12 @@ const (
 
 // File is a subject file.
 type File struct {
-	APIVersion   string       `json:"apiVersion"`
-	Kind         string       `json:"kind"`
+	// APIVersion is steadystate.dev/v1alpha3 (v1alpha1 and v1alpha2
+	// files still read).
+	APIVersion string `json:"apiVersion"`
+	// Kind is Subject.
+	Kind string `json:"kind"`
+	// Name names the subject in results, artifacts and replica names.
 	Name         string       `json:"name"`
 	Run          Run          `json:"run"`
 	Capabilities Capabilities `json:"capabilities"`
