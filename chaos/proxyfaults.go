@@ -156,11 +156,14 @@ func (f *ProxyRule) Inject(ctx context.Context, t Target) (Injection, error) {
 func (f *ProxyRule) Recover(context.Context, Target) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	var errs []error
 	for p, id := range f.applied {
-		p.RemoveRule(id)
+		if err := p.RemoveRule(id); err != nil {
+			errs = append(errs, fmt.Errorf("replica %s: %w", p.Replica(), err))
+		}
 	}
 	f.applied = nil
-	return nil
+	return errors.Join(errs...)
 }
 
 // WatchCut ends the subject's watches on Resource: cleanly (the client
@@ -195,11 +198,15 @@ func (f WatchCut) Inject(_ context.Context, t Target) (Injection, error) {
 	inj := Injection{Target: identities(rs), Start: time.Now()}
 	n := 0
 	for _, r := range rs {
+		cut := r.Proxy.CutWatches
 		if f.Reset {
-			n += r.Proxy.ResetWatches(proxy.Match{Resource: f.Resource})
-		} else {
-			n += r.Proxy.CutWatches(proxy.Match{Resource: f.Resource})
+			cut = r.Proxy.ResetWatches
 		}
+		m, err := cut(proxy.Match{Resource: f.Resource})
+		if err != nil {
+			return inj, fmt.Errorf("replica %s: %w", r.Identity, err)
+		}
+		n += m
 	}
 	inj.End = inj.Start
 	inj.Detail = map[string]string{"watches": strconv.Itoa(n)}
@@ -245,7 +252,12 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 	pending := map[proxy.Controller]string{}
 	cut := 0
 	for p, id := range f.expire.applied {
-		if n := p.CutWatches(proxy.Match{Resource: f.Resource}); n > 0 {
+		n, err := p.CutWatches(proxy.Match{Resource: f.Resource})
+		if err != nil {
+			f.expire.mu.Unlock()
+			return inj, fmt.Errorf("replica %s: %w", p.Replica(), err)
+		}
+		if n > 0 {
 			pending[p] = id
 			cut += n
 		}

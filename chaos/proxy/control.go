@@ -9,17 +9,23 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Controller is what drives a proxy: *Proxy in the same process, *Remote
 // over HTTP for a proxy running elsewhere (beside a controller in a pod).
+// Every method that acts on the proxy returns an error, so a proxy that
+// cannot be reached fails the fault, never the process. The log readers
+// return what could be read; a proxy whose log could not be read says so
+// with a Complete() error method (Remote, Mirror), which evidence reports
+// as an incomplete log, so nothing is judged on it.
 type Controller interface {
 	Replica() string
 	AddRule(Rule) (string, error)
-	RemoveRule(id string)
-	ClearRules()
-	CutWatches(Match) int
-	ResetWatches(Match) int
+	RemoveRule(id string) error
+	ClearRules() error
+	CutWatches(Match) (int, error)
+	ResetWatches(Match) (int, error)
 	Requests() []Request
 	// RequestsAfter is the requests with an ID above id: what a caller
 	// polling the log has not seen yet.
@@ -74,13 +80,18 @@ func Handler(p *Proxy) http.Handler {
 		p.ClearRules()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	cut := func(f func(Match) int) http.HandlerFunc {
+	cut := func(f func(Match) (int, error)) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			var m Match
 			if !decode(w, r, &m) {
 				return
 			}
-			reply(w, map[string]int{"count": f(m)})
+			n, err := f(m)
+			if err != nil {
+				fail(w, err)
+				return
+			}
+			reply(w, map[string]int{"count": n})
 		}
 	}
 	mux.HandleFunc("POST /v1/cut", cut(p.CutWatches))
@@ -140,13 +151,17 @@ type Log struct {
 // Remote drives a proxy through its control API. Base is the API's root URL;
 // Client defaults to http.DefaultClient (for a proxy in a pod, a client
 // whose requests go through the API server's pod proxy subresource).
-// Methods without an error result panic on transport errors, so a lost
-// proxy fails the test that drives it instead of passing silently.
+// Nothing panics on a transport error: the methods that act return it,
+// and a log that could not be read is answered empty and kept for
+// Complete, so evidence read from it is incomplete, never judged.
 type Remote struct {
 	Base   string
 	Client *http.Client
-	// replica is fetched once.
+
+	mu sync.Mutex
+	// replica is fetched once; err is the last log read's failure.
 	replica string
+	err     error
 }
 
 func (c *Remote) do(method, path string, in, out any) error {
@@ -182,16 +197,35 @@ func (c *Remote) do(method, path string, in, out any) error {
 	return nil
 }
 
-func (c *Remote) must(err error) {
-	if err != nil {
-		panic(err)
-	}
+// read gets a log at path into out, keeping the failure for Complete.
+func (c *Remote) read(path string, out any) {
+	err := c.do(http.MethodGet, path, nil, out)
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
 }
 
-// Replica is the proxy's replica identity.
+// Complete is the last log read's failure, nil when it read.
+func (c *Remote) Complete() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return fmt.Errorf("the proxy's log could not be read: %w", c.err)
+	}
+	return nil
+}
+
+// Replica is the proxy's replica identity, fetched at its first use; the
+// control API's address when the proxy cannot be reached.
 func (c *Remote) Replica() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.replica == "" {
-		c.must(c.do(http.MethodGet, "/v1/replica", nil, &c.replica))
+		var id string
+		if err := c.do(http.MethodGet, "/v1/replica", nil, &id); err != nil {
+			return c.Base
+		}
+		c.replica = id
 	}
 	return c.replica
 }
@@ -206,34 +240,37 @@ func (c *Remote) AddRule(r Rule) (string, error) {
 }
 
 // RemoveRule ends a fault.
-func (c *Remote) RemoveRule(id string) { c.must(c.do(http.MethodDelete, "/v1/rules/"+id, nil, nil)) }
-
-// ClearRules ends every fault.
-func (c *Remote) ClearRules() { c.must(c.do(http.MethodDelete, "/v1/rules", nil, nil)) }
-
-// CutWatches ends matching watches cleanly.
-func (c *Remote) CutWatches(m Match) int { return c.count("/v1/cut", m) }
-
-// ResetWatches resets matching watches.
-func (c *Remote) ResetWatches(m Match) int { return c.count("/v1/reset", m) }
-
-func (c *Remote) count(path string, m Match) int {
-	var out struct{ Count int }
-	c.must(c.do(http.MethodPost, path, m, &out))
-	return out.Count
+func (c *Remote) RemoveRule(id string) error {
+	return c.do(http.MethodDelete, "/v1/rules/"+id, nil, nil)
 }
 
-// Requests returns the proxy's request log.
+// ClearRules ends every fault.
+func (c *Remote) ClearRules() error { return c.do(http.MethodDelete, "/v1/rules", nil, nil) }
+
+// CutWatches ends matching watches cleanly.
+func (c *Remote) CutWatches(m Match) (int, error) { return c.count("/v1/cut", m) }
+
+// ResetWatches resets matching watches.
+func (c *Remote) ResetWatches(m Match) (int, error) { return c.count("/v1/reset", m) }
+
+func (c *Remote) count(path string, m Match) (int, error) {
+	var out struct{ Count int }
+	err := c.do(http.MethodPost, path, m, &out)
+	return out.Count, err
+}
+
+// Requests returns the proxy's request log (empty when it could not be
+// read: see Complete).
 func (c *Remote) Requests() []Request {
 	var out []Request
-	c.must(c.do(http.MethodGet, "/v1/requests", nil, &out))
+	c.read("/v1/requests", &out)
 	return out
 }
 
 // RequestsAfter returns the requests with an ID above id.
 func (c *Remote) RequestsAfter(id uint64) []Request {
 	var out []Request
-	c.must(c.do(http.MethodGet, "/v1/requests?after="+strconv.FormatUint(id, 10), nil, &out))
+	c.read("/v1/requests?after="+strconv.FormatUint(id, 10), &out)
 	return out
 }
 
@@ -247,9 +284,10 @@ func (c *Remote) Log() (Log, error) {
 	return l, err
 }
 
-// Events returns the proxy's event log.
+// Events returns the proxy's event log (empty when it could not be read:
+// see Complete).
 func (c *Remote) Events() []Event {
 	var out []Event
-	c.must(c.do(http.MethodGet, "/v1/events", nil, &out))
+	c.read("/v1/events", &out)
 	return out
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -27,7 +28,9 @@ func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
 	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err == nil {
 		t.Error("the rule added over HTTP did not act")
 	}
-	remote.RemoveRule(id)
+	if err := remote.RemoveRule(id); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := victim.CoreV1().Namespaces().Get(t.Context(), e.ns, metav1.GetOptions{}); err != nil {
 		t.Errorf("the rule removed over HTTP still acts: %v", err)
 	}
@@ -35,8 +38,8 @@ func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
 	inf := e.startInformer(t, e.victimConfig(false))
 	e.createCM(t, "seen", nil)
 	eventually(t, 10*time.Second, "an event", func() bool { return inf.Saw("ADD seen") })
-	if n := remote.CutWatches(configMaps); n != 1 {
-		t.Errorf("cut over HTTP = %d, want 1", n)
+	if n, err := remote.CutWatches(configMaps); n != 1 || err != nil {
+		t.Errorf("cut over HTTP = %d, %v; want 1", n, err)
 	}
 	if reqs := remote.Requests(); len(reqs) == 0 || reqs[0].Replica != "victim-0" {
 		t.Errorf("requests over HTTP = %+v", reqs)
@@ -48,7 +51,43 @@ func TestRemoteDrivesTheProxyOverHTTP(t *testing.T) {
 	if _, err := remote.AddRule(Rule{Action: "explode"}); err == nil || !strings.Contains(err.Error(), `unknown action "explode"`) {
 		t.Errorf("a bad rule over HTTP: %v", err)
 	}
-	remote.ClearRules()
+	if err := remote.ClearRules(); err != nil {
+		t.Error(err)
+	}
+	if err := remote.Complete(); err != nil {
+		t.Errorf("every log read, yet: %v", err)
+	}
+}
+
+// A proxy that cannot be reached fails what drives it with an error and
+// leaves its log incomplete: nothing panics (before, every method without
+// an error result panicked on a transport error).
+func TestRemoteUnreachableReturnsErrors(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL
+	srv.Close()
+	remote := &Remote{Base: base}
+	if got := remote.Replica(); got != base {
+		t.Errorf("replica of an unreachable proxy = %q, want its address", got)
+	}
+	if err := remote.RemoveRule("r1"); err == nil {
+		t.Error("RemoveRule: no error")
+	}
+	if err := remote.ClearRules(); err == nil {
+		t.Error("ClearRules: no error")
+	}
+	if _, err := remote.CutWatches(Match{}); err == nil {
+		t.Error("CutWatches: no error")
+	}
+	if _, err := remote.ResetWatches(Match{}); err == nil {
+		t.Error("ResetWatches: no error")
+	}
+	if reqs, evs := remote.Requests(), remote.Events(); len(reqs)+len(evs) != 0 {
+		t.Errorf("logs of an unreachable proxy: %d requests, %d events", len(reqs), len(evs))
+	}
+	if err := remote.Complete(); err == nil || !strings.Contains(err.Error(), "could not be read") {
+		t.Errorf("Complete after a failed read: %v", err)
+	}
 }
 
 // TestMirrorOutlivesTheProxy reads a proxy's logs through a Mirror, stops

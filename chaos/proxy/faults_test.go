@@ -30,7 +30,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 	e.createCM(t, "before-cut", nil)
 	eventually(t, 10*time.Second, "an event before the cut", func() bool { return inf.Saw("ADD before-cut") })
 	before := e.proxy.LastRequestID()
-	if n := e.proxy.CutWatches(configMaps); n != 1 {
+	if n, _ := e.proxy.CutWatches(configMaps); n != 1 {
 		t.Fatalf("cut %d watches, want the informer's one", n)
 	}
 	eventually(t, 10*time.Second, "the informer to watch again", func() bool {

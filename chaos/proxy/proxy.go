@@ -195,20 +195,20 @@ func (p *Proxy) AddRule(r Rule) (string, error) {
 }
 
 // RemoveRule ends a fault. Removing an unknown or used-up rule is not an error.
-func (p *Proxy) RemoveRule(id string) { p.rules.remove(id) }
+func (p *Proxy) RemoveRule(id string) error { p.rules.remove(id); return nil }
 
 // ClearRules ends every fault.
-func (p *Proxy) ClearRules() { p.rules.clear() }
+func (p *Proxy) ClearRules() error { p.rules.clear(); return nil }
 
 // CutWatches ends every open watch that m selects, the way the API server
 // ends a watch, and returns how many. Events held by a stall are dropped.
 // The client re-watches from the last resource version it saw.
-func (p *Proxy) CutWatches(m Match) int { return p.watches.cut(m, false) }
+func (p *Proxy) CutWatches(m Match) (int, error) { return p.watches.cut(m, false), nil }
 
 // ResetWatches resets the streams of every open watch that m selects, as a
 // network failure would, and returns how many. Since Kubernetes 1.35
 // client-go's reflector answers a reset with a full relist (watch-list).
-func (p *Proxy) ResetWatches(m Match) int { return p.watches.cut(m, true) }
+func (p *Proxy) ResetWatches(m Match) (int, error) { return p.watches.cut(m, true), nil }
 
 // ActiveWatches counts the open watch streams that m selects.
 func (p *Proxy) ActiveWatches(m Match) int { return p.watches.count(m) }

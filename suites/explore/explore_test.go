@@ -53,8 +53,8 @@ func (p *fakeProxy) AddRule(r proxy.Rule) (string, error) {
 	return "rule", nil
 }
 
-func (p *fakeProxy) RemoveRule(string)          {}
-func (p *fakeProxy) CutWatches(proxy.Match) int { return 0 }
+func (p *fakeProxy) RemoveRule(string) error             { return nil }
+func (p *fakeProxy) CutWatches(proxy.Match) (int, error) { return 0, nil }
 
 // fakeDriver records the workload steps it was asked for.
 type fakeDriver struct {

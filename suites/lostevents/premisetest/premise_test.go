@@ -86,14 +86,14 @@ type fakeProxy struct {
 	events []proxy.Event
 }
 
-func (f *fakeProxy) Replica() string                      { return "w-0" }
-func (f *fakeProxy) AddRule(proxy.Rule) (string, error)   { return "", nil }
-func (f *fakeProxy) RemoveRule(string)                    {}
-func (f *fakeProxy) ClearRules()                          {}
-func (f *fakeProxy) CutWatches(proxy.Match) int           { return 0 }
-func (f *fakeProxy) ResetWatches(proxy.Match) int         { return 0 }
-func (f *fakeProxy) Requests() []proxy.Request            { return nil }
-func (f *fakeProxy) RequestsAfter(uint64) []proxy.Request { return nil }
+func (f *fakeProxy) Replica() string                       { return "w-0" }
+func (f *fakeProxy) AddRule(proxy.Rule) (string, error)    { return "", nil }
+func (f *fakeProxy) RemoveRule(string) error               { return nil }
+func (f *fakeProxy) ClearRules() error                     { return nil }
+func (f *fakeProxy) CutWatches(proxy.Match) (int, error)   { return 0, nil }
+func (f *fakeProxy) ResetWatches(proxy.Match) (int, error) { return 0, nil }
+func (f *fakeProxy) Requests() []proxy.Request             { return nil }
+func (f *fakeProxy) RequestsAfter(uint64) []proxy.Request  { return nil }
 func (f *fakeProxy) Events() []proxy.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
