@@ -121,7 +121,7 @@ $(CONTROLLER_GEN): hack/tools/go.mod
 # catalog; reports' TestPropertiesPageHasTheCatalog (in make unit) fails when
 # they drift.
 docs: ## regenerate the generated pages of docs/ (properties.md from the catalog, subject-file-reference.md from the Go types)
-	$(GO) test -count=1 -run '^TestPropertiesPageHasTheCatalog$$' ./reports -args -update
+	$(GO) test -count=1 -run '^(TestPropertiesPageHasTheCatalog|TestResultsPageHasTheSets)$$' ./reports -args -update
 	$(GO) test -count=1 -run '^TestReferencePageHasTheTypes$$' ./subjectfile -args -update
 
 generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with controller-gen (hack/tools module)

@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ResultsDir holds the result sets the results page is generated from,
+// one JSON file per set, and ResultsPage is that page.
+const (
+	ResultsDir  = "docs/results"
+	ResultsPage = "docs/results.md"
+)
+
+// ResultSet is one matrix run as the results page shows it, stamped with
+// the commit it ran at, the day, and the command that reproduces it. It is
+// made from the run's matrix.json (NewResultSet) and kept in ResultsDir,
+// so the page is generated, never retyped.
+type ResultSet struct {
+	// Name names the page's block the set fills (<!-- results:Name -->).
+	Name    string      `json:"name"`
+	Command string      `json:"command"`
+	Commit  string      `json:"commit"`
+	Date    string      `json:"date"`
+	Rows    []ResultRow `json:"rows"`
+	// Summary is the matrix's closing count ("15 as intended, 0 not").
+	Summary string `json:"summary"`
+}
+
+// ResultRow is one cell: its verdict over every run, the median run's
+// wall time, and the figures its runs measured beyond their bounds.
+type ResultRow struct {
+	Suite   string `json:"suite"`
+	Subject string `json:"subject"`
+	Mode    string `json:"mode"`
+	Runs    int    `json:"runs"`
+	Median  string `json:"median"`
+	Verdict string `json:"verdict"`
+	Figures string `json:"figures,omitempty"`
+}
+
+// NewResultSet summarizes cells, run by command at commit on date.
+func NewResultSet(name, command, commit, date string, cells []Cell) ResultSet {
+	s := ResultSet{Name: name, Command: command, Commit: commit, Date: date}
+	good, bad := 0, 0
+	for _, c := range cells {
+		v, ok := c.Verdict()
+		if ok {
+			good++
+		} else {
+			bad++
+		}
+		s.Rows = append(s.Rows, ResultRow{Suite: c.Suite, Subject: c.Subject, Mode: c.Mode(), Runs: len(c.Runs),
+			Median: medianTook(c.Runs).Round(100 * time.Millisecond).String(), Verdict: v, Figures: measured(c)})
+	}
+	words := [2]string{"as intended", "not"}
+	if len(cells) > 0 && !slices.ContainsFunc(cells, func(c Cell) bool { return !c.Conformance }) {
+		words = [2]string{"passed", "not passed"}
+	}
+	s.Summary = fmt.Sprintf("%d %s, %d %s", good, words[0], bad, words[1])
+	return s
+}
+
+// measured lists a cell's figures other than bounds, run by run:
+// "recovery 40.0s, 40.1s; failover 3.2s".
+func measured(c Cell) string {
+	values := map[string][]string{}
+	for _, r := range c.Runs {
+		for _, s := range r.Specs {
+			for _, rec := range s.Records {
+				for name, v := range rec.Figures {
+					if name == "bound" || strings.HasSuffix(name, "Duration") || strings.HasSuffix(name, "Period") {
+						continue
+					}
+					values[name] = append(values[name], v)
+				}
+			}
+		}
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		parts = append(parts, name+" "+strings.Join(values[name], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Markdown is the set's block: a stamp line and its table.
+func (s ResultSet) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s` at commit %s, %s: %s.\n\n", s.Command, s.Commit, s.Date, s.Summary)
+	b.WriteString("| suite | subject | mode | runs | median | verdict | figures (run by run) |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range s.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s |\n", r.Suite, r.Subject, r.Mode, r.Runs, r.Median, cell(r.Verdict), cell(r.Figures))
+	}
+	return b.String()
+}
+
+// ReadResultSets reads every set in dir, by name.
+func ReadResultSets(dir string) (map[string]ResultSet, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sets := map[string]ResultSet{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var s ResultSet
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if want := strings.TrimSuffix(filepath.Base(f), ".json"); s.Name != want {
+			return nil, fmt.Errorf("%s: names set %q; want %q, its file's name", f, s.Name, want)
+		}
+		sets[s.Name] = s
+	}
+	return sets, nil
+}
+
+var resultsBlock = regexp.MustCompile(`(?s)(<!-- results:([a-z0-9-]+) -->\n).*?(<!-- /results:([a-z0-9-]+) -->)`)
+
+// SpliceResults fills each block of page, from "<!-- results:NAME -->" to
+// "<!-- /results:NAME -->", with set NAME. A block without its set, or a
+// set no block shows, is an error naming it.
+func SpliceResults(page []byte, sets map[string]ResultSet) ([]byte, error) {
+	var errs []string
+	used := map[string]bool{}
+	out := resultsBlock.ReplaceAllFunc(page, func(m []byte) []byte {
+		g := resultsBlock.FindSubmatch(m)
+		name, end := string(g[2]), string(g[4])
+		if name != end {
+			errs = append(errs, fmt.Sprintf("block %q ends as %q", name, end))
+			return m
+		}
+		s, ok := sets[name]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("block %q has no set %s/%s.json", name, ResultsDir, name))
+			return m
+		}
+		used[name] = true
+		return []byte(string(g[1]) + s.Markdown() + string(g[3]))
+	})
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		if !used[name] {
+			errs = append(errs, fmt.Sprintf("set %s/%s.json has no block <!-- results:%s --> in %s", ResultsDir, name, name, ResultsPage))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return out, nil
+}
