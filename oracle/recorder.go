@@ -24,6 +24,7 @@ func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionR
 }
 
 // RecordSelected is Record for the objects a label selector matches.
+// Secrets are recorded Redacted: their keys and a hash of each value.
 //
 // It lists once, then watches from the list's resource version with a
 // watch that resumes from the last event it saw after a disconnect, so no
@@ -51,7 +52,7 @@ func RecordInto(ctx context.Context, h *History, dyn dynamic.Interface, gvr sche
 	now := time.Now()
 	for i := range list.Items {
 		u := &list.Items[i]
-		h.Add(Event{At: now, Type: string(watch.Added), Key: key(u), Object: u})
+		h.Add(Event{At: now, Type: string(watch.Added), Key: key(u), Object: Redacted(u)})
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
@@ -70,7 +71,7 @@ func RecordInto(ctx context.Context, h *History, dyn dynamic.Interface, gvr sche
 			switch ev.Type {
 			case watch.Added, watch.Modified, watch.Deleted:
 				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
-					h.Add(Event{At: time.Now(), Type: string(ev.Type), Key: key(u), Object: u})
+					h.Add(Event{At: time.Now(), Type: string(ev.Type), Key: key(u), Object: Redacted(u)})
 				}
 			case watch.Error:
 				h.lose(fmt.Sprintf("the recorder's %s watch ended at %s and could not resume without a relist: %v",
