@@ -68,7 +68,10 @@ func TestNoSecretValueInKeptEvidence(t *testing.T) {
 	}
 	evs := h.Events()
 	first, last := evs[0].Object, evs[len(evs)-1].Object
-	pw := func(u *unstructured.Unstructured) string { v, _, _ := unstructured.NestedString(u.Object, "data", "password"); return v }
+	pw := func(u *unstructured.Unstructured) string {
+		v, _, _ := unstructured.NestedString(u.Object, "data", "password")
+		return v
+	}
 	if pw(first) != oracle.Hash(values[0]) || pw(last) != oracle.Hash(values[1]) {
 		t.Errorf("password recorded as %q then %q; want the hashes of the two values", pw(first), pw(last))
 	}
