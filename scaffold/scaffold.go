@@ -1,0 +1,255 @@
+package scaffold
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Project is what a subject file is drafted from: where the controller's
+// CRDs and sample objects are, and how its manager is started.
+type Project struct {
+	// Dir is the project's folder (absolute).
+	Dir string
+	// Name names the subject: the kubebuilder PROJECT file's projectName,
+	// else the folder's name.
+	Name string
+	// CRDs and Samples are manifest files, absolute.
+	CRDs, Samples []string
+	// Kinds are the kinds the CRDs define, for the readiness comment.
+	Kinds []string
+	// Manager is the manager's program, and Main the package it is built
+	// from ("" when the program was given).
+	Manager, Main string
+	// Webhooks says the project has config/webhook: the draft turns them
+	// off (kubebuilder's ENABLE_WEBHOOKS=false).
+	Webhooks bool
+}
+
+// Kubebuilder reads a kubebuilder project's layout in dir: the CRDs in
+// config/crd/bases, the samples in config/samples (without
+// kustomization.yaml), the manager's main package (cmd/, else the root),
+// and PROJECT's name. What is missing is an error naming the path and what
+// was expected there.
+func Kubebuilder(dir string) (Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Project{}, err
+	}
+	p := Project{Dir: abs, Name: filepath.Base(abs)}
+	if data, err := os.ReadFile(filepath.Join(abs, "PROJECT")); err == nil {
+		var meta struct {
+			ProjectName string `json:"projectName"`
+		}
+		if yaml.Unmarshal(data, &meta) == nil && meta.ProjectName != "" {
+			p.Name = meta.ProjectName
+		}
+	}
+	if p.CRDs, err = manifests(abs, "config/crd/bases", "the CustomResourceDefinitions the controller reconciles (controller-gen writes them there)"); err != nil {
+		return Project{}, err
+	}
+	if p.Samples, err = manifests(abs, "config/samples", "at least one sample object of those kinds (kubebuilder's config/samples)"); err != nil {
+		return Project{}, err
+	}
+	for _, main := range []string{"cmd", "."} {
+		if _, err := os.Stat(filepath.Join(abs, main, "main.go")); err == nil {
+			p.Main = "./" + strings.TrimPrefix(main, ".")
+			break
+		}
+	}
+	if p.Main == "" {
+		return Project{}, fmt.Errorf("%s: no cmd/main.go nor main.go; expected the manager's main package of a kubebuilder project", abs)
+	}
+	p.Main = strings.TrimSuffix(p.Main, "/")
+	if p.Main == "." || p.Main == "./" {
+		p.Main = "."
+	}
+	p.Manager = filepath.Join(abs, "bin", "manager")
+	if _, err := os.Stat(filepath.Join(abs, "config", "webhook")); err == nil {
+		p.Webhooks = true
+	}
+	if p.Kinds, err = kinds(p.CRDs); err != nil {
+		return Project{}, err
+	}
+	return p, nil
+}
+
+// Files drafts a project from CRD and sample files and a manager program
+// (not a kubebuilder layout).
+func Files(name, manager string, crds, samples []string) (Project, error) {
+	p := Project{Name: name, Manager: manager}
+	if p.Manager == "" {
+		return Project{}, errors.New("no manager program: give the controller's program (--command)")
+	}
+	if len(samples) == 0 {
+		return Project{}, errors.New("no sample objects: give at least one manifest of an object the controller reconciles (--sample)")
+	}
+	for _, set := range []*[]string{&crds, &samples} {
+		for i, f := range *set {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return Project{}, err
+			}
+			if _, err := os.Stat(abs); err != nil {
+				return Project{}, fmt.Errorf("%s: %w", f, err)
+			}
+			(*set)[i] = abs
+		}
+	}
+	p.CRDs, p.Samples = crds, samples
+	var err error
+	p.Kinds, err = kinds(crds)
+	return p, err
+}
+
+// manifests lists the YAML files of dir/rel, kustomization.yaml aside; none
+// is an error naming the folder and what belongs there.
+func manifests(dir, rel, what string) ([]string, error) {
+	var out []string
+	for _, ext := range []string{"*.yaml", "*.yml"} {
+		files, err := filepath.Glob(filepath.Join(dir, rel, ext))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if !strings.HasPrefix(filepath.Base(f), "kustomization.") {
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no YAML manifests; expected %s", filepath.Join(dir, rel), what)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// kinds reads the kinds the CRD files define.
+func kinds(files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range bytes.Split(data, []byte("\n---")) {
+			var crd struct {
+				Kind string `json:"kind"`
+				Spec struct {
+					Names struct {
+						Kind string `json:"kind"`
+					} `json:"names"`
+				} `json:"spec"`
+			}
+			if err := yaml.Unmarshal(doc, &crd); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if crd.Kind == "CustomResourceDefinition" && crd.Spec.Names.Kind != "" {
+				out = append(out, crd.Spec.Names.Kind)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// Write writes the drafted subject file, to be saved at out (paths in it
+// are relative to out's folder), with every field explained.
+func (p Project) Write(w io.Writer, out string) error {
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	rel := func(f string) string {
+		if r, err := filepath.Rel(filepath.Dir(outAbs), f); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return f
+	}
+	data := map[string]any{"P": p, "Kinds": strings.Join(p.Kinds, ", ")}
+	var crds, samples []string
+	for _, f := range p.CRDs {
+		crds = append(crds, rel(f))
+	}
+	for _, f := range p.Samples {
+		samples = append(samples, rel(f))
+	}
+	data["CRDs"], data["Samples"] = crds, samples
+	return draft.Execute(w, data)
+}
+
+var draft = template.Must(template.New("subject").Funcs(template.FuncMap{"q": func(s string) string {
+	b, _ := yaml.Marshal(s)
+	return strings.TrimSpace(string(b))
+}}).Parse(`# A subject file drafted by ` + "`steadystate init`" + `{{if .P.Dir}} from the project in {{.P.Dir}}{{end}}.
+# Run it with: steadystate conform --subject <this file>
+# Every field is in docs/subject-file-reference.md; what each suite does is in docs/.
+apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+# The subject's name in results, artifacts and replica names.
+name: {{q .P.Name}}
+run:
+  # One process per replica, started with KUBECONFIG pointing at the replica's fault proxy,
+  # so every request and event the controller sees goes through the harness.{{if .P.Main}}
+  # The manager is built from {{.P.Main}} into bin/manager (init built it; rebuild it after
+  # changing the code: go build -o bin/manager {{.P.Main}}).{{end}}
+  # Metrics and health probes are turned off: several replicas run on one host.
+  command:
+    - {{q .P.Manager}}
+    - --metrics-bind-address=0
+    - --health-probe-bind-address=0{{if .P.Webhooks}}
+  # The project serves webhooks; they are off here (kubebuilder's switch), so the
+  # controller runs without certificates. Bind {{"{{"}}.CertDir{{"}}"}} and {{"{{"}}.Port{{"}}"}} to test them.
+  env: {ENABLE_WEBHOOKS: "false"}{{end}}
+  # Applied before the controller starts, in order: its CustomResourceDefinitions.
+  manifests:{{range .CRDs}}
+    - {{q .}}{{else}} []{{end}}
+capabilities:
+  # The steady-state suite: it applies the objects into a fresh namespace, waits until they
+  # and everything they own are ready, watches that the controller then goes quiet, restarts
+  # it right after its first write, deletes everything and checks nothing is left behind.
+  steadyState:
+    # What the controller reconciles: the project's samples (templates of {{"{{"}}.Namespace{{"}}"}};
+    # each object goes into the spec's namespace).
+    objects:{{range .Samples}}
+      - {{q .}}{{end}}
+    # Later changes, applied one at a time once the state has settled: add a patch, a
+    # scale or a delete of one of the objects to test how the controller follows a change.
+    # - patch: {object: {kind: Kind, name: name}, merge: {spec: {field: value}}}
+    changes: []
+    # Ready is decided by Kubernetes' status conventions (kstatus): an object with
+    # status.observedGeneration and a Ready condition is ready when both say so. A kind
+    # that follows no convention needs an override here{{if .Kinds}} (kinds: {{.Kinds}}){{end}}:
+    # - {kind: Kind, path: status.phase, value: Running}
+    readiness:
+      overrides: []
+`))
+
+// Build compiles the project's manager into p.Manager (go build of
+// p.Main in p.Dir), saying so on progress; a project whose program was
+// given is not built.
+func (p Project) Build(ctx context.Context, progress io.Writer) error {
+	if p.Main == "" {
+		return nil
+	}
+	fmt.Fprintf(progress, "init: building the manager: go build -o %s %s (in %s; minutes when cold)\n", p.Manager, p.Main, p.Dir)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", p.Manager, p.Main)
+	cmd.Dir = p.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build the manager (go build -o %s %s in %s): %v\n%s", p.Manager, p.Main, p.Dir, err, out)
+	}
+	fmt.Fprintf(progress, "init: built the manager in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}

@@ -1,0 +1,95 @@
+package scaffold
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/subjectfile"
+)
+
+// project copies testdata/project (a kubebuilder layout) into a fresh
+// folder, with a manager in bin/ as if built.
+func project(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "guestbook")
+	if err := os.CopyFS(dir, os.DirFS("testdata/project")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "manager"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The draft of a kubebuilder project loads as a subject file as it is,
+// binding only the steady-state capability with the project's samples and
+// CRDs, and explains its fields in comments.
+func TestKubebuilderDraftLoadsUnchanged(t *testing.T) {
+	dir := project(t)
+	p, err := Kubebuilder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "guestbook" || p.Main != "./cmd" || !p.Webhooks || strings.Join(p.Kinds, ",") != "Guestbook" {
+		t.Errorf("read %+v", p)
+	}
+	out := filepath.Join(dir, "steadystate.yaml")
+	var b bytes.Buffer
+	if err := p.Write(&b, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := subjectfile.Load(out, subjectfile.Options{})
+	if err != nil {
+		t.Fatalf("the draft does not load: %v\n%s", err, b.String())
+	}
+	if got := f.Capabilities.Bound(); strings.Join(got, ",") != "steadyState" {
+		t.Errorf("binds %v, want steadyState alone", got)
+	}
+	if f.Name != "guestbook" || f.Run.Env["ENABLE_WEBHOOKS"] != "false" {
+		t.Errorf("name %q, env %v", f.Name, f.Run.Env)
+	}
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "ns1"})
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Guestbook" || objs[0].GetNamespace() != "ns1" {
+		t.Errorf("objects %v, %v: want the one sample, kustomization.yaml left out", objs, err)
+	}
+	for _, want := range []string{"# Run it with: steadystate conform --subject", "manifests:\n    - config/crd/bases/webapp.example.com_guestbooks.yaml", "(kinds: Guestbook)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the draft does not say %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// What a kubebuilder layout lacks is named, with what belongs there.
+func TestKubebuilderNamesWhatIsMissing(t *testing.T) {
+	for _, tc := range []struct{ remove, want string }{
+		{"config/crd/bases", "config/crd/bases: no YAML manifests; expected the CustomResourceDefinitions"},
+		{"config/samples", "config/samples: no YAML manifests; expected at least one sample object"},
+		{"cmd", "no cmd/main.go nor main.go"},
+	} {
+		dir := project(t)
+		if err := os.RemoveAll(filepath.Join(dir, tc.remove)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Kubebuilder(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("without %s: %v; want %q", tc.remove, err, tc.want)
+		}
+	}
+}
+
+func TestFilesNeedsAProgramAndASample(t *testing.T) {
+	if _, err := Files("x", "", nil, []string{"s.yaml"}); err == nil || !strings.Contains(err.Error(), "--command") {
+		t.Errorf("no program: %v", err)
+	}
+	if _, err := Files("x", "/bin/true", nil, nil); err == nil || !strings.Contains(err.Error(), "--sample") {
+		t.Errorf("no sample: %v", err)
+	}
+}
