@@ -129,49 +129,31 @@ func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) 
 }
 
 // owned is the keys of the objects of s that keys' objects own, by
-// ownerReferences, transitively, keys included (those present).
+// ownerReferences, transitively, keys included (those present), sorted.
 func owned(s oracle.State, keys []string) []string {
-	uids := map[string]bool{}
-	in := map[string]bool{}
-	for _, k := range keys {
-		if o := s[k]; o != nil {
-			in[k], uids[string(o.GetUID())] = true, true
-		}
-	}
-	for grew := true; grew; {
-		grew = false
-		for k, o := range s {
-			if in[k] {
-				continue
-			}
-			for _, ref := range o.GetOwnerReferences() {
-				if uids[string(ref.UID)] {
-					in[k], uids[string(o.GetUID())], grew = true, true, true
-					break
-				}
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(in))
+	t := newTracker(keys, nil, false)
+	t.update(s)
+	return slices.Sorted(maps.Keys(t.owned))
 }
 
 // AllReady matches a state in which every one of keys exists and it and
-// everything it owns is ready.
+// everything it owns is ready. The match follows the states it is given
+// (a tracker): it is meant for one replay or wait at a time.
 func AllReady(keys []string, overrides []ReadinessOverride) oracle.Match {
+	t := newTracker(keys, overrides, true)
 	return func(s oracle.State) (bool, string) {
+		t.update(s)
 		var why []string
 		for _, k := range keys {
 			if s[k] == nil {
 				why = append(why, k+" does not exist")
 			}
 		}
-		for _, k := range owned(s, keys) {
-			if ok, reason := ObjectReady(s[k], overrides); !ok {
-				why = append(why, fmt.Sprintf("%s %s is not ready (%s)", s[k].GetKind(), k, reason))
-			}
-		}
-		if len(why) == 0 {
+		if len(why) == 0 && len(t.notReady) == 0 {
 			return true, ""
+		}
+		for _, k := range slices.Sorted(maps.Keys(t.notReady)) {
+			why = append(why, t.notReady[k])
 		}
 		if len(why) > 5 {
 			why = append(why[:5], fmt.Sprintf("and %d more", len(why)-5))
@@ -378,14 +360,29 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 		key, uid, history string
 		at                time.Time
 	}
+	t := newTracker(strings.Split(objs, ","), nil, false)
 	note := func(s oracle.State, at time.Time) {
-		for _, k := range owned(s, strings.Split(objs, ",")) {
+		changed, structural := t.update(s)
+		mustGo := func(k string) {
 			o := s[k]
 			if _, ok := must[string(o.GetUID())]; !ok && !isShared(o) {
 				must[string(o.GetUID())] = leftBehind{key: k, uid: string(o.GetUID()), why: "applied or owned"}
 			}
 		}
-		for k, o := range s {
+		if structural {
+			for k := range t.owned {
+				mustGo(k)
+			}
+		} else {
+			for _, k := range changed {
+				if t.owned[k] {
+					mustGo(k)
+				}
+			}
+		}
+		// A new uid only comes with a changed object.
+		for _, k := range changed {
+			o := s[k]
 			uid := string(o.GetUID())
 			if _, ok := firstSeen[uid]; !ok {
 				firstSeen[uid] = at

@@ -1,0 +1,65 @@
+package judge
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/oracle"
+)
+
+// The tracker, fed a state changed one object at a time, agrees with
+// ownership and readiness derived from scratch at every step: a chain of
+// owners, an owner that goes (its children are no longer owned), and an
+// owned object that turns ready.
+func TestTrackerFollowsAReplayedState(t *testing.T) {
+	obj := func(name, uid, owner string, ready bool) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"namespace": "ns", "name": name, "uid": uid}}}
+		if owner != "" {
+			o.SetOwnerReferences(nil)
+			unstructured.SetNestedSlice(o.Object, []any{map[string]any{"uid": owner}}, "metadata", "ownerReferences")
+		}
+		phase := "Pending"
+		if ready {
+			phase = "Running"
+		}
+		o.Object["status"] = map[string]any{"phase": phase}
+		return o
+	}
+	overrides := []ReadinessOverride{{Kind: "Pod", Path: "status.phase", Value: "Running"}}
+	s := oracle.State{}
+	tr := newTracker([]string{"ns/root"}, overrides, true)
+	steps := []struct {
+		key      string
+		obj      *unstructured.Unstructured // nil: deleted
+		owned    []string
+		notReady []string
+	}{
+		{"ns/root", obj("root", "u-root", "", true), []string{"ns/root"}, nil},
+		{"ns/mid", obj("mid", "u-mid", "u-root", false), []string{"ns/mid", "ns/root"}, []string{"ns/mid"}},
+		{"ns/leaf", obj("leaf", "u-leaf", "u-mid", false), []string{"ns/leaf", "ns/mid", "ns/root"}, []string{"ns/leaf", "ns/mid"}},
+		{"ns/stray", obj("stray", "u-stray", "", false), []string{"ns/leaf", "ns/mid", "ns/root"}, []string{"ns/leaf", "ns/mid"}},
+		{"ns/leaf", obj("leaf", "u-leaf", "u-mid", true), []string{"ns/leaf", "ns/mid", "ns/root"}, []string{"ns/mid"}},
+		{"ns/mid", nil, []string{"ns/root"}, nil},
+	}
+	for i, st := range steps {
+		if st.obj == nil {
+			delete(s, st.key)
+		} else {
+			s[st.key] = st.obj
+		}
+		tr.update(s)
+		if got := slices.Sorted(maps.Keys(tr.owned)); !slices.Equal(got, st.owned) {
+			t.Errorf("step %d: owned %v, want %v", i, got, st.owned)
+		}
+		if got := slices.Sorted(maps.Keys(tr.notReady)); !slices.Equal(got, st.notReady) {
+			t.Errorf("step %d: not ready %v, want %v", i, got, st.notReady)
+		}
+		if fresh := owned(s, []string{"ns/root"}); !slices.Equal(fresh, st.owned) {
+			t.Errorf("step %d: owned from scratch %v, want %v", i, fresh, st.owned)
+		}
+	}
+}
