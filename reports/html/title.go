@@ -1,6 +1,7 @@
 package html
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func (h heading) Title() string {
 // (all their specs: specs), named title by the caller: one run is judged
 // by reports.Result, a matrix by its matrix.json (reports.ConformanceResult).
 func headingOf(title, root string, runs []run, specs []verdict.Spec) (heading, error) {
-	h := heading{Run: title}
+	h := heading{Run: cmp.Or(title, "steadystate")}
 	if started := startOf(runs); !started.IsZero() {
 		h.Run += ", " + started.UTC().Format("2006-01-02 15:04 MST")
 	}
