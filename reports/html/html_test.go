@@ -82,8 +82,11 @@ func TestWriteRefusesAFolderWithoutReports(t *testing.T) {
 }
 
 // The page in headless Chromium (Debian's chromium): it loads with no
-// console error and its DOM holds the broken property's marker; the
-// screenshot is kept in $ARTIFACTS (or the test's folder).
+// console error and its DOM holds the broken property's marker, named by
+// the request that broke it, and the Lease holders by name; for the run
+// whose violation comes in its last 3%, the timeline opens on it and
+// keeps the whole run one click away. The screenshots are kept in
+// $ARTIFACTS (or the test's folder).
 func TestPageInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -93,40 +96,57 @@ func TestPageInChromium(t *testing.T) {
 		t.Skip("needs Debian's chromium (apt-get install chromium; .ci/run installs it and sets STEADYSTATE_REQUIRE_BROWSER=1)")
 	}
 	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(page, render(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	shots := os.Getenv("ARTIFACTS")
 	if shots == "" {
 		shots = dir
 	}
 	os.MkdirAll(shots, 0o755)
-	shot := filepath.Join(shots, "report-screenshot.png")
-	run := func(extra ...string) (stdout, stderr string) {
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), "--enable-logging=stderr", "--v=0"}, extra...)
-		cmd := exec.CommandContext(t.Context(), browser, append(args, "file://"+page)...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
+	for _, c := range []struct {
+		name string
+		page []byte
+		want []string
+	}{
+		{"report", render(t), []string{`data-property="leader/only-holder-writes" data-request="leader-0 create configmaps (new)"`,
+			`>leader-0<`, `>leader-1<`, `<title>leader (ignore-lost-lease) — self-test, 2026-11-23 12:55 UTC: PASSED</title>`}},
+		{"report-start-on-shutdown", []byte(pageOf(t, startOnShutdown)), []string{`data-request="leader-1 create configmaps (new)"`,
+			`>leader-0<`, `data-from="+0.833s"`, `<summary>Show the whole run (0s to 1.072s)</summary>`}},
+	} {
+		page := filepath.Join(dir, c.name+".html")
+		if err := os.WriteFile(page, c.page, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		return out.String(), errb.String()
-	}
-	dom, logs := run("--dump-dom")
-	if !strings.Contains(dom, `data-property="leader/only-holder-writes"`) {
-		t.Errorf("the rendered DOM has no marker for the broken property")
-	}
-	for _, line := range strings.Split(logs, "\n") {
-		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
-			t.Errorf("console: %s", line)
+		dom, logs := chromium(t, browser, page, "--dump-dom")
+		for _, want := range c.want {
+			if !strings.Contains(dom, want) {
+				t.Errorf("%s: the rendered DOM lacks %s", c.name, want)
+			}
 		}
+		for _, line := range strings.Split(logs, "\n") {
+			if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") {
+				t.Errorf("%s: console: %s", c.name, line)
+			}
+		}
+		shot := filepath.Join(shots, c.name+"-screenshot.png")
+		chromium(t, browser, page, "--screenshot="+shot, "--window-size=1400,1600", "--hide-scrollbars")
+		if info, err := os.Stat(shot); err != nil || info.Size() == 0 {
+			t.Fatalf("no screenshot at %s: %v", shot, err)
+		}
+		t.Logf("screenshot: %s", shot)
 	}
-	run("--screenshot="+shot, "--window-size=1400,1600", "--hide-scrollbars")
-	if info, err := os.Stat(shot); err != nil || info.Size() == 0 {
-		t.Fatalf("no screenshot at %s: %v", shot, err)
+}
+
+// chromium runs the headless browser on page with extra flags, its
+// profile beside the page.
+func chromium(t *testing.T, browser, page string, extra ...string) (stdout, stderr string) {
+	t.Helper()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + filepath.Join(filepath.Dir(page), "profile"), "--enable-logging=stderr", "--v=0"}, extra...)
+	cmd := exec.CommandContext(t.Context(), browser, append(args, "file://"+page)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
 	}
-	t.Logf("screenshot: %s", shot)
+	return out.String(), errb.String()
 }

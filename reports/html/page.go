@@ -27,6 +27,7 @@ type run struct {
 	dir      string // relative to the run folder, with /
 	specs    []verdict.Spec
 	evidence map[string]string // spec full text -> evidence.json, relative
+	started  time.Time         // the earliest of its reports' starts
 }
 
 // load reads root's report.json, or, when it has none (a matrix's
@@ -62,6 +63,7 @@ func load(root string) ([]run, error) {
 				started = rep.StartTime
 			}
 		}
+		r.started = started
 		// Evidence left by an earlier run in the same folder, or that
 		// this steadystate cannot read, has no place on this page.
 		files, _ := filepath.Glob(filepath.Join(dir, "*", evidence.FileName))
@@ -102,7 +104,9 @@ var repeat = regexp.MustCompile(`/[0-9]+$`)
 
 // Write reads the run folder root (a make e2e's artifacts, or a
 // matrix's: the self-test's, the upstream cells', a conformance run's)
-// and writes its page to w.
+// and writes its page to w. The page's title names the subject, the run
+// (title, the caller's name for it, and when it started) and its result
+// (see headingOf).
 func Write(w io.Writer, title, root string) error {
 	runs, err := load(root)
 	if err != nil {
@@ -150,15 +154,13 @@ func Write(w io.Writer, title, root string) error {
 		rows = append(rows, summarise(k.cell, k.suite, k.spec, groups[k], links[k]))
 		all = append(all, groups[k]...)
 	}
-	cov := reports.CoverageOf(all)
-	data := map[string]any{"Title": title, "Generated": time.Now().UTC().Format(time.RFC3339), "Rows": rows, "Failing": fails,
-		"Judged": cov.Judgement(), "NotJudged": cov.NotJudged()}
-	// One run (make e2e's folder) has a result; a matrix's cells each
-	// have theirs (a bug mode must break), shown in its summary.
-	if len(runs) == 1 && runs[0].dir == "." {
-		word, detail := reports.Result(all)
-		data["Result"], data["ResultDetail"] = word, detail
+	h, err := headingOf(title, root, runs, all)
+	if err != nil {
+		return err
 	}
+	cov := reports.CoverageOf(all)
+	data := map[string]any{"Title": h.Title(), "Generated": time.Now().UTC().Format(time.RFC3339), "Rows": rows, "Failing": fails,
+		"Judged": cov.Judgement(), "NotJudged": cov.NotJudged(), "Result": h.Result, "ResultDetail": h.Detail}
 	return page.Execute(w, data)
 }
 

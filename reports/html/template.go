@@ -39,6 +39,12 @@ svg .h0 { fill: #1e88e5; } svg .h1 { fill: #43a047; } svg .h2 { fill: #fdd835; }
 svg .h3 { fill: #8e24aa; } svg .h4 { fill: #00acc1; } svg .h5 { fill: #f4511e; }
 svg .broken-marker line { stroke: #d50000; stroke-width: 2; }
 svg .broken-marker text { font-size: 11px; fill: #d50000; font-weight: bold; }
+svg .broken-marker text.request { font-weight: normal; }
+svg .req.offending { fill: #d50000; stroke: #d50000; stroke-width: 2; }
+svg .band-name { font-size: 11px; fill: #111; }
+svg .tick { stroke: #999; }
+div.zoom p.span { color: #555; font-size: 12px; margin: .3em 0; }
+details.whole summary { cursor: pointer; color: #1565c0; margin: .5em 0; }
 </style>
 </head>
 <body>
