@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"os"
 	"os/exec"
@@ -43,7 +44,7 @@ type conformConfig struct {
 	pods  bool
 	upDir string
 	file  *subjectfile.File
-	run   matrixRun
+	run   matrix.Run
 }
 
 func conformConfigFrom(args []string) (conformConfig, error) {
@@ -71,7 +72,7 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 		return c, err
 	}
 	if c.out == "" {
-		c.out = filepath.Join(filepath.Dir(c.run.root), "conformance.tar.gz")
+		c.out = filepath.Join(filepath.Dir(c.run.Root), "conformance.tar.gz")
 	}
 	if c.subject, err = filepath.Abs(c.subject); err != nil {
 		return c, err
@@ -98,11 +99,11 @@ func conformConfigFrom(args []string) (conformConfig, error) {
 	case cluster.Existing:
 		c.kubernetes = "existing cluster"
 	}
-	c.run.provider = c.provider
-	c.run.progress = true
+	c.run.Provider = c.provider
+	c.run.Progress = true
 	// Every spec keeps its evidence, passed or not: the bundle's every
 	// judged verdict can then be judged again (steadystate verify).
-	c.run.env = append(c.run.env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+c.upDir, "STEADYSTATE_KEEP_EVIDENCE=1")
+	c.run.Env = append(c.run.Env, "PROVIDER="+c.provider, "UPSTREAM_DIR="+c.upDir, "STEADYSTATE_KEEP_EVIDENCE=1")
 	c.pods = c.provider == cluster.Kind || os.Getenv("SUBJECT_PLACEMENT") == testenv.Pods
 	return c, nil
 }
@@ -166,15 +167,15 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	// The bundle holds this run only: every report and evidence file in
 	// it is from after started.
 	started := time.Now().UTC()
-	if err := os.RemoveAll(c.run.root); err != nil {
+	if err := os.RemoveAll(c.run.Root); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "conform: %s binds %s: suites %s on %s\n", c.subject, strings.Join(bound, ", "), suiteNames(cells), c.provider)
-	if _, err := c.run.runAll(ctx, cells, stdout, stderr); err != nil {
+	if _, err := c.run.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
 	subjectCopy := filepath.Join("subject", filepath.Base(c.subject))
-	if err := copyFile(c.subject, filepath.Join(c.run.root, subjectCopy)); err != nil {
+	if err := copyFile(c.subject, filepath.Join(c.run.Root, subjectCopy)); err != nil {
 		return err
 	}
 	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.provider,
@@ -184,11 +185,11 @@ func conformCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		{"subject file", filepath.Base(c.subject)}, {"steadystate", m.Steadystate},
 		{"provider", c.provider + " (" + c.kubernetes + ")"}, {"run", m.Created.Format(time.RFC3339)},
 	}, cells)
-	if err := os.WriteFile(filepath.Join(c.run.root, "summary.md"), summary.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.run.Root, "summary.md"), summary.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\n%s\n", summary.String())
-	m, err = bundle.Write(c.out, c.run.root, m, func(rel string) bool { return rel == "bin" })
+	m, err = bundle.Write(c.out, c.run.Root, m, func(rel string) bool { return rel == "bin" })
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ type exploreConfig struct {
 	// upDir is the folder of the upstream releases a subject file may
 	// name ({{.UpstreamDir}}), as for conform.
 	upDir string
-	run   matrixRun
+	run   matrix.Run
 }
 
 func exploreConfigFrom(args []string) (exploreConfig, error) {
@@ -123,9 +124,9 @@ func exploreConfigFrom(args []string) (exploreConfig, error) {
 	provider := os.Getenv("PROVIDER")
 	c.buildBins = (provider == "" || provider == "local") && os.Getenv("KUBE_BIN_DIR") == ""
 	c.run, err = newMatrixRun("explore", "exploration", "EXPLORE", 1)
-	c.run.progress = true
-	c.run.provider = provider
-	c.run.env = append(c.run.env, "UPSTREAM_DIR="+c.upDir)
+	c.run.Progress = true
+	c.run.Provider = provider
+	c.run.Env = append(c.run.Env, "UPSTREAM_DIR="+c.upDir)
 	return c, err
 }
 
@@ -204,9 +205,9 @@ func (c exploreConfig) runSuite(ctx context.Context, cell reports.Cell, dir stri
 	if err := os.RemoveAll(dir); err != nil {
 		return reports.Run{Err: err.Error()}
 	}
-	cr := c.run.cellRun(cell, dir, 1, stderr)
-	cr.statusOnly, cr.args = true, args
-	return runCell(ctx, cr)
+	cr := c.run.CellRun(cell, dir, 1, stderr)
+	cr.StatusOnly, cr.Args = true, args
+	return matrix.RunCell(ctx, cr)
 }
 
 // exploreCommand runs the exploration suite against one subject and
@@ -225,7 +226,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	}
-	if c.run.refctl, err = buildRefctl(ctx, "explore", []reports.Cell{cell}, filepath.Join(c.run.root, "bin"), stderr); err != nil {
+	if c.run.Refctl, err = matrix.BuildRefctl(ctx, "explore", []reports.Cell{cell}, filepath.Join(c.run.Root, "bin"), stderr); err != nil {
 		return err
 	}
 	if c.replay != "" {
@@ -236,7 +237,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if c.shrink {
 		return c.shrinkReplay(ctx, cell, stdout, stderr)
 	}
-	run := c.runSuite(ctx, cell, filepath.Join(c.run.root, "run"), c.suiteArgs(c.replay, c.repeat), stderr)
+	run := c.runSuite(ctx, cell, filepath.Join(c.run.Root, "run"), c.suiteArgs(c.replay, c.repeat), stderr)
 	if run.Err != "" {
 		return fmt.Errorf("explore: %s", run.Err)
 	}

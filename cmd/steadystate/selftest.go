@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -21,7 +17,7 @@ import (
 // flags, whose defaults are the environment's SELFTEST_* variables.
 type selftestConfig struct {
 	suites, modes []string
-	run           matrixRun
+	run           matrix.Run
 }
 
 func selftestConfigFrom(args []string) (selftestConfig, error) {
@@ -86,7 +82,7 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if len(cells) == 0 {
 		return fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
-	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
+	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -94,48 +90,4 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("the self-test failed: a correct mode did not pass or a bug was not caught on exactly its declared properties every time")
 	}
 	return nil
-}
-
-// longestFirst orders cells so the slow suites start first and the
-// parallel runs finish together.
-func longestFirst(cells []reports.Cell) []int {
-	weight := map[string]int{"lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
-	order := make([]int, len(cells))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return weight[cells[b].Suite] - weight[cells[a].Suite] })
-	return order
-}
-
-// writeMatrix keeps the matrix as data next to the runs.
-func writeMatrix(path string, cells []reports.Cell) error {
-	data, err := json.MarshalIndent(cells, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-// buildRefctl compiles refctl once into dir when a cell runs a reference
-// subject: the reference controllers are built from this module's source,
-// so a self-test needs the checkout; a subject file's cells need nothing.
-func buildRefctl(ctx context.Context, name string, cells []reports.Cell, dir string, stderr io.Writer) (string, error) {
-	if !slices.ContainsFunc(cells, func(c reports.Cell) bool { return c.SubjectFile == "" }) {
-		return "", nil
-	}
-	if _, err := os.Stat(filepath.Join("cmd", "refctl")); err != nil {
-		return "", fmt.Errorf("%s runs the reference controllers, which are built from source: run it in the steadystate module's root folder (make %s does)", name, name)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "refctl")
-	start := time.Now()
-	fmt.Fprintf(stderr, "%s: building refctl\n", name)
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/refctl").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build refctl: %v\n%s", err, out)
-	}
-	fmt.Fprintf(stderr, "%s: built refctl in %s\n", name, time.Since(start).Round(100*time.Millisecond))
-	return bin, nil
 }

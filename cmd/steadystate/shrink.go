@@ -28,7 +28,7 @@ import (
 // too), which is no evidence of the bug. The shrunk schedule is then also
 // replayed c.repeat times against the correct mode.
 func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdout, stderr io.Writer) error {
-	root := filepath.Join(c.run.root, "shrink")
+	root := filepath.Join(c.run.Root, "shrink")
 	if err := os.RemoveAll(root); err != nil {
 		return err
 	}

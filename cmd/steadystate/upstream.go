@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func moduleRoot() (string, error) {
 type upstreamConfig struct {
 	cells []string
 	dir   string
-	run   matrixRun
+	run   matrix.Run
 }
 
 func upstreamConfigFrom(args []string) (upstreamConfig, error) {
@@ -109,7 +110,7 @@ func upstreamConfigFrom(args []string) (upstreamConfig, error) {
 	if c.run, err = mf.matrixRun(cmd, "upstream", "upstream matrix"); err != nil {
 		return c, err
 	}
-	if p := c.run.provider; p != "" && p != "local" && p != "kind" {
+	if p := c.run.Provider; p != "" && p != "local" && p != "kind" {
 		return c, fmt.Errorf("PROVIDER=%s: the upstream cells run on local (controllers as processes) or kind (in pods, the cells whose subject files have run.pod)", p)
 	}
 	var names []string
@@ -138,12 +139,12 @@ func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	// The suites read the releases from the folder checked here, even
 	// when UPSTREAM_DIR was given relative to this folder.
-	cfg.run.env = append(cfg.run.env, "UPSTREAM_DIR="+cfg.dir)
+	cfg.run.Env = append(cfg.run.Env, "UPSTREAM_DIR="+cfg.dir)
 	cells, err := cfg.matrix(root)
 	if err != nil {
 		return err
 	}
-	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
+	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (cfg upstreamConfig) matrix(root string) ([]reports.Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cfg.run.provider == "kind" && f.Run.Pod == nil {
+		if cfg.run.Provider == "kind" && f.Run.Pod == nil {
 			return nil, fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave its seed's cells out of the selection, or run on local", c.Subject)
 		}
 		cells = append(cells, m)
