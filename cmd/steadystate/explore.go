@@ -16,6 +16,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
@@ -235,7 +236,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.subject, c.capability, c.budget, c.seed, c.seed)
 	}
 	if c.shrink {
-		return c.shrinkReplay(ctx, cell, stdout, stderr)
+		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)
 	}
 	run := c.runSuite(ctx, cell, filepath.Join(c.run.Root, "run"), c.suiteArgs(c.replay, c.repeat), stderr)
 	if run.Err != "" {
@@ -315,4 +316,26 @@ func exploreResult(ran, findings, errs int) error {
 		return nil
 	}
 	return errors.New(strings.Join(why, "; "))
+}
+
+// shrinkPolicy is the shrink of the replayed schedule against cell: each
+// replay a run of the exploration suite of its own; against a seeded bug,
+// discriminating against the subject's correct mode.
+func (c exploreConfig) shrinkPolicy(cell reports.Cell) shrink.Policy {
+	return shrink.Policy{Schedule: c.scheduled, File: c.replay, Root: filepath.Join(c.run.Root, "shrink"),
+		Confirm: c.confirm, Repeat: c.repeat, Discriminate: cell.Bug != nil, Subject: cell.Subject,
+		Replay: func(ctx context.Context, correct bool, dir, file string, n int, progress io.Writer) (shrink.Tally, error) {
+			replayed := cell
+			if correct {
+				replayed.Bug = nil
+			}
+			run := c.runSuite(ctx, replayed, filepath.Join(dir, "run"), c.suiteArgs(file, n), progress)
+			if run.Err != "" {
+				return shrink.Tally{}, errors.New(run.Err)
+			}
+			if ctx.Err() != nil {
+				return shrink.Tally{}, ctx.Err()
+			}
+			return shrink.Count(run.Specs, c.scheduled.Breaks), nil
+		}}
 }
