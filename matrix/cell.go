@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )

@@ -2,9 +2,10 @@ package main
 
 import (
 	"cmp"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"path/filepath"
 	"strconv"
+
+	"github.com/steadystate-dev/steadystate/matrix"
 )
 
 // newMatrixRun reads a matrix's run settings once from the environment:
