@@ -13,7 +13,7 @@ func TestConformKeepsEverySpecsEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(c.run.Env, "STEADYSTATE_KEEP_EVIDENCE=1") {
-		t.Errorf("the suites' environment %q does not keep every spec's evidence", c.run.Env)
+	if !slices.Contains(c.Matrix.Env, "STEADYSTATE_KEEP_EVIDENCE=1") {
+		t.Errorf("the suites' environment %q does not keep every spec's evidence", c.Matrix.Env)
 	}
 }
