@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -39,6 +40,9 @@ var env = sync.OnceValue(func() environment {
 	}
 	if e.Artifacts == "" {
 		e.Artifacts = "_artifacts"
+	}
+	if e.StateDir == "" {
+		e.StateDir = filepath.Join(os.TempDir(), "steadystate-clusters")
 	}
 	for _, p := range matrixPrefixes {
 		e.Matrix[p] = matrixEnv{
