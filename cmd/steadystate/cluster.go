@@ -9,9 +9,10 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/standing"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
-func clusterCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func clusterCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := newCommand("cluster", "cluster up|down|status [--name NAME]",
 		"up starts a local cluster (etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION)\n"+
 			"and keeps it up until Ctrl-C or 'cluster down'; down stops it; status shows whether it\n"+
@@ -31,11 +32,11 @@ func clusterCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	switch args[0] {
 	case "up":
-		return standing.Dir(env().StateDir).Up(ctx, *name, cluster.ConfigFromEnv(), stdout, stderr)
+		return standing.Dir(cfg.StateDir).Up(ctx, *name, cluster.ConfigFrom(cfg), stdout, stderr)
 	case "down":
-		return standing.Dir(env().StateDir).Down(*name, stdout)
+		return standing.Dir(cfg.StateDir).Down(*name, stdout)
 	case "status":
-		return standing.Dir(env().StateDir).Status(*name, stdout)
+		return standing.Dir(cfg.StateDir).Status(*name, stdout)
 	default:
 		return fmt.Errorf("%w: unknown cluster command %q", errUsage, args[0])
 	}
@@ -43,11 +44,11 @@ func clusterCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // kubeBinsCommand builds the local control plane of KUBE_VERSION from
 // source into the cache (as make kube-bins does) and prints its folder.
-func kubeBinsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func kubeBinsCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: kube-bins takes no arguments (KUBE_VERSION picks the version)", errUsage)
 	}
-	b, err := local.BuildBinaries(ctx, env().KubeVersion, stderr)
+	b, err := local.BuildBinaries(ctx, cfg.KubeVersion, stderr)
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,15 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // Every suite conform runs keeps every spec's evidence, passed or not:
 // verify re-judges them all from it.
 func TestConformKeepsEverySpecsEvidence(t *testing.T) {
 	t.Setenv("ARTIFACTS", t.TempDir())
-	c, err := conformConfigFrom([]string{"--subject", "../../fixtures/subjects/replicaset.yaml"})
+	c, err := conformConfigFrom(config.FromEnv(), []string{"--subject", "../../fixtures/subjects/replicaset.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}

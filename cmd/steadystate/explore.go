@@ -5,17 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/exploration"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // exploreConfigFrom reads an exploration run from the flags and the
 // environment, once.
-func exploreConfigFrom(args []string) (exploration.Run, error) {
+func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error) {
 	var c exploration.Run
 	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -58,28 +57,24 @@ func exploreConfigFrom(args []string) (exploration.Run, error) {
 			return c, fmt.Errorf("--seed %q is not a seed: use the number a previous run printed", *seed)
 		}
 	}
-	if c.UpstreamDir, err = upstreamDir(); err != nil {
+	if c.UpstreamDir, err = e.UpstreamRoot(); err != nil {
 		return c, err
 	}
 	if err := c.Resolve(); err != nil {
 		return c, err
 	}
-	if c.Version = os.Getenv("KUBE_VERSION"); c.Version == "" {
-		c.Version = local.DefaultKubeVersion
-	}
-	provider := os.Getenv("PROVIDER")
-	c.BuildBins = (provider == "" || provider == "local") && os.Getenv("KUBE_BIN_DIR") == ""
-	c.Matrix, err = newMatrixRun("explore", "exploration", "EXPLORE", 1)
+	c.Version = e.KubeVersion
+	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
+	c.Matrix, err = newMatrixRun(e, "explore", "exploration", "EXPLORE", 1)
 	c.Matrix.Progress = true
-	c.Matrix.Provider = provider
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
 	return c, err
 }
 
 // exploreCommand runs the exploration suite against one subject and
 // prints its findings: each with the schedule kept beside its evidence.
-func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, err := exploreConfigFrom(args)
+func exploreCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+	c, err := exploreConfigFrom(cfg, args)
 	if err != nil {
 		return err
 	}

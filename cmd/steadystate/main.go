@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -53,7 +54,7 @@ var errUsage = errors.New("usage")
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, config.Process(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, errSuiteFailed) {
 			stop()
 			os.Exit(1)
@@ -69,10 +70,11 @@ func main() {
 	}
 }
 
-// run runs the command args name. -h or --help on a command prints its
-// usage and flags to stdout and succeeds.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	err := dispatch(ctx, args, stdout, stderr)
+// run runs the command args names with the settings cfg, read once from
+// the environment. -h or --help on a command prints its usage and flags
+// to stdout and succeeds.
+func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, cfg, args, stdout, stderr)
 	if !errors.Is(err, flag.ErrHelp) {
 		return err
 	}
@@ -89,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // before they run (the others answer it as they parse their flags).
 var takeNoFlags = []string{"report", "html", "junit", "verify", "validate", "catalog", "kube-bins", "upstream-bins"}
 
-func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command given", errUsage)
 	}
@@ -98,7 +100,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch args[0] {
 	case "cluster":
-		return clusterCommand(ctx, args[1:], stdout, stderr)
+		return clusterCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout)
 	case "html":
@@ -106,25 +108,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "junit":
 		return junitCommand(args[1:], stdout)
 	case "selftest":
-		return selftestCommand(ctx, args[1:], stdout, stderr)
+		return selftestCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "suite":
 		return suiteCommand(args[1:])
 	case "e2e":
-		return e2eCommand(ctx, args[1:], stdout, stderr)
+		return e2eCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "conform":
-		return conformCommand(ctx, args[1:], stdout, stderr)
+		return conformCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "explore":
-		return exploreCommand(ctx, args[1:], stdout, stderr)
+		return exploreCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCommand(args[1:], stdout)
 	case "validate":
 		return validateCommand(args[1:], stdout)
 	case "upstream":
-		return upstreamCommand(ctx, args[1:], stdout, stderr)
+		return upstreamCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "kube-bins":
-		return kubeBinsCommand(ctx, args[1:], stdout, stderr)
+		return kubeBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "upstream-bins":
-		return upstreamBinsCommand(ctx, args[1:], stdout, stderr)
+		return upstreamBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "catalog":
 		if len(args) > 1 {
 			return fmt.Errorf("%w: catalog takes no arguments", errUsage)

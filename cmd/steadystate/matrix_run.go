@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 )
 
-// newMatrixRun reads a matrix's run settings once from the environment:
-// <prefix>_REPEAT (default 1) and <prefix>_PARALLEL (default parallel),
-// PROVIDER, and ARTIFACTS (the runs go below ARTIFACTS/<name>).
-func newMatrixRun(name, title, prefix string, parallel int) (matrix.Run, error) {
-	e := env()
+// newMatrixRun is a matrix's run of the settings e: <prefix>_REPEAT
+// (default 1) and <prefix>_PARALLEL (default parallel), PROVIDER, and
+// ARTIFACTS (the runs go below ARTIFACTS/<name>).
+func newMatrixRun(e config.Settings, name, title, prefix string, parallel int) (matrix.Run, error) {
 	m := matrix.Run{Name: name, Title: title, Repeat: 1, Parallel: parallel, Provider: e.Provider}
 	var err error
 	if v := e.Matrix[prefix].Repeat; v != "" {
@@ -32,15 +32,16 @@ func newMatrixRun(name, title, prefix string, parallel int) (matrix.Run, error) 
 // matrixFlags are a matrix command's --repeat and --parallel, whose
 // defaults are <prefix>_REPEAT and <prefix>_PARALLEL.
 type matrixFlags struct {
+	cfg              config.Settings
 	prefix           string
 	repeat, parallel string
 }
 
 // addMatrixFlags adds --repeat and --parallel to c; parallel is the
 // default when <prefix>_PARALLEL is not set.
-func addMatrixFlags(c flagCommand, prefix string, parallel int) *matrixFlags {
-	me := env().Matrix[prefix]
-	f := &matrixFlags{prefix: prefix, repeat: cmp.Or(me.Repeat, "1"), parallel: cmp.Or(me.Parallel, strconv.Itoa(parallel))}
+func addMatrixFlags(c flagCommand, cfg config.Settings, prefix string, parallel int) *matrixFlags {
+	me := cfg.Matrix[prefix]
+	f := &matrixFlags{cfg: cfg, prefix: prefix, repeat: cmp.Or(me.Repeat, "1"), parallel: cmp.Or(me.Parallel, strconv.Itoa(parallel))}
 	c.fs.StringVar(&f.repeat, "repeat", f.repeat, "run each cell `N` times ("+prefix+"_REPEAT)")
 	c.fs.StringVar(&f.parallel, "parallel", f.parallel, "run `N` cells at a time, each with its own cluster ("+prefix+"_PARALLEL)")
 	return f
@@ -48,7 +49,7 @@ func addMatrixFlags(c flagCommand, prefix string, parallel int) *matrixFlags {
 
 // matrixRun is the run the flags of c set up (see newMatrixRun).
 func (f *matrixFlags) matrixRun(c flagCommand, name, title string) (matrix.Run, error) {
-	m, err := newMatrixRun(name, title, "", 1)
+	m, err := newMatrixRun(f.cfg, name, title, "", 1)
 	if err != nil {
 		return m, err
 	}

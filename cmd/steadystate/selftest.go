@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 )
@@ -20,9 +21,8 @@ type selftestConfig struct {
 	run           matrix.Run
 }
 
-func selftestConfigFrom(args []string) (selftestConfig, error) {
+func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error) {
 	var c selftestConfig
-	e := env()
 	parallel := 3
 	if e.Provider == "kind" {
 		parallel = 1 // each cell is a kind cluster: one at a time on small machines
@@ -33,7 +33,7 @@ func selftestConfigFrom(args []string) (selftestConfig, error) {
 			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
 	suitesFlag := cmd.fs.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
 	modesFlag := cmd.fs.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
-	mf := addMatrixFlags(cmd, "SELFTEST", parallel)
+	mf := addMatrixFlags(cmd, e, "SELFTEST", parallel)
 	if err := cmd.parse(args); err != nil {
 		return c, err
 	}
@@ -73,8 +73,8 @@ func (c selftestConfig) selected() []reports.Cell {
 // --parallel cells at a time (each with its own cluster), and fails
 // unless every correct mode passed and every bug was caught on exactly its
 // declared properties, every time.
-func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := selftestConfigFrom(args)
+func selftestCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
+	cfg, err := selftestConfigFrom(settings, args)
 	if err != nil {
 		return err
 	}

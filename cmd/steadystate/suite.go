@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/e2e"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites"
@@ -59,7 +60,7 @@ func suiteHelp() string {
 // e2eCommand runs every suite of make e2e, each in a child process of this
 // program, and writes their merged Ginkgo JSON report to the artifacts
 // folder; it exits 1 when a suite did not pass.
-func e2eCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := newCommand("e2e", "e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]",
 		"Runs every suite ("+e2eNames()+"), each in a child process of this program\n"+
 			"('steadystate suite NAME'), one after the other: every suite runs and is judged whichever\n"+
@@ -67,7 +68,7 @@ func e2eCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
 			"--label-filter=capability:scalable -v; SUITE FLAGS those of 'steadystate suite -h'.")
-	artifacts := cmd.fs.String("artifacts", env().Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
+	artifacts := cmd.fs.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
 	var ginkgo []string
 	e2e.GinkgoFlags(cmd.fs, &ginkgo)
 	if err := cmd.parse(args); err != nil {

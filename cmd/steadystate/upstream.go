@@ -10,29 +10,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/upstream"
 )
 
-// upstreamDir is UPSTREAM_DIR, else <cache>/upstream: the folder the
-// upstream releases are built into and subject files read from.
-func upstreamDir() (string, error) {
-	if dir := env().UpstreamDir; dir != "" {
-		return filepath.Abs(dir)
-	}
-	root, err := local.CacheRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, "upstream"), nil
-}
-
 // upstreamBinsCommand builds the upstream releases (all, or those named)
 // from the Go module proxy into the upstream folder.
-func upstreamBinsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func upstreamBinsCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	releases := upstream.Releases
 	if len(args) > 0 {
 		releases = nil
@@ -48,7 +35,7 @@ func upstreamBinsCommand(ctx context.Context, args []string, stdout, stderr io.W
 			releases = append(releases, r)
 		}
 	}
-	dir, err := upstreamDir()
+	dir, err := cfg.UpstreamRoot()
 	if err != nil {
 		return err
 	}
@@ -90,7 +77,7 @@ type upstreamConfig struct {
 	run   matrix.Run
 }
 
-func upstreamConfigFrom(args []string) (upstreamConfig, error) {
+func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error) {
 	var c upstreamConfig
 	cmd := newCommand("upstream", "upstream [--cells C,...] [--repeat N] [--parallel N]",
 		"Runs the upstream releases with and without each bug through their subject files (on\n"+
@@ -98,8 +85,8 @@ func upstreamConfigFrom(args []string) (upstreamConfig, error) {
 			"subject file binds of the seed's properties and each release with the fix passed, every\n"+
 			"time. A seed's two cells run together. The releases are read from UPSTREAM_DIR (make\n"+
 			"upstream-bins builds them); the runs go below ARTIFACTS/upstream.")
-	cellsFlag := cmd.fs.String("cells", env().Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
-	mf := addMatrixFlags(cmd, "UPSTREAM", 1)
+	cellsFlag := cmd.fs.String("cells", e.Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
+	mf := addMatrixFlags(cmd, e, "UPSTREAM", 1)
 	if err := cmd.parse(args); err != nil {
 		return c, err
 	}
@@ -120,7 +107,7 @@ func upstreamConfigFrom(args []string) (upstreamConfig, error) {
 	if c.cells, err = list(cmd.source("cells", "UPSTREAM_CELLS"), *cellsFlag, "a cell of the upstream matrix", names); err != nil {
 		return c, err
 	}
-	c.dir, err = upstreamDir()
+	c.dir, err = e.UpstreamRoot()
 	return c, err
 }
 
@@ -128,8 +115,8 @@ func upstreamConfigFrom(args []string) (upstreamConfig, error) {
 // files and fails unless each buggy release broke exactly what its
 // subject file binds of its seed's properties and each fixed release
 // passed, every time.
-func upstreamCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := upstreamConfigFrom(args)
+func upstreamCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
+	cfg, err := upstreamConfigFrom(settings, args)
 	if err != nil {
 		return err
 	}
