@@ -5,41 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
-	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/upstream"
 )
 
 // upstreamBinsCommand builds the upstream releases (all, or those named)
 // from the Go module proxy into the upstream folder.
 func upstreamBinsCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
-	releases := upstream.Releases
-	if len(args) > 0 {
-		releases = nil
-		for _, name := range args {
-			r, ok := upstream.Lookup(name)
-			if !ok {
-				var names []string
-				for _, r := range upstream.Releases {
-					names = append(names, r.Name)
-				}
-				return fmt.Errorf("%w: %q is not an upstream release; known: %s", errUsage, name, strings.Join(names, ", "))
-			}
-			releases = append(releases, r)
-		}
+	releases, err := upstream.Named(args)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	dir, err := cfg.UpstreamRoot()
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, err := upstream.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -49,24 +32,6 @@ func upstreamBinsCommand(ctx context.Context, cfg config.Settings, args []string
 	}
 	fmt.Fprintln(stdout, dir)
 	return nil
-}
-
-// moduleRoot is the steadystate module's folder: the wrappers of the
-// upstream builds live in it.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && slices.Contains(strings.Fields(string(data)), "github.com/steadystate-dev/steadystate") {
-			return dir, nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("run this in the steadystate repository (%s is not in it): the upstream builds use its fixtures/upstream folder", wd)
-		}
-	}
 }
 
 // upstreamConfig is the upstream matrix's configuration, read once from
@@ -120,14 +85,14 @@ func upstreamCommand(ctx context.Context, settings config.Settings, args []strin
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, err := upstream.ModuleRoot()
 	if err != nil {
 		return err
 	}
 	// The suites read the releases from the folder checked here, even
 	// when UPSTREAM_DIR was given relative to this folder.
 	cfg.run.Env = append(cfg.run.Env, "UPSTREAM_DIR="+cfg.dir)
-	cells, err := cfg.matrix(root)
+	cells, err := upstream.Matrix(cfg.cells, cfg.dir, root, cfg.run.Provider)
 	if err != nil {
 		return err
 	}
@@ -139,39 +104,4 @@ func upstreamCommand(ctx context.Context, settings config.Settings, args []strin
 		return errors.New("the upstream matrix failed: a release with the fix did not pass, or a release with the bug did not break exactly its seed's properties every time")
 	}
 	return nil
-}
-
-// matrix is the selected cells as matrix cells, each expecting what its
-// subject file binds. It refuses a matrix that could pass without showing
-// anything: no cell, half a seed's pair, or a cell that cannot run where
-// the matrix runs.
-func (cfg upstreamConfig) matrix(root string) ([]reports.Cell, error) {
-	var selected []upstream.Cell
-	for _, c := range upstream.Cells {
-		if cfg.cells == nil || slices.Contains(cfg.cells, c.Subject) {
-			selected = append(selected, c)
-		}
-	}
-	if err := upstream.Check(selected); err != nil {
-		return nil, err
-	}
-	builder := upstream.Builder{Dir: cfg.dir}
-	var cells []reports.Cell
-	for _, c := range selected {
-		for _, name := range c.Releases {
-			r, _ := upstream.Lookup(name)
-			if _, ok := builder.Built(r); !ok {
-				return nil, fmt.Errorf("upstream cell %s needs release %s, which is not built in %s: run make upstream-bins (or set UPSTREAM_DIR)", c.Subject, name, cfg.dir)
-			}
-		}
-		m, f, err := c.Matrix(root, subjectfile.Options{UpstreamDir: cfg.dir})
-		if err != nil {
-			return nil, err
-		}
-		if cfg.run.Provider == "kind" && f.Run.Pod == nil {
-			return nil, fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave its seed's cells out of the selection, or run on local", c.Subject)
-		}
-		cells = append(cells, m)
-	}
-	return cells, nil
 }
