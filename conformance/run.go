@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,10 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/existing"
+	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
@@ -50,6 +54,47 @@ type Run struct {
 	Matrix matrix.Run
 
 	file *subjectfile.File
+}
+
+// New is the conformance run of the subject file subject on provider,
+// writing the bundle out (empty: conformance.tar.gz beside the runs), of
+// the settings e: the runs go below ARTIFACTS/conform, and the local
+// control plane and the upstream releases are KUBE_VERSION's, KUBE_BIN_DIR
+// and UPSTREAM_DIR, or the cache's.
+func New(e config.Settings, subject, out, provider string) (Run, error) {
+	c := Run{Subject: subject, Out: out, Provider: provider}
+	var err error
+	if c.Matrix, err = matrix.New(e, "conform", "conformance", "CONFORM", 2); err != nil {
+		return c, err
+	}
+	if c.Out == "" {
+		c.Out = filepath.Join(filepath.Dir(c.Matrix.Root), "conformance.tar.gz")
+	}
+	if c.Subject, err = filepath.Abs(c.Subject); err != nil {
+		return c, err
+	}
+	// The cache holds the upstream releases and the local control plane:
+	// a run in a pod, on an existing cluster, may have neither.
+	c.UpstreamDir, _ = e.UpstreamRoot()
+	c.Version, c.BinDir = e.KubeVersion, e.KubeBinDir
+	c.BuildBins = c.Provider == cluster.Local && c.BinDir == ""
+	if root, err := e.CacheRoot(); c.BinDir == "" && err == nil {
+		c.BinDir = local.BinDirFor(root, c.Version)
+	}
+	c.Kubernetes = c.Version
+	switch c.Provider {
+	case cluster.Kind:
+		c.Kubernetes = cmp.Or(e.KindNodeImage, kind.DefaultImage(c.Version))
+	case cluster.Existing:
+		c.Kubernetes = "existing cluster"
+	}
+	c.Matrix.Provider = c.Provider
+	c.Matrix.Progress = true
+	// Every spec keeps its evidence, passed or not: the bundle's every
+	// judged verdict can then be judged again (steadystate verify).
+	c.Matrix.Env = append(c.Matrix.Env, "PROVIDER="+c.Provider, "UPSTREAM_DIR="+c.UpstreamDir, "STEADYSTATE_KEEP_EVIDENCE=1")
+	c.Pods = c.Provider == cluster.Kind || e.SubjectPlacement == testenv.Pods
+	return c, nil
 }
 
 // Load reads the subject file, once the local control plane it may name

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"strconv"
 	"time"
@@ -65,7 +66,7 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 	}
 	c.Version = e.KubeVersion
 	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
-	c.Matrix, err = newMatrixRun(e, "explore", "exploration", "EXPLORE", 1)
+	c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1)
 	c.Matrix.Progress = true
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
 	return c, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -85,15 +84,6 @@ func wantsHelp(args []string) bool {
 		end = len(args)
 	}
 	return slices.ContainsFunc(args[:end], func(a string) bool { return a == "-h" || a == "-help" || a == "--help" })
-}
-
-// positive reads a count of at least 1 given as value by source.
-func positive(source, value string) (int, error) {
-	n, err := strconv.Atoi(value)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%s=%q is not a positive number", source, value)
-	}
-	return n, nil
 }
 
 // list reads a comma-separated list given as value by source whose every

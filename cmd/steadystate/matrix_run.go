@@ -2,32 +2,11 @@ package main
 
 import (
 	"cmp"
-	"path/filepath"
 	"strconv"
 
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 )
-
-// newMatrixRun is a matrix's run of the settings e: <prefix>_REPEAT
-// (default 1) and <prefix>_PARALLEL (default parallel), PROVIDER, and
-// ARTIFACTS (the runs go below ARTIFACTS/<name>).
-func newMatrixRun(e config.Settings, name, title, prefix string, parallel int) (matrix.Run, error) {
-	m := matrix.Run{Name: name, Title: title, Repeat: 1, Parallel: parallel, Provider: e.Provider}
-	var err error
-	if v := e.Matrix[prefix].Repeat; v != "" {
-		if m.Repeat, err = positive(prefix+"_REPEAT", v); err != nil {
-			return m, err
-		}
-	}
-	if v := e.Matrix[prefix].Parallel; v != "" {
-		if m.Parallel, err = positive(prefix+"_PARALLEL", v); err != nil {
-			return m, err
-		}
-	}
-	m.Root, err = filepath.Abs(filepath.Join(e.Artifacts, name))
-	return m, err
-}
 
 // matrixFlags are a matrix command's --repeat and --parallel, whose
 // defaults are <prefix>_REPEAT and <prefix>_PARALLEL.
@@ -47,15 +26,15 @@ func addMatrixFlags(c flagCommand, cfg config.Settings, prefix string, parallel 
 	return f
 }
 
-// matrixRun is the run the flags of c set up (see newMatrixRun).
+// matrixRun is the run the flags of c set up (see matrix.New).
 func (f *matrixFlags) matrixRun(c flagCommand, name, title string) (matrix.Run, error) {
-	m, err := newMatrixRun(f.cfg, name, title, "", 1)
+	m, err := matrix.New(f.cfg, name, title, "", 1)
 	if err != nil {
 		return m, err
 	}
-	if m.Repeat, err = positive(c.source("repeat", f.prefix+"_REPEAT"), f.repeat); err != nil {
+	if m.Repeat, err = matrix.Positive(c.source("repeat", f.prefix+"_REPEAT"), f.repeat); err != nil {
 		return m, err
 	}
-	m.Parallel, err = positive(c.source("parallel", f.prefix+"_PARALLEL"), f.parallel)
+	m.Parallel, err = matrix.Positive(c.source("parallel", f.prefix+"_PARALLEL"), f.parallel)
 	return m, err
 }
