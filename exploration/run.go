@@ -17,6 +17,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -53,6 +54,28 @@ type Run struct {
 	UpstreamDir string
 	// Matrix runs the exploration suite, a cell of one, below its Root.
 	Matrix matrix.Run
+}
+
+// Configure completes the run from the settings e: the upstream folder,
+// the subject and capability (Resolve), the local control plane
+// (KUBE_VERSION; built first unless KUBE_BIN_DIR is given) and the
+// matrix run of its one cell, below ARTIFACTS/explore.
+func (c *Run) Configure(e config.Settings) error {
+	var err error
+	if c.UpstreamDir, err = e.UpstreamRoot(); err != nil {
+		return err
+	}
+	if err := c.Resolve(); err != nil {
+		return err
+	}
+	c.Version = e.KubeVersion
+	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
+	if c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1); err != nil {
+		return err
+	}
+	c.Matrix.Progress = true
+	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
+	return nil
 }
 
 // Resolve tells a subject file from a subject's name, reads the replayed

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"io"
 	"strconv"
 	"time"
@@ -58,18 +57,7 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 			return c, fmt.Errorf("--seed %q is not a seed: use the number a previous run printed", *seed)
 		}
 	}
-	if c.UpstreamDir, err = e.UpstreamRoot(); err != nil {
-		return c, err
-	}
-	if err := c.Resolve(); err != nil {
-		return c, err
-	}
-	c.Version = e.KubeVersion
-	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
-	c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1)
-	c.Matrix.Progress = true
-	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
-	return c, err
+	return c, c.Configure(e)
 }
 
 // exploreCommand runs the exploration suite against one subject and

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -44,29 +43,13 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	if c.run, err = mf.matrixRun(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
-	var suites, modes []string
-	for _, s := range catalog.Suites {
-		suites = append(suites, s.Name)
-	}
-	modes = append([]string{"correct"}, catalog.Names()...)
-	if c.suites, err = list(cmd.source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", suites); err != nil {
+	if c.suites, err = list(cmd.source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
 		return c, err
 	}
-	if c.modes, err = list(cmd.source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", modes); err != nil {
+	if c.modes, err = list(cmd.source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", append([]string{"correct"}, catalog.Names()...)); err != nil {
 		return c, err
 	}
 	return c, nil
-}
-
-// selected is the matrix's cells that the configuration picks.
-func (c selftestConfig) selected() []reports.Cell {
-	var out []reports.Cell
-	for _, cell := range reports.Cells() {
-		if (c.suites == nil || slices.Contains(c.suites, cell.Suite)) && (c.modes == nil || slices.Contains(c.modes, cell.Mode())) {
-			out = append(out, cell)
-		}
-	}
-	return out
 }
 
 // selftestCommand runs every selected cell of the matrix --repeat times,
@@ -78,7 +61,7 @@ func selftestCommand(ctx context.Context, settings config.Settings, args []strin
 	if err != nil {
 		return err
 	}
-	cells := cfg.selected()
+	cells := reports.Select(cfg.suites, cfg.modes)
 	if len(cells) == 0 {
 		return fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
