@@ -9,26 +9,27 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/standing"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 func clusterCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
-	cmd := newCommand("cluster", "cluster up|down|status [--name NAME]",
+	cmd := cli.New("cluster", "cluster up|down|status [--name NAME]",
 		"up starts a local cluster (etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION)\n"+
 			"and keeps it up until Ctrl-C or 'cluster down'; down stops it; status shows whether it\n"+
 			"is up and how to reach it.")
-	name := cmd.fs.String("name", "steadystate", "the cluster's `NAME`")
-	if len(args) > 0 && wantsHelp(args[:1]) {
-		return helpRequest{cmd.help()}
+	name := cmd.FS.String("name", "steadystate", "the cluster's `NAME`")
+	if len(args) > 0 && cli.WantsHelp(args[:1]) {
+		return cli.HelpRequest{Text: cmd.Help()}
 	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: cluster needs up, down or status", errUsage)
 	}
-	if err := cmd.parse(args[1:]); err != nil {
+	if err := cmd.Parse(args[1:]); err != nil {
 		return err
 	}
-	if cmd.fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, cmd.fs.Arg(0))
+	if cmd.FS.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, cmd.FS.Arg(0))
 	}
 	switch args[0] {
 	case "up":

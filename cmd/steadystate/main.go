@@ -9,9 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports"
 )
@@ -49,7 +49,7 @@ of upstream's: UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL (see docs/sett
 `
 
 // errUsage marks errors caused by how the command was called.
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -78,11 +78,11 @@ func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr
 	if !errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	var h helpRequest
+	var h cli.HelpRequest
 	if errors.As(err, &h) {
-		fmt.Fprint(stdout, h.text)
+		fmt.Fprint(stdout, h.Text)
 	} else {
-		fmt.Fprint(stdout, commandUsage(args[0]))
+		fmt.Fprint(stdout, cli.Section(usage, args[0]))
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command given", errUsage)
 	}
-	if slices.Contains(takeNoFlags, args[0]) && wantsHelp(args[1:]) {
+	if slices.Contains(takeNoFlags, args[0]) && cli.WantsHelp(args[1:]) {
 		return flag.ErrHelp
 	}
 	switch args[0] {
@@ -139,26 +139,4 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 	default:
 		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 	}
-}
-
-// commandUsage is the usage's lines of the command name, its flags
-// among them; the whole usage when it has none.
-func commandUsage(name string) string {
-	var out []string
-	in := false
-	for _, line := range strings.Split(usage, "\n") {
-		switch {
-		case strings.HasPrefix(line, "  steadystate "+name+" ") || line == "  steadystate "+name:
-			in = true
-		case in && !strings.HasPrefix(line, "    "):
-			in = false
-		}
-		if in {
-			out = append(out, line)
-		}
-	}
-	if len(out) == 0 {
-		return usage
-	}
-	return "usage:\n" + strings.Join(out, "\n") + "\n"
 }

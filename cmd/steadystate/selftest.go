@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -26,27 +27,27 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	if e.Provider == "kind" {
 		parallel = 1 // each cell is a kind cluster: one at a time on small machines
 	}
-	cmd := newCommand("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
+	cmd := cli.New("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
 		"Runs every suite against every reference subject mode (each cell with its own cluster, on\n"+
 			"PROVIDER) and fails unless every correct mode passed and every bug was caught on exactly\n"+
 			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
-	suitesFlag := cmd.fs.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
-	modesFlag := cmd.fs.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
+	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
+	modesFlag := cmd.FS.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
 	mf := addMatrixFlags(cmd, e, "SELFTEST", parallel)
-	if err := cmd.parse(args); err != nil {
+	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
-	if cmd.fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.fs.Arg(0))
+	if cmd.FS.NArg() > 0 {
+		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
 	if c.run, err = mf.matrixRun(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
-	if c.suites, err = list(cmd.source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
+	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
 		return c, err
 	}
-	if c.modes, err = list(cmd.source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", append([]string{"correct"}, catalog.Names()...)); err != nil {
+	if c.modes, err = cli.List(cmd.Source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", append([]string{"correct"}, catalog.Names()...)); err != nil {
 		return c, err
 	}
 	return c, nil

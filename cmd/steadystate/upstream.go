@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/upstream"
@@ -44,19 +45,19 @@ type upstreamConfig struct {
 
 func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error) {
 	var c upstreamConfig
-	cmd := newCommand("upstream", "upstream [--cells C,...] [--repeat N] [--parallel N]",
+	cmd := cli.New("upstream", "upstream [--cells C,...] [--repeat N] [--parallel N]",
 		"Runs the upstream releases with and without each bug through their subject files (on\n"+
 			"PROVIDER local or kind) and fails unless each release with the bug broke exactly what its\n"+
 			"subject file binds of the seed's properties and each release with the fix passed, every\n"+
 			"time. A seed's two cells run together. The releases are read from UPSTREAM_DIR (make\n"+
 			"upstream-bins builds them); the runs go below ARTIFACTS/upstream.")
-	cellsFlag := cmd.fs.String("cells", e.Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
+	cellsFlag := cmd.FS.String("cells", e.Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
 	mf := addMatrixFlags(cmd, e, "UPSTREAM", 1)
-	if err := cmd.parse(args); err != nil {
+	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
-	if cmd.fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: upstream takes flags only (--cells, --repeat, --parallel), not %q", errUsage, cmd.fs.Arg(0))
+	if cmd.FS.NArg() > 0 {
+		return c, fmt.Errorf("%w: upstream takes flags only (--cells, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
 	if c.run, err = mf.matrixRun(cmd, "upstream", "upstream matrix"); err != nil {
@@ -69,7 +70,7 @@ func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error
 	for _, cell := range upstream.Cells {
 		names = append(names, cell.Subject)
 	}
-	if c.cells, err = list(cmd.source("cells", "UPSTREAM_CELLS"), *cellsFlag, "a cell of the upstream matrix", names); err != nil {
+	if c.cells, err = cli.List(cmd.Source("cells", "UPSTREAM_CELLS"), *cellsFlag, "a cell of the upstream matrix", names); err != nil {
 		return c, err
 	}
 	c.dir, err = e.UpstreamRoot()
