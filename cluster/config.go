@@ -104,7 +104,7 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	}
 	artifacts := cfg.Artifacts
 	if artifacts == "" {
-		artifacts = "_artifacts"
+		artifacts = config.DefaultArtifacts
 	}
 	o := local.Options{
 		Name:        name,
