@@ -57,7 +57,8 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 			return c, fmt.Errorf("--seed %q is not a seed: use the number a previous run printed", *seed)
 		}
 	}
-	return c, c.Configure(e)
+	err = c.Configure(e)
+	return c, err
 }
 
 // exploreCommand runs the exploration suite against one subject and
