@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
@@ -63,7 +62,7 @@ func suiteHelp() string {
 // folder; it exits 1 when a suite did not pass.
 func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := cli.New("e2e", "e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]",
-		"Runs every suite ("+e2eNames()+"), each in a child process of this program\n"+
+		"Runs every suite ("+e2e.Names(e2eSuites())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME'), one after the other: every suite runs and is judged whichever\n"+
 			"failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
@@ -75,24 +74,15 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 	if err := cmd.Parse(args); err != nil {
 		return e2e.NotForSuites(err)
 	}
-	// The flag set stops at "--" and at the first argument that is not
-	// a flag: only "--" may come before the suites' flags.
-	suiteFlags := cmd.FS.Args()
-	if n := len(args) - len(suiteFlags); len(suiteFlags) > 0 && (n == 0 || args[n-1] != "--") {
-		return fmt.Errorf("%w: e2e: %q is not a flag: the suites' flags come after --", errUsage, suiteFlags[0])
-	}
-	if err := e2e.CheckSuiteFlags(suiteFlags); err != nil {
+	suiteFlags, err := e2e.SuiteFlags(args, cmd.FS.Args())
+	if err != nil {
 		return fmt.Errorf("%w: e2e: %v", errUsage, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this program to run the suites with: %w", err)
 	}
-	var run []e2e.Suite
-	for _, s := range suites.E2E() {
-		run = append(run, e2e.Suite{Name: s.Name, Title: s.Title})
-	}
-	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: run, Artifacts: *artifacts,
+	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: e2eSuites(), Artifacts: *artifacts,
 		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		return err
@@ -103,11 +93,11 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 	return nil
 }
 
-// e2eNames are the names of the suites e2e runs, for its help.
-func e2eNames() string {
-	var names []string
+// e2eSuites are the suites e2e runs, in order.
+func e2eSuites() []e2e.Suite {
+	var run []e2e.Suite
 	for _, s := range suites.E2E() {
-		names = append(names, s.Name)
+		run = append(run, e2e.Suite{Name: s.Name, Title: s.Title})
 	}
-	return strings.Join(names, ", ")
+	return run
 }
