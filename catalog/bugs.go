@@ -98,6 +98,15 @@ func BugsOf(component string) []string {
 	return names
 }
 
+// SuiteNames lists every suite's name, in the order of Suites.
+func SuiteNames() []string {
+	names := make([]string, len(Suites))
+	for i, s := range Suites {
+		names[i] = s.Name
+	}
+	return names
+}
+
 // Names lists every bug's name.
 func Names() []string {
 	names := make([]string, len(Bugs))

@@ -13,6 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // Provider is what every cluster provider implements.
@@ -63,33 +64,29 @@ type Config struct {
 
 // ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
 // KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS, LOCAL_NODES, LOCAL_POD_STAGES
-// and the KIND_* variables.
-func ConfigFromEnv() Config {
+// and the KIND_* variables from the environment now (config.FromEnv).
+func ConfigFromEnv() Config { return ConfigFrom(config.FromEnv()) }
+
+// ConfigFrom is the provider's configuration of the settings s.
+func ConfigFrom(s config.Settings) Config {
 	return Config{
-		Provider:    os.Getenv("PROVIDER"),
-		KubeVersion: os.Getenv("KUBE_VERSION"),
-		BinDir:      os.Getenv("KUBE_BIN_DIR"),
-		Kubeconfig:  os.Getenv("KUBECONFIG"),
-		Context:     os.Getenv("KUBE_CONTEXT"),
-		Artifacts:   os.Getenv("ARTIFACTS"),
-		Controllers: splitList(os.Getenv("KCM_CONTROLLERS")),
-		Nodes:       os.Getenv("LOCAL_NODES"),
-		PodStages:   os.Getenv("LOCAL_POD_STAGES"),
+		Provider:    s.Provider,
+		KubeVersion: s.KubeVersion,
+		BinDir:      s.KubeBinDir,
+		Kubeconfig:  s.Kubeconfig,
+		Context:     s.KubeContext,
+		Artifacts:   s.Artifacts,
+		Controllers: s.KCMControllers,
+		Nodes:       s.LocalNodes,
+		PodStages:   s.LocalPodStages,
 		Kind: kind.Options{
-			Name:        os.Getenv("KIND_CLUSTER_NAME"),
-			Image:       os.Getenv("KIND_NODE_IMAGE"),
-			KubeVersion: os.Getenv("KUBE_VERSION"),
-			ConfigFile:  os.Getenv("KIND_CONFIG"),
-			Keep:        os.Getenv("KIND_KEEP") == "1",
+			Name:        s.KindClusterName,
+			Image:       s.KindNodeImage,
+			KubeVersion: s.KubeVersion,
+			ConfigFile:  s.KindConfig,
+			Keep:        s.KindKeep,
 		},
 	}
-}
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
 }
 
 // Providers lists the valid provider names.
@@ -107,7 +104,7 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	}
 	artifacts := cfg.Artifacts
 	if artifacts == "" {
-		artifacts = "_artifacts"
+		artifacts = config.DefaultArtifacts
 	}
 	o := local.Options{
 		Name:        name,

@@ -297,3 +297,15 @@ func PrintFigures(w io.Writer, cells []Cell) {
 	}
 	tw.Flush()
 }
+
+// Select is the self-test matrix's cells of the suites and modes named
+// (nil: every one).
+func Select(suites, modes []string) []Cell {
+	var out []Cell
+	for _, cell := range Cells() {
+		if (suites == nil || slices.Contains(suites, cell.Suite)) && (modes == nil || slices.Contains(modes, cell.Mode())) {
+			out = append(out, cell)
+		}
+	}
+	return out
+}

@@ -9,6 +9,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // CheckConfig reads a kind config file strictly, so a typo is named before
@@ -37,7 +39,7 @@ func dockerAnswers(ctx context.Context) error {
 		return fmt.Errorf("PROVIDER=kind needs Docker and there is no docker command: install it (apt-get install -y docker.io), or use PROVIDER=local")
 	}
 	if out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
-		return fmt.Errorf("PROVIDER=kind needs a Docker engine and none answers (DOCKER_HOST=%q: %s): start one with `export DOCKER_HOST=$(hack/docker-engine.sh start)` (make e2e PROVIDER=kind does), or use PROVIDER=local", os.Getenv("DOCKER_HOST"), strings.TrimSpace(string(out)))
+		return fmt.Errorf("PROVIDER=kind needs a Docker engine and none answers (DOCKER_HOST=%q: %s): start one with `export DOCKER_HOST=$(hack/docker-engine.sh start)` (make e2e PROVIDER=kind does), or use PROVIDER=local", config.FromEnv().DockerHost, strings.TrimSpace(string(out)))
 	}
 	return nil
 }

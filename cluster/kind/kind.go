@@ -20,6 +20,8 @@ import (
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
+
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // Options say which cluster to make.
@@ -43,7 +45,7 @@ type Options struct {
 // DefaultImage is the offline node image `make kind-image` builds.
 func DefaultImage(kubeVersion string) string {
 	if kubeVersion == "" {
-		kubeVersion = "v1.36.3"
+		kubeVersion = config.DefaultKubeVersion
 	}
 	return "steadystate/kind-node:" + kubeVersion
 }

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // DefaultKubeVersion is the Kubernetes version used when none is given.
-const DefaultKubeVersion = "v1.36.3"
+const DefaultKubeVersion = config.DefaultKubeVersion
 
 // Binaries are the paths of the control-plane executables. Scheduler and
 // Kwok, which only a cluster with simulated nodes runs, are empty when the
@@ -40,16 +42,7 @@ var kubeVersionPattern = regexp.MustCompile(`^v1\.[0-9]+\.[0-9]+$`)
 // CacheRoot is where built Kubernetes binaries are cached:
 // $STEADYSTATE_CACHE_DIR, else <user cache dir>/steadystate. kube-bins.sh
 // (BuildBinaries) uses the same rule.
-func CacheRoot() (string, error) {
-	if dir := os.Getenv("STEADYSTATE_CACHE_DIR"); dir != "" {
-		return dir, nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find a cache folder (%v): set STEADYSTATE_CACHE_DIR", err)
-	}
-	return filepath.Join(dir, "steadystate"), nil
-}
+func CacheRoot() (string, error) { return config.FromEnv().CacheRoot() }
 
 // BinDirFor is the cache folder holding the binaries of one Kubernetes version.
 func BinDirFor(cacheRoot, version string) string {

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/steadystate-dev/steadystate/internal/atomicfile"
-	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/matrix"
 )
 
 // junitCommand writes JUnit for CI tools from a Ginkgo JSON report: one
@@ -16,20 +14,9 @@ func junitCommand(args []string, stdout io.Writer) error {
 	if len(args) != 2 {
 		return fmt.Errorf("%w: junit takes a Ginkgo JSON report (report.json) and the JUnit file to write", errUsage)
 	}
-	return writeJUnit(args[0], args[1], stdout)
-}
-
-// writeJUnit writes report's specs as JUnit to out, replacing it whole.
-func writeJUnit(report, out string, stdout io.Writer) error {
-	reps, err := verdict.ReadReport(report)
-	if err != nil {
+	if err := matrix.WriteJUnit(args[0], args[1]); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(out, func(w io.Writer) error { return reports.WriteJUnit(w, "steadystate", reps) }); err != nil {
-		return err
-	}
-	if stdout != nil {
-		fmt.Fprintf(stdout, "junit: %s\n", out)
-	}
+	fmt.Fprintf(stdout, "junit: %s\n", args[1])
 	return nil
 }

@@ -9,9 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -48,12 +49,12 @@ of upstream's: UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL (see docs/sett
 `
 
 // errUsage marks errors caused by how the command was called.
-var errUsage = errors.New("usage")
+var errUsage = cli.ErrUsage
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, config.Process(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, errSuiteFailed) {
 			stop()
 			os.Exit(1)
@@ -69,18 +70,19 @@ func main() {
 	}
 }
 
-// run runs the command args name. -h or --help on a command prints its
-// usage and flags to stdout and succeeds.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	err := dispatch(ctx, args, stdout, stderr)
+// run runs the command args names with the settings cfg, read once from
+// the environment. -h or --help on a command prints its usage and flags
+// to stdout and succeeds.
+func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, cfg, args, stdout, stderr)
 	if !errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	var h helpRequest
+	var h cli.HelpRequest
 	if errors.As(err, &h) {
-		fmt.Fprint(stdout, h.text)
+		fmt.Fprint(stdout, h.Text)
 	} else {
-		fmt.Fprint(stdout, commandUsage(args[0]))
+		fmt.Fprint(stdout, cli.Section(usage, args[0]))
 	}
 	return nil
 }
@@ -89,16 +91,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // before they run (the others answer it as they parse their flags).
 var takeNoFlags = []string{"report", "html", "junit", "verify", "validate", "catalog", "kube-bins", "upstream-bins"}
 
-func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command given", errUsage)
 	}
-	if slices.Contains(takeNoFlags, args[0]) && wantsHelp(args[1:]) {
+	if slices.Contains(takeNoFlags, args[0]) && cli.WantsHelp(args[1:]) {
 		return flag.ErrHelp
 	}
 	switch args[0] {
 	case "cluster":
-		return clusterCommand(ctx, args[1:], stdout, stderr)
+		return clusterCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(args[1:], stdout)
 	case "html":
@@ -106,25 +108,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "junit":
 		return junitCommand(args[1:], stdout)
 	case "selftest":
-		return selftestCommand(ctx, args[1:], stdout, stderr)
+		return selftestCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "suite":
 		return suiteCommand(args[1:])
 	case "e2e":
-		return e2eCommand(ctx, args[1:], stdout, stderr)
+		return e2eCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "conform":
-		return conformCommand(ctx, args[1:], stdout, stderr)
+		return conformCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "explore":
-		return exploreCommand(ctx, args[1:], stdout, stderr)
+		return exploreCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCommand(args[1:], stdout)
 	case "validate":
 		return validateCommand(args[1:], stdout)
 	case "upstream":
-		return upstreamCommand(ctx, args[1:], stdout, stderr)
+		return upstreamCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "kube-bins":
-		return kubeBinsCommand(ctx, args[1:], stdout, stderr)
+		return kubeBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "upstream-bins":
-		return upstreamBinsCommand(ctx, args[1:], stdout, stderr)
+		return upstreamBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "catalog":
 		if len(args) > 1 {
 			return fmt.Errorf("%w: catalog takes no arguments", errUsage)
@@ -137,26 +139,4 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 	}
-}
-
-// commandUsage is the usage's lines of the command name, its flags
-// among them; the whole usage when it has none.
-func commandUsage(name string) string {
-	var out []string
-	in := false
-	for _, line := range strings.Split(usage, "\n") {
-		switch {
-		case strings.HasPrefix(line, "  steadystate "+name+" ") || line == "  steadystate "+name:
-			in = true
-		case in && !strings.HasPrefix(line, "    "):
-			in = false
-		}
-		if in {
-			out = append(out, line)
-		}
-	}
-	if len(out) == 0 {
-		return usage
-	}
-	return "usage:\n" + strings.Join(out, "\n") + "\n"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
+	"github.com/steadystate-dev/steadystate/cluster/standing"
 )
 
 // binary is the steadystate command built once for these tests.
@@ -55,7 +56,7 @@ func startOrFail(t *testing.T, cmd *exec.Cmd) {
 }
 
 // upCluster starts `cluster up` and waits until its state file appears.
-func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Buffer) {
+func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, standing.State, *bytes.Buffer) {
 	t.Helper()
 	cmd := command(t, stateDir, "cluster", "up", "--name", name)
 	var stdout, stderr bytes.Buffer
@@ -65,7 +66,7 @@ func upCluster(t *testing.T, stateDir, name string) (*exec.Cmd, state, *bytes.Bu
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if data, err := os.ReadFile(path); err == nil {
-			var s state
+			var s standing.State
 			if err := json.Unmarshal(data, &s); err != nil {
 				t.Fatal(err)
 			}

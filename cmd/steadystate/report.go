@@ -1,15 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // reportCommand prints a report's summary and fails when a spec did not
@@ -20,72 +15,5 @@ func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: report takes one file: a Ginkgo JSON report (report.json) or JUnit (junit.xml)", errUsage)
 	}
-	if strings.HasSuffix(args[0], ".json") {
-		return verdictReport(args[0], stdout)
-	}
-	s, err := reports.ReadJUnit(args[0])
-	if err != nil {
-		return err
-	}
-	s.Print(stdout, "e2e")
-	switch {
-	case s.Failed > 0:
-		return fmt.Errorf("%d spec(s) failed; see %s", s.Failed, args[0])
-	case s.Passed == 0:
-		return errors.New("no spec passed: the report is empty or everything was skipped")
-	}
-	return nil
-}
-
-// verdictReport prints one line per spec with its outcome, the broken
-// properties or the reason, and a closing line
-// "e2e: N passed, N failed, N skipped (N broken, N error)".
-func verdictReport(path string, stdout io.Writer) error {
-	reps, err := verdict.ReadReport(path)
-	if err != nil {
-		return err
-	}
-	count := printVerdicts(reps, "e2e", stdout)
-	failed := count[verdict.BrokenSpec] + count[verdict.Error]
-	switch {
-	case count[verdict.BrokenSpec] > 0:
-		return fmt.Errorf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path)
-	case failed > 0:
-		return fmt.Errorf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", failed, path)
-	case count[verdict.Passed] == 0:
-		return errors.New("no spec passed: the report is empty or everything was skipped")
-	}
-	return nil
-}
-
-// printVerdicts prints one line per spec (with the properties it could
-// not judge as not bound), the closing line "<label>: N passed, ...",
-// and the result: "<label>: PASSED — 1 property not judged (not bound:
-// ...); 4 of 5 declared properties judged". It counts the specs by
-// outcome.
-func printVerdicts(reps []types.Report, label string, stdout io.Writer) map[verdict.SpecOutcome]int {
-	count := map[verdict.SpecOutcome]int{}
-	var specs []verdict.Spec
-	for _, rep := range reps {
-		for _, s := range verdict.Specs(rep) {
-			specs = append(specs, s)
-			count[s.Outcome]++
-			line := fmt.Sprintf("%-7s %6.1fs  %s: %s", strings.ToUpper(string(s.Outcome)), s.Seconds, s.Suite, s.Name)
-			switch s.Outcome {
-			case verdict.BrokenSpec:
-				line += "\n          broken: " + strings.Join(s.Broken, ", ")
-			case verdict.Error, verdict.SkippedSpec:
-				line += "\n          " + s.Reason
-			}
-			for _, nb := range s.NotBound() {
-				line += "\n          not bound: " + nb.ID + ": " + nb.Reason
-			}
-			fmt.Fprintln(stdout, line)
-		}
-	}
-	fmt.Fprintf(stdout, "%s: %d passed, %d failed, %d skipped (%d broken, %d error)\n", label,
-		count[verdict.Passed], count[verdict.BrokenSpec]+count[verdict.Error], count[verdict.SkippedSpec], count[verdict.BrokenSpec], count[verdict.Error])
-	word, detail := reports.Result(specs)
-	fmt.Fprintf(stdout, "%s: %s; %s\n", label, reports.Line(word, detail), reports.CoverageOf(specs).Judgement())
-	return count
+	return reports.Gate(args[0], stdout)
 }

@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -21,72 +18,55 @@ import (
 // flags, whose defaults are the environment's SELFTEST_* variables.
 type selftestConfig struct {
 	suites, modes []string
-	run           matrixRun
+	run           matrix.Run
 }
 
-func selftestConfigFrom(args []string) (selftestConfig, error) {
+func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error) {
 	var c selftestConfig
-	e := env()
 	parallel := 3
 	if e.Provider == "kind" {
 		parallel = 1 // each cell is a kind cluster: one at a time on small machines
 	}
-	cmd := newCommand("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
+	cmd := cli.New("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
 		"Runs every suite against every reference subject mode (each cell with its own cluster, on\n"+
 			"PROVIDER) and fails unless every correct mode passed and every bug was caught on exactly\n"+
 			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
-	suitesFlag := cmd.fs.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
-	modesFlag := cmd.fs.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
-	mf := addMatrixFlags(cmd, "SELFTEST", parallel)
-	if err := cmd.parse(args); err != nil {
+	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
+	modesFlag := cmd.FS.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
+	mf := addMatrixFlags(cmd, e, "SELFTEST", parallel)
+	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
-	if cmd.fs.NArg() > 0 {
-		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.fs.Arg(0))
+	if cmd.FS.NArg() > 0 {
+		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
 	if c.run, err = mf.matrixRun(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
-	var suites, modes []string
-	for _, s := range catalog.Suites {
-		suites = append(suites, s.Name)
-	}
-	modes = append([]string{"correct"}, catalog.Names()...)
-	if c.suites, err = list(cmd.source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", suites); err != nil {
+	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
 		return c, err
 	}
-	if c.modes, err = list(cmd.source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", modes); err != nil {
+	if c.modes, err = cli.List(cmd.Source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", append([]string{"correct"}, catalog.Names()...)); err != nil {
 		return c, err
 	}
 	return c, nil
-}
-
-// selected is the matrix's cells that the configuration picks.
-func (c selftestConfig) selected() []reports.Cell {
-	var out []reports.Cell
-	for _, cell := range reports.Cells() {
-		if (c.suites == nil || slices.Contains(c.suites, cell.Suite)) && (c.modes == nil || slices.Contains(c.modes, cell.Mode())) {
-			out = append(out, cell)
-		}
-	}
-	return out
 }
 
 // selftestCommand runs every selected cell of the matrix --repeat times,
 // --parallel cells at a time (each with its own cluster), and fails
 // unless every correct mode passed and every bug was caught on exactly its
 // declared properties, every time.
-func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := selftestConfigFrom(args)
+func selftestCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
+	cfg, err := selftestConfigFrom(settings, args)
 	if err != nil {
 		return err
 	}
-	cells := cfg.selected()
+	cells := reports.Select(cfg.suites, cfg.modes)
 	if len(cells) == 0 {
 		return fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
 	}
-	ok, err := cfg.run.runAll(ctx, cells, stdout, stderr)
+	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -94,48 +74,4 @@ func selftestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("the self-test failed: a correct mode did not pass or a bug was not caught on exactly its declared properties every time")
 	}
 	return nil
-}
-
-// longestFirst orders cells so the slow suites start first and the
-// parallel runs finish together.
-func longestFirst(cells []reports.Cell) []int {
-	weight := map[string]int{"lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
-	order := make([]int, len(cells))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return weight[cells[b].Suite] - weight[cells[a].Suite] })
-	return order
-}
-
-// writeMatrix keeps the matrix as data next to the runs.
-func writeMatrix(path string, cells []reports.Cell) error {
-	data, err := json.MarshalIndent(cells, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-// buildRefctl compiles refctl once into dir when a cell runs a reference
-// subject: the reference controllers are built from this module's source,
-// so a self-test needs the checkout; a subject file's cells need nothing.
-func buildRefctl(ctx context.Context, name string, cells []reports.Cell, dir string, stderr io.Writer) (string, error) {
-	if !slices.ContainsFunc(cells, func(c reports.Cell) bool { return c.SubjectFile == "" }) {
-		return "", nil
-	}
-	if _, err := os.Stat(filepath.Join("cmd", "refctl")); err != nil {
-		return "", fmt.Errorf("%s runs the reference controllers, which are built from source: run it in the steadystate module's root folder (make %s does)", name, name)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "refctl")
-	start := time.Now()
-	fmt.Fprintf(stderr, "%s: building refctl\n", name)
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/refctl").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build refctl: %v\n%s", err, out)
-	}
-	fmt.Fprintf(stderr, "%s: built refctl in %s\n", name, time.Since(start).Round(100*time.Millisecond))
-	return bin, nil
 }

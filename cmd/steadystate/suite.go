@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/e2e"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites"
@@ -19,8 +20,8 @@ import (
 // source tree. The suite's configuration comes from the environment (as
 // for make e2e) and the flags; it exits 1 when a spec did not pass.
 func suiteCommand(args []string) error {
-	if wantsHelp(args) {
-		return helpRequest{suiteHelp()}
+	if cli.WantsHelp(args) {
+		return cli.HelpRequest{Text: suiteHelp()}
 	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", errUsage, suites.Names())
@@ -44,53 +45,44 @@ var errSuiteFailed = errors.New("a spec did not pass")
 
 // suiteHelp is the suite command's usage with the suites' own flags.
 func suiteHelp() string {
-	cmd := newCommand("suite", "suite NAME [FLAGS]",
+	cmd := cli.New("suite", "suite NAME [FLAGS]",
 		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
 			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
 			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+", "+suites.ControlPlane.Name+".")
-	testenv.RegisterFlags(cmd.fs)
-	cmd.fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	testenv.RegisterFlags(cmd.FS)
+	cmd.FS.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
 	if suites.Explore.Flags != nil {
-		suites.Explore.Flags(cmd.fs)
+		suites.Explore.Flags(cmd.FS)
 	}
-	return cmd.help()
+	return cmd.Help()
 }
 
 // e2eCommand runs every suite of make e2e, each in a child process of this
 // program, and writes their merged Ginkgo JSON report to the artifacts
 // folder; it exits 1 when a suite did not pass.
-func e2eCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cmd := newCommand("e2e", "e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]",
-		"Runs every suite ("+e2eNames()+"), each in a child process of this program\n"+
+func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+	cmd := cli.New("e2e", "e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]",
+		"Runs every suite ("+e2e.Names(e2eSuites())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME'), one after the other: every suite runs and is judged whichever\n"+
 			"failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
 			"--label-filter=capability:scalable -v; SUITE FLAGS those of 'steadystate suite -h'.")
-	artifacts := cmd.fs.String("artifacts", env().Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
+	artifacts := cmd.FS.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
 	var ginkgo []string
-	e2e.GinkgoFlags(cmd.fs, &ginkgo)
-	if err := cmd.parse(args); err != nil {
+	e2e.GinkgoFlags(cmd.FS, &ginkgo)
+	if err := cmd.Parse(args); err != nil {
 		return e2e.NotForSuites(err)
 	}
-	// The flag set stops at "--" and at the first argument that is not
-	// a flag: only "--" may come before the suites' flags.
-	suiteFlags := cmd.fs.Args()
-	if n := len(args) - len(suiteFlags); len(suiteFlags) > 0 && (n == 0 || args[n-1] != "--") {
-		return fmt.Errorf("%w: e2e: %q is not a flag: the suites' flags come after --", errUsage, suiteFlags[0])
-	}
-	if err := e2e.CheckSuiteFlags(suiteFlags); err != nil {
+	suiteFlags, err := e2e.SuiteFlags(args, cmd.FS.Args())
+	if err != nil {
 		return fmt.Errorf("%w: e2e: %v", errUsage, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this program to run the suites with: %w", err)
 	}
-	var run []e2e.Suite
-	for _, s := range suites.E2E() {
-		run = append(run, e2e.Suite{Name: s.Name, Title: s.Title})
-	}
-	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: run, Artifacts: *artifacts,
+	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: e2eSuites(), Artifacts: *artifacts,
 		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		return err
@@ -101,11 +93,11 @@ func e2eCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// e2eNames are the names of the suites e2e runs, for its help.
-func e2eNames() string {
-	var names []string
+// e2eSuites are the suites e2e runs, in order.
+func e2eSuites() []e2e.Suite {
+	var run []e2e.Suite
 	for _, s := range suites.E2E() {
-		names = append(names, s.Name)
+		run = append(run, e2e.Suite{Name: s.Name, Title: s.Title})
 	}
-	return strings.Join(names, ", ")
+	return run
 }

@@ -1,23 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
-	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/reports/bundle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/rejudge"
 )
 
 // verifyCommand checks a results bundle (every file against the
@@ -49,137 +37,5 @@ func verifyCommand(args []string, stdout io.Writer) error {
 	if len(rest) != 1 {
 		return fmt.Errorf("%w: verify takes one bundle (a .tar.gz written by steadystate conform), and --digest SHA256 to check it against the digest conform printed", errUsage)
 	}
-	path := rest[0]
-	dst, err := os.MkdirTemp("", "steadystate-verify-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dst)
-	m, err := bundle.Open(path, dst)
-	if err != nil {
-		return err
-	}
-	if digest != nil {
-		if err := bundle.CheckDigest(path, m, *digest); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "bundle %s: %d files, every sum matches the manifest, whose sha256 is the published digest\n", path, len(m.Files))
-	} else {
-		fmt.Fprintf(stdout, "bundle %s: %d files, every sum matches the manifest (manifest sha256 %s; no --digest given: an archive edited together with its manifest would pass this check)\n", path, len(m.Files), m.Digest)
-	}
-	fmt.Fprintf(stdout, "  subject %s, steadystate %s, %s (%s), run from %s, written %s\n", m.Subject, m.Steadystate, m.Provider, m.Kubernetes,
-		m.Started.Format("2006-01-02 15:04:05 MST"), m.Created.Format("2006-01-02 15:04:05 MST"))
-	for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
-		fmt.Fprintf(stdout, "  %s: %s\n", k, m.Versions[k])
-	}
-	var reportFiles []string
-	filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == "report.json" {
-			reportFiles = append(reportFiles, p)
-		}
-		return nil
-	})
-	if len(reportFiles) == 0 {
-		return fmt.Errorf("%s holds no report.json: a conformance bundle has one per suite", path)
-	}
-	passed := true
-	var tally rejudged
-	for _, p := range reportFiles {
-		reps, err := verdict.ReadReport(p)
-		if err != nil {
-			return err
-		}
-		rel := relSlash(dst, p)
-		for _, rep := range reps {
-			if rep.StartTime.Before(m.Started) {
-				return fmt.Errorf("%s: %s: the report's run began %s, before this bundle's run began %s: a report left from an earlier run", path, rel, stamp(rep.StartTime), stamp(m.Started))
-			}
-		}
-		fmt.Fprintf(stdout, "\n%s\n", rel)
-		count := printVerdicts(reps, "specs", stdout)
-		if count[verdict.BrokenSpec]+count[verdict.Error] > 0 || count[verdict.Passed] == 0 {
-			passed = false
-		}
-		for _, rep := range reps {
-			for _, s := range verdict.Specs(rep) {
-				if err := tally.spec(path, dst, p, m.Started, s, stdout); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "\nverify: re-judged %d verdict(s) of %d spec(s) from their evidence, %d differ\n", tally.verdicts, tally.specs, tally.differ)
-	if tally.differ > 0 {
-		return fmt.Errorf("%s: %d verdict(s) differ from the evidence they were judged from: the bundle's reports or the judges changed", path, tally.differ)
-	}
-	if passed != m.Passed {
-		return fmt.Errorf("%s: the manifest says passed=%v, its reports say passed=%v", path, m.Passed, passed)
-	}
-	result := "passed"
-	if !passed {
-		result = "did not pass"
-	}
-	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: the subject %s\n", path, result)
-	return nil
+	return rejudge.Bundle(rest[0], digest, stdout)
 }
-
-// rejudged counts the verdicts verify judged again.
-type rejudged struct{ verdicts, specs, differ int }
-
-// spec re-judges every verdict spec s of the report at report recorded
-// (held or broken, with an offline judge) from the evidence.json in the
-// spec's artifacts folder beside the report, and fails when there is
-// none or it is older than the run.
-func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s verdict.Spec, stdout io.Writer) error {
-	var judged []verdict.Record
-	for _, rec := range s.Records {
-		if _, ok := judge.Offline[rec.ID]; ok && (rec.Outcome == verdict.Held || rec.Outcome == verdict.Broken) {
-			judged = append(judged, rec)
-		}
-	}
-	if len(judged) == 0 {
-		return nil
-	}
-	file := filepath.Join(filepath.Dir(report), testenv.ArtifactsFolder(s.Name), evidence.FileName)
-	rel := relSlash(dst, file)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: spec %q (%s) recorded %s %s and kept no evidence: %s is missing, so its verdicts cannot be re-judged", bundlePath, s.Name, s.Outcome, judged[0].ID, judged[0].Outcome, rel)
-	}
-	e, err := evidence.Read(file)
-	if err != nil {
-		return fmt.Errorf("%s: %w", bundlePath, err)
-	}
-	switch {
-	case e.Spec != s.Name:
-		return fmt.Errorf("%s: %s is the evidence of spec %q, not of %q", bundlePath, rel, e.Spec, s.Name)
-	case e.Start.Before(started):
-		return fmt.Errorf("%s: %s: the spec began %s, before this bundle's run began %s: evidence left from an earlier run", bundlePath, rel, stamp(e.Start), stamp(started))
-	}
-	t.specs++
-	fmt.Fprintf(stdout, "  re-judged from %s\n", rel)
-	for _, rec := range judged {
-		got := oracle.Judge(e.Start, rec.Property, judge.Offline[rec.ID](e))
-		if b := judge.BoundText(rec.ID, e); b != "" {
-			got.Figures = map[string]string{"bound": b}
-		}
-		t.verdicts++
-		mark := "same      "
-		if got.Outcome != rec.Outcome {
-			t.differ++
-			mark = "DIFFERS   "
-			got.Reason += fmt.Sprintf(" (the report recorded: %s)", rec.Outcome)
-		}
-		fmt.Fprintf(stdout, "    %s %s\n", mark, got)
-	}
-	return nil
-}
-
-func relSlash(dir, p string) string {
-	rel, err := filepath.Rel(dir, p)
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(rel)
-}
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000 MST") }

@@ -267,3 +267,15 @@ func TestVerifyRefuses(t *testing.T) {
 }
 
 func mustBundle(path, _ string) string { return path }
+
+// copyFile copies from to to, making its folder.
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o644)
+}

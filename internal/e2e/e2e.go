@@ -65,7 +65,7 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 	var reports []string
 	for i, s := range c.Suites {
 		if ctx.Err() != nil {
-			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", names(c.Suites[i:]))
+			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", Names(c.Suites[i:]))
 			passed = false
 			break
 		}
@@ -122,7 +122,8 @@ func runSuite(ctx context.Context, c Config, s Suite, report string) (passed boo
 	return waitErr == nil, nil
 }
 
-func names(ss []Suite) string {
+// Names are the suites' names, comma-separated.
+func Names(ss []Suite) string {
 	var n []string
 	for _, s := range ss {
 		n = append(n, s.Name)
@@ -179,6 +180,20 @@ func (f forward) Set(v string) error {
 func isBool(v flag.Value) bool {
 	b, ok := v.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// SuiteFlags are the suites' flags among an e2e command line args: rest,
+// what its flag set left unparsed, which only "--" may come before (the
+// flag set stops there and at the first argument that is not a flag),
+// checked with CheckSuiteFlags.
+func SuiteFlags(args, rest []string) ([]string, error) {
+	if n := len(args) - len(rest); len(rest) > 0 && (n == 0 || args[n-1] != "--") {
+		return nil, fmt.Errorf("%q is not a flag: the suites' flags come after --", rest[0])
+	}
+	if err := CheckSuiteFlags(rest); err != nil {
+		return nil, err
+	}
+	return rest, nil
 }
 
 // CheckSuiteFlags checks that args are the suites' own flags

@@ -133,6 +133,26 @@ func TestCheckSuiteFlags(t *testing.T) {
 	}
 }
 
+// TestSuiteFlags: the suites' flags come after "--", and are theirs.
+func TestSuiteFlags(t *testing.T) {
+	args := []string{"--label-filter=x", "--", "-steadystate.window=2s"}
+	if got, err := SuiteFlags(args, args[2:]); err != nil || !slices.Equal(got, args[2:]) {
+		t.Errorf("SuiteFlags(%q) = %q, %v; want %q", args, got, err, args[2:])
+	}
+	if got, err := SuiteFlags([]string{"-v"}, nil); err != nil || len(got) != 0 {
+		t.Errorf("SuiteFlags with none = %q, %v; want none", got, err)
+	}
+	for _, bad := range []struct{ args, rest []string }{
+		{[]string{"leader"}, []string{"leader"}},                                     // no "--" before it
+		{[]string{"-v", "leader", "--"}, []string{"leader", "--"}},                   // not right after "--"
+		{[]string{"--", "-steadystate.windo=2s"}, []string{"-steadystate.windo=2s"}}, // not a suite flag
+	} {
+		if _, err := SuiteFlags(bad.args, bad.rest); err == nil {
+			t.Errorf("SuiteFlags(%q, %q) accepted", bad.args, bad.rest)
+		}
+	}
+}
+
 // An interruption reaches the running suite once, as SIGINT, so it can
 // clean up and write its report; the suites after it do not start, and
 // the report holds what ran.

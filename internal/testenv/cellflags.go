@@ -1,6 +1,10 @@
 package testenv
 
-import "flag"
+import (
+	"flag"
+
+	"github.com/steadystate-dev/steadystate/internal/config"
+)
 
 // given is a string flag that remembers whether it was given: a given
 // flag, even empty, replaces the environment's variable.
@@ -53,7 +57,7 @@ func applyCellFlags(c *Config) {
 		}
 	}
 	if c.Artifacts == "" {
-		c.Artifacts = "_artifacts"
+		c.Artifacts = config.DefaultArtifacts
 	}
 	c.Cluster.Artifacts = c.Artifacts
 }

@@ -1,12 +1,10 @@
 package testenv
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/steadystate-dev/steadystate/cluster"
-	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // Where subject replicas run: as local processes, or as pods of a
@@ -47,24 +45,18 @@ type Config struct {
 
 // ConfigFromEnv reads the run's configuration from the environment.
 func ConfigFromEnv() Config {
+	s := config.FromEnv()
 	c := Config{
-		Cluster:      cluster.ConfigFromEnv(),
-		Artifacts:    os.Getenv("ARTIFACTS"),
-		SubjectFile:  os.Getenv("SUBJECT_FILE"),
-		Subject:      os.Getenv("SUBJECT"),
-		Bug:          os.Getenv("SUBJECT_BUG"),
-		Placement:    os.Getenv("SUBJECT_PLACEMENT"),
-		Refctl:       os.Getenv("REFCTL_BINARY"),
-		KeepEvidence: os.Getenv("STEADYSTATE_KEEP_EVIDENCE") == "1",
-		UpstreamDir:  os.Getenv("UPSTREAM_DIR"),
+		Cluster:      cluster.ConfigFrom(s),
+		Artifacts:    s.Artifacts,
+		SubjectFile:  s.SubjectFile,
+		Subject:      s.Subject,
+		Bug:          s.SubjectBug,
+		Placement:    s.SubjectPlacement,
+		Refctl:       s.RefctlBinary,
+		KeepEvidence: s.KeepEvidence,
 	}
-	if root, err := local.CacheRoot(); c.UpstreamDir == "" && err == nil {
-		c.UpstreamDir = filepath.Join(root, "upstream")
-	}
-	if c.Artifacts == "" {
-		c.Artifacts = "_artifacts"
-	}
-	c.Cluster.Artifacts = c.Artifacts
+	c.UpstreamDir, _ = s.UpstreamRoot()
 	if c.Placement == "" {
 		c.Placement = Processes
 		if c.Cluster.Provider == cluster.Kind {

@@ -17,6 +17,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/internal/runner"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
@@ -109,12 +110,7 @@ func (env *Env) Target(s *runner.Subject) chaos.Target {
 
 // Repeat is how many times the directed scenarios run: REFERENCE_REPEAT,
 // default 2 (the determinism check is REFERENCE_REPEAT=20).
-func Repeat() int {
-	if n, err := strconv.Atoi(os.Getenv("REFERENCE_REPEAT")); err == nil && n > 0 {
-		return n
-	}
-	return 2
-}
+func Repeat() int { return config.FromEnv().ReferenceRepeat }
 
 // Eventually polls cond until it holds or timeout passes.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
@@ -127,7 +123,8 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 // proxies as evidence.json and the merged history.txt (package evidence),
 // and their logs; it prints the logs' last lines.
 func keepEvidence(t testing.TB, s *runner.Subject, start time.Time) {
-	if root := os.Getenv("ARTIFACTS"); root != "" {
+	if settings := config.FromEnv(); settings.ArtifactsSet {
+		root := settings.Artifacts
 		dir := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
 		c := evidence.NewCollector(t.Name(), start)
 		for i, r := range s.Replicas {

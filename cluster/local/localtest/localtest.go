@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 // RequireBinaries finds the Kubernetes binaries. Without them a test cannot
@@ -20,9 +21,10 @@ import (
 // STEADYSTATE_REQUIRE_BINARIES=1 (as `make test` sets, after building them).
 func RequireBinaries(t testing.TB) local.Binaries {
 	t.Helper()
-	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION"))
+	s := config.FromEnv()
+	b, err := local.FindBinaries(s.KubeBinDir, s.KubeVersion)
 	if err != nil {
-		if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
+		if s.RequireBinaries {
 			t.Fatalf("Kubernetes binaries are required: %v", err)
 		}
 		t.Skipf("needs Kubernetes binaries, which are not built: %v", err)
@@ -41,7 +43,8 @@ type Cluster struct {
 // stop when m.Run returns. The error says why no cluster could start
 // (binaries not built, start-up failed); tests then call Require.
 func StartShared(opts local.Options) (c *Cluster, stop func(), err error) {
-	b, err := local.FindBinaries(os.Getenv("KUBE_BIN_DIR"), os.Getenv("KUBE_VERSION"))
+	s := config.FromEnv()
+	b, err := local.FindBinaries(s.KubeBinDir, s.KubeVersion)
 	if err != nil {
 		return nil, func() {}, err
 	}
@@ -70,7 +73,7 @@ func Require(t testing.TB, c *Cluster, startErr error) *Cluster {
 	if c != nil {
 		return c
 	}
-	if os.Getenv("STEADYSTATE_REQUIRE_BINARIES") == "1" {
+	if config.FromEnv().RequireBinaries {
 		t.Fatalf("a local cluster is required: %v", startErr)
 	}
 	t.Skipf("needs a local cluster, which could not start: %v", startErr)

@@ -1,4 +1,4 @@
-package main
+package shrink
 
 import (
 	"context"
@@ -10,31 +10,54 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// shrinkReplay reduces the replayed schedule to a smallest one that breaks
+// Replay runs the schedule file n times in a run of its own in dir,
+// against the subject as explored or, when correct is set, against its
+// correct mode, and tallies the runs against the wanted properties.
+// progress gets the run's lines (io.Discard: none).
+type Replay func(ctx context.Context, correct bool, dir, file string, n int, progress io.Writer) (Tally, error)
+
+// Policy is a shrink of one kept schedule.
+type Policy struct {
+	// Schedule is the kept schedule; its Breaks are the wanted properties.
+	Schedule schedule.Schedule
+	// File is the schedule's file, for messages.
+	File string
+	// Root is the folder below which every replay runs (emptied first);
+	// the shrunk schedule is written to Root/schedule.yaml.
+	Root string
+	// Confirm is how many replays in a row a candidate must break;
+	// Repeat how many times the shrunk schedule and each it walks back to
+	// are replayed.
+	Confirm, Repeat int
+	// Discriminate, against a seeded bug, counts a candidate only if the
+	// correct mode of Subject holds on it.
+	Discriminate bool
+	Subject      string
+	Replay       Replay
+}
+
+// Run reduces the kept schedule to a smallest one that breaks
 // the same properties (schedule.Shrink: each candidate replayed once, in
-// a run of its own), writes it, and replays it c.repeat times to say how
+// a run of its own), writes it, and replays it p.Repeat times to say how
 // often it reproduces.
 //
-// A candidate that breaks them is replayed c.confirm-1 times more and
-// counts only if it broke every time. Against a seeded bug (--bug), it
+// A candidate that breaks them is replayed p.Confirm-1 times more and
+// counts only if it broke every time. Against a seeded bug (Discriminate), it
 // counts only if the subject's correct mode holds on it too, replayed once
-// more: a shrink keeps the
-// properties, not the mechanism, and may otherwise end on a schedule that
+// more: a shrink keeps the properties, not the mechanism, and may otherwise end on a schedule that
 // breaks them by a way of its own (one a correct controller is open to
 // too), which is no evidence of the bug. The shrunk schedule is then also
-// replayed c.repeat times against the correct mode.
-func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdout, stderr io.Writer) error {
-	root := filepath.Join(c.run.root, "shrink")
+// replayed p.Repeat times against the correct mode.
+func (p Policy) Run(ctx context.Context, stdout, stderr io.Writer) error {
+	root := p.Root
 	if err := os.RemoveAll(root); err != nil {
 		return err
 	}
-	want := c.scheduled.Breaks
-	correct, discriminate := cell, cell.Bug != nil
-	correct.Bug = nil
+	want := p.Schedule.Breaks
+	discriminate := p.Discriminate
 	tries, runs := 0, 0
 	breaks := func(ctx context.Context, s schedule.Schedule) (bool, error) {
 		tries++
@@ -43,33 +66,33 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		if err != nil {
 			return false, err
 		}
-		replay := func(cell reports.Cell, dir string, n int) func() (tally, error) {
-			return func() (tally, error) {
+		replay := func(correct bool, dir string, n int) func() (Tally, error) {
+			return func() (Tally, error) {
 				runs++
-				return c.replayed(ctx, cell, dir, file, n, want, io.Discard)
+				return p.Replay(ctx, correct, dir, file, n, io.Discard)
 			}
 		}
-		var confirm, againstCorrect func() (tally, error)
-		if c.confirm > 1 {
-			confirm = replay(cell, filepath.Join(dir, "confirm"), c.confirm-1)
+		var confirm, againstCorrect func() (Tally, error)
+		if p.Confirm > 1 {
+			confirm = replay(false, filepath.Join(dir, "confirm"), p.Confirm-1)
 		}
 		if discriminate {
-			againstCorrect = replay(correct, filepath.Join(dir, "correct"), 1)
+			againstCorrect = replay(true, filepath.Join(dir, "correct"), 1)
 		}
-		ok, what, err := judgeCandidate(want, replay(cell, dir, 1), confirm, againstCorrect)
+		ok, what, err := judgeCandidate(want, replay(false, dir, 1), confirm, againstCorrect)
 		if err != nil {
 			return false, err
 		}
 		fmt.Fprintf(stderr, "shrink: replay %d, %d step(s): %s\n", tries, len(s.Steps), what)
 		return ok, nil
 	}
-	fmt.Fprintf(stderr, "shrink: %s, %d step(s), breaks %s\n", c.replay, len(c.scheduled.Steps), want)
-	fmt.Fprintf(stderr, "shrink: a candidate counts if it breaks it in %d replay(s) in a row", c.confirm)
+	fmt.Fprintf(stderr, "shrink: %s, %d step(s), breaks %s\n", p.File, len(p.Schedule.Steps), want)
+	fmt.Fprintf(stderr, "shrink: a candidate counts if it breaks it in %d replay(s) in a row", p.Confirm)
 	if discriminate {
-		fmt.Fprintf(stderr, " and the correct mode of %s holds on it", cell.Subject)
+		fmt.Fprintf(stderr, " and the correct mode of %s holds on it", p.Subject)
 	}
 	fmt.Fprintln(stderr)
-	out, err := schedule.Shrink(ctx, c.scheduled, breaks)
+	out, err := schedule.Shrink(ctx, p.Schedule, breaks)
 	if ctx.Err() != nil {
 		// Interrupted: keep the smallest schedule that broke so far.
 		file, werr := writeSchedule(root, out.Schedule)
@@ -77,12 +100,12 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 			return fmt.Errorf("interrupted after %d candidates; keeping the smallest schedule so far: %w", out.Replays, werr)
 		}
 		return fmt.Errorf("interrupted after %d candidates, every process stopped; the smallest schedule that broke so far (%d of %d steps): %s",
-			out.Replays, len(out.Schedule.Steps), len(c.scheduled.Steps), file)
+			out.Replays, len(out.Schedule.Steps), len(p.Schedule.Steps), file)
 	}
 	if err != nil {
 		return fmt.Errorf("shrink: %w", err)
 	}
-	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d candidates in %d runs; replaying it %d times (a schedule that misses a replay gives way to the larger one kept before it)\n", len(out.Schedule.Steps), out.Replays, runs, c.repeat)
+	fmt.Fprintf(stderr, "shrink: %d step(s) left after %d candidates in %d runs; replaying it %d times (a schedule that misses a replay gives way to the larger one kept before it)\n", len(out.Schedule.Steps), out.Replays, runs, p.Repeat)
 	file := filepath.Join(root, "schedule.yaml")
 	interrupted := func(err error) error {
 		if ctx.Err() != nil {
@@ -90,15 +113,15 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		}
 		return err
 	}
-	walk, err := steadiest(len(out.Path), c.repeat, func(i int) (tally, error) {
+	walk, err := steadiest(len(out.Path), p.Repeat, func(i int) (Tally, error) {
 		f, err := writeSchedule(filepath.Join(root, fmt.Sprintf("path-%02d", i)), out.Path[i])
 		if err != nil {
-			return tally{}, err
+			return Tally{}, err
 		}
 		if i < len(out.Path)-1 {
-			fmt.Fprintf(stderr, "shrink: stepping back to the schedule it kept before that one (%d step(s)), replaying it %d times\n", len(out.Path[i].Steps), c.repeat)
+			fmt.Fprintf(stderr, "shrink: stepping back to the schedule it kept before that one (%d step(s)), replaying it %d times\n", len(out.Path[i].Steps), p.Repeat)
 		}
-		return c.replayed(ctx, cell, filepath.Join(root, fmt.Sprintf("reproduce-%02d", i)), f, c.repeat, want, stderr)
+		return p.Replay(ctx, false, filepath.Join(root, fmt.Sprintf("reproduce-%02d", i)), f, p.Repeat, stderr)
 	})
 	if walk.kept >= 0 {
 		out.Schedule = out.Path[walk.kept]
@@ -114,28 +137,28 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 		var tried []string
 		for i := len(out.Path) - 1; i >= 0; i-- {
 			if rt, ok := walk.tallies[i]; ok {
-				tried = append(tried, fmt.Sprintf("%d step(s) %d/%d", len(out.Path[i].Steps), rt.broke, c.repeat))
+				tried = append(tried, fmt.Sprintf("%d step(s) %d/%d", len(out.Path[i].Steps), rt.Broke, p.Repeat))
 			}
 		}
 		how := "the first that broke it every time"
-		if t.broke < c.repeat {
+		if t.Broke < p.Repeat {
 			how = "none broke it every time: the one that broke it most often"
 		}
 		fmt.Fprintf(stdout, "shrink: walked back its path (%s); kept %s\n", strings.Join(tried, ", "), how)
 	}
 	data, _ := schedule.Marshal(out.Schedule)
 	fmt.Fprintf(stdout, "%s\nshrink: %d of %d step(s) left after %d candidates in %d runs; it broke %s again in %d of %d replays (%d errors)\n",
-		data, len(out.Schedule.Steps), len(c.scheduled.Steps), out.Replays, runs, want, t.broke, c.repeat, t.errs)
+		data, len(out.Schedule.Steps), len(p.Schedule.Steps), out.Replays, runs, want, t.Broke, p.Repeat, t.Errs)
 	if discriminate {
-		fmt.Fprintf(stderr, "shrink: replaying it %d times against the correct mode\n", c.repeat)
-		ct, err := c.replayed(ctx, correct, filepath.Join(root, "reproduce-correct"), file, c.repeat, want, stderr)
+		fmt.Fprintf(stderr, "shrink: replaying it %d times against the correct mode\n", p.Repeat)
+		ct, err := p.Replay(ctx, true, filepath.Join(root, "reproduce-correct"), file, p.Repeat, stderr)
 		if err != nil {
 			return interrupted(err)
 		}
-		fmt.Fprintf(stdout, "shrink: the correct mode held in %d of %d replays (%d broke a property, %d errors)\n", ct.held, c.repeat, ct.broke+ct.other, ct.errs)
+		fmt.Fprintf(stdout, "shrink: the correct mode held in %d of %d replays (%d broke a property, %d errors)\n", ct.Held, p.Repeat, ct.Broke+ct.Other, ct.Errs)
 	}
 	fmt.Fprintf(stdout, "shrunk schedule: %s\n", file)
-	if t.broke == 0 {
+	if t.Broke == 0 {
 		return errors.New("the shrunk schedule did not break the properties again: the finding is flaky; keep the original")
 	}
 	return nil
@@ -146,9 +169,9 @@ func (c exploreConfig) shrinkReplay(ctx context.Context, cell reports.Cell, stdo
 // (confirm, when set: one lucky break of a narrow race is not enough), and,
 // when againstCorrect is set, the correct mode must hold on it. Each later
 // replay runs only if the earlier ones broke.
-func judgeCandidate(want string, replay, confirm, againstCorrect func() (tally, error)) (bool, string, error) {
+func judgeCandidate(want string, replay, confirm, againstCorrect func() (Tally, error)) (bool, string, error) {
 	t, err := replay()
-	if err != nil || t.broke != 1 {
+	if err != nil || t.Broke != 1 {
 		return false, t.describe(want), err
 	}
 	if confirm != nil {
@@ -156,8 +179,8 @@ func judgeCandidate(want string, replay, confirm, againstCorrect func() (tally, 
 		if err != nil {
 			return false, "", err
 		}
-		if n := ct.broke + ct.other + ct.held + ct.errs; ct.broke != n || n == 0 {
-			return false, fmt.Sprintf("breaks it once, but again in only %d of %d confirming replays", ct.broke, n), nil
+		if n := ct.Broke + ct.Other + ct.Held + ct.Errs; ct.Broke != n || n == 0 {
+			return false, fmt.Sprintf("breaks it once, but again in only %d of %d confirming replays", ct.Broke, n), nil
 		}
 	}
 	if againstCorrect == nil {
@@ -167,52 +190,45 @@ func judgeCandidate(want string, replay, confirm, againstCorrect func() (tally, 
 	if err != nil {
 		return false, "", err
 	}
-	if ct.held != 1 {
+	if ct.Held != 1 {
 		return false, "breaks it, but the correct mode did not hold either (" + ct.describe(want) + "): no evidence of the bug", nil
 	}
 	return true, "breaks it; the correct mode holds", nil
 }
 
-// tally counts a replay run's specs: those that broke exactly the wanted
+// Tally counts a replay run's specs: those that broke exactly the wanted
 // properties, those that broke others, those that held, and errors.
-type tally struct{ broke, other, held, errs int }
+type Tally struct{ Broke, Other, Held, Errs int }
 
-func (t tally) describe(want string) string {
+func (t Tally) describe(want string) string {
 	switch {
-	case t.broke > 0:
+	case t.Broke > 0:
 		return "breaks it"
-	case t.errs > 0:
+	case t.Errs > 0:
 		return "an error, counted as not breaking"
-	case t.other > 0:
+	case t.Other > 0:
 		return "breaks other properties, not exactly " + want
 	}
 	return "does not break " + want
 }
 
-// replayed runs the schedule file n times in dir and tallies the runs
-// against want.
-func (c exploreConfig) replayed(ctx context.Context, cell reports.Cell, dir, file string, n int, want string, stderr io.Writer) (tally, error) {
-	var t tally
-	run := c.runSuite(ctx, cell, filepath.Join(dir, "run"), c.suiteArgs(file, n), stderr)
-	if run.Err != "" {
-		return t, errors.New(run.Err)
-	}
-	if ctx.Err() != nil {
-		return t, ctx.Err()
-	}
-	for _, s := range run.Specs {
+// Count tallies a replay run's specs against want, the properties
+// (comma-separated, as a schedule's Breaks) a candidate must break.
+func Count(specs []verdict.Spec, want string) Tally {
+	var t Tally
+	for _, s := range specs {
 		switch {
 		case s.Outcome == verdict.BrokenSpec && strings.Join(s.Broken, ",") == want:
-			t.broke++
+			t.Broke++
 		case s.Outcome == verdict.BrokenSpec:
-			t.other++
+			t.Other++
 		case s.Outcome == verdict.Passed:
-			t.held++
+			t.Held++
 		case s.Outcome == verdict.Error:
-			t.errs++
+			t.Errs++
 		}
 	}
-	return t, nil
+	return t
 }
 
 // writeSchedule writes s as dir/schedule.yaml.
@@ -232,7 +248,7 @@ func writeSchedule(dir string, s schedule.Schedule) (string, error) {
 // it replayed, by index, and the index of the one it kept (-1 if the
 // first replay could not run).
 type walk struct {
-	tallies map[int]tally
+	tallies map[int]Tally
 	kept    int
 }
 
@@ -243,18 +259,18 @@ type walk struct {
 // before it pins down: two breaks in a row of a 0.8 race are 0.64 likely.
 // When none broke every time, it keeps the one that broke most often, the
 // smallest of those. A replay that cannot run stops the walk.
-func steadiest(n, repeat int, replay func(i int) (tally, error)) (walk, error) {
-	w := walk{tallies: map[int]tally{}, kept: -1}
+func steadiest(n, repeat int, replay func(i int) (Tally, error)) (walk, error) {
+	w := walk{tallies: map[int]Tally{}, kept: -1}
 	for i := n - 1; i >= 0; i-- {
 		t, err := replay(i)
 		if err != nil {
 			return w, err
 		}
 		w.tallies[i] = t
-		if w.kept < 0 || t.broke > w.tallies[w.kept].broke {
+		if w.kept < 0 || t.Broke > w.tallies[w.kept].Broke {
 			w.kept = i
 		}
-		if t.broke == repeat {
+		if t.Broke == repeat {
 			break
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package matrix
 
 import (
 	"context"
@@ -13,40 +13,39 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// stopGrace is how long an interrupted suite may take to clean up (stop its
+// StopGrace is how long an interrupted suite may take to clean up (stop its
 // subject and delete its cluster) before it is killed.
-const stopGrace = 45 * time.Second
+const StopGrace = 45 * time.Second
 
-// cellRun is one run of one cell: what runCell needs to start it.
-type cellRun struct {
-	cell reports.Cell
-	// dir holds the run's artifacts and is the suite's working folder.
-	dir string
-	// identity are the suite's flags naming the cell: its subject, bug
+// CellRun is one run of one cell: what RunCell needs to start it.
+type CellRun struct {
+	Cell reports.Cell
+	// Dir holds the run's artifacts and is the suite's working folder.
+	Dir string
+	// Identity are the suite's flags naming the cell: its subject, bug
 	// or subject file, its artifacts folder, its cluster.
-	identity []string
-	// env is added to this process's environment for the suite: the
+	Identity []string
+	// Env is added to this process's environment for the suite: the
 	// run's settings, not the cell.
-	env []string
-	// progress, when set, gets a line per spec started and per fault,
+	Env []string
+	// Progress, when set, gets a line per spec started and per fault,
 	// and one every heartbeat while a spec runs.
-	progress io.Writer
-	// statusOnly prints the suite's status lines and the heartbeat only.
-	statusOnly bool
-	// args are more flags for the suite.
-	args []string
-	// program runs the suite (`program suite NAME ...`); empty: this
+	Progress io.Writer
+	// StatusOnly prints the suite's status lines and the heartbeat only.
+	StatusOnly bool
+	// Args are more flags for the suite.
+	Args []string
+	// Program runs the suite (`program suite NAME ...`); empty: this
 	// program.
-	program string
+	Program string
 }
 
-// cellRun describes a run of cell c in dir on worker w.
-func (m matrixRun) cellRun(c reports.Cell, dir string, worker int, stderr io.Writer) cellRun {
+// CellRun describes a run of cell c in dir on worker w.
+func (m Run) CellRun(c reports.Cell, dir string, worker int, stderr io.Writer) CellRun {
 	bug := ""
 	if c.Bug != nil {
 		bug = c.Bug.Name
@@ -58,44 +57,44 @@ func (m matrixRun) cellRun(c reports.Cell, dir string, worker int, stderr io.Wri
 	// Every one is given, empty or not: each replaces its variable, so
 	// nothing of this process's environment names another cell.
 	id := []string{"-steadystate.subject=" + subject, "-steadystate.bug=" + bug, "-steadystate.subject-file=" + c.SubjectFile,
-		"-steadystate.artifacts=" + dir, "-steadystate.refctl=" + m.refctl}
-	if m.provider == "kind" {
-		id = append(id, fmt.Sprintf("-steadystate.kind-cluster=steadystate-%s-%d", m.name, worker))
+		"-steadystate.artifacts=" + dir, "-steadystate.refctl=" + m.Refctl}
+	if m.Provider == "kind" {
+		id = append(id, fmt.Sprintf("-steadystate.kind-cluster=steadystate-%s-%d", m.Name, worker))
 	}
-	r := cellRun{cell: c, dir: dir, identity: id, env: m.env}
-	if m.progress {
-		r.progress = stderr
+	r := CellRun{Cell: c, Dir: dir, Identity: id, Env: m.Env}
+	if m.Progress {
+		r.Progress = stderr
 	}
 	return r
 }
 
-// runCell runs one cell's suite in a child process of this program
+// RunCell runs one cell's suite in a child process of this program
 // (`steadystate suite NAME`, in its own process group) and judges it from
 // Ginkgo's JSON report. When ctx ends, the suite is interrupted (SIGINT:
-// Ginkgo runs its cleanup) and killed with its group after stopGrace; its
+// Ginkgo runs its cleanup) and killed with its group after StopGrace; its
 // processes started with a parent-death signal go with it.
-func runCell(ctx context.Context, cr cellRun) reports.Run {
-	run := reports.Run{Dir: cr.dir}
+func RunCell(ctx context.Context, cr CellRun) reports.Run {
+	run := reports.Run{Dir: cr.Dir}
 	fail := func(err error) reports.Run {
 		run.Err = err.Error()
 		return run
 	}
 	// A fresh folder: nothing a previous run left (its report above
 	// all) can be read as this run's.
-	if err := os.RemoveAll(cr.dir); err != nil {
+	if err := os.RemoveAll(cr.Dir); err != nil {
 		return fail(fmt.Errorf("empty the run's folder: %w", err))
 	}
-	if err := os.MkdirAll(cr.dir, 0o755); err != nil {
+	if err := os.MkdirAll(cr.Dir, 0o755); err != nil {
 		return fail(err)
 	}
-	self := cr.program
+	self := cr.Program
 	if self == "" {
 		var err error
 		if self, err = os.Executable(); err != nil {
 			return fail(fmt.Errorf("find this program to run the suite with: %w", err))
 		}
 	}
-	log, err := os.Create(filepath.Join(cr.dir, "ginkgo.log"))
+	log, err := os.Create(filepath.Join(cr.Dir, "ginkgo.log"))
 	if err != nil {
 		return fail(err)
 	}
@@ -111,12 +110,12 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 		return fail(err)
 	}
 	defer events.Close()
-	report := filepath.Join(cr.dir, "report.json")
-	cmd := exec.Command(self, "suite", cr.cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
+	report := filepath.Join(cr.Dir, "report.json")
+	cmd := exec.Command(self, "suite", cr.Cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
 		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
-	cmd.Args = append(append(cmd.Args, cr.identity...), cr.args...)
-	cmd.Dir = cr.dir
-	cmd.Env = append(os.Environ(), cr.env...)
+	cmd.Args = append(append(cmd.Args, cr.Identity...), cr.Args...)
+	cmd.Dir = cr.Dir
+	cmd.Env = append(os.Environ(), cr.Env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{events3} // fd 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -129,7 +128,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		run.PeakMemory = follow(events, cr.progress, cr.cell.Suite, start, cr.statusOnly)
+		run.PeakMemory = follow(events, cr.Progress, cr.Cell.Suite, start, cr.StatusOnly)
 	}()
 	exited := make(chan struct{})
 	go func() {
@@ -139,7 +138,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 			select {
 			case <-exited:
-			case <-time.After(stopGrace):
+			case <-time.After(StopGrace):
 				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			}
 		}
@@ -158,7 +157,7 @@ func runCell(ctx context.Context, cr cellRun) reports.Run {
 	if err != nil {
 		return fail(fmt.Errorf("%v; see %s", err, log.Name()))
 	}
-	if err := writeJUnit(report, filepath.Join(cr.dir, "junit.xml"), nil); err != nil {
+	if err := WriteJUnit(report, filepath.Join(cr.Dir, "junit.xml")); err != nil {
 		return fail(err)
 	}
 	for _, rep := range reps {

@@ -1,4 +1,4 @@
-package main
+package shrink
 
 import (
 	"errors"
@@ -12,27 +12,27 @@ import (
 func TestJudgeCandidate(t *testing.T) {
 	const want = "leader/only-holder-writes"
 	boom := errors.New("the cluster did not start")
-	of := func(t tally, err error) func() (tally, error) { return func() (tally, error) { return t, err } }
-	notRun := func() (tally, error) { panic("replayed again a candidate that did not break") }
+	of := func(t Tally, err error) func() (Tally, error) { return func() (Tally, error) { return t, err } }
+	notRun := func() (Tally, error) { panic("replayed again a candidate that did not break") }
 	for _, tc := range []struct {
 		name                  string
-		bug, confirm, correct func() (tally, error)
+		bug, confirm, correct func() (Tally, error)
 		ok                    bool
 		what, errSubstr       string
 	}{
-		{"breaks, no confirming, no correct mode", of(tally{broke: 1}, nil), nil, nil, true, "breaks it", ""},
-		{"breaks, confirmed", of(tally{broke: 1}, nil), of(tally{broke: 2}, nil), nil, true, "breaks it", ""},
-		{"breaks, not every confirming replay", of(tally{broke: 1}, nil), of(tally{broke: 1, held: 1}, nil), notRun, false, "again in only 1 of 2", ""},
-		{"breaks, confirming replay errs", of(tally{broke: 1}, nil), of(tally{errs: 1}, nil), notRun, false, "again in only 0 of 1", ""},
-		{"breaks, correct holds", of(tally{broke: 1}, nil), of(tally{broke: 1}, nil), of(tally{held: 1}, nil), true, "the correct mode holds", ""},
-		{"breaks, correct breaks too", of(tally{broke: 1}, nil), nil, of(tally{broke: 1}, nil), false, "no evidence of the bug", ""},
-		{"breaks, correct breaks others", of(tally{broke: 1}, nil), nil, of(tally{other: 1}, nil), false, "breaks other properties", ""},
-		{"breaks, correct errs", of(tally{broke: 1}, nil), nil, of(tally{errs: 1}, nil), false, "an error", ""},
-		{"does not break", of(tally{held: 1}, nil), notRun, notRun, false, "does not break " + want, ""},
-		{"breaks others", of(tally{other: 1}, nil), notRun, notRun, false, "not exactly " + want, ""},
-		{"replay fails", of(tally{}, boom), notRun, notRun, false, "", "did not start"},
-		{"confirming replay fails", of(tally{broke: 1}, nil), of(tally{}, boom), notRun, false, "", "did not start"},
-		{"correct replay fails", of(tally{broke: 1}, nil), nil, of(tally{}, boom), false, "", "did not start"},
+		{"breaks, no confirming, no correct mode", of(Tally{Broke: 1}, nil), nil, nil, true, "breaks it", ""},
+		{"breaks, confirmed", of(Tally{Broke: 1}, nil), of(Tally{Broke: 2}, nil), nil, true, "breaks it", ""},
+		{"breaks, not every confirming replay", of(Tally{Broke: 1}, nil), of(Tally{Broke: 1, Held: 1}, nil), notRun, false, "again in only 1 of 2", ""},
+		{"breaks, confirming replay errs", of(Tally{Broke: 1}, nil), of(Tally{Errs: 1}, nil), notRun, false, "again in only 0 of 1", ""},
+		{"breaks, correct holds", of(Tally{Broke: 1}, nil), of(Tally{Broke: 1}, nil), of(Tally{Held: 1}, nil), true, "the correct mode holds", ""},
+		{"breaks, correct breaks too", of(Tally{Broke: 1}, nil), nil, of(Tally{Broke: 1}, nil), false, "no evidence of the bug", ""},
+		{"breaks, correct breaks others", of(Tally{Broke: 1}, nil), nil, of(Tally{Other: 1}, nil), false, "breaks other properties", ""},
+		{"breaks, correct errs", of(Tally{Broke: 1}, nil), nil, of(Tally{Errs: 1}, nil), false, "an error", ""},
+		{"does not break", of(Tally{Held: 1}, nil), notRun, notRun, false, "does not break " + want, ""},
+		{"breaks others", of(Tally{Other: 1}, nil), notRun, notRun, false, "not exactly " + want, ""},
+		{"replay fails", of(Tally{}, boom), notRun, notRun, false, "", "did not start"},
+		{"confirming replay fails", of(Tally{Broke: 1}, nil), of(Tally{}, boom), notRun, false, "", "did not start"},
+		{"correct replay fails", of(Tally{Broke: 1}, nil), nil, of(Tally{}, boom), false, "", "did not start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ok, what, err := judgeCandidate(want, tc.bug, tc.confirm, tc.correct)
@@ -69,11 +69,11 @@ func TestSteadiest(t *testing.T) {
 		{"a replay cannot run", []int{10, 10, 8}, 1, 2, []int{2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, err := steadiest(len(tc.broke), 10, func(i int) (tally, error) {
+			w, err := steadiest(len(tc.broke), 10, func(i int) (Tally, error) {
 				if i == tc.fail {
-					return tally{}, boom
+					return Tally{}, boom
 				}
-				return tally{broke: tc.broke[i], held: 10 - tc.broke[i]}, nil
+				return Tally{Broke: tc.broke[i], Held: 10 - tc.broke[i]}, nil
 			})
 			if (tc.fail >= 0) != errors.Is(err, boom) {
 				t.Fatalf("err = %v", err)

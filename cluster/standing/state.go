@@ -1,4 +1,4 @@
-package main
+package standing
 
 import (
 	"encoding/json"
@@ -12,8 +12,8 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 )
 
-// state is what `cluster up` records so that `down` and `status` can find it.
-type state struct {
+// State is what Up records so that Down and Status can find it.
+type State struct {
 	Name       string         `json:"name"`
 	PID        int            `json:"pid"`
 	Kubeconfig string         `json:"kubeconfig"`
@@ -22,47 +22,43 @@ type state struct {
 	Components map[string]int `json:"components"`
 }
 
-// stateDir holds one file per cluster started by `cluster up`.
-func stateDir() string {
-	if dir := env().StateDir; dir != "" {
-		return dir
-	}
-	return filepath.Join(os.TempDir(), "steadystate-clusters")
-}
+// Dir holds one state file per cluster Up started: STEADYSTATE_STATE_DIR,
+// default <tmp>/steadystate-clusters.
+type Dir string
 
-func statePath(name string) string { return filepath.Join(stateDir(), name+".json") }
+func (d Dir) statePath(name string) string { return filepath.Join(string(d), name+".json") }
 
-func writeState(s state) error {
-	if err := os.MkdirAll(stateDir(), 0o755); err != nil {
+func (d Dir) writeState(s State) error {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(statePath(s.Name), data)
+	return atomicfile.WriteFile(d.statePath(s.Name), data)
 }
 
-// errNotUp means no live `cluster up` owns the named cluster.
-var errNotUp = errors.New("not up")
+// ErrNotUp means no live `cluster up` owns the named cluster.
+var ErrNotUp = errors.New("not up")
 
-// readState returns the state of a live cluster. A state file whose process
+// Read returns the state of a live cluster. A state file whose process
 // is gone is stale and removed.
-func readState(name string) (state, error) {
-	data, err := os.ReadFile(statePath(name))
+func (d Dir) Read(name string) (State, error) {
+	data, err := os.ReadFile(d.statePath(name))
 	if errors.Is(err, os.ErrNotExist) {
-		return state{}, fmt.Errorf("cluster %q is %w (no %s)", name, errNotUp, statePath(name))
+		return State{}, fmt.Errorf("cluster %q is %w (no %s)", name, ErrNotUp, d.statePath(name))
 	}
 	if err != nil {
-		return state{}, err
+		return State{}, err
 	}
-	var s state
+	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return state{}, fmt.Errorf("state file %s does not parse (%v): remove it", statePath(name), err)
+		return State{}, fmt.Errorf("state file %s does not parse (%v): remove it", d.statePath(name), err)
 	}
 	if !isUpProcess(s.PID) {
-		os.Remove(statePath(name))
-		return state{}, fmt.Errorf("cluster %q is %w (its process %d is gone)", name, errNotUp, s.PID)
+		os.Remove(d.statePath(name))
+		return State{}, fmt.Errorf("cluster %q is %w (its process %d is gone)", name, ErrNotUp, s.PID)
 	}
 	return s, nil
 }

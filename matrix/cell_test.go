@@ -1,4 +1,4 @@
-package main
+package matrix
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ func TestKilledSuiteWithAnOldReportIsAnError(t *testing.T) {
 	}
 	prog := fakeSuite(t, "echo starting the leader suite\necho the cluster is up\nkill -KILL $$\n")
 	cell := reports.Cell{Suite: "leader", Subject: "leader"}
-	r := runCell(t.Context(), cellRun{cell: cell, dir: dir, program: prog})
+	r := RunCell(t.Context(), CellRun{Cell: cell, Dir: dir, Program: prog})
 	kind, detail := cell.Judge(r)
 	if kind != reports.Error {
 		t.Fatalf("judged %s (%s) with %d spec(s): the previous run's report was read as this run's", kind, detail, len(r.Specs))
@@ -80,7 +80,7 @@ func TestSuiteThatWritesItsReportIsJudged(t *testing.T) {
 	}
 	prog := fakeSuite(t, "cp "+fresh+" \"$REPORT\"\nexit 0\n")
 	cell := reports.Cell{Suite: "leader", Subject: "leader"}
-	r := runCell(t.Context(), cellRun{cell: cell, dir: filepath.Join(t.TempDir(), "1"), program: prog})
+	r := RunCell(t.Context(), CellRun{Cell: cell, Dir: filepath.Join(t.TempDir(), "1"), Program: prog})
 	if kind, detail := cell.Judge(r); kind != reports.Passed {
 		t.Errorf("judged %s (%s), want passed", kind, detail)
 	}
@@ -114,19 +114,19 @@ func TestReportOlderThanTheRunIsRefused(t *testing.T) {
 // each given even when empty, and adds only the run's settings to the
 // suite's environment.
 func TestCellIsPassedAsFlags(t *testing.T) {
-	m := matrixRun{name: "selftest", provider: "kind", refctl: "/bin/refctl", env: []string{"UPSTREAM_DIR=/up"}}
+	m := Run{Name: "selftest", Provider: "kind", Refctl: "/bin/refctl", Env: []string{"UPSTREAM_DIR=/up"}}
 	bug := &catalog.Bugs[0]
-	r := m.cellRun(reports.Cell{Suite: bug.Suite, Subject: bug.Subject, Bug: bug}, "/a/1", 2, nil)
+	r := m.CellRun(reports.Cell{Suite: bug.Suite, Subject: bug.Subject, Bug: bug}, "/a/1", 2, nil)
 	want := []string{"-steadystate.subject=" + bug.Subject, "-steadystate.bug=" + bug.Name, "-steadystate.subject-file=",
 		"-steadystate.artifacts=/a/1", "-steadystate.refctl=/bin/refctl", "-steadystate.kind-cluster=steadystate-selftest-2"}
-	if !slices.Equal(r.identity, want) {
-		t.Errorf("identity %q, want %q", r.identity, want)
+	if !slices.Equal(r.Identity, want) {
+		t.Errorf("identity %q, want %q", r.Identity, want)
 	}
-	if !slices.Equal(r.env, []string{"UPSTREAM_DIR=/up"}) {
-		t.Errorf("environment %q, want the run's settings only", r.env)
+	if !slices.Equal(r.Env, []string{"UPSTREAM_DIR=/up"}) {
+		t.Errorf("environment %q, want the run's settings only", r.Env)
 	}
-	r = m.cellRun(reports.Cell{Suite: "leader", Subject: "crmanager", SubjectFile: "/f/crmanager.yaml"}, "/a/2", 1, nil)
-	if !slices.Contains(r.identity, "-steadystate.subject=") || !slices.Contains(r.identity, "-steadystate.subject-file=/f/crmanager.yaml") {
-		t.Errorf("a subject file's cell: identity %q, want an empty subject and the file", r.identity)
+	r = m.CellRun(reports.Cell{Suite: "leader", Subject: "crmanager", SubjectFile: "/f/crmanager.yaml"}, "/a/2", 1, nil)
+	if !slices.Contains(r.Identity, "-steadystate.subject=") || !slices.Contains(r.Identity, "-steadystate.subject-file=/f/crmanager.yaml") {
+		t.Errorf("a subject file's cell: identity %q, want an empty subject and the file", r.Identity)
 	}
 }

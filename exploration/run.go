@@ -1,0 +1,319 @@
+package exploration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/chaos/shrink"
+	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/matrix"
+	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// Run is an exploration run against one subject.
+type Run struct {
+	// Subject is a subject's name or a subject file as given; File is the
+	// subject file's absolute path when it is one (Resolve). Bug is a
+	// seeded bug of a reference subject, Capability the one explored.
+	Subject, File, Bug, Capability string
+	// Budget is how long new schedules may start; Seed the run's seed.
+	Budget time.Duration
+	Seed   uint64
+	// Replay is a schedule file to run again, Repeat times, instead of
+	// drawing schedules; Scheduled is its schedule (Resolve).
+	Replay    string
+	Repeat    int
+	Scheduled schedule.Schedule
+	// Confirm is how many replays in a row a shrink candidate must break.
+	Confirm int
+	// Shrink reduces the replayed schedule; First stops at the first
+	// finding.
+	Shrink, First bool
+	// Version is the local control plane's (KUBE_VERSION); BuildBins
+	// says it is built first when missing (no KUBE_BIN_DIR given).
+	Version   string
+	BuildBins bool
+	// UpstreamDir is the folder of the upstream releases a subject file
+	// may name ({{.UpstreamDir}}), as for conform.
+	UpstreamDir string
+	// Matrix runs the exploration suite, a cell of one, below its Root.
+	Matrix matrix.Run
+}
+
+// Configure completes the run from the settings e: the upstream folder,
+// the subject and capability (Resolve), the local control plane
+// (KUBE_VERSION; built first unless KUBE_BIN_DIR is given) and the
+// matrix run of its one cell, below ARTIFACTS/explore.
+func (c *Run) Configure(e config.Settings) error {
+	var err error
+	if c.UpstreamDir, err = e.UpstreamRoot(); err != nil {
+		return err
+	}
+	if err := c.Resolve(); err != nil {
+		return err
+	}
+	c.Version = e.KubeVersion
+	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
+	if c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1); err != nil {
+		return err
+	}
+	c.Matrix.Progress = true
+	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
+	return nil
+}
+
+// Resolve tells a subject file from a subject's name, reads the replayed
+// schedule, and settles the capability explored: the one asked for, the
+// replayed schedule's, or the subject's first that exploration drives.
+func (c *Run) Resolve() error {
+	if err := c.resolveSubject(); err != nil {
+		return err
+	}
+	if c.Replay != "" {
+		var err error
+		if c.Scheduled, err = schedule.Load(c.Replay); err != nil {
+			return err
+		}
+		if c.Capability != "" && c.Capability != c.Scheduled.Capability {
+			return fmt.Errorf("%s exercises %s, not --capability %s", c.Replay, c.Scheduled.Capability, c.Capability)
+		}
+		c.Capability = c.Scheduled.Capability
+		if c.Shrink && c.Scheduled.Breaks == "" {
+			return fmt.Errorf("%s names no property it breaks (breaks:): --shrink keeps a schedule breaking the same ones; shrink a schedule explore kept", c.Replay)
+		}
+	}
+	bound, err := c.capabilities()
+	if err != nil {
+		return err
+	}
+	if c.Capability == "" {
+		c.Capability = bound[0]
+	}
+	if !slices.Contains(bound, c.Capability) {
+		return fmt.Errorf("subject %s has no capability %s that exploration drives: it has %s", c.Subject, c.Capability, strings.Join(bound, ", "))
+	}
+	return nil
+}
+
+// resolveSubject tells a subject file from a subject's name, and refuses a
+// bug the subject has not. A subject file is a regular file or a name
+// ending .yaml: in the checkout, "cluster" (a subject) is also a folder.
+func (c *Run) resolveSubject() error {
+	if fi, err := os.Stat(c.Subject); (err == nil && fi.Mode().IsRegular()) || strings.HasSuffix(c.Subject, ".yaml") {
+		abs, err := filepath.Abs(c.Subject)
+		c.File = abs
+		if c.Bug != "" {
+			return fmt.Errorf("--bug %s applies to the reference subjects only, not to the subject file %s", c.Bug, c.Subject)
+		}
+		return err
+	}
+	if c.Bug == "" {
+		return nil
+	}
+	if b, ok := catalog.Lookup(c.Bug); !ok || b.Subject != c.Subject {
+		return fmt.Errorf("--bug %q is not a seeded bug of subject %s: see `steadystate catalog`", c.Bug, c.Subject)
+	}
+	return nil
+}
+
+// capabilities are the subject's capabilities that exploration drives.
+func (c *Run) capabilities() ([]string, error) {
+	var bound []string
+	switch {
+	case c.File != "":
+		f, err := subjectfile.Load(c.File, subjectfile.Options{FromImage: true, UpstreamDir: c.UpstreamDir})
+		if err != nil {
+			return nil, err
+		}
+		bound = f.Capabilities.Bound()
+	case slices.ContainsFunc(catalog.Suites, func(s catalog.Suite) bool { return s.Subject == c.Subject }):
+		for _, s := range catalog.Suites {
+			if s.Subject == c.Subject {
+				bound = append(bound, s.Capability)
+			}
+		}
+	default:
+		data, err := fixtures.Subjects.ReadFile("subjects/" + c.Subject + ".yaml")
+		if err != nil {
+			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, composite, cluster, replicaset, statefulset or a subject file", c.Subject)
+		}
+		f, err := subjectfile.Parse(data, c.Subject, subjectfile.Options{FromImage: true})
+		if err != nil {
+			return nil, err
+		}
+		bound = f.Capabilities.Bound()
+	}
+	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
+	if len(bound) == 0 {
+		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.Subject, strings.Join(explore.Explorable, ", "))
+	}
+	return bound, nil
+}
+
+// suiteArgs are the exploration suite's flags for c, replaying the
+// schedule file replay repeat times when it is set.
+func (c Run) suiteArgs(replay string, repeat int) []string {
+	args := []string{"-steadystate.explore.capability=" + c.Capability, "-steadystate.explore.seed=" + strconv.FormatUint(c.Seed, 10),
+		"-steadystate.explore.budget=" + c.Budget.String(), "-ginkgo.timeout=" + (c.Budget + 30*time.Minute).String()}
+	if c.First {
+		args = append(args, "-steadystate.explore.first")
+	}
+	if replay != "" {
+		abs, _ := filepath.Abs(replay)
+		args = append(args, "-steadystate.explore.replay="+abs, "-steadystate.explore.repeat="+strconv.Itoa(repeat))
+	}
+	return args
+}
+
+// runSuite runs the exploration suite once in dir (emptied first).
+func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args []string, stderr io.Writer) reports.Run {
+	if err := os.RemoveAll(dir); err != nil {
+		return reports.Run{Err: err.Error()}
+	}
+	cr := c.Matrix.CellRun(cell, dir, 1, stderr)
+	cr.StatusOnly, cr.Args = true, args
+	return matrix.RunCell(ctx, cr)
+}
+
+// summarise prints the run's schedules, findings and errors, and the
+// steps not done. A finding is the command's failure; so is a schedule
+// that ended in an error (its verdict is unknown) and a run in which no
+// schedule ran.
+func summarise(w io.Writer, c Run, run reports.Run) error {
+	var ran, findings, errs, reproduced, notDone, short int
+	for _, s := range run.Specs {
+		if s.Outcome == verdict.SkippedSpec {
+			continue
+		}
+		var steps []string
+		if s.Report != nil {
+			steps = explore.NotDone(*s.Report)
+		}
+		switch s.Outcome {
+		case verdict.BrokenSpec:
+			findings++
+			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
+			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
+				filepath.Join(folder, explore.ScheduleFile), filepath.Join(folder, "history.txt"))
+			if strings.Join(s.Broken, ",") == c.Scheduled.Breaks {
+				reproduced++
+			}
+		case verdict.Error:
+			errs++
+			fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
+		}
+		if len(steps) > 0 && s.Outcome != verdict.Passed {
+			fmt.Fprintf(w, "  not done: %s\n", strings.Join(steps, "\n  not done: "))
+		}
+		if len(steps) > 0 {
+			notDone += len(steps)
+			short++
+		}
+		ran++
+	}
+	fmt.Fprintf(w, "\nexplore: %d schedule(s) in %s, %d finding(s), %d error(s); details in %s\n", ran, run.Took.Round(time.Second), findings, errs, run.Dir)
+	if notDone > 0 {
+		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
+	}
+	if run.PeakMemory > 0 {
+		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
+	}
+	if c.Replay != "" && c.Scheduled.Breaks != "" {
+		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
+	}
+	return exploreResult(ran, findings, errs)
+}
+
+// exploreResult is the command's failure for a run of ran schedules with
+// findings and errs among them: a finding, a schedule that ended in an
+// error and a run in which none ran each fail it.
+func exploreResult(ran, findings, errs int) error {
+	var why []string
+	if findings > 0 {
+		why = append(why, "exploration found schedules that break properties: see the findings above")
+	}
+	if errs > 0 {
+		why = append(why, fmt.Sprintf("%d schedule(s) ended in an error, their verdict unknown: see the errors above", errs))
+	}
+	if ran == 0 {
+		why = append(why, "no schedule ran: the run judged nothing (see its log)")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(why, "; "))
+}
+
+// shrinkPolicy is the shrink of the replayed schedule against cell: each
+// replay a run of the exploration suite of its own; against a seeded bug,
+// discriminating against the subject's correct mode.
+func (c Run) shrinkPolicy(cell reports.Cell) shrink.Policy {
+	return shrink.Policy{Schedule: c.Scheduled, File: c.Replay, Root: filepath.Join(c.Matrix.Root, "shrink"),
+		Confirm: c.Confirm, Repeat: c.Repeat, Discriminate: cell.Bug != nil, Subject: cell.Subject,
+		Replay: func(ctx context.Context, correct bool, dir, file string, n int, progress io.Writer) (shrink.Tally, error) {
+			replayed := cell
+			if correct {
+				replayed.Bug = nil
+			}
+			run := c.runSuite(ctx, replayed, filepath.Join(dir, "run"), c.suiteArgs(file, n), progress)
+			if run.Err != "" {
+				return shrink.Tally{}, errors.New(run.Err)
+			}
+			if ctx.Err() != nil {
+				return shrink.Tally{}, ctx.Err()
+			}
+			return shrink.Count(run.Specs, c.Scheduled.Breaks), nil
+		}}
+}
+
+// Run runs the exploration suite against the subject (or shrinks the
+// replayed schedule) and prints its findings: each with the schedule kept
+// beside its evidence.
+func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
+	cell := reports.Cell{Suite: "explore", Subject: c.Subject, SubjectFile: c.File}
+	if b, ok := catalog.Lookup(c.Bug); ok {
+		cell.Bug = &b
+	}
+	if c.BuildBins {
+		if _, err := local.BuildBinaries(ctx, c.Version, stderr); err != nil {
+			return err
+		}
+	}
+	var err error
+	if c.Matrix.Refctl, err = matrix.BuildRefctl(ctx, "explore", []reports.Cell{cell}, filepath.Join(c.Matrix.Root, "bin"), stderr); err != nil {
+		return err
+	}
+	if c.Replay != "" {
+		fmt.Fprintf(stderr, "explore: replaying %s (%d step(s), breaks %q) %d time(s) against %s\n", c.Replay, len(c.Scheduled.Steps), c.Scheduled.Breaks, c.Repeat, c.Subject)
+	} else {
+		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed)
+	}
+	if c.Shrink {
+		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)
+	}
+	run := c.runSuite(ctx, cell, filepath.Join(c.Matrix.Root, "run"), c.suiteArgs(c.Replay, c.Repeat), stderr)
+	if run.Err != "" {
+		return fmt.Errorf("explore: %s", run.Err)
+	}
+	err = summarise(stdout, c, run)
+	if ctx.Err() != nil {
+		return errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above")
+	}
+	return err
+}

@@ -1,0 +1,70 @@
+package exploration
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// A reference subject's name is not a subject file, even where a folder
+// of that name exists (the checkout's cluster/); a regular file, or a
+// name ending .yaml, is.
+func TestExploreSubjectNames(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Mkdir("cluster", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("mine", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for subject, file := range map[string]bool{"cluster": false, "workload": false, "mine": true, "missing.yaml": true} {
+		c := Run{Subject: subject}
+		if err := c.resolveSubject(); err != nil {
+			t.Fatalf("%s: %v", subject, err)
+		}
+		if got := c.File != ""; got != file {
+			t.Errorf("%s read as a subject file: %v, want %v", subject, got, file)
+		}
+	}
+}
+
+// The exploration's result: a schedule that ended in an error, or a run in
+// which no schedule ran, fails the command as a finding does, and the
+// summary counts the errors and the steps not done.
+func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
+	notDone := types.ReportEntry{Name: explore.NotDoneEntry, Value: types.WrapEntryValue([]string{"step 1: scale-up after the next create of pods: not done: the subject made no create of pods within 8s"})}
+	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
+	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "assumption explore/steps-acted did not hold: pod-deletion at 10:00:00.000 failed: no pod to delete"}
+	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}
+	for _, tc := range []struct {
+		name  string
+		specs []verdict.Spec
+		fails string // "" when the command succeeds
+		says  []string
+	}{
+		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done"}},
+		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
+		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", []string{"2 error(s)"}},
+		{"none ran", []verdict.Spec{skipped}, "no schedule ran", []string{"0 schedule(s)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			err := summarise(&out, Run{}, reports.Run{Specs: tc.specs, Dir: "run"})
+			if (err == nil) != (tc.fails == "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
+				t.Errorf("result %v, want failing with %q", err, tc.fails)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("summary does not say %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}

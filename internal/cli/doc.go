@@ -1,0 +1,6 @@
+// Package cli is steadystate's small command-line layer over the flag
+// package: a command's flag set with its usage and flags as help (-h and
+// --help succeed, printing them), usage errors marked as such, where a
+// flag's value came from (the flag or the environment variable that is its
+// default), and comma-separated lists checked against their valid items.
+package cli
