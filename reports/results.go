@@ -162,3 +162,27 @@ func SpliceResults(page []byte, sets map[string]ResultSet) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// KeepResultSet makes set name from run's matrix.json, stamped with
+// commit, today's date and command, and writes it to dir/name.json.
+func KeepResultSet(run, name, command, commit, dir string) (path string, s ResultSet, err error) {
+	matrixFile := filepath.Join(run, "matrix.json")
+	data, err := os.ReadFile(matrixFile)
+	if err != nil {
+		return "", s, fmt.Errorf("%w: give the folder a selftest, upstream or conform run printed", err)
+	}
+	var cells []Cell
+	if err := json.Unmarshal(data, &cells); err != nil {
+		return "", s, fmt.Errorf("%s: %w", matrixFile, err)
+	}
+	s = NewResultSet(name, command, commit, time.Now().UTC().Format(time.DateOnly), cells)
+	out, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return "", s, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", s, err
+	}
+	path = filepath.Join(dir, name+".json")
+	return path, s, os.WriteFile(path, append(out, '\n'), 0o644)
+}

@@ -253,3 +253,23 @@ func (p Project) Build(ctx context.Context, progress io.Writer) error {
 	fmt.Fprintf(progress, "init: built the manager in %s\n", time.Since(start).Round(time.Second))
 	return nil
 }
+
+// WriteFile writes the draft to out, building the manager first unless
+// noBuild; an existing out is never overwritten.
+func (p Project) WriteFile(ctx context.Context, out string, noBuild bool, progress io.Writer) error {
+	if _, err := os.Stat(out); err == nil {
+		return fmt.Errorf("%s exists: init never overwrites a subject file; give another --out, or remove it", out)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if !noBuild {
+		if err := p.Build(ctx, progress); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b, out); err != nil {
+		return err
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
+}

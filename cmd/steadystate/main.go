@@ -35,6 +35,9 @@ const usage = `usage:
                                              run every suite (make e2e), each in a child process; one report.json
   steadystate verify [--digest SHA256] BUNDLE  check a bundle's sums (against conform's printed digest)
                                              and re-judge every verdict offline from its evidence
+  steadystate init [--out FILE] DIR          draft a subject file binding steadyState from a kubebuilder project
+                      [--no-build] | --command PROGRAM --sample FILE... [--crd FILE...] [--name NAME]
+  steadystate results --name NAME --command CMD RUN   keep a matrix run as a result set of docs/results.md
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
   steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION from source
@@ -123,6 +126,10 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 		return validateCommand(args[1:], stdout)
 	case "upstream":
 		return upstreamCommand(ctx, cfg, args[1:], stdout, stderr)
+	case "init":
+		return initCommand(ctx, args[1:], stdout, stderr)
+	case "results":
+		return resultsCommand(args[1:], stdout)
 	case "kube-bins":
 		return kubeBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "upstream-bins":

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/reports"
+)
+
+// resultsCommand keeps a matrix run as a result set of the results page
+// (reports.KeepResultSet), stamped with the checkout's commit.
+func resultsCommand(args []string, stdout io.Writer) error {
+	c := cli.New("results", "results --name NAME --command COMMAND [--dir DIR] RUN", "Keep a matrix run (a selftest, upstream, conform or zoo folder with matrix.json) as a\n"+
+		"result set in docs/results/NAME.json, stamped with this checkout's commit, today's date and\n"+
+		"the command that produced it. `make docs` then writes its table into docs/results.md, in the\n"+
+		"block <!-- results:NAME --> ... <!-- /results:NAME -->.")
+	name := c.FS.String("name", "", "the set's name: its file and its block in the results page")
+	command := c.FS.String("command", "", "the command that produced the run, as a reader would type it")
+	dir := c.FS.String("dir", reports.ResultsDir, "where result sets are kept")
+	if err := c.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case c.FS.NArg() != 1:
+		return fmt.Errorf("%w: results takes one run folder (with matrix.json)", errUsage)
+	case *name == "" || strings.ContainsAny(*name, "/ .") || strings.ToLower(*name) != *name:
+		return fmt.Errorf("%w: results needs --name, a lower-case name of letters, digits and dashes (selftest, upstream-kind)", errUsage)
+	case *command == "":
+		return fmt.Errorf("%w: results needs --command, the command that produced the run", errUsage)
+	}
+	commit, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return fmt.Errorf("the checkout's commit (git rev-parse --short HEAD): %w: run results in the steadystate checkout the run was made from", err)
+	}
+	path, set, err := reports.KeepResultSet(c.FS.Arg(0), *name, *command, strings.TrimSpace(string(commit)), *dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "results: wrote %s (%d cells, %s); run make docs to write its table into %s\n", path, len(set.Rows), set.Summary, reports.ResultsPage)
+	return nil
+}

@@ -1,0 +1,3 @@
+module example.com/guestbook
+
+go 1.26
