@@ -586,6 +586,29 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	return fmt.Sprintf("%d clean reference runs: %s, %d fields that varied between them%s", len(refs), always, len(learned(refs)), ignore)
 }
 
+// noChurnBound is what the faulted run's creates were held to: the
+// record's "bound" figure.
+func noChurnBound(e *evidence.Evidence) string {
+	refs, err := references(e)
+	if err != nil {
+		return ""
+	}
+	allowed := map[string]int{}
+	for _, ref := range refs {
+		for res, n := range ref.Creates {
+			allowed[res] = max(allowed[res], n)
+		}
+	}
+	var parts []string
+	for _, res := range slices.Sorted(maps.Keys(allowed)) {
+		parts = append(parts, fmt.Sprintf("%s %d", res, allowed[res]))
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	return fmt.Sprintf("creates at most the %d clean reference runs' (%s); no delete of what they keep", len(refs), strings.Join(parts, ", "))
+}
+
 // noChurn judges the faulted run's writes against the reference runs':
 // from the first fault on, no delete of an object the references keep
 // beyond what they deleted of it themselves, and over the run no more
@@ -628,19 +651,10 @@ func noChurn(e *evidence.Evidence) error {
 		}
 	}
 	// What every reference keeps, and how many of each it deleted itself.
-	kept := map[string]bool{}
-	for i, ref := range refs {
-		ids := map[string]bool{}
+	kept := map[string]int{}
+	for _, ref := range refs {
 		for id := range ref.compared() {
-			ids[id] = true
-		}
-		for id := range kept {
-			if !ids[id] {
-				delete(kept, id)
-			}
-		}
-		if i == 0 {
-			kept = ids
+			kept[id]++
 		}
 	}
 	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), from, got.At)
@@ -651,7 +665,7 @@ func noChurn(e *evidence.Evidence) error {
 		for _, ref := range refs {
 			allowedDel = max(allowedDel, ref.Deletes[d.identity])
 		}
-		if kept[d.identity] && count[d.identity] > allowedDel {
+		if kept[d.identity] == len(refs) && count[d.identity] > allowedDel {
 			broken = append(broken, breach{d.at, fmt.Sprintf("it deleted %s (%s at %s), which the reference run keeps (deleting %d of it)", d.identity, d.key, d.at.Format("15:04:05.000"), allowedDel)})
 		}
 	}

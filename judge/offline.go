@@ -406,6 +406,8 @@ func BoundText(id string, e *evidence.Evidence) string {
 		return fmt.Sprintf("spec.replicas; excused: the subject's own creates made while a pod stayed unseen past the %s expectation timeout, until %s after it was seen", timeout, timeout)
 	case catalog.SteadySameEndState.ID:
 		return sameEndStateBound(e)
+	case catalog.SteadyNoChurn.ID:
+		return noChurnBound(e)
 	case catalog.FgDeletingStatus.ID:
 		window, err := time.ParseDuration(e.Facts[FactWindow])
 		if err != nil {

@@ -257,7 +257,7 @@ func TestSteadyStateJudges(t *testing.T) {
 			catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted",
 			catalog.SteadyNoChurn.ID:       "it created 2 configmaps, the reference run 1",
 		},
-		"recreate": {catalog.SteadyNoChurn.ID: "it deleted Widget/w1 > ConfigMap/w1-data (steady/configmaps:ns/w1-data at 00:00:06.700), which the reference run keeps (deleting 0 of it); it created 2 configmaps, the reference run 1"},
+		"recreate":   {catalog.SteadyNoChurn.ID: "it deleted Widget/w1 > ConfigMap/w1-data (steady/configmaps:ns/w1-data at 00:00:06.700), which the reference run keeps (deleting 0 of it); it created 2 configmaps, the reference run 1"},
 		"refinalize": {catalog.SteadyNoFinalizer.ID: `the API server refused patch widgets/w1 at 00:00:13.050: Widget.example.org "w1" is invalid`},
 	}
 	wantReason["never-ready"][catalog.SteadySameEndState.ID] = `in 2 fields: Widget/w1 status.observedGeneration: 2 in the reference, 1 after the faults; Widget/w1 > ConfigMap/w1-data data.size: "2" in the reference, "1" after the faults`
