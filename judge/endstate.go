@@ -224,13 +224,21 @@ func maskNamespace(v, ns string) string {
 	if ns == "" || !strings.Contains(v, ns) {
 		return v
 	}
+	return namespaceMask(ns)(v)
+}
+
+// namespaceMask is maskNamespace for one namespace.
+func namespaceMask(ns string) func(string) string {
 	re := regexp.MustCompile(`(^|[^a-z0-9])` + regexp.QuoteMeta(ns) + `($|[^a-z0-9])`)
-	for {
-		next := re.ReplaceAllString(v, "${1}{{.Namespace}}${2}")
-		if next == v {
-			return v
+	return func(v string) string {
+		for strings.Contains(v, ns) {
+			next := re.ReplaceAllString(v, "${1}{{.Namespace}}${2}")
+			if next == v {
+				return v
+			}
+			v = next
 		}
-		v = next
+		return v
 	}
 }
 
@@ -239,13 +247,16 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 // masker masks in a run's values what differs between any two runs: uids,
 // timestamps, generated names and the run's namespace.
 type masker struct {
-	ns        string
+	ns        func(string) string
 	uids      map[string]bool
 	generated [][2]string // name, masked; longest first
 }
 
 func newMasker(s oracle.State, ns string) *masker {
-	m := &masker{ns: ns, uids: map[string]bool{}}
+	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}}
+	if ns != "" {
+		m.ns = namespaceMask(ns)
+	}
 	for _, o := range s {
 		m.uids[string(o.GetUID())] = true
 		if g := maskedName(o); g != o.GetName() {
@@ -266,7 +277,7 @@ func (m *masker) value(v string) string {
 	for _, g := range m.generated {
 		v = strings.ReplaceAll(v, g[0], g[1])
 	}
-	return maskNamespace(v, m.ns)
+	return m.ns(v)
 }
 
 // flatten adds v's leaves to out, by dotted path (list items [i]), each
