@@ -479,6 +479,9 @@ func resolves(obj any, p []string) bool {
 // none recorded is not evaluated, and so is a reference none of which
 // settled (the subject or its set-up is broken, nothing was compared).
 func references(e *evidence.Evidence) ([]*EndState, error) {
+	if _, ok := e.Facts[FactSteadyReferences]; !ok {
+		return nil, fmt.Errorf("%w: fact %q: %w: no fault-free reference run was kept for this run (the suite's fault-free specs did not run before it, or kept no end state)", oracle.ErrNotEvaluated, FactSteadyReferences, evidence.ErrMissing)
+	}
 	r := read(e)
 	var refs []*EndState
 	r.json(FactSteadyReferences, &refs)
