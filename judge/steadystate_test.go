@@ -452,3 +452,42 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 		t.Errorf("a second slice: %v", d)
 	}
 }
+
+// TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn: the
+// EndpointSlice controller's recorded restart run (held, against its two
+// clean runs) breaks same-end-state when its slice ends with another
+// address type, and no-churn when the restarted controller deleted the
+// slice the clean runs keep and made another.
+func TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn(t *testing.T) {
+	const file, slices = "testdata/steadystate-endpointslice-restart.json", "steady/endpointslices.discovery.k8s.io"
+	e, err := evidence.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{catalog.SteadySameEndState.ID, catalog.SteadyNoChurn.ID} {
+		if err := Offline[id](e); err != nil {
+			t.Fatalf("the recorded run: %s: %v", id, err)
+		}
+	}
+	for _, r := range e.Histories[slices] {
+		r.Object["addressType"] = "IPv6"
+	}
+	err = Offline[catalog.SteadySameEndState.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadySameEndState, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `Service/web > EndpointSlice/web-* addressType: "IPv4" in the reference, "IPv6" after the faults`) {
+		t.Errorf("another address type: %s %q", got.Outcome, got.Reason)
+	}
+
+	e, _ = evidence.Read(file)
+	added := e.Histories[slices][0]
+	at := e.Faults[0].End.Add(time.Millisecond)
+	p := e.Proxies["endpointslice-0"]
+	ns, name := added.Object["metadata"].(map[string]any)["namespace"].(string), added.Object["metadata"].(map[string]any)["name"].(string)
+	p.Requests = append(p.Requests,
+		proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "delete", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: ns, Name: name}, Code: 200, Start: at, End: at},
+		proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: ns}, Code: 201, Start: at.Add(time.Millisecond), End: at.Add(time.Millisecond)})
+	e.Proxies["endpointslice-0"] = p
+	err = Offline[catalog.SteadyNoChurn.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadyNoChurn, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it deleted Service/web > EndpointSlice/web-* (") || !strings.Contains(got.Reason, "it created 2 endpointslices.discovery.k8s.io, the reference run 1") {
+		t.Errorf("a slice deleted and made again: %s %q", got.Outcome, got.Reason)
+	}
+}
