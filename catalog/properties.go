@@ -93,6 +93,9 @@ var (
 	SteadyQuiescent     = p("steadystate/quiescent", verdict.Invariant, "once settled, with nothing changing, the controller makes no writes for the quiet window (Lease and Event writes aside)")
 	SteadyRestarted     = p("steadystate/restarted-after-first-write", verdict.Assumption, "the controller was restarted (killed, then started again) after its first write of an object was answered")
 	SteadyLeavesNothing = p("steadystate/leaves-nothing-behind", verdict.Convergence, "once the objects are deleted, they, everything they own and every object the controller created while reconciling them (Leases, Events and what the subject declares shared aside) are gone within T, every finalizer released")
+	SteadySameEndState  = p("steadystate/same-end-state", verdict.Convergence, "after the faults, the end state equals a fault-free reference run's of the same objects and changes: the objects' status and the set of objects they own (by ownerReferences, transitively) with their spec or data, labels and annotations; uids, timestamps, generated names' suffixes, the namespace, the fields that differed between two clean reference runs and the subject's ignore paths masked")
+	SteadyNoChurn       = p("steadystate/no-churn", verdict.Invariant, "from the first fault on, the controller deletes no object the fault-free reference run keeps (beyond what that run deleted of it), and over the run it creates no more objects of a resource than the reference run did, counted from its proxy log")
+	SteadyNoFinalizer   = p("steadystate/no-finalizer-on-deleting", verdict.Invariant, "the controller never adds a finalizer to an object being deleted: the API server never refuses one of its writes with \"no new finalizers can be added if the object is being deleted\" (finalizer/P3, for any controller)")
 )
 
 // Properties lists every property, by suite.
@@ -104,7 +107,7 @@ var Properties = []verdict.Property{
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 	ExploreStepsActed,
 	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
-	SteadyRestarted, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing,
+	SteadyRestarted, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing, SteadySameEndState, SteadyNoChurn, SteadyNoFinalizer,
 }
 
 // Property looks a property up by id.

@@ -94,7 +94,8 @@ func NoneStuck(h *oracle.History, now time.Time, finalizer, pausedPath, cluster 
 const FinalizerRefused = "no new finalizers can be added if the object is being deleted"
 
 // NoFinalizerRefused is P3 on one replica's proxy log: it fails at the
-// first write to resource the API server refused with FinalizerRefused.
+// first write to resource (any resource for "") the API server refused
+// with FinalizerRefused.
 // Any other refusal, a 422 from the schema included, is not P3's; nor is
 // an answer the proxy's own fault gave. A 422 whose message the log does
 // not keep (a proxy from before it kept them) cannot be told apart: P3 is
@@ -102,14 +103,14 @@ const FinalizerRefused = "no new finalizers can be added if the object is being 
 func NoFinalizerRefused(requests []proxy.Request, resource string) error {
 	var unknown error
 	for _, r := range requests {
-		if r.Resource != resource || r.Code != 422 || r.Fault != "" {
+		if (resource != "" && r.Resource != resource) || r.Code != 422 || r.Fault != "" {
 			continue
 		}
 		if strings.Contains(r.Message, FinalizerRefused) {
-			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server refused %s %s/%s at %s: %s", ErrFinalizerWhileDeleting, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000"), r.Message))
+			return oracle.BrokeAt(r.Start, fmt.Errorf("%w: the API server refused %s %s/%s at %s: %s", ErrFinalizerWhileDeleting, r.Verb, r.Resource, r.Name, r.Start.Format("15:04:05.000"), r.Message))
 		}
 		if r.Message == "" && unknown == nil {
-			unknown = fmt.Errorf("%w: the API server answered %s %s/%s 422 at %s and the proxy log keeps no message: a finalizer refused cannot be told from another rejection", oracle.ErrNotEvaluated, r.Verb, resource, r.Name, r.Start.Format("15:04:05.000"))
+			unknown = fmt.Errorf("%w: the API server answered %s %s/%s 422 at %s and the proxy log keeps no message: a finalizer refused cannot be told from another rejection", oracle.ErrNotEvaluated, r.Verb, r.Resource, r.Name, r.Start.Format("15:04:05.000"))
 		}
 	}
 	return unknown

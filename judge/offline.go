@@ -159,21 +159,11 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		if err := r.missing(); err != nil {
 			return err
 		}
-		var broken, unknown []error
+		var movers []error
 		for _, fact := range []string{FactMoverError, FactMoverBackError} {
-			broken = append(broken, MoverRefused(fact, e.Facts[fact]))
+			movers = append(movers, MoverRefused(fact, e.Facts[fact]))
 		}
-		for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
-			if err := NoFinalizerRefused(e.Proxies[id].Requests, res); errors.Is(err, oracle.ErrNotEvaluated) {
-				unknown = append(unknown, err)
-			} else {
-				broken = append(broken, err)
-			}
-		}
-		if err := errors.Join(broken...); err != nil {
-			return err
-		}
-		return errors.Join(unknown...)
+		return finalizersRefused(e, res, movers...)
 	},
 	catalog.FinP4.ID: func(e *evidence.Evidence) error {
 		return eachCluster(e, func(r *reader, c string) error {
@@ -197,6 +187,9 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.SteadyQuiescent.ID:     quiescent,
 	catalog.SteadyLeavesNothing.ID: leavesNothingBehind,
 	catalog.SteadyRestarted.ID:     restartedAfterFirstWrite,
+	catalog.SteadySameEndState.ID:  sameEndState,
+	catalog.SteadyNoChurn.ID:       noChurn,
+	catalog.SteadyNoFinalizer.ID:   noFinalizerOnDeleting,
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410
@@ -227,6 +220,24 @@ func Withheld(events []proxy.Event, pod string, pods *oracle.History) error {
 		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
 	}
 	return nil
+}
+
+// finalizersRefused is P3 on every replica's proxy log (NoFinalizerRefused
+// on resource, every resource for ""), with other refusals already found:
+// broken at any refusal, else not evaluated where a 422 kept no message.
+func finalizersRefused(e *evidence.Evidence, resource string, found ...error) error {
+	broken, unknown := found, []error(nil)
+	for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
+		if err := NoFinalizerRefused(e.Proxies[id].Requests, resource); errors.Is(err, oracle.ErrNotEvaluated) {
+			unknown = append(unknown, err)
+		} else {
+			broken = append(broken, err)
+		}
+	}
+	if err := errors.Join(broken...); err != nil {
+		return err
+	}
+	return errors.Join(unknown...)
 }
 
 // complete is nil when every history of the evidence is complete and
@@ -393,6 +404,10 @@ func BoundText(id string, e *evidence.Evidence) string {
 			return "spec.replicas, nothing excused (no expectation timeout)"
 		}
 		return fmt.Sprintf("spec.replicas; excused: the subject's own creates made while a pod stayed unseen past the %s expectation timeout, until %s after it was seen", timeout, timeout)
+	case catalog.SteadySameEndState.ID:
+		return sameEndStateBound(e)
+	case catalog.SteadyNoChurn.ID:
+		return noChurnBound(e)
 	case catalog.FgDeletingStatus.ID:
 		window, err := time.ParseDuration(e.Facts[FactWindow])
 		if err != nil {

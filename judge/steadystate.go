@@ -465,3 +465,17 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 	}
 	return unknown
 }
+
+// noFinalizerOnDeleting is finalizer/P3 for any controller: no write of
+// the controller, to any resource, refused by the API server for adding a
+// finalizer to an object being deleted. The proxy keeps no request
+// bodies; the API server refuses every such write, and its refusal is the
+// evidence.
+func noFinalizerOnDeleting(e *evidence.Evidence) error {
+	r := read(e)
+	r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	return finalizersRefused(e, "")
+}

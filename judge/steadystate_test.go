@@ -79,8 +79,54 @@ func (r *steadyRun) req(s float64, verb, group, resource, sub, name string, code
 // constructSteady builds the run of a variant: correct, hot-loop (status
 // patched every 200ms once settled), never-ready (the spec change never
 // observed), stuck-finalizer (the finalizer never released), orphan (a
-// ConfigMap created with no owner and never deleted).
+// ConfigMap created with no owner and never deleted), recreate (the
+// restarted controller deletes its ConfigMap and creates it anew),
+// refinalize (it tries to add a finalizer to the deleting widget). Its
+// end state is taken at 8.5s and compared with two fault-free reference
+// runs of the correct controller (steadyReferences).
 func constructSteady(variant string) *evidence.Evidence {
+	e := constructSteadyRun(variant)
+	r := &steadyRun{t0: e.Start}
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	e.Facts[FactSteadyEnd] = js(EndMark{Applied: r.at(0.1), At: r.at(8.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
+	e.Facts[FactSteadyReferences] = js(steadyReferences())
+	return e
+}
+
+// steadyReferences are two fault-free runs of the correct controller, in
+// other namespaces, with other uids and a status message that differs
+// between them (a field that varies between clean runs), taken at 5.5s.
+func steadyReferences() []*EndState {
+	base := constructSteadyRun("correct")
+	base.Faults = nil
+	r := &steadyRun{t0: base.Start}
+	mark, _ := json.Marshal(EndMark{Applied: r.at(0.1), At: r.at(5.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
+	base.Facts[FactSteadyEnd] = string(mark)
+	es, err := EndStateOf(base)
+	if err != nil {
+		panic(err)
+	}
+	var out []*EndState
+	for i, took := range []string{"took 95ms", "took 120ms"} {
+		b, _ := json.Marshal(es)
+		ns := fmt.Sprintf("steady-ref%d", i+1)
+		text := strings.NewReplacer(`"ns/`, `"`+ns+`/`, `:ns/`, `:`+ns+`/`, `"namespace":"ns"`, `"namespace":"`+ns+`"`, `"uid-`, `"`+ns+`-uid-`).Replace(string(b))
+		var ref EndState
+		if err := json.Unmarshal([]byte(text), &ref); err != nil {
+			panic(err)
+		}
+		ref.Spec = fmt.Sprintf("steadystate reference %d", i+1)
+		for k, o := range ref.Objects {
+			if strings.HasPrefix(k, steadyWidgets) {
+				o["status"].(map[string]any)["message"] = took
+			}
+		}
+		out = append(out, &ref)
+	}
+	return out
+}
+
+func constructSteadyRun(variant string) *evidence.Evidence {
 	r := &steadyRun{variant: variant, t0: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	fin := "example.org/cleanup"
 	// Applied, then reconciled.
@@ -113,6 +159,14 @@ func constructSteady(variant string) *evidence.Evidence {
 	}
 	r.req(6.6, "list", "example.org", "widgets", "", "", 200)
 	r.req(6.6, "update", "coordination.k8s.io", "leases", "", "steady", 200)
+	cmUID := "uid-c1"
+	if variant == "recreate" {
+		r.req(6.7, "delete", "", "configmaps", "", "w1-data", 200)
+		r.cm(6.75, "DELETED", "w1-data", configMap("w1-data", cmUID, true, 2))
+		cmUID = "uid-c3"
+		r.req(6.8, "create", "", "configmaps", "", "", 201)
+		r.cm(6.85, "ADDED", "w1-data", configMap("w1-data", cmUID, true, 2))
+	}
 	// The quiet window, 9s-12s: Lease renewals only.
 	for s := 9.0; s < 16; s += 2 {
 		r.req(s, "update", "coordination.k8s.io", "leases", "", "steady", 200)
@@ -128,9 +182,13 @@ func constructSteady(variant string) *evidence.Evidence {
 		obs = 1
 	}
 	r.widget(13.0, "MODIFIED", widget(2, obs, "True", true, fin))
+	if variant == "refinalize" {
+		r.req(13.05, "patch", "example.org", "widgets", "", "w1", 422)
+		r.reqs[len(r.reqs)-1].Message = `Widget.example.org "w1" is invalid: metadata.finalizers: Forbidden: ` + FinalizerRefused + `, found new finalizers [example.org/other]`
+	}
 	if variant != "stuck-finalizer" {
 		r.req(13.1, "delete", "", "configmaps", "", "w1-data", 200)
-		r.cm(13.2, "DELETED", "w1-data", configMap("w1-data", "uid-c1", true, 2))
+		r.cm(13.2, "DELETED", "w1-data", configMap("w1-data", cmUID, true, 2))
 		r.req(13.3, "patch", "example.org", "widgets", "", "w1", 200)
 		r.widget(13.3, "DELETED", widget(2, obs, "True", true))
 	}
@@ -159,24 +217,32 @@ func constructSteady(variant string) *evidence.Evidence {
 		catalog.SteadyRestarted.ID: verdict.Held,
 		catalog.SteadySettles.ID:   verdict.Held, catalog.SteadyRecovers.ID: verdict.Held,
 		catalog.SteadyQuiescent.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+		catalog.SteadySameEndState.ID: verdict.Held, catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held,
 	}
 	switch variant {
 	case "hot-loop":
 		want[catalog.SteadyQuiescent.ID] = verdict.Broken
 	case "never-ready":
 		want[catalog.SteadySettles.ID], want[catalog.SteadyRecovers.ID] = verdict.Broken, verdict.Broken
+		want[catalog.SteadySameEndState.ID] = verdict.Broken
 	case "restart-too-early":
 		want[catalog.SteadyRestarted.ID] = verdict.Broken
-	case "stuck-finalizer", "orphan":
+	case "stuck-finalizer":
 		want[catalog.SteadyLeavesNothing.ID] = verdict.Broken
+	case "orphan":
+		want[catalog.SteadyLeavesNothing.ID], want[catalog.SteadyNoChurn.ID] = verdict.Broken, verdict.Broken
+	case "recreate":
+		want[catalog.SteadyNoChurn.ID] = verdict.Broken
+	case "refinalize":
+		want[catalog.SteadyNoFinalizer.ID] = verdict.Broken
 	}
-	for _, p := range []verdict.Property{catalog.SteadyRestarted, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing} {
+	for _, p := range []verdict.Property{catalog.SteadyRestarted, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer} {
 		e.Records = append(e.Records, verdict.Record{Property: p, Outcome: want[p.ID]})
 	}
 	return e
 }
 
-var steadyVariants = []string{"correct", "hot-loop", "never-ready", "stuck-finalizer", "orphan", "restart-too-early"}
+var steadyVariants = []string{"correct", "hot-loop", "never-ready", "stuck-finalizer", "orphan", "restart-too-early", "recreate", "refinalize"}
 
 // TestSteadyStateJudges: each constructed run gets the verdicts its
 // controller deserves, and a broken one says what broke: the hot loop's
@@ -187,8 +253,14 @@ func TestSteadyStateJudges(t *testing.T) {
 		"never-ready":       {catalog.SteadySettles.ID: `after patch Widget/w1 {"spec":{"size":2}}`, catalog.SteadyRecovers.ID: "Widget steady/widgets.example.org:ns/w1 is not ready (InProgress"},
 		"stuck-finalizer":   {catalog.SteadyLeavesNothing.ID: "2 are still there: ConfigMap steady/configmaps:ns/w1-data (applied or owned) not deleted; Widget steady/widgets.example.org:ns/w1 (applied or owned) deleting, finalizers [example.org/cleanup] not released"},
 		"restart-too-early": {catalog.SteadyRestarted.ID: "before the controller's first write was answered (patch widgets at 00:00:00.210)"},
-		"orphan":            {catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted"},
+		"orphan": {
+			catalog.SteadyLeavesNothing.ID: "ConfigMap steady/configmaps:ns/w1-cache (created by the controller at 00:00:00.410) not deleted",
+			catalog.SteadyNoChurn.ID:       "it created 2 configmaps, the reference run 1",
+		},
+		"recreate":   {catalog.SteadyNoChurn.ID: "it deleted Widget/w1 > ConfigMap/w1-data (steady/configmaps:ns/w1-data at 00:00:06.700), which the reference run keeps (deleting 0 of it); it created 2 configmaps, the reference run 1"},
+		"refinalize": {catalog.SteadyNoFinalizer.ID: `the API server refused patch widgets/w1 at 00:00:13.050: Widget.example.org "w1" is invalid`},
 	}
+	wantReason["never-ready"][catalog.SteadySameEndState.ID] = `in 2 fields: Widget/w1 status.observedGeneration: 2 in the reference, 1 after the faults; Widget/w1 > ConfigMap/w1-data data.size: "2" in the reference, "1" after the faults`
 	for _, v := range steadyVariants {
 		e := constructSteady(v)
 		for _, rec := range e.Records {
@@ -231,6 +303,28 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 			e.Proxies["steady-0"] = p
 		}},
 		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "steadystate/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted) }},
+		{"no reference", catalog.SteadySameEndState.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences) }},
+		{"no reference for churn", catalog.SteadyNoChurn.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences) }},
+		{"no end mark", catalog.SteadySameEndState.ID, `fact "steadystate/end"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyEnd) }},
+		{"no proxy log for churn", catalog.SteadyNoChurn.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
+		{"no proxy log for finalizers", catalog.SteadyNoFinalizer.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
+		{"no fault", catalog.SteadyNoChurn.ID, "no fault was injected", func(e *evidence.Evidence) { e.Faults = nil }},
+		{"references never settled", catalog.SteadySameEndState.ID, `never settled, so there is no end state to compare with (the subject or its set-up is broken): "steadystate reference 1": Widget steady/widgets.example.org:steady-ref1/w1 is not ready`, func(e *evidence.Evidence) {
+			refs := steadyReferences()
+			for _, r := range refs {
+				r.NotReady = "Widget steady/widgets.example.org:" + r.Namespace + "/w1 is not ready (InProgress)"
+			}
+			b, _ := json.Marshal(refs)
+			e.Facts[FactSteadyReferences] = string(b)
+		}},
+		{"an ignore path that resolves nowhere", catalog.SteadySameEndState.ID, `capabilities.steadyState.ignore[1] "status.lastSyncTime" names no field`, func(e *evidence.Evidence) {
+			e.Facts[FactSteadyIgnore] = `["status.message","status.lastSyncTime"]`
+		}},
+		{"a delete of an unrecorded resource", catalog.SteadyNoChurn.ID, "no history recorded: secrets ns/s1", func(e *evidence.Evidence) {
+			p := e.Proxies["steady-0"]
+			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "delete", Resource: "secrets", Namespace: "ns", Name: "s1"}, Code: 200, Start: e.Start.Add(7 * time.Second)})
+			e.Proxies["steady-0"] = p
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := constructSteady("correct")
@@ -290,5 +384,110 @@ func TestRecordedSteadyRunBreaksWhenAnOwnedObjectStays(t *testing.T) {
 	err = Offline[catalog.SteadyLeavesNothing.ID](e)
 	if got := oracle.Judge(e.Start, catalog.SteadyLeavesNothing, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "Managed steady/manageds.reference.steadystate.dev:") || !strings.Contains(got.Reason, "created by the controller") {
 		t.Errorf("%s %q, want broken naming the Managed the controller created", got.Outcome, got.Reason)
+	}
+}
+
+// TestSameEndStateLearnsWhatVaries: a field that differed between the two
+// clean reference runs is masked; with one reference run only it is not,
+// and the record says so; the subject's ignore path masks it too.
+func TestSameEndStateLearnsWhatVaries(t *testing.T) {
+	e := constructSteady("correct")
+	if err := Offline[catalog.SteadySameEndState.ID](e); err != nil {
+		t.Fatalf("two references: %v", err)
+	}
+	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, "2 clean reference runs") || !strings.Contains(b, "1 fields that varied") {
+		t.Errorf("bound %q", b)
+	}
+	refs := steadyReferences()[:1]
+	b, _ := json.Marshal(refs)
+	e.Facts[FactSteadyReferences] = string(b)
+	err := Offline[catalog.SteadySameEndState.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadySameEndState, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `Widget/w1 status.message: "took 95ms" in the reference, absent after the faults`) {
+		t.Errorf("one reference: %s %q", got.Outcome, got.Reason)
+	}
+	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, "one clean reference run") || !strings.Contains(b, "no second clean run") {
+		t.Errorf("bound with one reference %q", b)
+	}
+	e.Facts[FactSteadyIgnore] = `["status.message"]`
+	if err := Offline[catalog.SteadySameEndState.ID](e); err != nil {
+		t.Errorf("ignored: %v", err)
+	}
+}
+
+// TestEndStatesMatchGeneratedNames: owned objects of two runs match by
+// kind, owner chain and name with a generated suffix masked, their uids,
+// timestamps and namespace masked in every value; a changed field is
+// named with both values, and a missing object by its count.
+func TestEndStatesMatchGeneratedNames(t *testing.T) {
+	run := func(ns, suffix, uid string, port int64, slices int) *EndState {
+		svc := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": ns, "uid": uid + "-svc"},
+			"status": map[string]any{"loadBalancer": map[string]any{}}}
+		es := &EndState{Spec: ns, Namespace: ns, Roots: []string{"steady/services:" + ns + "/web"}, Objects: map[string]map[string]any{"steady/services:" + ns + "/web": svc}}
+		for i := range slices {
+			name := fmt.Sprintf("web-%s%d", suffix, i)
+			es.Objects["steady/endpointslices.discovery.k8s.io:"+ns+"/"+name] = map[string]any{
+				"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
+				"metadata": map[string]any{"name": name, "generateName": "web-", "namespace": ns, "uid": fmt.Sprintf("%s-%d", uid, i),
+					"labels":          map[string]any{"kubernetes.io/service-name": "web", "owner-ns": ns},
+					"annotations":     map[string]any{"endpoints.kubernetes.io/last-change-trigger-time": "2026-01-0" + suffix[:1] + "T00:00:00Z"},
+					"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "Service", "name": "web", "uid": uid + "-svc", "controller": true}}},
+				"ports": []any{map[string]any{"name": "http", "port": port}},
+			}
+		}
+		return es
+	}
+	ref := run("steady-aaaaa", "1abcd", "11111111-1111-1111-1111-111111111111", 8080, 1)
+	same := run("steady-bbbbb", "2wxyz", "22222222-2222-2222-2222-222222222222", 8080, 1)
+	if d := diffEnds(ref.compared(), same.compared()); len(d) != 0 {
+		t.Errorf("the same end state in another run differs: %v", d)
+	}
+	other := run("steady-bbbbb", "2wxyz", "u2", 80, 1)
+	d := diffEnds(ref.compared(), other.compared())
+	if len(d) != 1 || d[0].String() != "Service/web > EndpointSlice/web-* ports[0].port: 8080 in the reference, 80 after the faults" {
+		t.Errorf("a changed port: %v", d)
+	}
+	two := run("steady-bbbbb", "2wxyz", "u2", 8080, 2)
+	d = diffEnds(ref.compared(), two.compared())
+	if len(d) != 1 || d[0].String() != "Service/web > EndpointSlice/web-*: 1 objects in the reference, 2 after the faults" {
+		t.Errorf("a second slice: %v", d)
+	}
+}
+
+// TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn: the
+// EndpointSlice controller's recorded restart run (held, against its two
+// clean runs) breaks same-end-state when its slice ends with another
+// address type, and no-churn when the restarted controller deleted the
+// slice the clean runs keep and made another.
+func TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn(t *testing.T) {
+	const file, slices = "testdata/steadystate-endpointslice-restart.json", "steady/endpointslices.discovery.k8s.io"
+	e, err := evidence.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{catalog.SteadySameEndState.ID, catalog.SteadyNoChurn.ID} {
+		if err := Offline[id](e); err != nil {
+			t.Fatalf("the recorded run: %s: %v", id, err)
+		}
+	}
+	for _, r := range e.Histories[slices] {
+		r.Object["addressType"] = "IPv6"
+	}
+	err = Offline[catalog.SteadySameEndState.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadySameEndState, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `Service/web > EndpointSlice/web-* addressType: "IPv4" in the reference, "IPv6" after the faults`) {
+		t.Errorf("another address type: %s %q", got.Outcome, got.Reason)
+	}
+
+	e, _ = evidence.Read(file)
+	added := e.Histories[slices][0]
+	at := e.Faults[0].End.Add(time.Millisecond)
+	p := e.Proxies["endpointslice-0"]
+	ns, name := added.Object["metadata"].(map[string]any)["namespace"].(string), added.Object["metadata"].(map[string]any)["name"].(string)
+	p.Requests = append(p.Requests,
+		proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "delete", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: ns, Name: name}, Code: 200, Start: at, End: at},
+		proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: ns}, Code: 201, Start: at.Add(time.Millisecond), End: at.Add(time.Millisecond)})
+	e.Proxies["endpointslice-0"] = p
+	err = Offline[catalog.SteadyNoChurn.ID](e)
+	if got := oracle.Judge(e.Start, catalog.SteadyNoChurn, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it deleted Service/web > EndpointSlice/web-* (") || !strings.Contains(got.Reason, "it created 2 endpointslices.discovery.k8s.io, the reference run 1") {
+		t.Errorf("a slice deleted and made again: %s %q", got.Outcome, got.Reason)
 	}
 }

@@ -35,7 +35,8 @@ type SteadyState struct {
 	// conventions (kstatus: Current is ready).
 	Readiness Readiness `json:"readiness,omitempty"`
 	// Ignore lists dotted field paths (status.lastSyncTime) masked in the
-	// end-state comparison, on every object.
+	// end-state comparison, on every object: the field and everything
+	// below it, through lists (status.conditions.lastTransitionTime).
 	Ignore []string `json:"ignore,omitempty"`
 	// Shared lists what the controller may leave behind by design: a
 	// kind (ConfigMap) or one object (ConfigMap/ca-bundle).

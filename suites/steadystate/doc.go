@@ -5,6 +5,8 @@
 // recorded histories and the controller's proxy log that everything
 // settles (kstatus readiness, or the subject's override, of the objects
 // and everything they own), that a settled controller stops writing, that
-// deleting the objects leaves nothing behind, and that after a restart
-// right after its first write it settles again.
+// deleting the objects leaves nothing behind, that it never adds a
+// finalizer to a deleting object, and that after a restart right after its
+// first write it settles again and ends, without churning objects, in the
+// end state of the suite run's two fault-free runs (its first two specs).
 package steadystate

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // Gomega reads best unqualified.
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/gomega"    //nolint:revive // as above.
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -234,6 +235,65 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		err := judge.Offline[leavesID](testenv.Evidence().Snapshot())
 		return err == nil || time.Now().After(deadline), nil
 	})
+}
+
+// references are the end states of this suite run's fault-free runs of
+// the subject, the reference each faulted run is compared with: the
+// same-end-state and no-churn judges read them from the faulted spec's
+// evidence (judge.FactSteadyReferences).
+var references []*judge.EndState
+
+// run applies the objects and then each change once the state has
+// settled, stopping at a phase that does not settle, and reports whether
+// the last one did.
+func (sc *scenario) run(ctx context.Context) bool {
+	sc.apply(ctx)
+	return sc.changes(ctx, sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied))
+}
+
+// changes applies each change once the state has settled (settled says
+// whether it has now) and reports whether the last phase settled.
+func (sc *scenario) changes(ctx context.Context, settled bool) bool {
+	for _, c := range sc.b.Changes {
+		if !settled {
+			break
+		}
+		at := sc.change(ctx, c)
+		settled = sc.settle(ctx, judge.FactSteadySettle, c.String(), at)
+	}
+	return settled
+}
+
+// end records the run's end state as of now (judge.FactSteadyEnd).
+func (sc *scenario) end() {
+	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live()}))
+}
+
+// keepReference takes a fault-free run's end state (end) as a reference
+// of this suite run. A run that did not settle is kept as one that did
+// not: the faulted runs then say so, and compare nothing.
+func (sc *scenario) keepReference(settled bool) {
+	sc.end()
+	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
+	if err != nil {
+		fmt.Fprintf(GinkgoWriter, "no reference end state from this run: %v\n", err)
+		return
+	}
+	if !settled && ref.NotReady == "" {
+		ref.NotReady = "a phase did not settle within T+W"
+	}
+	references = append(references, ref)
+}
+
+// compareWithReferences records this suite run's references and the
+// subject's ignore paths for the faulted run's judges.
+func (sc *scenario) compareWithReferences() {
+	if len(references) > 0 {
+		testenv.Fact(judge.FactSteadyReferences, mustJSON(references))
+	}
+	if len(sc.b.Ignore) > 0 {
+		testenv.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
+	}
 }
 
 // firstWrite waits for the controller's first answered write (Lease and

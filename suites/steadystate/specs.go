@@ -11,6 +11,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 var leavesID = catalog.SteadyLeavesNothing.ID
@@ -20,17 +21,13 @@ func steadySpecs() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "steady") })
 
-		It("settles, goes quiet and leaves nothing behind", testenv.Judges(catalog.SteadySettles, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing), func(ctx SpecContext) {
+		// The first two specs are fault-free runs of the same objects and
+		// changes: their end states are the references the faulted runs
+		// are compared with, and what differs between the two is masked.
+		It("settles, goes quiet and leaves nothing behind", testenv.Judges(catalog.SteadySettles, catalog.SteadyQuiescent, catalog.SteadyLeavesNothing, catalog.SteadyNoFinalizer), func(ctx SpecContext) {
 			sc := start(ctx, ns)
-			sc.apply(ctx)
-			settled := sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied)
-			for _, c := range sc.b.Changes {
-				if !settled {
-					break
-				}
-				at := sc.change(ctx, c)
-				settled = sc.settle(ctx, judge.FactSteadySettle, c.String(), at)
-			}
+			settled := sc.run(ctx)
+			sc.keepReference(settled)
 			// Quiescence is owed by a settled state only: unsettled, its
 			// window is not recorded and it is not evaluated.
 			if settled {
@@ -41,10 +38,20 @@ func steadySpecs() {
 				testenv.Judged(catalog.SteadySettles),
 				testenv.Judged(catalog.SteadyQuiescent),
 				testenv.Judged(catalog.SteadyLeavesNothing),
+				testenv.Judged(catalog.SteadyNoFinalizer),
 			)
 		})
 
-		It("settles again after a restart right after its first write", Label("fault:process-restart"), testenv.Judges(catalog.SteadyRestarted, catalog.SteadyRecovers), func(ctx SpecContext) {
+		It("settles the same way in a second clean run", testenv.Judges(catalog.SteadySettles, catalog.SteadyNoFinalizer), func(ctx SpecContext) {
+			sc := start(ctx, ns)
+			sc.keepReference(sc.run(ctx))
+			testenv.Verify(
+				testenv.Judged(catalog.SteadySettles),
+				testenv.Judged(catalog.SteadyNoFinalizer),
+			)
+		})
+
+		It("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(catalog.SteadyRestarted, catalog.SteadyRecovers, catalog.SteadySettles, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer), func(ctx SpecContext) {
 			if p := testenv.Run().Placement; p != testenv.Processes {
 				// Not judged, and the result says so (a skipped spec of a
 				// bound capability is a gap): on kind the correct
@@ -58,11 +65,24 @@ func steadySpecs() {
 			Expect(err).NotTo(HaveOccurred())
 			// A restart that fails is in the timeline, for the premise.
 			inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: who, Action: chaos.Restart, Grace: time.Millisecond}, sc.target)
-			sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", inj.End)
-			testenv.Verify(
+			// Then the changes, as the reference runs made them: the end
+			// state is compared with theirs.
+			sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", inj.End))
+			sc.end()
+			sc.compareWithReferences()
+			checks := []oracle.Check{
 				testenv.Judged(catalog.SteadyRestarted),
 				testenv.Judged(catalog.SteadyRecovers),
-			)
+				testenv.Judged(catalog.SteadySameEndState),
+				testenv.Judged(catalog.SteadyNoChurn),
+				testenv.Judged(catalog.SteadyNoFinalizer),
+			}
+			if len(sc.b.Changes) > 0 {
+				checks = append(checks, testenv.Judged(catalog.SteadySettles))
+			} else {
+				testenv.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
+			}
+			testenv.Verify(checks...)
 		})
 	})
 }

@@ -1,0 +1,698 @@
+package judge
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
+)
+
+// The end state of a steady-state run and the fault-free reference runs
+// it is compared against (same-end-state, no-churn).
+const (
+	// FactSteadyEnd is when the run's end state was taken (EndMark).
+	FactSteadyEnd = "steadystate/end"
+	// FactSteadyReferences are the end states of the fault-free
+	// reference runs of the same objects and changes, as JSON
+	// ([]EndState): recorded in the faulted run's evidence so that it is
+	// re-judged offline without the reference runs' own.
+	FactSteadyReferences = "steadystate/references"
+	// FactSteadyIgnore is the subject's ignore paths, as JSON ([]string).
+	FactSteadyIgnore = "steadystate/ignore"
+)
+
+// EndMark is when a run's end state was taken (At, once the last phase
+// settled or its T+W passed), the objects it had then (their joined keys)
+// and when they were first applied (what the controller wrote from then
+// on is the run's).
+type EndMark struct {
+	Applied time.Time `json:"applied"`
+	At      time.Time `json:"at"`
+	Objects []string  `json:"objects"`
+}
+
+// EndState is one run's end state: the applied objects and everything they
+// owned (by ownerReferences, transitively) as recorded at At, and what the
+// controller created and deleted from the objects' application to then.
+type EndState struct {
+	// Spec is the spec whose run it is.
+	Spec string `json:"spec"`
+	// Namespace is the run's (masked in every value).
+	Namespace string `json:"namespace"`
+	// Applied is when the objects were applied, At when the end state
+	// was taken.
+	Applied time.Time `json:"applied"`
+	At      time.Time `json:"at"`
+	// NotReady says what was not ready at At; empty when all was.
+	NotReady string `json:"notReady,omitempty"`
+	// Roots are the joined keys of the applied objects that existed at At.
+	Roots []string `json:"roots"`
+	// Objects are the roots and what they owned, by joined key
+	// (managedFields left out).
+	Objects map[string]map[string]any `json:"objects"`
+	// Creates counts the controller's answered creates by resource
+	// (plural, with its group but for the core group).
+	Creates map[string]int `json:"creates"`
+	// Deletes counts the controller's answered deletes by the identity
+	// of the object deleted (Identities).
+	Deletes map[string]int `json:"deletes"`
+}
+
+// EndStateOf is the end state of the run the evidence records, at its end
+// mark (FactSteadyEnd). Missing evidence is not evaluated.
+func EndStateOf(e *evidence.Evidence) (*EndState, error) {
+	r := read(e)
+	var m EndMark
+	r.json(FactSteadyEnd, &m)
+	src, overrides := r.steadySource(), r.overrides()
+	names := r.fact(FactSteadyHistories)
+	r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return nil, err
+	}
+	if len(m.Objects) == 0 {
+		return nil, fmt.Errorf("%w: fact %q names no object", oracle.ErrNotEvaluated, FactSteadyEnd)
+	}
+	s := src.StateAt(m.At)
+	es := &EndState{Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: keyNamespace(m.Objects[0]), Objects: map[string]map[string]any{}, Creates: map[string]int{}, Deletes: map[string]int{}}
+	for _, k := range m.Objects {
+		if s[k] != nil {
+			es.Roots = append(es.Roots, k)
+		}
+	}
+	for _, k := range owned(s, m.Objects) {
+		o := s[k].DeepCopy()
+		unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
+		es.Objects[k] = o.Object
+	}
+	if ok, why := AllReady(m.Objects, overrides)(s); !ok {
+		es.NotReady = why
+	}
+	for _, req := range controllerRequests(e, "create", m.Applied, m.At) {
+		es.Creates[req.resource]++
+	}
+	// A delete of an object no history recorded has no identity; nor
+	// has the faulted run's of the same resource, which no-churn leaves
+	// not evaluated.
+	dels, _ := controllerDeletes(e, src, strings.Split(names, ","), m.Applied, m.At)
+	for _, d := range dels {
+		es.Deletes[d.identity]++
+	}
+	return es, nil
+}
+
+// keyNamespace is the namespace of a SteadyKey.
+func keyNamespace(key string) string {
+	_, nsName, _ := strings.Cut(key, ":")
+	ns, _, _ := strings.Cut(nsName, "/")
+	return ns
+}
+
+// answered is one answered request of the controller.
+type answered struct {
+	resource, namespace, name string
+	at                        time.Time
+}
+
+// controllerRequests are the controller's writes of verb (Lease and Event
+// writes aside) the API server carried out (2xx), begun within [from, to].
+func controllerRequests(e *evidence.Evidence, verb string, from, to time.Time) []answered {
+	var out []answered
+	for _, p := range proxyLogs(e) {
+		for _, req := range p.Requests {
+			if req.Verb != verb || req.Code < 200 || req.Code > 299 || req.Subresource != "" || req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			res := req.Resource
+			if req.Group != "" {
+				res += "." + req.Group
+			}
+			out = append(out, answered{resource: res, namespace: req.Namespace, name: req.Name, at: req.Start})
+		}
+	}
+	slices.SortFunc(out, func(a, b answered) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// deleted is one object the controller deleted, by its identity.
+type deleted struct {
+	identity, key string
+	at            time.Time
+}
+
+// controllerDeletes are the controller's answered deletes begun within
+// [from, to], each named by the identity of the object as recorded just
+// before; unknown lists those no history recorded.
+func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []string, from, to time.Time) (out []deleted, unknown []string) {
+	for _, req := range controllerRequests(e, "delete", from, to) {
+		h := SteadyHistory(req.resource)
+		key := SteadyKey(h, req.namespace, req.name)
+		s := src.StateAt(req.at)
+		if s[key] == nil || !slices.Contains(histories, h) {
+			unknown = append(unknown, fmt.Sprintf("%s %s/%s at %s", req.resource, req.namespace, req.name, req.at.Format("15:04:05.000")))
+			continue
+		}
+		out = append(out, deleted{identity: Identities(s, req.namespace)[key], key: key, at: req.at})
+	}
+	return out, unknown
+}
+
+// Identities names the objects of s as two runs of the same objects can
+// match them: by kind and name, a generated name's suffix masked
+// (metadata.generateName followed by *) and the run's namespace ns written
+// {{.Namespace}}, behind the identities of its owners (the controller
+// owner, or else the first one in s): Claim/steady > Composite/steady.
+func Identities(s oracle.State, ns string) map[string]string {
+	byUID := map[string]string{}
+	for k, o := range s {
+		byUID[string(o.GetUID())] = k
+	}
+	out := map[string]string{}
+	var name func(k string, depth int) string
+	name = func(k string, depth int) string {
+		if id, ok := out[k]; ok {
+			return id
+		}
+		o := s[k]
+		id := o.GetKind() + "/" + maskNamespace(maskedName(o), ns)
+		if owner := ownerKey(o, byUID); owner != "" && owner != k && depth < 16 {
+			id = name(owner, depth+1) + " > " + id
+		}
+		out[k] = id
+		return id
+	}
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		name(k, 0)
+	}
+	return out
+}
+
+func ownerKey(o *unstructured.Unstructured, byUID map[string]string) string {
+	refs := o.GetOwnerReferences()
+	for _, ref := range refs {
+		if ref.Controller != nil && *ref.Controller && byUID[string(ref.UID)] != "" {
+			return byUID[string(ref.UID)]
+		}
+	}
+	for _, ref := range refs {
+		if k := byUID[string(ref.UID)]; k != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+func maskedName(o *unstructured.Unstructured) string {
+	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(o.GetName(), g) {
+		return g + "*"
+	}
+	return o.GetName()
+}
+
+// maskNamespace writes each whole occurrence of ns in v (not inside a
+// longer word of letters and digits) as {{.Namespace}}.
+func maskNamespace(v, ns string) string {
+	if ns == "" || !strings.Contains(v, ns) {
+		return v
+	}
+	return namespaceMask(ns)(v)
+}
+
+// namespaceMask is maskNamespace for one namespace.
+func namespaceMask(ns string) func(string) string {
+	re := regexp.MustCompile(`(^|[^a-z0-9])` + regexp.QuoteMeta(ns) + `($|[^a-z0-9])`)
+	return func(v string) string {
+		for strings.Contains(v, ns) {
+			next := re.ReplaceAllString(v, "${1}{{.Namespace}}${2}")
+			if next == v {
+				return v
+			}
+			v = next
+		}
+		return v
+	}
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// masker masks in a run's values what differs between any two runs: uids,
+// timestamps, generated names and the run's namespace.
+type masker struct {
+	ns        func(string) string
+	uids      map[string]bool
+	generated [][2]string // name, masked; longest first
+}
+
+func newMasker(s oracle.State, ns string) *masker {
+	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}}
+	if ns != "" {
+		m.ns = namespaceMask(ns)
+	}
+	for _, o := range s {
+		m.uids[string(o.GetUID())] = true
+		if g := maskedName(o); g != o.GetName() {
+			m.generated = append(m.generated, [2]string{o.GetName(), g})
+		}
+	}
+	slices.SortFunc(m.generated, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	return m
+}
+
+func (m *masker) value(v string) string {
+	if m.uids[v] || uuidPattern.MatchString(v) {
+		return "<uid>"
+	}
+	if _, err := time.Parse(time.RFC3339, v); err == nil {
+		return "<time>"
+	}
+	for _, g := range m.generated {
+		v = strings.ReplaceAll(v, g[0], g[1])
+	}
+	return m.ns(v)
+}
+
+// flatten adds v's leaves to out, by dotted path (list items [i]), each
+// value as JSON, strings masked.
+func (m *masker) flatten(path string, v any, out map[string]string) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			out[path] = "{}"
+		}
+		for k, item := range x {
+			m.flatten(join(k), item, out)
+		}
+	case []any:
+		if len(x) == 0 {
+			out[path] = "[]"
+		}
+		for i, item := range x {
+			m.flatten(fmt.Sprintf("%s[%d]", path, i), item, out)
+		}
+	case string:
+		out[path] = strconv.Quote(m.value(x))
+	default:
+		b, _ := json.Marshal(x)
+		out[path] = string(b)
+	}
+}
+
+// endObject is one object of an end state as compared: an applied
+// object's status; an owned object's content but metadata and status
+// (spec, data...), with its labels and annotations.
+type endObject struct {
+	kind  string
+	flat  map[string]string
+	canon string
+}
+
+// compared is the end state's objects by identity (several when generated
+// names share one), each list in a stable order.
+func (es *EndState) compared() map[string][]endObject {
+	s := oracle.State{}
+	for k, o := range es.Objects {
+		s[k] = &unstructured.Unstructured{Object: o}
+	}
+	ids, m := Identities(s, es.Namespace), newMasker(s, es.Namespace)
+	out := map[string][]endObject{}
+	for k, o := range s {
+		content := map[string]any{}
+		if slices.Contains(es.Roots, k) {
+			if st, ok := o.Object["status"]; ok {
+				content["status"] = st
+			}
+		} else {
+			for f, v := range o.Object {
+				if f != "apiVersion" && f != "kind" && f != "metadata" && f != "status" {
+					content[f] = v
+				}
+			}
+			if l := o.GetLabels(); len(l) > 0 {
+				content["metadata.labels"] = o.Object["metadata"].(map[string]any)["labels"]
+			}
+			if a := o.GetAnnotations(); len(a) > 0 {
+				content["metadata.annotations"] = o.Object["metadata"].(map[string]any)["annotations"]
+			}
+		}
+		eo := endObject{kind: o.GetKind(), flat: map[string]string{}}
+		m.flatten("", content, eo.flat)
+		var lines []string
+		for _, p := range slices.Sorted(maps.Keys(eo.flat)) {
+			lines = append(lines, p+"="+eo.flat[p])
+		}
+		eo.canon = strings.Join(lines, "\n")
+		out[ids[k]] = append(out[ids[k]], eo)
+	}
+	for id := range out {
+		slices.SortFunc(out[id], func(a, b endObject) int { return strings.Compare(a.canon, b.canon) })
+	}
+	return out
+}
+
+// fieldDiff is one field in which two end states differ; path
+// countPath when they have a different number of objects of the identity.
+type fieldDiff struct {
+	object, kind, path string
+	ref, got           string
+}
+
+const countPath = "(objects)"
+
+var indexPattern = regexp.MustCompile(`\[\d+\]`)
+
+// mask is the key under which a differing field is masked: its kind and
+// path without list indices (a field that varies varies in every item),
+// or the identity and countPath.
+func (d fieldDiff) mask() string {
+	if d.path == countPath {
+		return d.object + "\x00" + countPath
+	}
+	return d.kind + "\x00" + indexPattern.ReplaceAllString(d.path, "")
+}
+
+func (d fieldDiff) String() string {
+	if d.path == countPath {
+		return fmt.Sprintf("%s: %s objects in the reference, %s after the faults", d.object, d.ref, d.got)
+	}
+	return fmt.Sprintf("%s %s: %s in the reference, %s after the faults", d.object, d.path, d.ref, d.got)
+}
+
+// diffEnds lists every field in which got differs from ref, in order.
+func diffEnds(ref, got map[string][]endObject) []fieldDiff {
+	var out []fieldDiff
+	ids := slices.Sorted(maps.Keys(ref))
+	for id := range got {
+		if _, ok := ref[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		r, g := ref[id], got[id]
+		if len(r) != len(g) {
+			kind := ""
+			if len(r) > 0 {
+				kind = r[0].kind
+			} else {
+				kind = g[0].kind
+			}
+			out = append(out, fieldDiff{object: id, kind: kind, path: countPath, ref: strconv.Itoa(len(r)), got: strconv.Itoa(len(g))})
+			continue
+		}
+		for i := range r {
+			paths := map[string]bool{}
+			for p := range r[i].flat {
+				paths[p] = true
+			}
+			for p := range g[i].flat {
+				paths[p] = true
+			}
+			for _, p := range slices.Sorted(maps.Keys(paths)) {
+				rv, rok := r[i].flat[p]
+				gv, gok := g[i].flat[p]
+				if rv == gv && rok == gok {
+					continue
+				}
+				if !rok {
+					rv = "absent"
+				}
+				if !gok {
+					gv = "absent"
+				}
+				out = append(out, fieldDiff{object: id, kind: r[i].kind, path: p, ref: rv, got: gv})
+			}
+		}
+	}
+	return out
+}
+
+// ignored is whether the subject's ignore path p masks path: the path
+// itself or anything below it, list indices aside.
+func ignored(p, path string) bool {
+	path = indexPattern.ReplaceAllString(path, "")
+	return path == p || strings.HasPrefix(path, p+".")
+}
+
+// resolves is whether the dotted path p names a field of obj, through
+// lists (any item).
+func resolves(obj any, p []string) bool {
+	if len(p) == 0 {
+		return true
+	}
+	switch x := obj.(type) {
+	case map[string]any:
+		if v, ok := x[p[0]]; ok && resolves(v, p[1:]) {
+			return true
+		}
+		// Keys with dots (labels): the rest joined may be one key.
+		for i := len(p); i > 1; i-- {
+			if v, ok := x[strings.Join(p[:i], ".")]; ok && resolves(v, p[i:]) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if resolves(item, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// references are the settled fault-free reference runs of the evidence:
+// none recorded is not evaluated, and so is a reference none of which
+// settled (the subject or its set-up is broken, nothing was compared).
+func references(e *evidence.Evidence) ([]*EndState, error) {
+	if _, ok := e.Facts[FactSteadyReferences]; !ok {
+		return nil, fmt.Errorf("%w: fact %q: %w: no fault-free reference run was kept for this run (the suite's fault-free specs did not run before it, or kept no end state)", oracle.ErrNotEvaluated, FactSteadyReferences, evidence.ErrMissing)
+	}
+	r := read(e)
+	var refs []*EndState
+	r.json(FactSteadyReferences, &refs)
+	if err := r.missing(); err != nil {
+		return nil, err
+	}
+	var settled []*EndState
+	var not []string
+	for _, ref := range refs {
+		if ref.NotReady == "" {
+			settled = append(settled, ref)
+		} else {
+			not = append(not, fmt.Sprintf("%q: %s", ref.Spec, ref.NotReady))
+		}
+	}
+	switch {
+	case len(refs) == 0:
+		return nil, fmt.Errorf("%w: fact %q names no fault-free reference run", oracle.ErrNotEvaluated, FactSteadyReferences)
+	case len(settled) == 0:
+		return nil, fmt.Errorf("%w: the fault-free reference run never settled, so there is no end state to compare with (the subject or its set-up is broken): %s", oracle.ErrNotEvaluated, strings.Join(not, "; "))
+	}
+	return settled, nil
+}
+
+// learned are the fields that differ between the first settled reference
+// and each other one: they vary between clean runs and are masked.
+func learned(refs []*EndState) map[string]bool {
+	out := map[string]bool{}
+	if len(refs) < 2 {
+		return out
+	}
+	first := refs[0].compared()
+	for _, ref := range refs[1:] {
+		for _, d := range diffEnds(first, ref.compared()) {
+			out[d.mask()] = true
+		}
+	}
+	return out
+}
+
+// sameEndState judges the faulted run's end state against the first
+// settled reference's, masked: what varies in every run (uids,
+// timestamps, generated names, the namespace), the fields that differed
+// between clean reference runs and the subject's ignore paths. An ignore
+// path that names no field of any object compared is bad input: not
+// evaluated, naming it.
+func sameEndState(e *evidence.Evidence) error {
+	got, err := EndStateOf(e)
+	if err != nil {
+		return err
+	}
+	refs, err := references(e)
+	if err != nil {
+		return err
+	}
+	var ignore []string
+	if _, ok := e.Facts[FactSteadyIgnore]; ok {
+		r := read(e)
+		r.json(FactSteadyIgnore, &ignore)
+		if err := r.missing(); err != nil {
+			return err
+		}
+	}
+	var unresolved []string
+	for i, p := range ignore {
+		found := false
+		for _, es := range append([]*EndState{got}, refs...) {
+			for _, o := range es.Objects {
+				found = found || resolves(o, strings.Split(p, "."))
+			}
+		}
+		if !found {
+			unresolved = append(unresolved, fmt.Sprintf("capabilities.steadyState.ignore[%d] %q", i, p))
+		}
+	}
+	if len(unresolved) > 0 {
+		return fmt.Errorf("%w: %s names no field of any object of the end states compared; expected a dotted path of a field the objects or what they own have, such as status.lastSyncTime", oracle.ErrNotEvaluated, strings.Join(unresolved, ", "))
+	}
+	masked := learned(refs)
+	var diffs []string
+	for _, d := range diffEnds(refs[0].compared(), got.compared()) {
+		if masked[d.mask()] || slices.ContainsFunc(ignore, func(p string) bool { return d.path != countPath && ignored(p, d.path) }) {
+			continue
+		}
+		diffs = append(diffs, d.String())
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	n := len(diffs)
+	if n > 10 {
+		diffs = append(diffs[:10], fmt.Sprintf("and %d more", n-10))
+	}
+	also := ""
+	if got.NotReady != "" {
+		also = fmt.Sprintf(" (it had not settled: %s)", got.NotReady)
+	}
+	return oracle.BrokeAt(got.At, fmt.Errorf("the end state after the faults%s differs from the fault-free reference run's (%q) in %d fields: %s", also, refs[0].Spec, n, strings.Join(diffs, "; ")))
+}
+
+// sameEndStateBound says what the end state was compared against: the
+// record's "bound" figure.
+func sameEndStateBound(e *evidence.Evidence) string {
+	refs, err := references(e)
+	if err != nil {
+		return ""
+	}
+	const always = "uids, timestamps, generated names' suffixes and the namespace masked"
+	ignore := ""
+	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
+		ignore = ", and the subject's ignore paths"
+	}
+	if len(refs) == 1 {
+		return fmt.Sprintf("one clean reference run (%q): only what varies in every run masked (%s%s); no second clean run to learn the fields that vary", refs[0].Spec, always, ignore)
+	}
+	return fmt.Sprintf("%d clean reference runs: %s, %d fields that varied between them%s", len(refs), always, len(learned(refs)), ignore)
+}
+
+// noChurnBound is what the faulted run's creates were held to: the
+// record's "bound" figure.
+func noChurnBound(e *evidence.Evidence) string {
+	refs, err := references(e)
+	if err != nil {
+		return ""
+	}
+	allowed := map[string]int{}
+	for _, ref := range refs {
+		for res, n := range ref.Creates {
+			allowed[res] = max(allowed[res], n)
+		}
+	}
+	var parts []string
+	for _, res := range slices.Sorted(maps.Keys(allowed)) {
+		parts = append(parts, fmt.Sprintf("%s %d", res, allowed[res]))
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	return fmt.Sprintf("creates at most the %d clean reference runs' (%s); no delete of what they keep", len(refs), strings.Join(parts, ", "))
+}
+
+// noChurn judges the faulted run's writes against the reference runs':
+// from the first fault on, no delete of an object the references keep
+// beyond what they deleted of it themselves, and over the run no more
+// creates of a resource than the reference that made most.
+func noChurn(e *evidence.Evidence) error {
+	got, err := EndStateOf(e)
+	if err != nil {
+		return err
+	}
+	refs, err := references(e)
+	if err != nil {
+		return err
+	}
+	if len(e.Faults) == 0 {
+		return fmt.Errorf("%w: no fault was injected: there is no during or after a fault", oracle.ErrNotEvaluated)
+	}
+	r := read(e)
+	names := r.fact(FactSteadyHistories)
+	src := r.steadySource()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	from := e.Faults[0].Start
+	type breach struct {
+		at   time.Time
+		what string
+	}
+	var broken []breach
+	allowed := map[string]int{}
+	for _, ref := range refs {
+		for res, n := range ref.Creates {
+			allowed[res] = max(allowed[res], n)
+		}
+	}
+	made := map[string]int{}
+	for _, c := range controllerRequests(e, "create", got.Applied, got.At) {
+		// It broke at the first create beyond the reference's count.
+		if made[c.resource]++; made[c.resource] == allowed[c.resource]+1 {
+			broken = append(broken, breach{c.at, fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource])})
+		}
+	}
+	// What every reference keeps, and how many of each it deleted itself.
+	kept := map[string]int{}
+	for _, ref := range refs {
+		for id := range ref.compared() {
+			kept[id]++
+		}
+	}
+	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), from, got.At)
+	count := map[string]int{}
+	for _, d := range dels {
+		count[d.identity]++
+		allowedDel := 0
+		for _, ref := range refs {
+			allowedDel = max(allowedDel, ref.Deletes[d.identity])
+		}
+		if kept[d.identity] == len(refs) && count[d.identity] > allowedDel {
+			broken = append(broken, breach{d.at, fmt.Sprintf("it deleted %s (%s at %s), which the reference run keeps (deleting %d of it)", d.identity, d.key, d.at.Format("15:04:05.000"), allowedDel)})
+		}
+	}
+	if len(broken) > 0 {
+		slices.SortStableFunc(broken, func(a, b breach) int { return a.at.Compare(b.at) })
+		var what []string
+		for _, b := range broken {
+			what = append(what, b.what)
+		}
+		return oracle.BrokeAt(broken[0].at, fmt.Errorf("against the fault-free reference run (%q): %s", refs[0].Spec, strings.Join(what, "; ")))
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: the controller deleted objects no history recorded: %s", oracle.ErrNotEvaluated, strings.Join(unknown, ", "))
+	}
+	return nil
+}
