@@ -192,7 +192,11 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 		cur[parts[len(parts)-1]] = c.Scale.Value
 		_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(patch)), metav1.PatchOptions{})
 	case c.Delete != nil:
-		err = res.Delete(ctx, t.Name, metav1.DeleteOptions{})
+		var opts metav1.DeleteOptions
+		if p := metav1.DeletionPropagation(c.Delete.PropagationPolicy); p != "" {
+			opts.PropagationPolicy = &p
+		}
+		err = res.Delete(ctx, t.Name, opts)
 		sc.objects[i].u = nil
 	}
 	Expect(err).NotTo(HaveOccurred(), "change %s", c)
