@@ -102,7 +102,13 @@ type Matrix struct {
 	Results []Result
 }
 
-var digestLine = regexp.MustCompile(`manifest digest sha256:([0-9a-f]{64})`)
+var (
+	digestLine = regexp.MustCompile(`manifest digest sha256:([0-9a-f]{64})`)
+	// progressLine is a line of conform's progress worth echoing: a
+	// suite's spec and fault lines, a finished run, the digest (the rest,
+	// the summary included, is in the run's log).
+	progressLine = regexp.MustCompile(`^([a-z]+ \[[0-9hms.]+\] |conform: \[|conform: bundle )`)
+)
 
 // RunAll runs every subject cfg.Runs times, one run at a time, with
 // numbered progress on progress, and returns the matrix; it writes it as
@@ -193,7 +199,9 @@ func runLogged(ctx context.Context, logPath string, cfg Config, prefix string, p
 			line := sc.Text()
 			fmt.Fprintln(f, line)
 			all.WriteString(line + "\n")
-			fmt.Fprintln(progress, prefix+line)
+			if progressLine.MatchString(line) {
+				fmt.Fprintln(progress, prefix+line)
+			}
 		}
 		io.Copy(io.Discard, pr)
 	}()
