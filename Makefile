@@ -41,7 +41,7 @@ GO     ?= go
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -88,6 +88,13 @@ selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on
 conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow, on PROVIDER, once; a results bundle in $(ARTIFACTS)/conformance.tar.gz
 	@test -n "$(SUBJECT_FILE)" || { echo "make conform needs SUBJECT_FILE=path/to/subject.yaml (see fixtures/subjects)"; exit 2; }
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER)
+
+# The zoo: real controllers nobody here wrote (fixtures/zoo), each run
+# through steadystate conform on the local cluster with simulated nodes
+# (LOCAL_NODES=on unless set), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks
+# some); prints the matrix and keeps it in $(ARTIFACTS)/zoo (zoo.json, zoo.md).
+zoo: kube-bins steadystate ## steadystate conform over every subject of fixtures/zoo, ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some); prints the matrix
+	$(GO) run ./hack/zoo
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

@@ -33,7 +33,11 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		// Without the pod history every delivery of the pod breaks the
 		// premise: stricter, never a premise held on missing evidence.
 		pods, _ := e.History(HistoryPods)
-		return Withheld(p.Events, pod, pods)
+		// The lost pod is the workload's, in its namespace: a pod of the
+		// same name elsewhere (a StatefulSet's web-2 of another spec) is
+		// another pod. Evidence without the workload matches any.
+		ns, _, _ := strings.Cut(e.Facts[FactWorkload], "/")
+		return Withheld(p.Events, ns, pod, pods)
 	},
 	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
 		r := read(e)
@@ -201,23 +205,45 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 // its creation was still withheld, and a controller that, like
 // Kubernetes' own, does not count a pod first seen deleting as the create
 // it expected still has a create it never observed.
-func Withheld(events []proxy.Event, pod string, pods *oracle.History) error {
+//
+// The pod is named in namespace; "" matches the name in any namespace.
+func Withheld(events []proxy.Event, namespace, pod string, pods *oracle.History) error {
 	if !slices.ContainsFunc(events, func(e proxy.Event) bool { return e.Type == "ERROR" && e.Code == 410 && e.Fault != "" }) {
 		return errors.New("the proxy recorded no 410 Expired answer to a re-watch")
 	}
 	deleting := map[string]bool{}
+	// A pod of the lost pod's name made once it was gone (a StatefulSet's
+	// replacement web-2) is another pod: told apart by its uid, where the
+	// pod history says which revision is whose. The lost pod is the first
+	// of its name the history shows deleting or deleted.
+	uidAt := map[string]string{}
+	lost := ""
 	if pods != nil {
 		for _, ev := range pods.Events() {
-			if ev.Object != nil && ev.Object.GetDeletionTimestamp() != nil {
-				deleting[ev.Key+"@"+ev.Object.GetResourceVersion()] = true
+			if ev.Object == nil {
+				continue
+			}
+			at := ev.Key + "@" + ev.Object.GetResourceVersion()
+			uidAt[at] = string(ev.Object.GetUID())
+			if ev.Object.GetDeletionTimestamp() != nil {
+				deleting[at] = true
+			}
+			if lost == "" && namespace != "" && ev.Key == namespace+"/"+pod && (ev.Type == "DELETED" || ev.Object.GetDeletionTimestamp() != nil) {
+				lost = string(ev.Object.GetUID())
 			}
 		}
 	}
 	seenDeleting := func(e proxy.Event) bool {
 		return e.ResourceVersion != "" && deleting[e.Namespace+"/"+e.Name+"@"+e.ResourceVersion]
 	}
-	if i := slices.IndexFunc(events, func(e proxy.Event) bool { return e.Name == pod && e.Delivered && !seenDeleting(e) }); i >= 0 {
-		return fmt.Errorf("the subject got %s pod/%s at %s: the lost create was not hidden", events[i].Type, pod, events[i].At.Format("15:04:05.000"))
+	another := func(e proxy.Event) bool {
+		uid, ok := uidAt[e.Namespace+"/"+e.Name+"@"+e.ResourceVersion]
+		return lost != "" && ok && uid != lost
+	}
+	if i := slices.IndexFunc(events, func(e proxy.Event) bool {
+		return e.Name == pod && (namespace == "" || e.Namespace == namespace) && e.Delivered && !seenDeleting(e) && !another(e)
+	}); i >= 0 {
+		return fmt.Errorf("the subject got %s pod/%s/%s at %s: the lost create was not hidden", events[i].Type, events[i].Namespace, pod, events[i].At.Format("15:04:05.000"))
 	}
 	return nil
 }

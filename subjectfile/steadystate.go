@@ -85,7 +85,7 @@ type Change struct {
 	// Patch applies Merge as a JSON merge patch to the object.
 	Patch *PatchChange `json:"patch,omitempty"`
 	// Delete deletes the object.
-	Delete *ObjectName `json:"delete,omitempty"`
+	Delete *DeleteChange `json:"delete,omitempty"`
 	// Scale sets the object's replicas (at Path) to Value.
 	Scale *ScaleChange `json:"scale,omitempty"`
 }
@@ -95,6 +95,25 @@ type PatchChange struct {
 	Object ObjectName     `json:"object"`
 	Merge  map[string]any `json:"merge"`
 }
+
+// DeleteChange deletes a named object, with a propagation policy: what
+// the garbage collector does with the objects it owns.
+type DeleteChange struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// PropagationPolicy is Foreground (the object goes once the objects
+	// it owns with blockOwnerDeletion are gone), Background (it goes at
+	// once, they after) or Orphan (they stay, without its owner
+	// reference); empty, the API server's default for the kind.
+	PropagationPolicy string `json:"propagationPolicy,omitempty"`
+}
+
+// Object is the object the delete names.
+func (d DeleteChange) Object() ObjectName { return ObjectName{Kind: d.Kind, Name: d.Name} }
+
+// PropagationPolicies are the values of a delete change's
+// propagationPolicy, as Kubernetes names them (metav1.DeletionPropagation).
+var PropagationPolicies = []string{"Foreground", "Background", "Orphan"}
 
 // ScaleChange sets a named object's replicas.
 type ScaleChange struct {
@@ -110,7 +129,7 @@ func (c Change) Target() ObjectName {
 	case c.Patch != nil:
 		return c.Patch.Object
 	case c.Delete != nil:
-		return *c.Delete
+		return c.Delete.Object()
 	case c.Scale != nil:
 		return c.Scale.Object
 	}
@@ -123,8 +142,10 @@ func (c Change) String() string {
 	case c.Patch != nil:
 		b, _ := json.Marshal(c.Patch.Merge)
 		return fmt.Sprintf("patch %s %s", c.Patch.Object, b)
+	case c.Delete != nil && c.Delete.PropagationPolicy != "":
+		return fmt.Sprintf("delete %s (propagationPolicy %s)", c.Delete.Object(), c.Delete.PropagationPolicy)
 	case c.Delete != nil:
-		return "delete " + c.Delete.String()
+		return "delete " + c.Delete.Object().String()
 	case c.Scale != nil:
 		return fmt.Sprintf("scale %s %s=%d", c.Scale.Object, c.Scale.Path, c.Scale.Value)
 	}
@@ -280,6 +301,9 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 		}
 		if t := c.Target(); len(names) > 0 && !names[t] {
 			bad(field, fmt.Sprintf("%s is not among the objects", t), "an object of capabilities.steadyState.objects, by kind and name: one of "+known())
+		}
+		if c.Delete != nil && c.Delete.PropagationPolicy != "" && !slices.Contains(PropagationPolicies, c.Delete.PropagationPolicy) {
+			bad(field+".delete.propagationPolicy", fmt.Sprintf("%q is not a propagation policy", c.Delete.PropagationPolicy), "one of "+strings.Join(PropagationPolicies, ", ")+", or none for the API server's default")
 		}
 		if c.Patch != nil && len(c.Patch.Merge) == 0 {
 			bad(field+".patch.merge", "missing", "a merge patch, such as {spec: {size: 2}}")

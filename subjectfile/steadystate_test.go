@@ -27,7 +27,7 @@ capabilities:
     changes:
     - patch: {object: {kind: Database, name: db}, merge: {spec: {size: 2}}}
     - scale: {object: {kind: Deployment, name: web}, value: 3}
-    - delete: {kind: ConfigMap, name: settings}
+    - delete: {kind: ConfigMap, name: settings, propagationPolicy: Orphan}
     readiness:
       overrides:
       - {kind: ConfigMap, exists: true}
@@ -90,6 +90,9 @@ func TestSteadyStateAloneIsBound(t *testing.T) {
 	if s.Changes[1].Scale.Path != "spec.replicas" || s.SettleWithin.Duration != subjectfile.DefaultSettleWithin || s.SettleWindow.Duration != subjectfile.DefaultSettleWindow || s.QuietWindow.Duration != subjectfile.DefaultQuietWindow || s.GoneWithin.Duration != subjectfile.DefaultGoneWithin {
 		t.Errorf("defaults not filled in: %+v", s)
 	}
+	if d := s.Changes[2]; d.Target() != (subjectfile.ObjectName{Kind: "ConfigMap", Name: "settings"}) || d.Delete.PropagationPolicy != "Orphan" || d.String() != "delete ConfigMap/settings (propagationPolicy Orphan)" {
+		t.Errorf("delete change %+v reads as %q", d.Delete, d)
+	}
 	if !s.IsShared("Secret", "x") || !s.IsShared("ConfigMap", "kube-root-ca.crt") || s.IsShared("ConfigMap", "settings") {
 		t.Error("shared does not match kinds and single objects")
 	}
@@ -104,7 +107,9 @@ func TestBadSteadyState(t *testing.T) {
 	}{
 		{"older version", "v1alpha3", "v1alpha2", []string{"capabilities.steadyState: not in steadystate.dev/v1alpha2", "expected apiVersion steadystate.dev/v1alpha3"}},
 		{"change names no object", "kind: Deployment, name: web}, value", "kind: Deployment, name: api}, value", []string{`(subject "claims")`, "capabilities.steadyState.changes[1]: Deployment/api is not among the objects", "one of ConfigMap/settings, Database/db, Deployment/web"}},
-		{"two actions", "- delete: {kind: ConfigMap, name: settings}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.steadyState.changes[2]: 2 of patch, delete and scale set"}},
+		{"two actions", "- delete: {kind: ConfigMap, name: settings, propagationPolicy: Orphan}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.steadyState.changes[2]: 2 of patch, delete and scale set"}},
+		{"bad propagation policy", "propagationPolicy: Orphan", "propagationPolicy: orphan", []string{`capabilities.steadyState.changes[2].delete.propagationPolicy: "orphan" is not a propagation policy`, "expected one of Foreground, Background, Orphan, or none"}},
+		{"propagation policy on a patch", "merge: {spec: {size: 2}}}", "merge: {spec: {size: 2}}, propagationPolicy: Orphan}", []string{"capabilities.steadyState.changes[0].patch.propagationPolicy: unknown field"}},
 		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Secret, exists: true}", []string{`capabilities.steadyState.readiness.overrides[0].kind: "Secret" is not the kind of any of the objects`, "expected a kind among the objects"}},
 		{"override without value", "path: status.phase, value: Bound", "path: status.phase", []string{"capabilities.steadyState.readiness.overrides[1].value: missing"}},
 		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.steadyState.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},

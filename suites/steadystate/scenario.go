@@ -193,7 +193,11 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 		cur[parts[len(parts)-1]] = c.Scale.Value
 		_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(patch)), metav1.PatchOptions{})
 	case c.Delete != nil:
-		err = res.Delete(ctx, t.Name, metav1.DeleteOptions{})
+		var opts metav1.DeleteOptions
+		if p := metav1.DeletionPropagation(c.Delete.PropagationPolicy); p != "" {
+			opts.PropagationPolicy = &p
+		}
+		err = res.Delete(ctx, t.Name, opts)
 		sc.objects[i].u = nil
 	}
 	Expect(err).NotTo(HaveOccurred(), "change %s", c)
@@ -222,11 +226,16 @@ func (sc *scenario) quiet(ctx context.Context) {
 // holds or its T has passed.
 func (sc *scenario) deleteAll(ctx context.Context) {
 	at := time.Now()
+	// In the background, as kubectl deletes: the API server's default
+	// for batch/v1 Jobs orphans their pods (for backward compatibility),
+	// which would leave what they owned behind by the deletion's choice,
+	// not the controller's.
+	background := metav1.DeletePropagationBackground
 	for _, o := range sc.objects {
 		if o.u == nil {
 			continue
 		}
-		err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{})
+		err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
 	}
 	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))

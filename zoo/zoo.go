@@ -1,0 +1,251 @@
+package zoo
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/reports"
+)
+
+// Config is one zoo run's configuration, read once by its command.
+type Config struct {
+	// Dir holds the subject files (*.yaml); Subjects, when set, names the
+	// ones to run by file stem (deployment for deployment.yaml).
+	Dir      string
+	Subjects []string
+	// Runs is how many times each subject runs.
+	Runs int
+	// Steadystate is the steadystate program that runs conform and verify.
+	Steadystate string
+	// Artifacts is where each run's folder goes: <Artifacts>/<subject>/<n>.
+	Artifacts string
+	// Env is added to every conform run's environment (LOCAL_NODES=on).
+	Env []string
+}
+
+// Subject is one subject file of the zoo.
+type Subject struct {
+	Name, File string
+}
+
+// Subjects are the subject files of dir, by name, or those of pick (every
+// one when pick is empty). A name pick holds that dir lacks is refused,
+// naming the valid ones.
+func Subjects(dir string, pick []string) ([]Subject, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var all []Subject
+	for _, f := range files {
+		all = append(all, Subject{Name: strings.TrimSuffix(filepath.Base(f), ".yaml"), File: f})
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("zoo: no subject file (*.yaml) in %s", dir)
+	}
+	if len(pick) == 0 {
+		return all, nil
+	}
+	var names []string
+	for _, s := range all {
+		names = append(names, s.Name)
+	}
+	var out []Subject
+	for _, p := range pick {
+		i := slices.Index(names, p)
+		if i < 0 {
+			return nil, fmt.Errorf("zoo: ZOO_SUBJECTS names %q, which is not a subject of %s; expected some of %s", p, dir, strings.Join(names, ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// Run is one conform run of a subject.
+type Run struct {
+	N    int
+	Dir  string
+	Took time.Duration
+	// Cells are the suites of the run, read from the bundle's matrix
+	// (one run each).
+	Cells []reports.Cell
+	// Err says why the run left no matrix to read.
+	Err string `json:",omitempty"`
+	// Verified is what `steadystate verify --digest` said of the bundle:
+	// its last line, and whether it accepted it.
+	Verified   string
+	VerifiedOK bool
+}
+
+// Result is a subject's runs.
+type Result struct {
+	Subject Subject
+	Runs    []Run
+}
+
+// Matrix is the zoo's result: every subject's runs, and when and how long.
+type Matrix struct {
+	Started time.Time
+	Took    time.Duration
+	Runs    int
+	Results []Result
+}
+
+var (
+	digestLine = regexp.MustCompile(`manifest digest sha256:([0-9a-f]{64})`)
+	// progressLine is a line of conform's progress worth echoing: a
+	// suite's spec and fault lines, a finished run, the digest (the rest,
+	// the summary included, is in the run's log).
+	progressLine = regexp.MustCompile(`^([a-z]+ \[[0-9hms.]+\] |conform: \[|conform: bundle )`)
+)
+
+// RunAll runs every subject cfg.Runs times, one run at a time, with
+// numbered progress on progress, and returns the matrix; it writes it as
+// zoo.json and zoo.md into cfg.Artifacts as well.
+func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Writer) (*Matrix, error) {
+	m := &Matrix{Started: time.Now(), Runs: cfg.Runs}
+	total, step := len(subjects)*cfg.Runs, 0
+	for _, s := range subjects {
+		res := Result{Subject: s}
+		for n := 1; n <= cfg.Runs; n++ {
+			step++
+			dir := filepath.Join(cfg.Artifacts, s.Name, fmt.Sprint(n))
+			tag := fmt.Sprintf("[%d/%d] %s run %d/%d", step, total, s.Name, n, cfg.Runs)
+			fmt.Fprintf(progress, "%s: conform (artifacts %s)\n", tag, dir)
+			r := runOnce(ctx, cfg, s, n, dir, tag, progress)
+			fmt.Fprintf(progress, "%s: %s in %s; verify: %s\n", tag, runVerdict(r), r.Took.Round(time.Second), r.Verified)
+			res.Runs = append(res.Runs, r)
+			if ctx.Err() != nil {
+				m.Results = append(m.Results, res)
+				return m, ctx.Err()
+			}
+		}
+		m.Results = append(m.Results, res)
+	}
+	m.Took = time.Since(m.Started)
+	return m, m.write(cfg.Artifacts)
+}
+
+// runOnce runs conform on s in dir, then verify on its bundle.
+func runOnce(ctx context.Context, cfg Config, s Subject, n int, dir, tag string, progress io.Writer) Run {
+	r := Run{N: n, Dir: dir}
+	if err := os.RemoveAll(dir); err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	bundle := filepath.Join(dir, "conformance.tar.gz")
+	logPath := filepath.Join(dir, "conform.log")
+	start := time.Now()
+	out, err := runLogged(ctx, logPath, cfg, "  "+tag+" | ", progress, "conform", "--subject", s.File, "--provider", "local", "--out", bundle)
+	r.Took = time.Since(start)
+	cells, rerr := readMatrix(filepath.Join(dir, "conform", "matrix.json"))
+	switch {
+	case rerr != nil && err != nil:
+		r.Err = fmt.Sprintf("conform failed (%v) and left no matrix: see %s", err, logPath)
+		return r
+	case rerr != nil:
+		r.Err = fmt.Sprintf("conform left no matrix (%v): see %s", rerr, logPath)
+		return r
+	}
+	r.Cells = cells
+	d := digestLine.FindStringSubmatch(out)
+	if d == nil {
+		r.Verified = "no digest in the conform log: bundle not checked"
+		return r
+	}
+	vout, verr := runLogged(ctx, filepath.Join(dir, "verify.log"), cfg, "", io.Discard, "verify", "--digest", d[1], bundle)
+	r.Verified = lastLine(vout)
+	r.VerifiedOK = verr == nil
+	if verr != nil {
+		r.Verified = "REFUSED: " + r.Verified
+	}
+	return r
+}
+
+// runLogged runs steadystate with args, its output into logPath and
+// (each line after prefix) into progress, and returns the output.
+func runLogged(ctx context.Context, logPath string, cfg Config, prefix string, progress io.Writer, args ...string) (string, error) {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, cfg.Steadystate, args...)
+	cmd.Env = append(append(os.Environ(), "ARTIFACTS="+filepath.Dir(logPath)), cfg.Env...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	var all strings.Builder
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(f, line)
+			all.WriteString(line + "\n")
+			if progressLine.MatchString(line) {
+				fmt.Fprintln(progress, prefix+line)
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err = cmd.Run()
+	pw.Close()
+	<-done
+	return all.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func readMatrix(path string) ([]reports.Cell, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cells []reports.Cell
+	if err := json.Unmarshal(data, &cells); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(cells) == 0 {
+		return nil, errors.New(path + " holds no suite")
+	}
+	return cells, nil
+}
+
+// runVerdict is one run's verdict over its suites: the worst of them.
+func runVerdict(r Run) string {
+	if r.Err != "" {
+		return reports.Error + " (" + r.Err + ")"
+	}
+	var parts []string
+	for _, c := range r.Cells {
+		for _, run := range c.Runs {
+			kind, detail := c.Judge(run)
+			if kind == reports.Passed || kind == reports.PassedWithGaps {
+				parts = append(parts, c.Suite+" "+kind)
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", c.Suite, kind, detail))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

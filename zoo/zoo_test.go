@@ -1,0 +1,187 @@
+package zoo_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/zoo"
+)
+
+// TestZooFiles: every zoo file loads, starts with a comment saying what
+// the controller does, binds the steady-state capability, and runs one
+// kube-controller-manager controller that it also turns off in the local
+// cluster (else two would reconcile the same objects).
+func TestZooFiles(t *testing.T) {
+	files, err := fs.Glob(fixtures.Zoo, "zoo/*.yaml")
+	if err != nil || len(files) < 9 {
+		t.Fatalf("zoo files %v, %v", files, err)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	for _, name := range files {
+		t.Run(name, func(t *testing.T) {
+			data, err := fixtures.Zoo.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(data), "# ") {
+				t.Error("the file does not start with a comment saying what the controller does")
+			}
+			f, err := subjectfile.Parse(data, filepath.Base(name), subjectfile.Options{KubeBinDir: bin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Name+".yaml" != filepath.Base(name) {
+				t.Errorf("subject %q in %s: name the file after the subject", f.Name, name)
+			}
+			if !slices.Contains(f.Capabilities.Bound(), "steadyState") {
+				t.Errorf("bound %v, not steadyState", f.Capabilities.Bound())
+			}
+			var run []string
+			for _, a := range f.Run.Command {
+				if c, ok := strings.CutPrefix(a, "--controllers="); ok {
+					run = strings.Split(c, ",")
+				}
+			}
+			if len(run) != 1 || !slices.Equal(run, f.Run.DisableControllers) {
+				t.Errorf("runs controllers %v, turns off %v in the local cluster: expected one, the same", run, f.Run.DisableControllers)
+			}
+			if _, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestSubjectsPick: ZOO_SUBJECTS picks by file stem, in its order; a
+// name the zoo lacks is refused with the valid names.
+func TestSubjectsPick(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b", "a", "c"} {
+		os.WriteFile(filepath.Join(dir, n+".yaml"), nil, 0o644)
+	}
+	all, err := zoo.Subjects(dir, nil)
+	if err != nil || len(all) != 3 || all[0].Name != "a" {
+		t.Fatalf("all: %v, %v", all, err)
+	}
+	some, err := zoo.Subjects(dir, []string{"c", "a"})
+	if err != nil || len(some) != 2 || some[0].Name != "c" || some[1].File != filepath.Join(dir, "a.yaml") {
+		t.Fatalf("picked %v, %v", some, err)
+	}
+	_, err = zoo.Subjects(dir, []string{"d"})
+	if err == nil || !strings.Contains(err.Error(), `ZOO_SUBJECTS names "d"`) || !strings.Contains(err.Error(), "a, b, c") {
+		t.Fatalf("unknown subject: %v", err)
+	}
+	if _, err := zoo.Subjects(t.TempDir(), nil); err == nil {
+		t.Fatal("an empty zoo is not refused")
+	}
+}
+
+// fakeSteadystate is a steadystate program that writes the matrix of a
+// conform run (from the testdata file named by ZOO_FAKE_MATRIX, per run
+// in turn) and prints a digest, and accepts verify.
+const fakeSteadystate = `#!/bin/sh
+case "$1" in
+conform)
+  n=$(cat "$ZOO_FAKE_COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$ZOO_FAKE_COUNT"
+  mkdir -p "$ARTIFACTS/conform"
+  cp "$ZOO_FAKE_DIR/run$n.json" "$ARTIFACTS/conform/matrix.json" || exit 1
+  echo "steadystate [1s] spec 1 of 2: LOCAL_NODES=$LOCAL_NODES"
+  echo "conform: bundle x, manifest digest sha256:0123456789012345678901234567890123456789012345678901234567890123"
+  [ $n = 1 ] ;;
+verify) echo "re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ" ;;
+esac
+`
+
+// TestRunAllFromRecordedRuns: two runs of one subject, the first passed
+// and the second broken on a property beside an error, read from their
+// matrices as conform writes them: the matrix shows each run, each spec's
+// times, every bundle verified and the runs that did not pass with their
+// folders; it is kept as zoo.json and zoo.md.
+func TestRunAllFromRecordedRuns(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	os.WriteFile(prog, []byte(fakeSteadystate), 0o755)
+	t.Setenv("ZOO_FAKE_DIR", filepath.Join(mustAbs(t, "testdata")))
+	t.Setenv("ZOO_FAKE_COUNT", filepath.Join(dir, "count"))
+	zooDir := filepath.Join(dir, "zoo")
+	os.MkdirAll(zooDir, 0o755)
+	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	subjects, err := zoo.Subjects(zooDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "artifacts")
+	os.MkdirAll(art, 0o755)
+	var progress bytes.Buffer
+	cfg := zoo.Config{Dir: zooDir, Runs: 2, Steadystate: prog, Artifacts: art, Env: []string{"LOCAL_NODES=on"}}
+	m, err := zoo.RunAll(t.Context(), cfg, subjects, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[1/2] job run 1/2: conform", "[2/2] job run 2/2: steadystate broken (steadystate/quiescent)", "LOCAL_NODES=on", "re-judged 5 verdict(s)"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress does not say %q:\n%s", want, progress.String())
+		}
+	}
+	var out bytes.Buffer
+	if m.Print(&out) {
+		t.Error("a broken run printed as all passed")
+	}
+	text := out.String()
+	for _, want := range []string{
+		"job      steadystate  2     P B",
+		"settles, goes quiet and leaves nothing behind              P B      50s     50s",
+		"settles again after a restart right after its first write  P P      12s     12s",
+		"2/2",
+		"job run 2, steadystate: broken: steadystate/quiescent (/a/conform/steadystate/job-correct/1)",
+		"zoo: 1 of 2 suite runs passed",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the matrix does not say %q:\n%s", want, text)
+		}
+	}
+	kept, err := zoo.Read(art)
+	if err != nil || len(kept.Results) != 1 || len(kept.Results[0].Runs) != 2 {
+		t.Fatalf("zoo.json: %+v, %v", kept, err)
+	}
+	md, err := os.ReadFile(filepath.Join(art, "zoo.md"))
+	if err != nil || !strings.Contains(string(md), "| job | steadystate | 2 | P B |") {
+		t.Errorf("zoo.md:\n%s (%v)", md, err)
+	}
+}
+
+// TestRunWithoutMatrixIsAnError: a conform run that leaves no matrix is
+// an error run, never a pass.
+func TestRunWithoutMatrixIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	os.WriteFile(prog, []byte("#!/bin/sh\necho the cluster did not start; exit 1\n"), 0o755)
+	zooDir := filepath.Join(dir, "zoo")
+	os.MkdirAll(zooDir, 0o755)
+	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	subjects, _ := zoo.Subjects(zooDir, nil)
+	m, err := zoo.RunAll(t.Context(), zoo.Config{Dir: zooDir, Runs: 1, Steadystate: prog, Artifacts: dir}, subjects, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if m.Print(&out) || !strings.Contains(out.String(), "job      conform  1     E") || !strings.Contains(out.String(), "left no matrix") {
+		t.Errorf("matrix:\n%s", out.String())
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
