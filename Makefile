@@ -99,6 +99,13 @@ zoo: kube-bins steadystate ## steadystate conform over every subject of fixtures
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null
 
+# The zoo's operators (fixtures/zoo/operators) from the Go module proxy, next
+# to the upstream releases; a release that fails is named with its module and
+# version, the others still build, and the target fails at the end.
+.PHONY: zoo-bins
+zoo-bins: ## build the zoo's operators (fixtures/zoo/operators) from the Go module proxy into UPSTREAM_DIR, cached per version
+	@hack/zoo-bins.sh
+
 upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_CELLS=...)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate upstream
 
