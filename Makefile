@@ -93,8 +93,10 @@ conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow, on PR
 # through steadystate conform on the local cluster with simulated nodes
 # (LOCAL_NODES=on unless set), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks
 # some); prints the matrix and keeps it in $(ARTIFACTS)/zoo (zoo.json, zoo.md).
+ZOO_RUNS     ?= 1
+ZOO_SUBJECTS ?=
 zoo: kube-bins steadystate ## steadystate conform over every subject of fixtures/zoo, ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some); prints the matrix
-	$(GO) run ./hack/zoo
+	$(GO) run ./hack/zoo -runs '$(ZOO_RUNS)' -subjects '$(ZOO_SUBJECTS)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

@@ -1,20 +1,19 @@
 // Command zoo runs `steadystate conform` over the zoo's subject files and
-// prints the matrix (package zoo). `make zoo` runs it; its settings come
-// from the environment, read once here: ZOO_RUNS (runs per subject,
-// default 1), ZOO_SUBJECTS (comma-separated file stems, default all),
-// ZOO_DIR (default fixtures/zoo), STEADYSTATE (the program, default
-// bin/steadystate), ARTIFACTS (the runs go below ARTIFACTS/zoo) and
-// LOCAL_NODES (default on: the zoo's workloads need pods that run).
+// prints the matrix (package zoo). `make zoo` runs it with flags from its
+// variables: -runs (ZOO_RUNS, default 1), -subjects (ZOO_SUBJECTS,
+// comma-separated file stems, default all), -dir (default fixtures/zoo),
+// -steadystate (the program, default bin/steadystate), -artifacts (the
+// runs go below it, in zoo/) and -nodes (LOCAL_NODES for the runs, default
+// on: the zoo's workloads need pods that run).
 package main
 
 import (
-	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -35,39 +34,47 @@ func main() {
 }
 
 func run(ctx context.Context) (bool, error) {
-	runs, err := strconv.Atoi(cmp.Or(os.Getenv("ZOO_RUNS"), "1"))
-	if err != nil || runs < 1 {
-		return false, fmt.Errorf("zoo: ZOO_RUNS=%q is not a number of runs: give a count of 1 or more", os.Getenv("ZOO_RUNS"))
+	fs := flag.NewFlagSet("zoo", flag.ContinueOnError)
+	runs := fs.Int("runs", 1, "runs of each subject")
+	subjects := fs.String("subjects", "", "comma-separated subject file stems to run (default all)")
+	dir := fs.String("dir", "fixtures/zoo", "the zoo's subject files")
+	steadystate := fs.String("steadystate", "bin/steadystate", "the steadystate program")
+	artifactsRoot := fs.String("artifacts", "_artifacts", "the runs go below ARTIFACTS/zoo")
+	nodes := fs.String("nodes", "on", "LOCAL_NODES for the runs (simulated nodes)")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return false, fmt.Errorf("zoo: %w", err)
+	}
+	if *runs < 1 {
+		return false, fmt.Errorf("zoo: -runs %d (ZOO_RUNS): give a count of 1 or more", *runs)
 	}
 	var pick []string
-	for _, s := range strings.Split(os.Getenv("ZOO_SUBJECTS"), ",") {
+	for _, s := range strings.Split(*subjects, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			pick = append(pick, s)
 		}
 	}
-	artifacts, err := filepath.Abs(filepath.Join(cmp.Or(os.Getenv("ARTIFACTS"), "_artifacts"), "zoo"))
+	artifacts, err := filepath.Abs(filepath.Join(*artifactsRoot, "zoo"))
 	if err != nil {
 		return false, err
 	}
-	program, err := filepath.Abs(cmp.Or(os.Getenv("STEADYSTATE"), "bin/steadystate"))
+	program, err := filepath.Abs(*steadystate)
 	if err != nil {
 		return false, err
 	}
 	if _, err := os.Stat(program); err != nil {
-		return false, fmt.Errorf("zoo: the steadystate program %s: %v; build it with `make steadystate` (make zoo does), or name it in STEADYSTATE", program, err)
+		return false, fmt.Errorf("zoo: the steadystate program %s: %v; build it with `make steadystate` (make zoo does)", program, err)
 	}
-	nodes := cmp.Or(os.Getenv("LOCAL_NODES"), "on")
-	cfg := zoo.Config{Dir: cmp.Or(os.Getenv("ZOO_DIR"), "fixtures/zoo"), Subjects: pick, Runs: runs, Steadystate: program,
-		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + nodes}}
-	subjects, err := zoo.Subjects(cfg.Dir, cfg.Subjects)
+	cfg := zoo.Config{Dir: *dir, Subjects: pick, Runs: *runs, Steadystate: program,
+		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + *nodes}}
+	picked, err := zoo.Subjects(cfg.Dir, cfg.Subjects)
 	if err != nil {
 		return false, err
 	}
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(os.Stderr, "zoo: %d subject(s) x %d run(s) on the local cluster with simulated nodes LOCAL_NODES=%s; artifacts in %s\n", len(subjects), runs, nodes, artifacts)
-	m, err := zoo.RunAll(ctx, cfg, subjects, os.Stderr)
+	fmt.Fprintf(os.Stderr, "zoo: %d subject(s) x %d run(s) on the local cluster with simulated nodes LOCAL_NODES=%s; artifacts in %s\n", len(picked), *runs, *nodes, artifacts)
+	m, err := zoo.RunAll(ctx, cfg, picked, os.Stderr)
 	if m != nil {
 		ok := m.Print(os.Stdout)
 		fmt.Fprintf(os.Stdout, "zoo: matrix kept in %s (zoo.json, zoo.md)\n", artifacts)
