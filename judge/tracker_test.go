@@ -63,3 +63,21 @@ func TestTrackerFollowsAReplayedState(t *testing.T) {
 		}
 	}
 }
+
+// A custom resource that reports Ready=False is not ready: kstatus reads
+// a Ready condition that is not True as InProgress, with its message. (A
+// zoo run suspected it counted as ready; this pins that it does not.)
+func TestReadyConditionFalseIsNotReady(t *testing.T) {
+	cert := func(status string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+			"metadata": map[string]any{"namespace": "ns", "name": "leaf", "generation": int64(1)},
+			"status": map[string]any{"observedGeneration": int64(1), "conditions": []any{
+				map[string]any{"type": "Ready", "status": status, "reason": "Pending", "message": "Issuing certificate as Secret does not exist"}}}}}
+	}
+	if ok, why := ObjectReady(cert("False"), nil); ok || why != "InProgress: Issuing certificate as Secret does not exist" {
+		t.Errorf("Ready=False: %v %q", ok, why)
+	}
+	if ok, why := ObjectReady(cert("True"), nil); !ok {
+		t.Errorf("Ready=True: not ready (%s)", why)
+	}
+}
