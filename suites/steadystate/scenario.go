@@ -257,13 +257,14 @@ var references []*judge.EndState
 // the last one did.
 func (sc *scenario) run(ctx context.Context) bool {
 	sc.apply(ctx)
-	return sc.changes(ctx, sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied))
+	return sc.changes(ctx, sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied), 0)
 }
 
-// changes applies each change once the state has settled (settled says
-// whether it has now) and reports whether the last phase settled.
-func (sc *scenario) changes(ctx context.Context, settled bool) bool {
-	for _, c := range sc.b.Changes {
+// changes applies each change from the from-th on, once the state has
+// settled (settled says whether it has now), and reports whether the last
+// phase settled.
+func (sc *scenario) changes(ctx context.Context, settled bool, from int) bool {
+	for _, c := range sc.b.Changes[from:] {
 		if !settled {
 			break
 		}
