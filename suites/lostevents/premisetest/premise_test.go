@@ -148,7 +148,7 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), testenv.Converges(ctx, catalog.LostCreateRecovered, deliver, "recovery"))
 	})
 	return func(t *testing.T, reports map[string]types.SpecReport) {
-		if s := verdict.Classify("final log", reports["waits, then judges"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold: the subject got ADDED pod/web-c") {
+		if s := verdict.Classify("final log", reports["waits, then judges"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold: the subject got ADDED pod/ns/web-c") {
 			t.Errorf("judged once the waits are over: %s %q; want an error naming %s", s.Outcome, s.Reason, catalog.LostEventWithheld.ID)
 		}
 		// Judged first and waited after, as the other suites' checks
