@@ -351,6 +351,10 @@ func (es *EndState) compared() map[string][]endObject {
 		}
 		eo := endObject{kind: o.GetKind(), flat: map[string]string{}}
 		m.flatten("", content, eo.flat)
+		if eo.kind == "Pod" {
+			// The scheduler's choice, not the controller's.
+			delete(eo.flat, "spec.nodeName")
+		}
 		var lines []string
 		for _, p := range slices.Sorted(maps.Keys(eo.flat)) {
 			lines = append(lines, p+"="+eo.flat[p])
@@ -414,29 +418,60 @@ func diffEnds(ref, got map[string][]endObject) []fieldDiff {
 			out = append(out, fieldDiff{object: id, kind: kind, path: countPath, ref: strconv.Itoa(len(r)), got: strconv.Itoa(len(g))})
 			continue
 		}
-		for i := range r {
-			paths := map[string]bool{}
-			for p := range r[i].flat {
-				paths[p] = true
+		for i, j := range pairing(r, g) {
+			out = append(out, fieldDiffs(id, r[i], g[j])...)
+		}
+	}
+	return out
+}
+
+// pairing matches each of r (objects of one identity: a ReplicaSet's
+// pods, say) with one of g, of as many: in order, each to the one left
+// that differs from it in the fewest fields. Pairing by position would
+// let a field that varies anyway (a generated volume name) decide the
+// order, and report a pod on node 0 and one on node 1 as two pods that
+// changed nodes. pairing[i] is r[i]'s match in g.
+func pairing(r, g []endObject) []int {
+	out := make([]int, len(r))
+	taken := make([]bool, len(g))
+	for i := range r {
+		best, fewest := -1, 0
+		for j := range g {
+			if taken[j] {
+				continue
 			}
-			for p := range g[i].flat {
-				paths[p] = true
-			}
-			for _, p := range slices.Sorted(maps.Keys(paths)) {
-				rv, rok := r[i].flat[p]
-				gv, gok := g[i].flat[p]
-				if rv == gv && rok == gok {
-					continue
-				}
-				if !rok {
-					rv = "absent"
-				}
-				if !gok {
-					gv = "absent"
-				}
-				out = append(out, fieldDiff{object: id, kind: r[i].kind, path: p, ref: rv, got: gv})
+			if n := len(fieldDiffs("", r[i], g[j])); best < 0 || n < fewest {
+				best, fewest = j, n
 			}
 		}
+		out[i], taken[best] = best, true
+	}
+	return out
+}
+
+// fieldDiffs lists the fields in which got differs from ref, object id.
+func fieldDiffs(id string, ref, got endObject) []fieldDiff {
+	var out []fieldDiff
+	paths := map[string]bool{}
+	for p := range ref.flat {
+		paths[p] = true
+	}
+	for p := range got.flat {
+		paths[p] = true
+	}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		rv, rok := ref.flat[p]
+		gv, gok := got.flat[p]
+		if rv == gv && rok == gok {
+			continue
+		}
+		if !rok {
+			rv = "absent"
+		}
+		if !gok {
+			gv = "absent"
+		}
+		out = append(out, fieldDiff{object: id, kind: ref.kind, path: p, ref: rv, got: gv})
 	}
 	return out
 }
@@ -589,7 +624,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes and the namespace masked"
+	const always = "uids, timestamps, generated names' suffixes, the namespace and a pod's node masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"
