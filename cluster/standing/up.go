@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 )
@@ -69,12 +71,9 @@ func (d Dir) Down(name string, stdout io.Writer) error {
 	if err := proc.Signal(os.Interrupt); err != nil {
 		return fmt.Errorf("signal cluster %s (pid %d): %w", name, s.PID, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for isUpProcess(s.PID) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster %s (pid %d) did not stop within 60s; see its logs in %s", name, s.PID, s.LogDir)
-		}
-		time.Sleep(100 * time.Millisecond)
+	gone := func(context.Context) (bool, error) { return !isUpProcess(s.PID), nil }
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 60*time.Second, true, gone); err != nil {
+		return fmt.Errorf("cluster %s (pid %d) did not stop within 60s; see its logs in %s", name, s.PID, s.LogDir)
 	}
 	fmt.Fprintf(stdout, "cluster %s stopped\n", name)
 	return nil
