@@ -286,7 +286,7 @@ func quiescent(e *evidence.Evidence) error {
 // IsControllerWrite is a write that counts against quiescence: any write
 // of an API object but Leases (an election's renewals) and Events.
 func IsControllerWrite(info proxy.RequestInfo) bool {
-	if !info.IsResource() || !slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, info.Verb) {
+	if !info.IsWrite() {
 		return false
 	}
 	return info.Resource != "leases" && info.Resource != "events"

@@ -61,8 +61,6 @@ func validHolder(ts []term, t time.Time) string {
 	return holder
 }
 
-var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
-
 // FactLeaderOnly is the subject's leaderOnly binding (LeaderOnly),
 // comma-separated; absent when the subject binds none.
 const FactLeaderOnly = "leaderOnly"
@@ -89,7 +87,7 @@ func (l LeaderOnly) Fact() string { return strings.Join(l, ",") }
 // Covers reports whether r is a leader-only write: a successful write to a
 // resource of l.
 func (l LeaderOnly) Covers(r proxy.Request) bool {
-	if !slices.Contains(writeVerbs, r.Verb) || r.Code < 200 || r.Code > 299 {
+	if !r.IsWrite() || r.Code < 200 || r.Code > 299 {
 		return false
 	}
 	if len(l) == 0 {

@@ -21,12 +21,6 @@ func isLeaseWrite(info RequestInfo) bool {
 		slices.Contains([]string{"create", "update", "patch"}, info.Verb)
 }
 
-// isWrite reports whether the request writes an object: the answers whose
-// refusals the proxy keeps the message of.
-func isWrite(info RequestInfo) bool {
-	return info.IsResource() && slices.Contains([]string{"create", "update", "patch", "delete", "deletecollection"}, info.Verb)
-}
-
 // bodyTap keeps the first maxHolderBody bytes written through it.
 type bodyTap struct {
 	buf bytes.Buffer

@@ -29,6 +29,16 @@ type RequestInfo struct {
 // IsResource reports whether the request names an API resource.
 func (r RequestInfo) IsResource() bool { return r.Resource != "" }
 
+// IsWrite reports whether the request writes an object: create, update,
+// patch, delete or deletecollection of a resource.
+func (r RequestInfo) IsWrite() bool {
+	switch r.Verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return r.IsResource()
+	}
+	return false
+}
+
 // GroupResource is "resource" for the core group, else "resource.group".
 func (r RequestInfo) GroupResource() string {
 	if r.Group == "" {

@@ -34,3 +34,23 @@ func TestParseRequest(t *testing.T) {
 		}
 	}
 }
+
+// IsWrite is the one list of writing verbs the proxy, the judges and the
+// report page share: resource writes only.
+func TestIsWrite(t *testing.T) {
+	for _, tc := range []struct {
+		info RequestInfo
+		want bool
+	}{
+		{RequestInfo{Verb: "create", Resource: "pods"}, true},
+		{RequestInfo{Verb: "deletecollection", Resource: "pods"}, true},
+		{RequestInfo{Verb: "patch", Resource: "pods", Subresource: "status"}, true},
+		{RequestInfo{Verb: "watch", Resource: "pods"}, false},
+		{RequestInfo{Verb: "get", Resource: "pods"}, false},
+		{RequestInfo{Verb: "post", Path: "/apis"}, false},
+	} {
+		if got := tc.info.IsWrite(); got != tc.want {
+			t.Errorf("%+v: IsWrite = %v, want %v", tc.info, got, tc.want)
+		}
+	}
+}

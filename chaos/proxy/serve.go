@@ -62,7 +62,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isLeaseWrite(info) {
 		sw.tap = &bodyTap{}
 	}
-	sw.tapErrors = isWrite(info)
+	sw.tapErrors = info.IsWrite()
 	p.reverse.ServeHTTP(sw, r)
 	switch {
 	case sw.tap == nil:

@@ -39,10 +39,6 @@ func markers(e *evidence.Evidence, records []verdict.Record) []marker {
 	return out
 }
 
-// writeVerbs are the verbs of the requests a property can break on: a
-// leader-only write, a quiet controller's write, a refused finalizer.
-var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
-
 // offending is the write a replica made at at, the moment a property
 // broke, when one did: the request the writer properties break on (they
 // break at its start, which the record's "at" gives to the millisecond).
@@ -59,7 +55,7 @@ func offending(e *evidence.Evidence, at time.Time, reason string) *proxy.Request
 		reqs := e.Proxies[id].Requests
 		for i := range reqs {
 			r := &reqs[i]
-			if !slices.Contains(writeVerbs, r.Verb) || r.Start.Sub(at).Abs() > time.Millisecond/2 {
+			if !r.IsWrite() || r.Start.Sub(at).Abs() > time.Millisecond/2 {
 				continue
 			}
 			if best == nil || better(r) {
