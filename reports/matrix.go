@@ -215,31 +215,41 @@ func (c Cell) Verdict() (verdict string, ok bool) {
 func PrintMatrix(w io.Writer, name string, cells []Cell) (allOK bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUITE\tSUBJECT\tMODE\tRUNS\tTIME\tVERDICT")
-	good, bad, gaps := 0, 0, 0
+	gaps := 0
 	for _, c := range cells {
-		v, ok := c.Verdict()
-		if ok {
-			good++
-		} else {
-			bad++
-		}
+		v, _ := c.Verdict()
 		if c.NotJudged() != "" {
 			gaps++
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Suite, c.Subject, c.Mode(), len(c.Runs), medianTook(c.Runs).Round(100*time.Millisecond), v)
 	}
 	tw.Flush()
-	// A conformance cell has no intended outcome: it passed or it did not.
-	words := [2]string{"as intended", "not"}
-	if len(cells) > 0 && !slices.ContainsFunc(cells, func(c Cell) bool { return !c.Conformance }) {
-		words = [2]string{"passed", "not passed"}
-	}
-	fmt.Fprintf(w, "%s: %d %s, %d %s", name, good, words[0], bad, words[1])
+	count, ok := Count(cells)
+	fmt.Fprintf(w, "%s: %s", name, count)
 	if gaps > 0 {
 		fmt.Fprintf(w, " (%d with declared properties not judged)", gaps)
 	}
 	fmt.Fprintln(w)
-	return bad == 0
+	return ok
+}
+
+// Count is the cells' closing count, "N as intended, N not", or, when
+// every cell is a conformance cell (which has no intended outcome: it
+// passed or it did not), "N passed, N not passed"; ok when none is not.
+func Count(cells []Cell) (count string, ok bool) {
+	good, bad := 0, 0
+	for _, c := range cells {
+		if _, ok := c.Verdict(); ok {
+			good++
+		} else {
+			bad++
+		}
+	}
+	words := [2]string{"as intended", "not"}
+	if len(cells) > 0 && !slices.ContainsFunc(cells, func(c Cell) bool { return !c.Conformance }) {
+		words = [2]string{"passed", "not passed"}
+	}
+	return fmt.Sprintf("%d %s, %d %s", good, words[0], bad, words[1]), bad == 0
 }
 
 // NotJudged is what the cell's runs left unjudged of what their specs

@@ -50,22 +50,12 @@ type ResultRow struct {
 // NewResultSet summarizes cells, run by command at commit on date.
 func NewResultSet(name, command, commit, date string, cells []Cell) ResultSet {
 	s := ResultSet{Name: name, Command: command, Commit: commit, Date: date}
-	good, bad := 0, 0
 	for _, c := range cells {
-		v, ok := c.Verdict()
-		if ok {
-			good++
-		} else {
-			bad++
-		}
+		v, _ := c.Verdict()
 		s.Rows = append(s.Rows, ResultRow{Suite: c.Suite, Subject: c.Subject, Mode: c.Mode(), Runs: len(c.Runs),
 			Median: medianTook(c.Runs).Round(100 * time.Millisecond).String(), Verdict: v, Figures: measured(c)})
 	}
-	words := [2]string{"as intended", "not"}
-	if len(cells) > 0 && !slices.ContainsFunc(cells, func(c Cell) bool { return !c.Conformance }) {
-		words = [2]string{"passed", "not passed"}
-	}
-	s.Summary = fmt.Sprintf("%d %s, %d %s", good, words[0], bad, words[1])
+	s.Summary, _ = Count(cells)
 	return s
 }
 
