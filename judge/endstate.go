@@ -557,6 +557,17 @@ func learned(refs []*EndState) map[string]bool {
 	return out
 }
 
+// endAndReferences is the faulted run's end state and the reference
+// runs' the evidence carries.
+func endAndReferences(e *evidence.Evidence) (*EndState, []*EndState, error) {
+	got, err := EndStateOf(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err := references(e)
+	return got, refs, err
+}
+
 // sameEndState judges the faulted run's end state against the first
 // settled reference's, masked: what varies in every run (uids,
 // timestamps, generated names, the namespace), the fields that differed
@@ -564,11 +575,7 @@ func learned(refs []*EndState) map[string]bool {
 // path that names no field of any object compared is bad input: not
 // evaluated, naming it.
 func sameEndState(e *evidence.Evidence) error {
-	got, err := EndStateOf(e)
-	if err != nil {
-		return err
-	}
-	refs, err := references(e)
+	got, refs, err := endAndReferences(e)
 	if err != nil {
 		return err
 	}
@@ -663,11 +670,7 @@ func noChurnBound(e *evidence.Evidence) string {
 // beyond what they deleted of it themselves, and over the run no more
 // creates of a resource than the reference that made most.
 func noChurn(e *evidence.Evidence) error {
-	got, err := EndStateOf(e)
-	if err != nil {
-		return err
-	}
-	refs, err := references(e)
+	got, refs, err := endAndReferences(e)
 	if err != nil {
 		return err
 	}
