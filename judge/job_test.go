@@ -7,7 +7,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -21,16 +20,7 @@ import (
 // withheld); the create was not recovered within the bound: a finding on
 // recovers-lost-create, not an error of the spec.
 func TestAPodHandedBackDeletingWasStillWithheld(t *testing.T) {
-	read := func() *evidence.Evidence {
-		e, err := evidence.Read(filepath.Join("testdata", "job", "lostevents-job-relist.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	judged := func(e *evidence.Evidence, p verdict.Property) verdict.Record {
-		return oracle.Judge(e.Start, p, Offline[p.ID](e))
-	}
+	read := func() *evidence.Evidence { return readEvidence(t, filepath.Join("job", "lostevents-job-relist.json")) }
 	e := read()
 	for _, c := range []struct {
 		p    verdict.Property
@@ -42,7 +32,7 @@ func TestAPodHandedBackDeletingWasStillWithheld(t *testing.T) {
 		{catalog.LostLaterScale, verdict.Held},
 		{catalog.LostNoOvershoot, verdict.Held},
 	} {
-		if got := judged(e, c.p); got.Outcome != c.want {
+		if got := judged(t, c.p.ID, e); got.Outcome != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.p.ID, got.Outcome, got.Reason, c.want)
 		}
 	}
@@ -63,14 +53,14 @@ func TestAPodHandedBackDeletingWasStillWithheld(t *testing.T) {
 	if !changed {
 		t.Fatal("no delivered ADDED of the lost pod to derive from")
 	}
-	if got := judged(e, catalog.LostEventWithheld); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "the lost create was not hidden") {
+	if got := judged(t, catalog.LostEventWithheld.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "the lost create was not hidden") {
 		t.Errorf("the pod delivered alive: %s %q, want broken: the lost create was not hidden", got.Outcome, got.Reason)
 	}
 
 	// Without the pod history, every delivery of the pod breaks it.
 	e = read()
 	delete(e.Histories, HistoryPods)
-	if got := judged(e, catalog.LostEventWithheld); got.Outcome != verdict.Broken {
+	if got := judged(t, catalog.LostEventWithheld.ID, e); got.Outcome != verdict.Broken {
 		t.Errorf("without the pod history: %s %q, want broken", got.Outcome, got.Reason)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -23,14 +22,7 @@ import (
 // it holds, and the controller recovered the create.
 func TestALostPodOfTheSameNameElsewhereIsAnotherPod(t *testing.T) {
 	read := func() *evidence.Evidence {
-		e, err := evidence.Read(filepath.Join("testdata", "statefulset", "lostevents-statefulset-relist.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	judged := func(e *evidence.Evidence, p verdict.Property) verdict.Record {
-		return oracle.Judge(e.Start, p, Offline[p.ID](e))
+		return readEvidence(t, filepath.Join("statefulset", "lostevents-statefulset-relist.json"))
 	}
 	e := read()
 	for _, c := range []struct {
@@ -43,7 +35,7 @@ func TestALostPodOfTheSameNameElsewhereIsAnotherPod(t *testing.T) {
 		{catalog.LostLaterScale, verdict.Held},
 		{catalog.LostNoOvershoot, verdict.Held},
 	} {
-		if got := judged(e, c.p); got.Outcome != c.want {
+		if got := judged(t, c.p.ID, e); got.Outcome != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.p.ID, got.Outcome, got.Reason, c.want)
 		}
 	}
@@ -66,7 +58,7 @@ func TestALostPodOfTheSameNameElsewhereIsAnotherPod(t *testing.T) {
 	if !changed {
 		t.Fatal("no delivered ADDED of a pod of the lost pod's name elsewhere to derive from")
 	}
-	if got := judged(e, catalog.LostEventWithheld); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "pod/"+ns+"/web-2") {
+	if got := judged(t, catalog.LostEventWithheld.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "pod/"+ns+"/web-2") {
 		t.Errorf("the pod delivered in the workload's namespace: %s %q, want broken naming pod/%s/web-2", got.Outcome, got.Reason, ns)
 	}
 }
