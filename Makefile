@@ -11,6 +11,9 @@ GINKGO_FLAGS ?=
 # Suite settings: -steadystate.converge-timeout=30s, -steadystate.window=1s,
 # -steadystate.recovery-margin=15s (the defaults).
 SUITE_FLAGS  ?=
+# How many suites make e2e runs side by side, each with its own cluster
+# (empty: bin/steadystate e2e's default, 3 on local and 1 elsewhere).
+E2E_PARALLEL ?=
 ifdef CI
 GINKGO_FLAGS += --no-color
 endif
@@ -69,7 +72,7 @@ unit: kube-bins upstream-bins ## unit and integration tests (real control planes
 e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
-	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(GINKGO_FLAGS) -- -steadystate.refctl=$(CURDIR)/bin/refctl $(SUITE_FLAGS) || status=$$?; \
+	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(if $(E2E_PARALLEL),--parallel=$(E2E_PARALLEL)) $(GINKGO_FLAGS) -- -steadystate.refctl=$(CURDIR)/bin/refctl $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
 	  bin/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
 	  bin/steadystate html $(ARTIFACTS) || status=1; \

@@ -31,7 +31,7 @@ const usage = `usage:
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
-  steadystate e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]
+  steadystate e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]
                                              run every suite (make e2e), each in a child process; one report.json
   steadystate verify [--digest SHA256] BUNDLE  check a bundle's sums (against conform's printed digest)
                                              and re-judge every verdict offline from its evidence

@@ -185,6 +185,8 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		// A flag given wins over its variable, which is then not read.
 		{[]string{"selftest", "--suites", "leader", "--repeat", "2"}, []string{"SELFTEST_SUITES=nope", "SELFTEST_REPEAT=x"}, 1, "run it in the steadystate module's root folder"},
 		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},
+		{[]string{"e2e", "--parallel", "0"}, nil, 2, "e2e --parallel 0: suites run side by side only on PROVIDER=local"},
+		{[]string{"e2e", "--parallel", "2"}, []string{"PROVIDER=kind"}, 2, "e2e --parallel 2: suites run side by side only on PROVIDER=local"},
 		{[]string{"conform"}, nil, 2, "conform needs --subject FILE"},
 		{[]string{"conform", "--subject", "s.yaml", "extra"}, nil, 2, `conform takes flags only (--subject FILE, --provider, --out), not "extra"`},
 		{[]string{"conform", "--subject", "/nonexistent/s.yaml"}, nil, 1, "subject file: open /nonexistent/s.yaml"},

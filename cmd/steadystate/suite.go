@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/e2e"
@@ -61,18 +62,26 @@ func suiteHelp() string {
 // program, and writes their merged Ginkgo JSON report to the artifacts
 // folder; it exits 1 when a suite did not pass.
 func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
-	cmd := cli.New("e2e", "e2e [--artifacts DIR] [GINKGO FLAGS] [-- SUITE FLAGS]",
+	cmd := cli.New("e2e", "e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]",
 		"Runs every suite ("+e2e.Names(e2eSuites())+"), each in a child process of this program\n"+
-			"('steadystate suite NAME'), one after the other: every suite runs and is judged whichever\n"+
-			"failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
+			"('steadystate suite NAME') with a cluster of its own, --parallel at a time: every suite runs\n"+
+			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
 			"--label-filter=capability:scalable -v; SUITE FLAGS those of 'steadystate suite -h'.")
 	artifacts := cmd.FS.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
+	parallel := 1
+	if cfg.Provider == "" || cfg.Provider == cluster.Local {
+		parallel = 3 // a local control plane is a few processes: three fit two cores
+	}
+	cmd.FS.IntVar(&parallel, "parallel", parallel, "run `N` suites side by side, each output written whole when it ends (local only; default 3 there, 1 on kind and existing)")
 	var ginkgo []string
 	e2e.GinkgoFlags(cmd.FS, &ginkgo)
 	if err := cmd.Parse(args); err != nil {
 		return e2e.NotForSuites(err)
+	}
+	if parallel < 1 || parallel > 1 && cfg.Provider != "" && cfg.Provider != cluster.Local {
+		return fmt.Errorf("%w: e2e --parallel %d: suites run side by side only on PROVIDER=local (a control plane each), at least 1", errUsage, parallel)
 	}
 	suiteFlags, err := e2e.SuiteFlags(args, cmd.FS.Args())
 	if err != nil {
@@ -83,7 +92,7 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 		return fmt.Errorf("find this program to run the suites with: %w", err)
 	}
 	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: e2eSuites(), Artifacts: *artifacts,
-		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr})
+		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr, Parallel: parallel})
 	if err != nil {
 		return err
 	}

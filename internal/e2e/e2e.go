@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,13 +43,18 @@ type Config struct {
 	Ginkgo, SuiteFlags []string
 	// Stdout and Stderr get the suites' output.
 	Stdout, Stderr io.Writer
+	// Parallel is how many suites run side by side (at least 1). Each
+	// then gets its own cluster name (-steadystate.cluster-name=NAME),
+	// so their control planes' logs do not mix, and its output is
+	// written whole, in one piece, once it has ended.
+	Parallel int
 }
 
 // stopGrace is how long an interrupted suite may take to clean up (stop
 // its subject and delete its cluster) before it is killed.
 const stopGrace = 45 * time.Second
 
-// Run runs c's suites in turn and writes their reports, merged in order,
+// Run runs c's suites in order, Parallel at a time, and writes their reports, merged in order,
 // to Artifacts/report.json. A suite that exited without writing its report
 // is in it as a failed suite naming how it exited. After an interruption
 // (ctx done) the suites not yet started are left out. Run reports whether
@@ -61,26 +68,40 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	passed = true
-	var reports []string
+	reports := make([]string, len(c.Suites))
+	ok := make([]bool, len(c.Suites))
+	noReport := make([]error, len(c.Suites))
+	slots := make(chan struct{}, max(c.Parallel, 1))
+	var wg sync.WaitGroup
+	var mu sync.Mutex // the suites' whole outputs, one at a time
+	started := 0
 	for i, s := range c.Suites {
+		slots <- struct{}{}
 		if ctx.Err() != nil {
+			<-slots
 			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", Names(c.Suites[i:]))
-			passed = false
 			break
 		}
-		report := filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, s.Name))
-		reports = append(reports, report)
-		ok, err := runSuite(ctx, c, s, report)
-		if err != nil {
-			fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, err)
-			failed := types.Report{SuiteDescription: s.Title, SuiteSucceeded: false,
-				SpecialSuiteFailureReasons: []string{err.Error()}}
-			if err := reporters.GenerateJSONReport(failed, report); err != nil {
-				return false, fmt.Errorf("write the report of suite %s: %w", s.Name, err)
-			}
+		started++
+		reports[i] = filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, s.Name))
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			ok[i], noReport[i] = runAndReport(ctx, c, s, reports[i], &mu)
+		}()
+	}
+	wg.Wait()
+	passed = started == len(c.Suites) && !slices.Contains(ok[:started], false)
+	reports = reports[:started]
+	for i, err := range noReport[:started] {
+		if err == nil {
+			continue
 		}
-		passed = passed && ok && err == nil
+		failed := types.Report{SuiteDescription: c.Suites[i].Title, SuiteSucceeded: false,
+			SpecialSuiteFailureReasons: []string{err.Error()}}
+		if err := reporters.GenerateJSONReport(failed, reports[i]); err != nil {
+			return false, fmt.Errorf("write the report of suite %s: %w", c.Suites[i].Name, err)
+		}
 	}
 	messages, err := reporters.MergeAndCleanupJSONReports(reports, filepath.Join(c.Artifacts, ReportName))
 	if err == nil && len(messages) > 0 {
@@ -92,17 +113,61 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 	return passed, nil
 }
 
+// runAndReport runs suite s, its output buffered and written whole once
+// it ended when suites run side by side (mu guards that), and says
+// whether it passed; noReport is why it wrote no report.
+func runAndReport(ctx context.Context, c Config, s Suite, report string, mu *sync.Mutex) (passed bool, noReport error) {
+	if c.Parallel <= 1 {
+		passed, noReport = runSuite(ctx, c, s, report, c.Stdout, c.Stderr)
+	} else {
+		start := time.Now()
+		mu.Lock()
+		fmt.Fprintf(c.Stderr, "e2e: suite %s started\n", s.Name)
+		mu.Unlock()
+		var out bytes.Buffer
+		w := &lockedWriter{w: &out}
+		passed, noReport = runSuite(ctx, c, s, report, w, w)
+		result := "passed"
+		if !passed {
+			result = "did not pass"
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(c.Stdout, "\n=== e2e: suite %s %s in %s; its output:\n", s.Name, result, time.Since(start).Round(time.Second))
+		c.Stdout.Write(out.Bytes())
+	}
+	if noReport != nil {
+		fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, noReport)
+	}
+	return passed, noReport
+}
+
+// lockedWriter is a child's stdout and stderr in one buffer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // runSuite runs suite s in a child process writing its JSON report to
 // report, and says whether it passed; err is a suite that wrote no report.
 // When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
 // killed after stopGrace.
-func runSuite(ctx context.Context, c Config, s Suite, report string) (passed bool, err error) {
+func runSuite(ctx context.Context, c Config, s Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
 	args := []string{"suite", s.Name}
 	args = append(args, c.Ginkgo...)
 	args = append(args, "-ginkgo.json-report="+report, "-steadystate.artifacts="+c.Artifacts)
+	if c.Parallel > 1 {
+		args = append(args, "-steadystate.cluster-name="+s.Name)
+	}
 	args = append(args, c.SuiteFlags...)
 	cmd := exec.CommandContext(ctx, c.Program, args...)
-	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Its own process group: a Ctrl-C reaches this process only, which
 	// passes one SIGINT on (a second would cut Ginkgo's cleanup short).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

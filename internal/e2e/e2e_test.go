@@ -26,6 +26,10 @@ pass) echo '[{"SuiteDescription":"Pass","SuiteSucceeded":true}]' > "$report"; ex
 fail) echo '[{"SuiteDescription":"Fail","SuiteSucceeded":false}]' > "$report"; exit 1;;
 slow) trap 'echo "[{\"SuiteDescription\":\"Slow\",\"SuiteSucceeded\":false}]" > "$report"; exit 1' INT
   touch "$(dirname "$0")/started"; sleep 30 >/dev/null 2>&1 & wait; exit 0;;
+ping|pong) d="$(dirname "$0")"; touch "$d/$2"; other=pong; [ "$2" = pong ] && other=ping
+  i=0; while [ ! -e "$d/$other" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+  [ -e "$d/$other" ] || exit 3
+  echo "$2 line 1"; echo "$2 line 2"; echo "[{\"SuiteDescription\":\"$2\",\"SuiteSucceeded\":true}]" > "$report"; exit 0;;
 *) exit 2;;
 esac
 `
@@ -99,6 +103,54 @@ func TestRunPasses(t *testing.T) {
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: dir, Suites: []Suite{{"pass", "Pass"}, {"pass", "Pass"}}})
 	if err != nil || !passed {
 		t.Fatalf("Run = %v, %v; want passed", passed, err)
+	}
+}
+
+// Parallel suites run side by side (ping and pong each wait for the other
+// to have started: one at a time, the first would give up), each with a
+// cluster of its own name; each one's output is written in one piece and
+// the report keeps the suites' order.
+func TestParallelSuitesRunSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "artifacts")
+	var out, errs strings.Builder
+	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Parallel: 2,
+		Suites: []Suite{{"ping", "Ping"}, {"pong", "Pong"}, {"pass", "Pass"}}, Stdout: &out, Stderr: &errs})
+	if err != nil || !passed {
+		t.Fatalf("Run = %v, %v; want passed\n%s%s", passed, err, out.String(), errs.String())
+	}
+	for _, name := range []string{"ping", "pong"} {
+		if !strings.Contains(out.String(), name+" line 1\n"+name+" line 2\n") {
+			t.Errorf("the output of %s is not in one piece:\n%s", name, out.String())
+		}
+	}
+	calls, err := os.ReadFile(filepath.Join(dir, "calls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ping", "pong", "pass"} {
+		if !strings.Contains(string(calls), "suite "+name+" ") || !strings.Contains(string(calls), "-steadystate.cluster-name="+name) {
+			t.Errorf("suite %s did not run with a cluster of its own name:\n%s", name, calls)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(art, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range reports {
+		got = append(got, r.SuiteDescription)
+	}
+	if want := []string{"ping", "pong", "Pass"}; !slices.Equal(got, want) {
+		t.Errorf("report holds suites %q, want %q", got, want)
 	}
 }
 

@@ -29,7 +29,7 @@ func (g *given) Set(s string) error {
 // processes (the matrix commands) passes the cell so, not through the
 // child's environment.
 var cellFlags struct {
-	subject, bug, subjectFile, artifacts, refctl, kindCluster given
+	subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given
 }
 
 // registerCellFlags adds the cell's flags to fs, each overriding the
@@ -41,6 +41,7 @@ func registerCellFlags(fs *flag.FlagSet) {
 	fs.Var(&cellFlags.artifacts, "steadystate.artifacts", "the `folder` of the run's artifacts (instead of ARTIFACTS)")
 	fs.Var(&cellFlags.refctl, "steadystate.refctl", "a prebuilt refctl `program` (instead of REFCTL_BINARY)")
 	fs.Var(&cellFlags.kindCluster, "steadystate.kind-cluster", "the `name` of the kind cluster to create (instead of KIND_CLUSTER_NAME)")
+	fs.Var(&cellFlags.clusterName, "steadystate.cluster-name", "the `name` of the local cluster to create, its logs in ARTIFACTS/cluster-NAME (default steadystate)")
 }
 
 // applyCellFlags puts the cell's flags that were given into c.
@@ -51,6 +52,7 @@ func applyCellFlags(c *Config) {
 	}{
 		{&cellFlags.subject, &c.Subject}, {&cellFlags.bug, &c.Bug}, {&cellFlags.subjectFile, &c.SubjectFile},
 		{&cellFlags.artifacts, &c.Artifacts}, {&cellFlags.refctl, &c.Refctl}, {&cellFlags.kindCluster, &c.Cluster.Kind.Name},
+		{&cellFlags.clusterName, &c.Cluster.Name},
 	} {
 		if f.flag.set {
 			*f.dst = f.flag.value

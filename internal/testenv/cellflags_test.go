@@ -14,10 +14,10 @@ func TestCellFlagsReplaceTheEnvironment(t *testing.T) {
 	t.Setenv("ARTIFACTS", "/env/artifacts")
 	t.Setenv("REFCTL_BINARY", "/env/refctl")
 	t.Setenv("KIND_CLUSTER_NAME", "from-env")
-	t.Cleanup(func() { cellFlags = struct{ subject, bug, subjectFile, artifacts, refctl, kindCluster given }{} })
+	t.Cleanup(func() { cellFlags = struct{ subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given }{} })
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	RegisterFlags(fs)
-	if err := fs.Parse([]string{"-steadystate.subject=", "-steadystate.bug=", "-steadystate.subject-file=/cell/subject.yaml", "-steadystate.artifacts=/cell/1", "-steadystate.kind-cluster=steadystate-selftest-2"}); err != nil {
+	if err := fs.Parse([]string{"-steadystate.subject=", "-steadystate.bug=", "-steadystate.subject-file=/cell/subject.yaml", "-steadystate.artifacts=/cell/1", "-steadystate.kind-cluster=steadystate-selftest-2", "-steadystate.cluster-name=leader"}); err != nil {
 		t.Fatal(err)
 	}
 	c := ConfigFromEnv()
@@ -26,6 +26,7 @@ func TestCellFlagsReplaceTheEnvironment(t *testing.T) {
 		"subject": {c.Subject, ""}, "bug": {c.Bug, ""}, "subject file": {c.SubjectFile, "/cell/subject.yaml"},
 		"artifacts": {c.Artifacts, "/cell/1"}, "cluster artifacts": {c.Cluster.Artifacts, "/cell/1"},
 		"kind cluster": {c.Cluster.Kind.Name, "steadystate-selftest-2"}, "refctl (not given)": {c.Refctl, "/env/refctl"},
+		"local cluster": {c.Cluster.LocalOptions("").Name, "leader"},
 	}
 	for what, v := range want {
 		if v[0] != v[1] {
