@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"time"
 
 	"github.com/steadystate-dev/steadystate/exploration"
 	"github.com/steadystate-dev/steadystate/internal/config"
@@ -31,33 +29,16 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 	if err := fs.Parse(args); err != nil {
 		return c, fmt.Errorf("%w: explore: %w", errUsage, err)
 	}
-	var err error
 	switch {
 	case fs.NArg() > 0:
 		return c, fmt.Errorf("%w: explore takes flags only, not %q", errUsage, fs.Arg(0))
 	case c.Subject == "":
 		return c, fmt.Errorf("%w: explore needs --subject: a reference subject (workload, leader, composite, cluster), a built-in one (replicaset, statefulset) or a subject file", errUsage)
-	case c.Repeat < 0:
-		return c, fmt.Errorf("--repeat %d: a replay runs at least once", c.Repeat)
-	case c.Confirm < 1:
-		return c, fmt.Errorf("--confirm %d: a shrink candidate is replayed at least once", c.Confirm)
-	case c.Shrink && c.Replay == "":
-		return c, fmt.Errorf("%w: --shrink reduces a kept schedule: give it with --replay FILE", errUsage)
-	case c.Repeat == 0 && c.Shrink:
-		c.Repeat = 10
-	case c.Repeat == 0:
-		c.Repeat = 1
 	}
-	if c.Budget, err = time.ParseDuration(*budget); err != nil || c.Budget <= 0 {
-		return c, fmt.Errorf("--budget %q is not a duration: use one such as 10m or 90s", *budget)
+	if err := c.SetOptions(*budget, *seed); err != nil {
+		return c, err
 	}
-	c.Seed = uint64(time.Now().UnixNano())
-	if *seed != "" {
-		if c.Seed, err = strconv.ParseUint(*seed, 10, 64); err != nil {
-			return c, fmt.Errorf("--seed %q is not a seed: use the number a previous run printed", *seed)
-		}
-	}
-	err = c.Configure(e)
+	err := c.Configure(e)
 	return c, err
 }
 

@@ -33,7 +33,7 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
 	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
 	modesFlag := cmd.FS.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
-	mf := addMatrixFlags(cmd, e, "SELFTEST", parallel)
+	mf := matrix.AddFlags(cmd, e, "SELFTEST", parallel)
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
@@ -41,7 +41,7 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
-	if c.run, err = mf.matrixRun(cmd, "selftest", "self-test matrix"); err != nil {
+	if c.run, err = mf.Run(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
 	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {

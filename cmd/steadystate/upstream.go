@@ -52,7 +52,7 @@ func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error
 			"time. A seed's two cells run together. The releases are read from UPSTREAM_DIR (make\n"+
 			"upstream-bins builds them); the runs go below ARTIFACTS/upstream.")
 	cellsFlag := cmd.FS.String("cells", e.Matrix["UPSTREAM"].Cells, "run only these comma-separated `cells`, whole seeds' pairs (UPSTREAM_CELLS; default all)")
-	mf := addMatrixFlags(cmd, e, "UPSTREAM", 1)
+	mf := matrix.AddFlags(cmd, e, "UPSTREAM", 1)
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
@@ -60,7 +60,7 @@ func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error
 		return c, fmt.Errorf("%w: upstream takes flags only (--cells, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
-	if c.run, err = mf.matrixRun(cmd, "upstream", "upstream matrix"); err != nil {
+	if c.run, err = mf.Run(cmd, "upstream", "upstream matrix"); err != nil {
 		return c, err
 	}
 	if p := c.run.Provider; p != "" && p != "local" && p != "kind" {
