@@ -30,8 +30,12 @@ const CapabilityNotBound = "capability not bound: "
 
 // Spec is one spec's verdict.
 type Spec struct {
-	Suite   string      `json:"suite"`
-	Name    string      `json:"name"`
+	Suite string `json:"suite"`
+	Name  string `json:"name"`
+	// Subject is the subject the spec ran, with its mode: "composite
+	// (correct)", "replicaset (subject file)"; "" when it named none
+	// (SubjectEntry).
+	Subject string      `json:"subject,omitempty"`
 	Outcome SpecOutcome `json:"outcome"`
 	// Broken are the ids of the properties that broke (Outcome broken).
 	Broken []string `json:"broken,omitempty"`
@@ -54,6 +58,20 @@ type Spec struct {
 // error and never passes on the records that happened to be readable.
 var RecordReadable = Property{ID: "evidence/records-readable", Stage: Assumption,
 	Sentence: "every property record attached to the spec's report reads back as a record"}
+
+// SubjectEntry names the Ginkgo report entry in which a spec names the
+// subject it ran and its mode.
+const SubjectEntry = "steadystate.subject"
+
+// SubjectOf is the subject a spec's report names (SubjectEntry), or "".
+func SubjectOf(r types.SpecReport) string {
+	for _, e := range r.ReportEntries {
+		if e.Name == SubjectEntry {
+			return e.StringRepresentation()
+		}
+	}
+	return ""
+}
 
 // Records reads the property records a spec attached to its report. An
 // entry that does not read as a record is a broken RecordReadable.
@@ -88,7 +106,7 @@ func Records(r types.SpecReport) []Record {
 
 // Classify judges one spec from its report and the records it attached.
 func Classify(suite string, r types.SpecReport) Spec {
-	s := Spec{Suite: suite, Name: specName(r), Records: Records(r), Declared: Declared(r.Labels()), Seconds: r.RunTime.Seconds(), Report: &r}
+	s := Spec{Suite: suite, Name: specName(r), Subject: SubjectOf(r), Records: Records(r), Declared: Declared(r.Labels()), Seconds: r.RunTime.Seconds(), Report: &r}
 	broken := BrokenIDs(s.Records)
 	switch {
 	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):

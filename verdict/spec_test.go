@@ -143,3 +143,19 @@ func TestAFailureOutsideAPropertyKeepsTheSpecsDescription(t *testing.T) {
 		t.Errorf("got %s %q\nwant error %q", s.Outcome, s.Reason, want)
 	}
 }
+
+// A spec names its subject in an entry of its own, read back from JSON;
+// the property records around it are read as before.
+func TestClassifyReadsTheSubject(t *testing.T) {
+	r := report(types.SpecStatePassed, Declarations(failover), Record{Property: failover, Outcome: Held})
+	named := entry("composite (correct)")
+	named.Name = SubjectEntry
+	r.ReportEntries = append(r.ReportEntries, named)
+	s := Classify("leader", r)
+	if s.Subject != "composite (correct)" || s.Outcome != Passed {
+		t.Errorf("Classify = subject %q, %s (%s); want composite (correct), passed", s.Subject, s.Outcome, s.Reason)
+	}
+	if s := Classify("leader", report(types.SpecStatePassed, Declarations(failover), Record{Property: failover, Outcome: Held})); s.Subject != "" {
+		t.Errorf("a spec with no subject entry names %q", s.Subject)
+	}
+}

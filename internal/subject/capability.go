@@ -10,7 +10,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -136,9 +138,11 @@ func capability[T Subject](reference T, what, binding string, bound func(T) bool
 	}
 	s := Selected()
 	if s == nil {
+		nameSubject(reference)
 		return reference
 	}
 	if c, ok := s.(T); ok && (bound == nil || bound(c)) {
+		nameSubject(s)
 		return c
 	}
 	how := "only the reference controller has it"
@@ -148,6 +152,20 @@ func capability[T Subject](reference T, what, binding string, bound func(T) bool
 	Skip(fmt.Sprintf("%ssubject %s is not a %s (%s)", verdict.CapabilityNotBound, s.Name(), what, how))
 	var zero T
 	return zero
+}
+
+// nameSubject names the spec's subject and its mode in its report
+// (verdict.SubjectEntry), for the report page's title: a reference
+// subject's seeded bug or "correct", or "subject file".
+func nameSubject(s Subject) {
+	mode := "correct"
+	if b, ok := catalog.Lookup(testenv.Run().Bug); ok && b.Subject == s.Name() {
+		mode = b.Name
+	}
+	if _, ok := s.(*fileSubject); ok {
+		mode = "subject file"
+	}
+	AddReportEntry(verdict.SubjectEntry, ReportEntryVisibilityNever, s.Name()+" ("+mode+")")
 }
 
 // Lease is the namespace and name of the Lease an election in the spec's

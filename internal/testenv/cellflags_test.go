@@ -14,7 +14,9 @@ func TestCellFlagsReplaceTheEnvironment(t *testing.T) {
 	t.Setenv("ARTIFACTS", "/env/artifacts")
 	t.Setenv("REFCTL_BINARY", "/env/refctl")
 	t.Setenv("KIND_CLUSTER_NAME", "from-env")
-	t.Cleanup(func() { cellFlags = struct{ subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given }{} })
+	t.Cleanup(func() {
+		cellFlags = struct{ subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given }{}
+	})
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	RegisterFlags(fs)
 	if err := fs.Parse([]string{"-steadystate.subject=", "-steadystate.bug=", "-steadystate.subject-file=/cell/subject.yaml", "-steadystate.artifacts=/cell/1", "-steadystate.kind-cluster=steadystate-selftest-2", "-steadystate.cluster-name=leader"}); err != nil {

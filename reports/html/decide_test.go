@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // offendingMark is a request marked as the one that broke a property.
@@ -202,6 +203,31 @@ func TestTitleNamesSubjectRunAndResult(t *testing.T) {
 		}
 		if !strings.Contains(b.String(), c.detail) {
 			t.Errorf("%s: the result does not say %q", c.name, c.detail)
+		}
+	}
+}
+
+// One run's specs name their subjects (verdict.SubjectEntry): the title
+// names each once, their mode once when they share it, or counts them.
+func TestOneRunNamesItsSpecsSubjects(t *testing.T) {
+	named := func(subjects ...string) []verdict.Spec {
+		var specs []verdict.Spec
+		for _, s := range subjects {
+			specs = append(specs, verdict.Spec{Subject: s})
+		}
+		return specs
+	}
+	for _, c := range []struct {
+		specs []verdict.Spec
+		want  string
+	}{
+		{named("workload (correct)", "workload (correct)", "", "leader (ignore-lost-lease)"), "workload (correct), leader (ignore-lost-lease)"},
+		{named("workload (correct)", "leader (correct)", "composite (correct)", "cluster (correct)"), "workload, leader, composite, cluster (correct)"},
+		{named("a (correct)", "b (correct)", "c (correct)", "d (subject file)"), "4 subjects"},
+		{named("", ""), ""},
+	} {
+		if got := specSubjects(c.specs); got != c.want {
+			t.Errorf("specSubjects = %q, want %q", got, c.want)
 		}
 	}
 }

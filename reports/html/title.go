@@ -23,7 +23,7 @@ const MatrixFile = "matrix.json"
 // heading names the page: what was tested, which run, and the result.
 type heading struct {
 	// Subject is the subjects the run tested and their modes, "" when
-	// the folder does not say (a make e2e run keeps no matrix).
+	// the folder does not say (its specs named none).
 	Subject string
 	// Run is the caller's name for the run and when it started.
 	Run string
@@ -61,9 +61,36 @@ func headingOf(title, root string, runs []run, specs []verdict.Spec) (heading, e
 		h.Subject = subjects(cells)
 		h.Result, h.Detail = matrixResult(cells)
 	case len(runs) == 1 && runs[0].dir == ".":
+		h.Subject = specSubjects(specs)
 		h.Result, h.Detail = reports.Result(specs)
 	}
 	return h, nil
+}
+
+// specSubjects names the subjects a run's specs ran, "workload (correct),
+// leader (ignore-lost-lease)"; "workload, leader, composite, cluster
+// (correct)" when they share their mode; else counts them past three.
+func specSubjects(specs []verdict.Spec) string {
+	var names, modes []string
+	for _, s := range specs {
+		if s.Subject == "" || slices.Contains(names, s.Subject) {
+			continue
+		}
+		names = append(names, s.Subject)
+		if i := strings.LastIndex(s.Subject, " ("); i > 0 && !slices.Contains(modes, s.Subject[i:]) {
+			modes = append(modes, s.Subject[i:])
+		}
+	}
+	switch {
+	case len(names) > 1 && len(names) <= 5 && len(modes) == 1:
+		for i := range names {
+			names[i] = strings.TrimSuffix(names[i], modes[0])
+		}
+		return strings.Join(names, ", ") + modes[0]
+	case len(names) > 3:
+		return fmt.Sprintf("%d subjects", len(names))
+	}
+	return strings.Join(names, ", ")
 }
 
 func startOf(runs []run) time.Time {
