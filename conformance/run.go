@@ -62,7 +62,10 @@ type Run struct {
 // control plane and the upstream releases are KUBE_VERSION's, KUBE_BIN_DIR
 // and UPSTREAM_DIR, or the cache's.
 func New(e config.Settings, subject, out, provider string) (Run, error) {
-	c := Run{Subject: subject, Out: out, Provider: provider}
+	c := Run{Subject: subject, Out: out, Provider: cmp.Or(provider, cluster.Local)}
+	if !slices.Contains(cluster.Providers, c.Provider) {
+		return c, fmt.Errorf("--provider %s: conform runs on local (a control plane of processes here), kind (the controller in pods) or existing (the cluster of $KUBECONFIG, or the one this pod runs in)", c.Provider)
+	}
 	var err error
 	if c.Matrix, err = matrix.New(e, "conform", "conformance", "CONFORM", 2); err != nil {
 		return c, err

@@ -309,13 +309,16 @@ func PrintFigures(w io.Writer, cells []Cell) {
 }
 
 // Select is the self-test matrix's cells of the suites and modes named
-// (nil: every one).
-func Select(suites, modes []string) []Cell {
+// (nil: every one); naming none is an error.
+func Select(suites, modes []string) ([]Cell, error) {
 	var out []Cell
 	for _, cell := range Cells() {
 		if (suites == nil || slices.Contains(suites, cell.Suite)) && (modes == nil || slices.Contains(modes, cell.Mode())) {
 			out = append(out, cell)
 		}
 	}
-	return out
+	if len(out) == 0 {
+		return nil, fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(suites, ","), strings.Join(modes, ","))
+	}
+	return out, nil
 }

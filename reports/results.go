@@ -3,9 +3,11 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -153,9 +155,31 @@ func SpliceResults(page []byte, sets map[string]ResultSet) ([]byte, error) {
 	return out, nil
 }
 
+// CheckSetName accepts a result set's name: lower-case letters, digits
+// and dashes, its file's and its block's name.
+func CheckSetName(name string) error {
+	if name == "" || strings.ContainsAny(name, "/ .") || strings.ToLower(name) != name {
+		return errors.New("results needs --name, a lower-case name of letters, digits and dashes (selftest, upstream-kind)")
+	}
+	return nil
+}
+
+// CheckoutCommit is the short commit of the checkout in the working
+// folder, which a result set is stamped with.
+func CheckoutCommit() (string, error) {
+	commit, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "", fmt.Errorf("the checkout's commit (git rev-parse --short HEAD): %w: run results in the steadystate checkout the run was made from", err)
+	}
+	return strings.TrimSpace(string(commit)), nil
+}
+
 // KeepResultSet makes set name from run's matrix.json, stamped with
 // commit, today's date and command, and writes it to dir/name.json.
 func KeepResultSet(run, name, command, commit, dir string) (path string, s ResultSet, err error) {
+	if err := CheckSetName(name); err != nil {
+		return "", s, err
+	}
 	matrixFile := filepath.Join(run, "matrix.json")
 	data, err := os.ReadFile(matrixFile)
 	if err != nil {

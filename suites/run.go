@@ -83,6 +83,24 @@ func Names() string {
 	return strings.Join(names, ", ")
 }
 
+// commonFlags adds the flags every suite takes to fs: the suites' own
+// (testenv's) and -steadystate.progress-fd.
+func commonFlags(fs *flag.FlagSet) (progressFD *int) {
+	testenv.RegisterFlags(fs)
+	return fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+}
+
+// Flags adds to fs every flag a suite of this program takes (for help):
+// those of every suite and each suite's own.
+func Flags(fs *flag.FlagSet) {
+	commonFlags(fs)
+	for _, s := range append(E2E(), Explore) {
+		if s.Flags != nil {
+			s.Flags(fs)
+		}
+	}
+}
+
 // ErrFlags marks arguments Run could not parse.
 var ErrFlags = errors.New("bad suite flags")
 
@@ -101,8 +119,7 @@ func Run(name string, args []string) (passed bool, err error) {
 	fs := flag.CommandLine
 	fs.Init(fs.Name(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	testenv.RegisterFlags(fs)
-	progressFD := fs.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
+	progressFD := commonFlags(fs)
 	register := s.Register
 	if s.Flags != nil {
 		register = s.Flags(fs)

@@ -241,3 +241,14 @@ func tail(s string, lines int) string {
 	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(all[max(0, len(all)-lines):], "\n")
 }
+
+// BuildInto builds releases into dir from the steadystate module in the
+// working folder (ModuleRoot), with progress lines.
+func BuildInto(ctx context.Context, dir string, releases []Release, progress io.Writer) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(progress, "upstream-bins: %d release(s) into %s\n", len(releases), dir)
+	return Builder{Dir: dir, RepoRoot: root, Progress: progress}.Build(ctx, releases)
+}

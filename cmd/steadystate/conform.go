@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 
-	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/conformance"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
@@ -29,10 +27,6 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 		return c, fmt.Errorf("%w: conform takes flags only (--subject FILE, --provider, --out), not %q", errUsage, fs.Arg(0))
 	case c.Subject == "":
 		return c, fmt.Errorf("%w: conform needs --subject FILE, the subject file that describes the controller", errUsage)
-	case c.Provider == "":
-		c.Provider = cluster.Local
-	case !slices.Contains(cluster.Providers, c.Provider):
-		return c, fmt.Errorf("--provider %s: conform runs on local (a control plane of processes here), kind (the controller in pods) or existing (the cluster of $KUBECONFIG, or the one this pod runs in)", c.Provider)
 	}
 	return conformance.New(e, c.Subject, c.Out, c.Provider)
 }

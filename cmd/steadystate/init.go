@@ -5,17 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/scaffold"
 )
-
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // initCommand drafts a subject file binding the steady-state capability:
 // from a kubebuilder project's folder (building its manager), or from a
@@ -30,7 +23,7 @@ func initCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	noBuild := c.FS.Bool("no-build", false, "do not build a kubebuilder project's manager (bin/manager must then exist)")
 	program := c.FS.String("command", "", "the controller's program (instead of a kubebuilder project)")
 	name := c.FS.String("name", "", "the subject's name (default: the project's, or the program's file name)")
-	var crds, samples listFlag
+	var crds, samples cli.Strings
 	c.FS.Var(&crds, "crd", "a CRD manifest to apply first (repeat the flag for more)")
 	c.FS.Var(&samples, "sample", "a manifest of an object the controller reconciles (repeat the flag for more)")
 	if err := c.Parse(args); err != nil {

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os/exec"
-	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -26,16 +24,16 @@ func resultsCommand(args []string, stdout io.Writer) error {
 	switch {
 	case c.FS.NArg() != 1:
 		return fmt.Errorf("%w: results takes one run folder (with matrix.json)", errUsage)
-	case *name == "" || strings.ContainsAny(*name, "/ .") || strings.ToLower(*name) != *name:
-		return fmt.Errorf("%w: results needs --name, a lower-case name of letters, digits and dashes (selftest, upstream-kind)", errUsage)
+	case reports.CheckSetName(*name) != nil:
+		return fmt.Errorf("%w: %w", errUsage, reports.CheckSetName(*name))
 	case *command == "":
 		return fmt.Errorf("%w: results needs --command, the command that produced the run", errUsage)
 	}
-	commit, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	commit, err := reports.CheckoutCommit()
 	if err != nil {
-		return fmt.Errorf("the checkout's commit (git rev-parse --short HEAD): %w: run results in the steadystate checkout the run was made from", err)
+		return err
 	}
-	path, set, err := reports.KeepResultSet(c.FS.Arg(0), *name, *command, strings.TrimSpace(string(commit)), *dir)
+	path, set, err := reports.KeepResultSet(c.FS.Arg(0), *name, *command, commit, *dir)
 	if err != nil {
 		return err
 	}

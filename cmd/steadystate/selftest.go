@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/internal/cli"
@@ -62,9 +61,9 @@ func selftestCommand(ctx context.Context, settings config.Settings, args []strin
 	if err != nil {
 		return err
 	}
-	cells := reports.Select(cfg.suites, cfg.modes)
-	if len(cells) == 0 {
-		return fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(cfg.suites, ","), strings.Join(cfg.modes, ","))
+	cells, err := reports.Select(cfg.suites, cfg.modes)
+	if err != nil {
+		return err
 	}
 	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
 	if err != nil {

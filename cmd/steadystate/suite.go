@@ -11,7 +11,6 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/e2e"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites"
 )
 
@@ -50,11 +49,7 @@ func suiteHelp() string {
 		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
 			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
 			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+", "+suites.ControlPlane.Name+".")
-	testenv.RegisterFlags(cmd.FS)
-	cmd.FS.Int("steadystate.progress-fd", 0, "file descriptor for progress events (JSON lines)")
-	if suites.Explore.Flags != nil {
-		suites.Explore.Flags(cmd.FS)
-	}
+	suites.Flags(cmd.FS)
 	return cmd.Help()
 }
 
@@ -63,7 +58,7 @@ func suiteHelp() string {
 // folder; it exits 1 when a suite did not pass.
 func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := cli.New("e2e", "e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]",
-		"Runs every suite ("+e2e.Names(e2eSuites())+"), each in a child process of this program\n"+
+		"Runs every suite ("+e2e.Names(suites.E2E())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME') with a cluster of its own, --parallel at a time: every suite runs\n"+
 			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
@@ -91,7 +86,7 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 	if err != nil {
 		return fmt.Errorf("find this program to run the suites with: %w", err)
 	}
-	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: e2eSuites(), Artifacts: *artifacts,
+	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: suites.E2E(), Artifacts: *artifacts,
 		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr, Parallel: parallel})
 	if err != nil {
 		return err
@@ -100,13 +95,4 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 		return errSuiteFailed
 	}
 	return nil
-}
-
-// e2eSuites are the suites e2e runs, in order.
-func e2eSuites() []e2e.Suite {
-	var run []e2e.Suite
-	for _, s := range suites.E2E() {
-		run = append(run, e2e.Suite{Name: s.Name, Title: s.Title})
-	}
-	return run
 }

@@ -23,12 +23,7 @@ func upstreamBinsCommand(ctx context.Context, cfg config.Settings, args []string
 	if err != nil {
 		return err
 	}
-	root, err := upstream.ModuleRoot()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "upstream-bins: %d release(s) into %s\n", len(releases), dir)
-	if err := (upstream.Builder{Dir: dir, RepoRoot: root, Progress: stderr}).Build(ctx, releases); err != nil {
+	if err := upstream.BuildInto(ctx, dir, releases, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, dir)

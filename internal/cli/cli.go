@@ -125,3 +125,9 @@ func Section(usage, name string) string {
 	}
 	return "usage:\n" + strings.Join(out, "\n") + "\n"
 }
+
+// Strings is a flag that may be repeated, each value kept in order.
+type Strings []string
+
+func (l *Strings) String() string     { return strings.Join(*l, ",") }
+func (l *Strings) Set(v string) error { *l = append(*l, v); return nil }

@@ -20,21 +20,19 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites"
 )
 
 // ReportName is the merged report's name in the artifacts folder.
 const ReportName = "report.json"
 
-// Suite is one suite to run: its name for `suite NAME` and its title, the
-// description of a report written for it when it wrote none.
-type Suite struct{ Name, Title string }
-
 // Config is one run of the suites.
 type Config struct {
 	// Program runs a suite: `Program suite NAME FLAGS...`.
 	Program string
-	// Suites run in this order.
-	Suites []Suite
+	// Suites run in this order, each as `Program suite NAME`; a suite's
+	// title describes a report written for it when it wrote none.
+	Suites []suites.Suite
 	// Artifacts is the run's folder: the suites' artifacts and
 	// ReportName.
 	Artifacts string
@@ -116,7 +114,7 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 // runAndReport runs suite s, its output buffered and written whole once
 // it ended when suites run side by side (mu guards that), and says
 // whether it passed; noReport is why it wrote no report.
-func runAndReport(ctx context.Context, c Config, s Suite, report string, mu *sync.Mutex) (passed bool, noReport error) {
+func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, mu *sync.Mutex) (passed bool, noReport error) {
 	if c.Parallel <= 1 {
 		passed, noReport = runSuite(ctx, c, s, report, c.Stdout, c.Stderr)
 	} else {
@@ -158,7 +156,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // report, and says whether it passed; err is a suite that wrote no report.
 // When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
 // killed after stopGrace.
-func runSuite(ctx context.Context, c Config, s Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
+func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
 	args := []string{"suite", s.Name}
 	args = append(args, c.Ginkgo...)
 	args = append(args, "-ginkgo.json-report="+report, "-steadystate.artifacts="+c.Artifacts)
@@ -188,7 +186,7 @@ func runSuite(ctx context.Context, c Config, s Suite, report string, stdout, std
 }
 
 // Names are the suites' names, comma-separated.
-func Names(ss []Suite) string {
+func Names(ss []suites.Suite) string {
 	var n []string
 	for _, s := range ss {
 		n = append(n, s.Name)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/steadystate-dev/steadystate/suites"
 )
 
 // fakeProgram is a `PROGRAM suite NAME FLAGS...` that records its
@@ -46,7 +48,7 @@ func TestRunRunsEverySuiteAndMergesTheirReports(t *testing.T) {
 	art := filepath.Join(dir, "artifacts")
 	var out strings.Builder
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art,
-		Suites:     []Suite{{"fail", "Fail"}, {"dies", "Dies"}, {"pass", "Pass"}},
+		Suites:     []suites.Suite{{Name: "fail", Title: "Fail"}, {Name: "dies", Title: "Dies"}, {Name: "pass", Title: "Pass"}},
 		Ginkgo:     []string{"-ginkgo.label-filter=x"},
 		SuiteFlags: []string{"-steadystate.window=2s"}, Stdout: &out, Stderr: &out})
 	if err != nil {
@@ -100,7 +102,7 @@ func TestRunPasses(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: dir, Suites: []Suite{{"pass", "Pass"}, {"pass", "Pass"}}})
+	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: dir, Suites: []suites.Suite{{Name: "pass", Title: "Pass"}, {Name: "pass", Title: "Pass"}}})
 	if err != nil || !passed {
 		t.Fatalf("Run = %v, %v; want passed", passed, err)
 	}
@@ -119,7 +121,7 @@ func TestParallelSuitesRunSideBySide(t *testing.T) {
 	art := filepath.Join(dir, "artifacts")
 	var out, errs strings.Builder
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Parallel: 2,
-		Suites: []Suite{{"ping", "Ping"}, {"pong", "Pong"}, {"pass", "Pass"}}, Stdout: &out, Stderr: &errs})
+		Suites: []suites.Suite{{Name: "ping", Title: "Ping"}, {Name: "pong", Title: "Pong"}, {Name: "pass", Title: "Pass"}}, Stdout: &out, Stderr: &errs})
 	if err != nil || !passed {
 		t.Fatalf("Run = %v, %v; want passed\n%s%s", passed, err, out.String(), errs.String())
 	}
@@ -225,7 +227,7 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	}()
 	var out strings.Builder
 	start := time.Now()
-	passed, err := Run(ctx, Config{Program: prog, Artifacts: dir, Suites: []Suite{{"slow", "Slow"}, {"pass", "Pass"}}, Stdout: &out, Stderr: &out})
+	passed, err := Run(ctx, Config{Program: prog, Artifacts: dir, Suites: []suites.Suite{{Name: "slow", Title: "Slow"}, {Name: "pass", Title: "Pass"}}, Stdout: &out, Stderr: &out})
 	if err != nil || passed {
 		t.Fatalf("Run = %v, %v; want not passed", passed, err)
 	}
