@@ -134,7 +134,7 @@ func (r *ClaimReconciler) reconcileDelete(ctx context.Context, claim *refv1.Clai
 		if err := r.Update(ctx, claim); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	message := "deleting the composite resource"
 	var xr refv1.Composite
