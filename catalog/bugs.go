@@ -63,6 +63,18 @@ var Bugs = []Bug{
 	{Name: "cleanup-while-paused", Component: "cluster", Subject: "cluster", Suite: "finalizer",
 		Breaks: []string{FinP4.ID},
 		Origin: "synthetic: a controller that runs external cleanup for a paused object being deleted"},
+	{Name: "status-hot-loop", Component: "composite", Subject: "composite", Suite: "steadystate",
+		Breaks: []string{SteadyQuiescent.ID},
+		Origin: "synthetic: a status hot loop: a controller that stamps status with the time of every reconcile (a condition's lastTransitionTime as a heartbeat) and writes it whether or not anything changed, so its own write and each resync bring another"},
+	{Name: "recreate-children-on-restart", Component: "composite", Subject: "composite", Suite: "steadystate",
+		// Its children are made again with the same names, specs and
+		// status, so the end state is the reference's: only the writes
+		// show it.
+		Breaks: []string{SteadyNoChurn.ID},
+		Origin: "synthetic: a controller that knows its children only from memory: after a restart it deletes the children it finds and makes them again instead of adopting them"},
+	{Name: "release-finalizer-early", Component: "composite", Subject: "composite", Suite: "steadystate",
+		Breaks: []string{SteadyLeavesNothing.ID},
+		Origin: "synthetic: a finalizer released before the cleanup it guards: the claim goes at once, and the Composite it made (no ownerReference) is left behind with its Managed"},
 }
 
 // Suites are the suites, in order: the reference subject each runs in the

@@ -3,11 +3,13 @@ package composite
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,6 +24,9 @@ const (
 	BugDeletingStatusNotPersisted = "deleting-status-not-persisted"
 	BugNoBlockingReason           = "no-blocking-reason"
 	BugExternalNameReuse          = "external-name-reuse"
+	BugStatusHotLoop              = "status-hot-loop"
+	BugRecreateChildrenOnRestart  = "recreate-children-on-restart"
+	BugReleaseFinalizerEarly      = "release-finalizer-early"
 )
 
 // Finalizers.
@@ -41,6 +46,12 @@ const requeue = time.Second
 type ClaimReconciler struct {
 	client.Client
 	Bug string
+
+	// made are the uids of the Composites this process created: the only
+	// children recreate-children-on-restart knows (it forgets them all
+	// when it restarts).
+	mu   sync.Mutex
+	made map[types.UID]bool
 }
 
 var _ reconcile.Reconciler = (*ClaimReconciler)(nil)
@@ -62,6 +73,11 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	if !claim.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, &claim)
+	}
+	if r.Bug == BugRecreateChildrenOnRestart {
+		if res, done, err := r.childrenFromMemory(ctx, &claim); done {
+			return res, err
+		}
 	}
 	if !controllerutil.ContainsFinalizer(&claim, ClaimFinalizer) {
 		controllerutil.AddFinalizer(&claim, ClaimFinalizer)
@@ -87,6 +103,17 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		changed = set(&claim.Status, claim.Generation, refv1.TypeReady, metav1.ConditionFalse, refv1.ReasonCreating, msg) || changed
 	}
+	if r.Bug == BugStatusHotLoop {
+		// A heartbeat in status: Synced is stamped with the time of every
+		// reconcile and status written whether or not anything changed.
+		// The stamp's own watch event and a resync every second bring the
+		// next reconcile, so the controller never goes quiet.
+		meta.FindStatusCondition(claim.Status.Conditions, refv1.TypeSynced).LastTransitionTime = metav1.Now()
+		if err := r.Status().Update(ctx, &claim); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
 	if changed {
 		return ctrl.Result{}, r.Status().Update(ctx, &claim)
 	}
@@ -96,6 +123,18 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 func (r *ClaimReconciler) reconcileDelete(ctx context.Context, claim *refv1.Claim) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(claim, ClaimFinalizer) {
 		return ctrl.Result{}, nil
+	}
+	if r.Bug == BugReleaseFinalizerEarly {
+		// The finalizer is released as the deletion starts, the Composite
+		// left for the next pass: there is none, the Claim is gone by
+		// then, and nothing else deletes a Composite (it has no
+		// ownerReference). It stays, with its Managed and the external
+		// resource.
+		controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
+		if err := r.Update(ctx, claim); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	message := "deleting the composite resource"
 	var xr refv1.Composite
@@ -130,6 +169,39 @@ func (r *ClaimReconciler) reconcileDelete(ctx context.Context, claim *refv1.Clai
 		}
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// childrenFromMemory is recreate-children-on-restart's way to the
+// Composite: before the finalizer (so a restart right after the first
+// write finds a child), it creates the Composite and keeps its uid in
+// memory, and a Composite it finds that it has no memory of, one a
+// previous run of the process made, it deletes and makes again instead of
+// adopting it. done says the pass ends here, with res and err.
+func (r *ClaimReconciler) childrenFromMemory(ctx context.Context, claim *refv1.Claim) (res ctrl.Result, done bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.made == nil {
+		r.made = map[types.UID]bool{}
+	}
+	var xr refv1.Composite
+	err = r.Get(ctx, client.ObjectKeyFromObject(claim), &xr)
+	switch {
+	case apierrors.IsNotFound(err):
+		xr = refv1.Composite{ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Namespace: claim.Namespace}, Spec: claim.Spec}
+		if err := r.Create(ctx, &xr); err != nil {
+			return ctrl.Result{}, true, err
+		}
+		r.made[xr.UID] = true
+		return ctrl.Result{}, true, nil
+	case err != nil:
+		return ctrl.Result{}, true, err
+	case !xr.DeletionTimestamp.IsZero():
+		return ctrl.Result{RequeueAfter: requeue}, true, nil // wait until it is gone
+	case !r.made[xr.UID]:
+		err := r.Delete(ctx, &xr, client.PropagationPolicy(metav1.DeletePropagationForeground))
+		return ctrl.Result{RequeueAfter: requeue}, true, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, false, nil
 }
 
 // blockingReason names a Managed of the Composite that cannot be deleted.

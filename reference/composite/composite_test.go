@@ -3,6 +3,7 @@ package composite_test
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/steadystate-dev/steadystate/internal/runner"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/composite"
 	"github.com/steadystate-dev/steadystate/reference/external"
@@ -23,10 +25,11 @@ var env reftest.Env
 func TestMain(m *testing.M) { reftest.Main(m, "composite-test", &env) }
 
 type scenario struct {
-	t   *testing.T
-	e   *reftest.Env
-	ns  string
-	ext *external.Client
+	t    *testing.T
+	e    *reftest.Env
+	ns   string
+	ext  *external.Client
+	subj *runner.Subject
 }
 
 // start runs the composite controller (mode bug) against a fresh external
@@ -34,8 +37,8 @@ type scenario struct {
 func start(t *testing.T, e *reftest.Env, bug string) *scenario {
 	srv := httptest.NewServer(external.NewServer().Handler())
 	t.Cleanup(srv.Close)
-	e.Start(t, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL, "--bug="+bug)
-	s := &scenario{t: t, e: e, ns: e.Cluster.Namespace(t, "composite"), ext: &external.Client{Base: srv.URL}}
+	subj := e.Start(t, "composite", 1, "--leader-elect=false", "--external-url="+srv.URL, "--bug="+bug)
+	s := &scenario{t: t, e: e, ns: e.Cluster.Namespace(t, "composite"), ext: &external.Client{Base: srv.URL}, subj: subj}
 	t.Cleanup(func() {
 		if t.Failed() {
 			ops, err := s.ext.Log(context.Background())
@@ -59,6 +62,12 @@ func (s *scenario) claim(name string) (*refv1.Claim, error) {
 	var c refv1.Claim
 	err := s.e.Client.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &c)
 	return &c, err
+}
+
+func (s *scenario) composite(name string) (*refv1.Composite, error) {
+	var x refv1.Composite
+	err := s.e.Client.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &x)
+	return &x, err
 }
 
 func (s *scenario) managed(name string) (*refv1.Managed, error) {
@@ -218,4 +227,134 @@ func deleteAfterUse(ops []external.Op, old, new string) bool {
 		}
 	}
 	return false
+}
+
+// writes are the controller's writes of resource's object name (any
+// subresource) begun after from, as its proxy logged them, verb first: a
+// create names no object, and is not among them.
+func (s *scenario) writes(from time.Time, resource, name string) []string {
+	var out []string
+	for _, r := range s.subj.Proxy(0).Requests() {
+		if r.IsWrite() && r.Resource == resource && r.Namespace == s.ns && r.Name == name && r.Start.After(from) {
+			out = append(out, strings.TrimSuffix(r.Verb+" "+r.Resource+"/"+r.Subresource, "/"))
+		}
+	}
+	return out
+}
+
+// TestQuietWhenNothingChanged labels a Ready claim, which brings it a
+// reconcile with nothing to do, then makes a second claim Ready: the
+// claim controller's one worker took the first claim's reconcile before
+// the second's. The correct mode wrote nothing of the first; the hot loop
+// rewrote its status.
+func TestQuietWhenNothingChanged(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{"", composite.BugStatusHotLoop}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		from := time.Now()
+		c, _ := s.claim("app")
+		patch := client.MergeFrom(c.DeepCopy())
+		c.Labels = map[string]string{"steadystate.dev/changed": "true"}
+		if err := s.e.Client.Patch(t.Context(), c, patch); err != nil {
+			t.Fatal(err)
+		}
+		s.createReady("later", s.ns+"-later")
+		w := s.writes(from, "claims", "app")
+		if bug == "" && len(w) > 0 {
+			t.Errorf("the correct mode wrote the claim with nothing changed: %v", w)
+		}
+		if bug != "" && !slices.Contains(w, "update claims/status") {
+			t.Errorf("status-hot-loop should rewrite the claim's status with nothing changed, wrote %v", w)
+		}
+		for _, name := range []string{"app", "later"} {
+			s.deleteClaim(name)
+			s.finish(name)
+		}
+	})
+}
+
+// TestChildrenAfterRestart restarts the controller once a claim is Ready,
+// then makes a second claim Ready: the restarted controller has been
+// through the first claim by then (its initial list comes first). The
+// correct mode adopted the Composite it found; recreate-children-on-restart
+// deletes it and makes another.
+func TestChildrenAfterRestart(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{"", composite.BugRecreateChildrenOnRestart}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		x, err := s.composite("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := x.UID
+		from := time.Now()
+		if err := s.subj.Proc(0).Restart(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if bug == "" {
+			s.createReady("later", s.ns+"-later")
+			x, err := s.composite("app")
+			if w := s.writes(from, "composites", "app"); err != nil || x.UID != before || slices.Contains(w, "delete composites") {
+				t.Errorf("the correct mode should adopt the Composite it finds after a restart: %v, uid %s (was %s), writes %v", err, x.UID, before, w)
+			}
+		} else {
+			reftest.Eventually(t, 30*time.Second, "the Composite to be made again and the claim Ready", func() bool {
+				x, err := s.composite("app")
+				c, cerr := s.claim("app")
+				return err == nil && x.UID != before && x.DeletionTimestamp == nil && cerr == nil && meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady)
+			})
+			if w := s.writes(from, "composites", "app"); !slices.Contains(w, "delete composites") {
+				t.Errorf("recreate-children-on-restart should delete the Composite it finds (and create another, with a new uid), wrote %v", w)
+			}
+			s.createReady("later", s.ns+"-later")
+		}
+		for _, name := range []string{"app", "later"} {
+			s.deleteClaim(name)
+			s.finish(name)
+		}
+	})
+}
+
+// TestDeletionLeavesNothing deletes a Ready claim and, once it is gone,
+// makes a second claim Ready: the controller has had its next passes by
+// then. The correct mode released the claim's finalizer only once its
+// Composite and Managed were gone; release-finalizer-early released it at
+// once and left them.
+func TestDeletionLeavesNothing(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{"", composite.BugReleaseFinalizerEarly}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		s.deleteClaim("app")
+		reftest.Eventually(t, 30*time.Second, "claim app to be gone", func() bool {
+			_, err := s.claim("app")
+			return apierrors.IsNotFound(err)
+		})
+		s.createReady("later", s.ns+"-later")
+		x, xerr := s.composite("app")
+		m, merr := s.managed("app")
+		if bug == "" && (!apierrors.IsNotFound(xerr) || !apierrors.IsNotFound(merr)) {
+			t.Errorf("the correct mode left the Composite (%v) or the Managed (%v) of a deleted claim", xerr, merr)
+		}
+		if bug != "" {
+			if xerr != nil || merr != nil || x.DeletionTimestamp != nil || m.DeletionTimestamp != nil {
+				t.Errorf("release-finalizer-early should leave the Composite (%v, deleting %v) and the Managed (%v, deleting %v) in place", xerr, x.DeletionTimestamp != nil, merr, m.DeletionTimestamp != nil)
+			}
+			// What it left, deleted while the provider runs.
+			if xerr == nil {
+				if err := s.e.Client.Delete(t.Context(), x, client.PropagationPolicy(metav1.DeletePropagationForeground)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reftest.Eventually(t, 30*time.Second, "the Composite and Managed left behind to be gone", func() bool {
+				_, xerr := s.composite("app")
+				_, merr := s.managed("app")
+				return apierrors.IsNotFound(xerr) && apierrors.IsNotFound(merr)
+			})
+		}
+		s.deleteClaim("later")
+		s.finish("later")
+	})
 }

@@ -17,4 +17,17 @@
 //   - no-blocking-reason: nothing on the Claim says why deletion hangs (b).
 //   - external-name-reuse: a new Managed adopts the external resource its
 //     deleting predecessor still owns; the old one then deletes it (c).
+//
+// And textbook bugs that only the steady-state suite's properties see:
+//
+//   - status-hot-loop: every reconcile stamps the Claim's Synced condition
+//     with the time and writes status, changed or not, and a resync comes
+//     every second: the controller never goes quiet.
+//   - recreate-children-on-restart: the Claim's Composite is known only
+//     from memory (made before the finalizer, so that a restart right
+//     after the first write finds one); after a restart the Composite
+//     found is deleted and made again, not adopted.
+//   - release-finalizer-early: a deleted Claim's finalizer is released at
+//     once, the Composite's deletion left for a next pass that never
+//     comes: the Composite and its Managed stay behind.
 package composite
