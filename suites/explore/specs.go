@@ -53,8 +53,16 @@ func specs(c Config) {
 		})
 		ReportAfterEach(st.done)
 
+		// A steadyState run's fault-free reference runs come first: each
+		// schedule is compared with them. Declared here, above the
+		// schedules, as Ginkgo runs a container's specs in the order of
+		// their places in the source.
 		if capability == schedule.Steady {
-			referenceSpecs(st.refs, &ns)
+			for i := range references {
+				It(fmt.Sprintf("%s %d of %d", ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
+					referenceRun(ctx, i, ns, st.refs)
+				})
+			}
 		}
 
 		if c.Replay != "" {

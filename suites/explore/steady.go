@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -61,30 +60,33 @@ func (r *endStates) all() []*judge.EndState {
 	return slices.Clone(r.refs)
 }
 
-// referenceSpecs declares the fault-free reference runs, before the
-// schedules: the steady-state suite's two clean runs of the objects and
-// changes, each judged on settling, the first also on its deletion.
-func referenceSpecs(refs *endStates, ns *string) {
-	for i := range references {
-		judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer}
-		if i == 0 {
-			judged = append(judged, catalog.SteadyLeavesNothing)
-		}
-		It(fmt.Sprintf("%s %d of %d", ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(judged...), func(ctx SpecContext) {
-			sc := steadystate.StartScenario(ctx, *ns)
-			ref, err := sc.Reference(sc.Run(ctx))
-			Expect(err).NotTo(HaveOccurred())
-			refs.add(ref)
-			if i == 0 {
-				sc.DeleteAll(ctx)
-			}
-			var checks []oracle.Check
-			for _, p := range judged {
-				checks = append(checks, testenv.Judged(p))
-			}
-			testenv.Verify(checks...)
-		})
+// referenceJudges are what fault-free reference run i is judged on: the
+// steady-state suite's two clean runs, each on settling, the first also
+// on its deletion.
+func referenceJudges(i int) []verdict.Property {
+	judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer}
+	if i == 0 {
+		judged = append(judged, catalog.SteadyLeavesNothing)
 	}
+	return judged
+}
+
+// referenceRun is fault-free reference run i in namespace ns: the
+// binding's objects applied and each change once the state has settled;
+// its end state is added to refs, then (the first) its objects deleted.
+func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
+	sc := steadystate.StartScenario(ctx, ns)
+	ref, err := sc.Reference(sc.Run(ctx))
+	Expect(err).NotTo(HaveOccurred())
+	refs.add(ref)
+	if i == 0 {
+		sc.DeleteAll(ctx)
+	}
+	var checks []oracle.Check
+	for _, p := range referenceJudges(i) {
+		checks = append(checks, testenv.Judged(p))
+	}
+	testenv.Verify(checks...)
 }
 
 // steady drives any controller by its steadyState binding, as the
