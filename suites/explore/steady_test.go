@@ -3,7 +3,12 @@ package explore
 import (
 	"testing"
 
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // A steadyState schedule's owned role is the resource of what the
@@ -34,5 +39,46 @@ func TestOwnedResource(t *testing.T) {
 	}
 	if got := keyResource("steady/pods:ns/web-1-a"); got != "pods" {
 		t.Errorf("keyResource of a core pod: %q", got)
+	}
+}
+
+// stuckRollout is a steadyState schedule's evidence, recorded by `steadystate
+// explore --subject fixtures/zoo/deployment.yaml --capability steadyState
+// --seed 1`: Kubernetes' Deployment controller, its old ReplicaSet's
+// scale-down refused (answer-409 on replicasets) half way through the
+// template change's rollout, did not try again, and the rollout stayed at
+// one of two updated pods.
+const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollout.json"
+
+// A steadyState schedule is judged offline from its own evidence: the
+// reference runs' end states travel in it, every property it is declared
+// judged on gets the verdict the run gave it (recovers and same-end-state
+// broken by the stuck rollout, the others held), and without the
+// references the comparisons are not evaluated: the schedule is an
+// error, never a pass.
+func TestSteadyScheduleRejudgesOffline(t *testing.T) {
+	e, err := evidence.Read(stuckRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]verdict.Outcome{}
+	for _, r := range e.Records {
+		recorded[r.ID] = r.Outcome
+	}
+	want := map[string]verdict.Outcome{
+		catalog.SteadyRecovers.ID: verdict.Broken, catalog.SteadySameEndState.ID: verdict.Broken,
+		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+	}
+	for _, p := range judged[schedule.Steady] {
+		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
+		if got.Outcome != want[p.ID] || got.Outcome != recorded[p.ID] {
+			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want[p.ID])
+		}
+	}
+	delete(e.Facts, judge.FactSteadyReferences)
+	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
+		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
+			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
+		}
 	}
 }
