@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -42,12 +43,12 @@ func TestOwnedResource(t *testing.T) {
 	}
 }
 
-// stuckRollout is a steadyState schedule's evidence, recorded by `steadystate
-// explore --subject fixtures/zoo/deployment.yaml --capability steadyState
-// --seed 1`: Kubernetes' Deployment controller, its old ReplicaSet's
-// scale-down refused (answer-409 on replicasets) half way through the
-// template change's rollout, did not try again, and the rollout stayed at
-// one of two updated pods.
+// stuckRollout is a steadyState schedule's evidence, recorded by
+// `steadystate explore --subject fixtures/zoo/deployment.yaml --replay
+// testdata/stuck-rollout.yaml`: Kubernetes' Deployment controller (v1.36.3),
+// the scale-down of its old ReplicaSet answered 500 for a second half way
+// through the template change's rollout, never tried again, and the rollout
+// stayed at one of two updated pods for T and more.
 const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollout.json"
 
 // A steadyState schedule is judged offline from its own evidence: the
@@ -57,6 +58,9 @@ const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollo
 // references the comparisons are not evaluated: the schedule is an
 // error, never a pass.
 func TestSteadyScheduleRejudgesOffline(t *testing.T) {
+	if _, err := schedule.Load(filepath.Join("testdata", "stuck-rollout.yaml")); err != nil {
+		t.Fatalf("the stuck rollout's schedule: %v", err)
+	}
 	e, err := evidence.Read(stuckRollout)
 	if err != nil {
 		t.Fatal(err)
