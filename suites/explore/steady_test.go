@@ -1,10 +1,13 @@
 package explore
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
@@ -83,6 +86,41 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
+		}
+	}
+}
+
+// exitedHost is a replica's process that a process fault stopped.
+type exitedHost struct{ chaos.Host }
+
+func (exitedHost) Exited(context.Context) bool { return true }
+
+// A forced relist, or the relist that ends dropped events, waits for each
+// replica whose watch it cut to re-watch; a replica that a process fault
+// stopped meanwhile re-watches nothing until it starts again, and then
+// lists afresh: the relist acts, naming it, rather than failing the
+// schedule on explore/steps-acted (a steadyState schedule of the zoo's
+// Deployment controller did: event-drop with a process-kill of the same
+// replica inside its window). One whose replica runs and never re-watches
+// still fails.
+func TestRelistOfAStoppedReplicaActs(t *testing.T) {
+	for _, exited := range []bool{true, false} {
+		r := chaos.Replica{Identity: "r0", Proxy: &fakeProxy{cuts: 1}}
+		if exited {
+			r.Host = exitedHost{}
+		}
+		d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{r}}}
+		f, err := faultFor(t.Context(), d, schedule.Step{Fault: "forced-relist", Resource: "pods"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.(*chaos.ForcedRelist).Timeout = 200 * time.Millisecond
+		inj, err := chaos.Inject(t.Context(), chaos.NewTimeline(), f, d.target())
+		switch {
+		case exited && (err != nil || inj.Detail["stopped"] != "r0"):
+			t.Errorf("a stopped replica's relist: %v, detail %v; want it acted, naming r0 stopped", err, inj.Detail)
+		case !exited && err == nil:
+			t.Errorf("a running replica that never re-watched: the relist acted")
 		}
 	}
 }
