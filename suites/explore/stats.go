@@ -98,7 +98,7 @@ func (st *stats) done(r SpecReport) {
 	if IsReference(r.LeafNodeText) {
 		what := string(v.Outcome)
 		if v.Outcome != verdict.Passed {
-			what += ": " + strings.Join(v.Broken, ", ") + v.Reason
+			what += ": " + strings.TrimSpace(strings.Join(v.Broken, ", ")+" "+v.Reason)
 		}
 		testenv.Status(fmt.Sprintf("%s: %s in %s (no schedule: the end state the schedules are compared with)", r.LeafNodeText, what, r.RunTime.Round(time.Second)))
 		return
