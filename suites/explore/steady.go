@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -223,11 +225,23 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 	case stuck != "":
 		return noTarget(stuck)
 	}
-	if !settled && !d.sc.Settle(ctx, FactSteadyUnderSchedule, what, since) {
-		d.mu.Lock()
-		d.stuck = fmt.Sprintf("the state did not settle within T+W after %s: no further change was applied", what)
-		d.mu.Unlock()
-		return noTarget(d.stuck)
+	if !settled {
+		// A replica a process fault stopped starts again only after the
+		// steps: the state cannot settle before, and waiting T+W for it
+		// would hold the schedule's recovery back by as much.
+		running, stopped, cancel := whileRunning(ctx, d.target())
+		ok := !stopped() && d.sc.Settle(running, FactSteadyUnderSchedule, what, since)
+		cancel()
+		if !ok {
+			why := fmt.Sprintf("the state did not settle within T+W after %s: no further change was applied under the schedule", what)
+			if stopped() {
+				why = fmt.Sprintf("a process fault stopped the controller before the state settled after %s: no further change was applied under the schedule", what)
+			}
+			d.mu.Lock()
+			d.stuck = why
+			d.mu.Unlock()
+			return noTarget(why)
+		}
 	}
 	c := changes[applied]
 	at := d.sc.Change(ctx, c)
@@ -235,6 +249,33 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 	d.applied, d.what, d.since, d.settled = applied+1, c.String(), at, false
 	d.mu.Unlock()
 	return nil
+}
+
+// whileRunning is ctx, ended as soon as a replica of t has exited (a
+// process fault stopped it); stopped reports whether one has.
+func whileRunning(ctx context.Context, t chaos.Target) (running context.Context, stopped func() bool, cancel context.CancelFunc) {
+	running, cancel = context.WithCancel(ctx)
+	var hit atomic.Bool
+	anyExited := func(ctx context.Context) bool {
+		for _, r := range t.Replicas {
+			if r.Host != nil && r.Host.Exited(ctx) {
+				hit.Store(true)
+				return true
+			}
+		}
+		return false
+	}
+	anyExited(ctx)
+	go func() {
+		_ = wait.PollUntilContextCancel(running, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			if anyExited(ctx) {
+				cancel()
+				return true, nil
+			}
+			return false, nil
+		})
+	}()
+	return running, hit.Load, cancel
 }
 
 func (d *steady) phases() []string { return []string{"applied", "changed"} }

@@ -124,3 +124,44 @@ func TestRelistOfAStoppedReplicaActs(t *testing.T) {
 		}
 	}
 }
+
+// stoppingHost is a replica's process that a process fault stops once
+// stop is closed.
+type stoppingHost struct {
+	chaos.Host
+	stop chan struct{}
+}
+
+func (h stoppingHost) Exited(context.Context) bool {
+	select {
+	case <-h.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// A change step waits for the state to settle only while the controller
+// runs: a replica a process fault stopped starts again only after the
+// steps, so the wait ends then (a steadyState schedule of the zoo's
+// ReplicaSet controller waited T+W, 65 s, for a settle the kill made
+// impossible).
+func TestChangeWaitsOnlyWhileTheControllerRuns(t *testing.T) {
+	h := stoppingHost{stop: make(chan struct{})}
+	target := chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: h}}}
+	running, stopped, cancel := whileRunning(t.Context(), target)
+	defer cancel()
+	if stopped() || running.Err() != nil {
+		t.Fatal("a running controller's wait ended")
+	}
+	close(h.stop)
+	<-running.Done()
+	if !stopped() {
+		t.Error("the wait ended without the controller stopped")
+	}
+	if _, stopped, cancel := whileRunning(t.Context(), target); !stopped() {
+		t.Error("a controller stopped before the wait: the wait began")
+	} else {
+		cancel()
+	}
+}
