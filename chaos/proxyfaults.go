@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,7 +222,9 @@ func (WatchCut) Recover(context.Context, Target) error { return nil }
 // sends, so client-go drops its resource version and lists again. Objects
 // created and deleted while the watch was stalled are then never seen.
 // Inject returns once every replica that had a watch has re-watched and got
-// its 410, or fails after Timeout (default 30s).
+// its 410, or has stopped (a process fault at the same moment: it lists
+// afresh when it starts again, and re-watches nothing until then), or
+// fails after Timeout (default 30s).
 type ForcedRelist struct {
 	Resource string
 	Replicas []string
@@ -269,10 +272,15 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		timeout = 30 * time.Second
 	}
 	deadline := time.Now().Add(timeout)
+	var stoppedReplicas []string
 	for len(pending) > 0 {
 		for p, id := range pending {
-			if answered(p, id) {
+			switch {
+			case answered(p, id):
 				delete(pending, p)
+			case stopped(ctx, t, p):
+				delete(pending, p)
+				stoppedReplicas = append(stoppedReplicas, p.Replica())
 			}
 		}
 		if len(pending) == 0 {
@@ -291,8 +299,23 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	if len(stoppedReplicas) > 0 {
+		slices.Sort(stoppedReplicas)
+		inj.Detail["stopped"] = strings.Join(stoppedReplicas, ",")
+	}
 	inj.End = time.Now()
 	return inj, nil
+}
+
+// stopped reports whether the replica behind p has exited since it
+// started.
+func stopped(ctx context.Context, t Target, p proxy.Controller) bool {
+	for _, r := range t.Replicas {
+		if r.Proxy == p && r.Host != nil {
+			return r.Host.Exited(ctx)
+		}
+	}
+	return false
 }
 
 // answered reports whether a request was answered by rule id.

@@ -194,11 +194,25 @@ func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args [
 // summarise prints the run's schedules, findings and errors, and the
 // steps not done. A finding is the command's failure; so is a schedule
 // that ended in an error (its verdict is unknown) and a run in which no
-// schedule ran.
+// schedule ran. A steadyState run's fault-free reference runs are no
+// schedules: one that broke a property or ended in an error is said so.
 func summarise(w io.Writer, c Run, run reports.Run) error {
-	var ran, findings, errs, reproduced, notDone, short int
+	var ran, findings, errs, reproduced, notDone, short, refs int
 	for _, s := range run.Specs {
 		if s.Outcome == verdict.SkippedSpec {
+			continue
+		}
+		if explore.IsReference(s.Name) {
+			refs++
+			switch s.Outcome {
+			case verdict.BrokenSpec:
+				findings++
+				fmt.Fprintf(w, "finding: %s (no faults) broke %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
+					filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name), "history.txt"))
+			case verdict.Error:
+				errs++
+				fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
+			}
 			continue
 		}
 		var steps []string
@@ -227,7 +241,11 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		}
 		ran++
 	}
-	fmt.Fprintf(w, "\nexplore: %d schedule(s) in %s, %d finding(s), %d error(s); details in %s\n", ran, run.Took.Round(time.Second), findings, errs, run.Dir)
+	also := ""
+	if refs > 0 {
+		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
+	}
+	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s, %d finding(s), %d error(s); details in %s\n", ran, also, run.Took.Round(time.Second), findings, errs, run.Dir)
 	if notDone > 0 {
 		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
 	}

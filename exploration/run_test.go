@@ -43,6 +43,8 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
 	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "assumption explore/steps-acted did not hold: pod-deletion at 10:00:00.000 failed: no pod to delete"}
 	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}
+	reference := verdict.Spec{Name: "Exploration of a steadyState subject " + explore.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
+	unsettled := verdict.Spec{Name: "Exploration of a steadyState subject " + explore.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}
 	for _, tc := range []struct {
 		name  string
 		specs []verdict.Spec
@@ -53,6 +55,11 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
 		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", []string{"2 error(s)"}},
 		{"none ran", []verdict.Spec{skipped}, "no schedule ran", []string{"0 schedule(s)"}},
+		// A steadyState run's reference runs are no schedules; one that
+		// broke a property is a finding.
+		{"references", []verdict.Spec{reference, passed}, "", []string{"1 schedule(s) (after 1 fault-free reference run(s))"}},
+		{"only references", []verdict.Spec{reference, reference}, "no schedule ran", []string{"0 schedule(s) (after 2 fault-free reference run(s))"}},
+		{"a reference broke", []verdict.Spec{reference, unsettled, passed}, "found schedules that break properties", []string{"finding: Exploration of a steadyState subject fault-free reference run 2 of 2 (no faults) broke steadystate/settles"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder

@@ -7,7 +7,8 @@
 // (Faults: every proxy rule, pod deletions, process faults, leader
 // failover, concurrent creates, etcd compaction) or a workload step the
 // capability offers (Workloads: scale up and down, create and delete
-// claims, moves, and deleting an object another party's finalizer holds),
+// claims, moves, deleting an object another party's finalizer holds, and
+// applying a steady-state binding's next change),
 // placed either on the clock (at, from the schedule's
 // start) or right after the subject's next request of a kind (after:
 // "the next create of a pod"), where races live. Faults overlap freely. A

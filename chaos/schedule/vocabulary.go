@@ -32,10 +32,11 @@ const (
 	Leader    = "leaderElected"
 	Composite = "foregroundComposite"
 	Movable   = "movableResource"
+	Steady    = "steadyState"
 )
 
 // Capabilities are every capability a schedule may name.
-var Capabilities = []string{Scalable, Leader, Composite, Movable}
+var Capabilities = []string{Scalable, Leader, Composite, Movable, Steady}
 
 // Faults are the faults a schedule can inject, by name: the fault proxy's
 // rules on a replica's requests and watches, and the faults that act on
@@ -65,7 +66,9 @@ var Faults = map[string]Kind{
 // scalable workload; for a composite, deleting its claim, or replacing it
 // with a successor for the same external resource while it deletes; for
 // a movable resource, moving its objects to another cluster, or deleting
-// one while another party's finalizer holds it.
+// one while another party's finalizer holds it; for any controller
+// (steadyState), applying the binding's next change, once the state has
+// settled as the fault-free reference runs applied it.
 var Workloads = map[string]Kind{
 	"scale-up":     {Capabilities: []string{Scalable}},
 	"scale-down":   {Capabilities: []string{Scalable}},
@@ -73,18 +76,22 @@ var Workloads = map[string]Kind{
 	"delete-claim": {Capabilities: []string{Composite}},
 	"move":         {Capabilities: []string{Movable}},
 	"delete-held":  {Capabilities: []string{Movable}},
+	"change":       {Capabilities: []string{Steady}},
 }
 
 // Resources are what each capability's subject reads and writes, for the
 // resource of proxy faults and of triggers. "workload", "claims" and the
 // like are roles: a run maps each to the resource the subject binds (a
 // scalable subject's workload resource is replicasets, workloads or
-// clonesets).
+// clonesets); a steadyState subject's objects are the binding's objects'
+// resource, and owned the resource of what they own directly, as the
+// fault-free reference run made it (a Deployment's replicasets).
 var Resources = map[string][]string{
 	Scalable:  {"pods", "workload"},
 	Leader:    {"leases"},
 	Composite: {"claims", "composites"},
 	Movable:   {"clusters", "machines"},
+	Steady:    {"objects", "owned"},
 }
 
 // Requests are the requests a subject of each capability makes on its
@@ -97,6 +104,7 @@ var Requests = map[string][]Trigger{
 	Leader:    {{Verb: "update", Resource: "leases"}},
 	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}},
 	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
+	Steady:    {{Verb: "create", Resource: "owned"}, {Verb: "update", Resource: "owned"}, {Verb: "delete", Resource: "owned"}, {Verb: "update", Resource: "objects"}},
 }
 
 // Events are the watch event types a step may name.

@@ -11,12 +11,14 @@ import (
 
 // judged are the properties every schedule of a capability is judged on,
 // whatever its steps did (a driver's judge may judge more: a movable
-// schedule's move or held delete, a composite's successor).
+// schedule's move or held delete, a composite's successor, a steadyState
+// schedule's changes left until the faults were recovered, on settles).
 var judged = map[string][]verdict.Property{
 	schedule.Scalable:  {catalog.LostHealthyBefore, catalog.LostAfterFaults, catalog.LostLaterScale, catalog.LostNoOvershoot},
 	schedule.Leader:    {catalog.LeaderOneWriter},
 	schedule.Composite: {catalog.FgReadyBefore, catalog.FgDeletionBlocked, catalog.FgBlockerNamed, catalog.FgDeletionCompletes, catalog.FgDeletingStatus},
 	schedule.Movable:   {catalog.FinRanBefore, catalog.FinP2, catalog.FinP3, catalog.FinP4},
+	schedule.Steady:    {catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyLeavesNothing},
 }
 
 // judges declares what a schedule of capability is judged on, the premise

@@ -40,8 +40,10 @@ type driver interface {
 }
 
 // start runs the subject as a capability's driver in namespace ns,
-// brought to a steady state (the spec's first assumption).
-func start(ctx context.Context, capability, ns string) driver {
+// brought to a steady state (the spec's first assumption; a steadyState
+// subject's objects are applied and its schedule starts there, compared
+// in the end with the exploration's reference runs, refs).
+func start(ctx context.Context, capability, ns string, refs *endStates) driver {
 	switch capability {
 	case schedule.Scalable:
 		return startScalable(ctx, ns)
@@ -51,13 +53,15 @@ func start(ctx context.Context, capability, ns string) driver {
 		return startComposite(ctx, ns)
 	case schedule.Movable:
 		return startMovable(ctx, ns)
+	case schedule.Steady:
+		return startSteady(ctx, ns, refs)
 	}
 	Fail(fmt.Sprintf("exploration of capability %q is not built: explore %s", capability, strings.Join(Explorable, ", ")))
 	return nil
 }
 
 // Explorable are the capabilities exploration can drive.
-var Explorable = []string{schedule.Scalable, schedule.Leader, schedule.Composite, schedule.Movable}
+var Explorable = []string{schedule.Scalable, schedule.Leader, schedule.Composite, schedule.Movable, schedule.Steady}
 
 // pick resolves a step's replica selection over replicas (identities in
 // order), with holder the Lease holder for leader and follower ("" when

@@ -26,6 +26,8 @@ type fakeProxy struct {
 	reqs []proxy.Request
 	// rules added, by fault.
 	rules []proxy.Rule
+	// cuts is how many watches CutWatches finds open.
+	cuts int
 }
 
 func (p *fakeProxy) Replica() string { return "r0" }
@@ -54,7 +56,7 @@ func (p *fakeProxy) AddRule(r proxy.Rule) (string, error) {
 }
 
 func (p *fakeProxy) RemoveRule(string) error             { return nil }
-func (p *fakeProxy) CutWatches(proxy.Match) (int, error) { return 0, nil }
+func (p *fakeProxy) CutWatches(proxy.Match) (int, error) { return p.cuts, nil }
 
 // fakeDriver records the workload steps it was asked for.
 type fakeDriver struct {

@@ -34,6 +34,12 @@ const (
 
 func specs(c Config) {
 	st := newStats(c)
+	capability := c.Capability
+	if c.Replay != "" {
+		if s, err := schedule.Load(c.Replay); err == nil {
+			capability = s.Capability
+		}
+	}
 	Describe("Exploration of a "+c.Capability+" subject", Label("explore", "capability:"+c.Capability), func() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) {
@@ -46,6 +52,18 @@ func specs(c Config) {
 			ns = testenv.NewNamespace(ctx, "explore")
 		})
 		ReportAfterEach(st.done)
+
+		// A steadyState run's fault-free reference runs come first: each
+		// schedule is compared with them. Declared here, above the
+		// schedules, as Ginkgo runs a container's specs in the order of
+		// their places in the source.
+		if capability == schedule.Steady {
+			for i := range references {
+				It(fmt.Sprintf("%s %d of %d", ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
+					referenceRun(ctx, i, ns, st.refs)
+				})
+			}
+		}
 
 		if c.Replay != "" {
 			for i := range max(c.Repeat, 1) {
@@ -76,7 +94,7 @@ func specs(c Config) {
 // failing spec keeps its schedule, with the properties it broke, beside
 // its evidence.
 func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
-	d := start(ctx, capability, ns)
+	d := start(ctx, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })

@@ -30,7 +30,7 @@ type Config struct {
 // declares the specs of the configuration the flags give.
 func Flags(fs *flag.FlagSet) func() {
 	c := &Config{}
-	fs.StringVar(&c.Capability, "steadystate.explore.capability", "", "the capability the schedules exercise: scalableWorkload or leaderElected")
+	fs.StringVar(&c.Capability, "steadystate.explore.capability", "", "the capability the schedules exercise: scalableWorkload, leaderElected, foregroundComposite, movableResource or steadyState")
 	fs.Uint64Var(&c.Seed, "steadystate.explore.seed", 1, "the seed the run's schedules are drawn from")
 	fs.DurationVar(&c.Budget, "steadystate.explore.budget", 10*time.Minute, "how long new schedules may start")
 	fs.StringVar(&c.Replay, "steadystate.explore.replay", "", "a schedule file to run instead of drawn schedules")

@@ -1,0 +1,332 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/suites/steadystate"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+const (
+	// ReferenceSpec names the fault-free reference runs a steadyState
+	// exploration makes before its schedules: they are no schedules.
+	ReferenceSpec = "fault-free reference run"
+	// references is how many there are: what differs between two is
+	// masked in the comparison, as the steady-state suite does.
+	references = 2
+	// FactSteadyUnderSchedule are the phases a schedule's change steps
+	// waited on (judge.SettlePhase, as JSON), under its faults: evidence
+	// of when each change was made, judged by no property (recovers and
+	// settles judge the phases once the faults are recovered).
+	FactSteadyUnderSchedule = "explore/steady-under-schedule"
+)
+
+// IsReference reports whether the spec named name is a steadyState
+// exploration's fault-free reference run, not a schedule.
+func IsReference(name string) bool { return strings.Contains(name, ReferenceSpec) }
+
+// endStates are a steadyState exploration's fault-free reference runs'
+// end states, made once per exploration run by its first specs and
+// recorded in every schedule's evidence (judge.FactSteadyReferences), so
+// that a schedule is re-judged offline without the reference runs'.
+type endStates struct {
+	mu   sync.Mutex
+	refs []*judge.EndState
+}
+
+func (r *endStates) add(es *judge.EndState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs = append(r.refs, es)
+}
+
+func (r *endStates) all() []*judge.EndState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.refs)
+}
+
+// referenceJudges are what fault-free reference run i is judged on: the
+// steady-state suite's two clean runs, each on settling, the first also
+// on its deletion.
+func referenceJudges(i int) []verdict.Property {
+	judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer}
+	if i == 0 {
+		judged = append(judged, catalog.SteadyLeavesNothing)
+	}
+	return judged
+}
+
+// referenceRun is fault-free reference run i in namespace ns: the
+// binding's objects applied and each change once the state has settled;
+// its end state is added to refs, then (the first) its objects deleted.
+func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
+	sc := steadystate.StartScenario(ctx, ns)
+	ref, err := sc.Reference(sc.Run(ctx))
+	Expect(err).NotTo(HaveOccurred())
+	refs.add(ref)
+	if i == 0 {
+		sc.DeleteAll(ctx)
+	}
+	var checks []oracle.Check
+	for _, p := range referenceJudges(i) {
+		checks = append(checks, testenv.Judged(p))
+	}
+	testenv.Verify(checks...)
+}
+
+// steady drives any controller by its steadyState binding, as the
+// steady-state suite does: its objects are applied when the schedule
+// starts (its clock runs from the apply, so faults meet the controller's
+// first reconciles; no steady state is assumed before), and its changes
+// are applied one at a time, each once the state has settled, as the
+// reference runs applied them: a change step applies the next one, and
+// the changes no step applied are applied once the faults are recovered.
+type steady struct {
+	sc   *steadystate.Scenario
+	refs []*judge.EndState
+	// owned is the resource of what the objects own directly in the
+	// first reference run ("" when they owned nothing).
+	owned string
+	// changing serialises change steps: each waits for the state to
+	// settle, then applies the next change.
+	changing sync.Mutex
+	// mu guards the phase: the changes applied, the last phase and
+	// when it began, whether it settled, and whether a phase did not.
+	mu      sync.Mutex
+	applied int
+	what    string
+	since   time.Time
+	settled bool
+	stuck   string
+}
+
+func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
+	d := &steady{sc: steadystate.StartScenario(ctx, ns), refs: refs.all()}
+	if len(d.refs) > 0 {
+		d.owned = ownedResource(d.refs[0])
+	}
+	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
+	return d
+}
+
+// ownedResource is the resource (plural, without its group) most of what
+// ref's applied objects own directly is of; "" when they own nothing.
+func ownedResource(ref *judge.EndState) string {
+	uids := map[string]bool{}
+	for _, k := range ref.Roots {
+		if uid, ok := metadataField(ref.Objects[k], "uid").(string); ok {
+			uids[uid] = true
+		}
+	}
+	count := map[string]int{}
+	for k, o := range ref.Objects {
+		if slices.Contains(ref.Roots, k) {
+			continue
+		}
+		refs, _ := metadataField(o, "ownerReferences").([]any)
+		for _, r := range refs {
+			if m, ok := r.(map[string]any); ok && uids[fmt.Sprint(m["uid"])] {
+				count[keyResource(k)]++
+				break
+			}
+		}
+	}
+	best := ""
+	for _, res := range slices.Sorted(maps.Keys(count)) {
+		if best == "" || count[res] > count[best] {
+			best = res
+		}
+	}
+	return best
+}
+
+func metadataField(o map[string]any, field string) any {
+	m, _ := o["metadata"].(map[string]any)
+	return m[field]
+}
+
+// keyResource is the resource, without its group, of a joined key of
+// the steady-state histories (steady/replicasets.apps:ns/name).
+func keyResource(key string) string {
+	h, _, _ := strings.Cut(key, ":")
+	res, _, _ := strings.Cut(strings.TrimPrefix(h, judge.SteadyHistory("")), ".")
+	return res
+}
+
+func (d *steady) target() chaos.Target { return d.sc.Target() }
+
+// limits leave out a change step when the binding has no change.
+func (d *steady) limits() schedule.Limits {
+	l := schedule.DefaultLimits
+	l.Replicas = len(d.target().Replicas)
+	if d.target().Etcd == "" {
+		l.Without = append(l.Without, "etcd-compaction")
+	}
+	if len(d.sc.Binding().Changes) == 0 {
+		l.Without = append(l.Without, "change")
+	}
+	return l
+}
+
+// resource: objects is the applied objects' resource; owned what they
+// own directly in the reference run, or, when they own nothing, theirs.
+func (d *steady) resource(role string) string {
+	switch role {
+	case "objects":
+		return d.sc.ObjectsResource()
+	case "owned":
+		if d.owned != "" {
+			return d.owned
+		}
+		return d.sc.ObjectsResource()
+	}
+	return role
+}
+
+func (d *steady) replicas(sel string) []string { return pick(sel, identities(d.target()), "") }
+
+func (d *steady) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+
+// workload: a change step waits until the state has settled since the
+// last phase began (the objects' apply or the last change: recorded under
+// FactSteadyUnderSchedule), then applies the binding's next change. One
+// left with no change to apply, or after a phase that did not settle
+// within T+W, is not done.
+func (d *steady) workload(ctx context.Context, st schedule.Step) error {
+	if st.Workload != "change" {
+		return fmt.Errorf("%s is not a steady-state binding's step", st.Workload)
+	}
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	applied, what, since, settled, stuck := d.applied, d.what, d.since, d.settled, d.stuck
+	d.mu.Unlock()
+	changes := d.sc.Binding().Changes
+	switch {
+	case applied >= len(changes):
+		return noTarget("every change of capabilities.steadyState.changes was applied already")
+	case stuck != "":
+		return noTarget(stuck)
+	}
+	if !settled {
+		// A replica a process fault stopped starts again only after the
+		// steps: the state cannot settle before, and waiting T+W for it
+		// would hold the schedule's recovery back by as much.
+		running, stopped, cancel := whileRunning(ctx, d.target())
+		ok := !stopped() && d.sc.Settle(running, FactSteadyUnderSchedule, what, since)
+		cancel()
+		if !ok {
+			why := fmt.Sprintf("the state did not settle within T+W after %s: no further change was applied under the schedule", what)
+			if stopped() {
+				why = fmt.Sprintf("a process fault stopped the controller before the state settled after %s: no further change was applied under the schedule", what)
+			}
+			d.mu.Lock()
+			d.stuck = why
+			d.mu.Unlock()
+			return noTarget(why)
+		}
+	}
+	c := changes[applied]
+	at := d.sc.Change(ctx, c)
+	d.mu.Lock()
+	d.applied, d.what, d.since, d.settled = applied+1, c.String(), at, false
+	d.mu.Unlock()
+	return nil
+}
+
+// whileRunning is ctx, ended as soon as a replica of t has exited (a
+// process fault stopped it); stopped reports whether one has.
+func whileRunning(ctx context.Context, t chaos.Target) (running context.Context, stopped func() bool, cancel context.CancelFunc) {
+	running, cancel = context.WithCancel(ctx)
+	var hit atomic.Bool
+	anyExited := func(ctx context.Context) bool {
+		for _, r := range t.Replicas {
+			if r.Host != nil && r.Host.Exited(ctx) {
+				hit.Store(true)
+				return true
+			}
+		}
+		return false
+	}
+	anyExited(ctx)
+	go func() {
+		_ = wait.PollUntilContextCancel(running, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			if anyExited(ctx) {
+				cancel()
+				return true, nil
+			}
+			return false, nil
+		})
+	}()
+	return running, hit.Load, cancel
+}
+
+func (d *steady) phases() []string { return []string{"applied", "changed"} }
+
+// phase: the objects applied and no change yet, or a change applied.
+func (d *steady) phase() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.applied == 0 {
+		return "applied"
+	}
+	return "changed"
+}
+
+// judge: once the faults are recovered the state settles within T, for W
+// (recovers); the changes no step applied are applied, each once the
+// state has settled (settles); the end state is then compared with the
+// reference runs' (same-end-state, no-churn), and the objects are deleted
+// (leaves-nothing-behind). The controller never added a finalizer to a
+// deleting object over the whole run. No-churn is not bound when no fault
+// acted.
+func (d *steady) judge(ctx context.Context, recovered time.Time) {
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	applied := d.applied
+	d.mu.Unlock()
+	changes := d.sc.Binding().Changes
+	d.sc.Changes(ctx, d.sc.Settle(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered), applied)
+	d.sc.End()
+	d.sc.CompareWith(d.refs)
+	d.sc.DeleteAll(ctx)
+	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
+	switch {
+	case applied < len(changes):
+		checks = append(checks, testenv.Judged(catalog.SteadySettles))
+	case len(changes) == 0:
+		testenv.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change to settle after, once the faults were recovered")
+	default:
+		testenv.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
+	}
+	checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
+	// No-churn counts from the first fault: a schedule none of whose
+	// faults acted (their triggers never came) has none.
+	if len(testenv.Evidence().Snapshot().Faults) > 0 {
+		checks = append(checks, testenv.Judged(catalog.SteadyNoChurn))
+	} else {
+		testenv.NotBound(catalog.SteadyNoChurn, "no fault step of the schedule acted (each was not done): there is no during or after a fault to compare")
+	}
+	verify(append(checks,
+		testenv.Judged(catalog.SteadyNoFinalizer),
+		testenv.Judged(catalog.SteadyLeavesNothing),
+	)...)
+}

@@ -1,0 +1,167 @@
+package explore
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// A steadyState schedule's owned role is the resource of what the
+// applied objects own directly in the reference run: a Deployment's
+// ReplicaSets, not the pods those own in turn; nothing owned, none.
+func TestOwnedResource(t *testing.T) {
+	owner := func(uid string) map[string]any {
+		return map[string]any{"uid": uid, "ownerReferences": []any{map[string]any{"uid": uid + "-owner"}}}
+	}
+	deployment := &judge.EndState{
+		Roots: []string{"steady/deployments.apps:ns/web"},
+		Objects: map[string]map[string]any{
+			"steady/deployments.apps:ns/web":    {"metadata": map[string]any{"uid": "d"}},
+			"steady/replicasets.apps:ns/web-1":  {"metadata": map[string]any{"uid": "rs1", "ownerReferences": []any{map[string]any{"uid": "d"}}}},
+			"steady/replicasets.apps:ns/web-2":  {"metadata": map[string]any{"uid": "rs2", "ownerReferences": []any{map[string]any{"uid": "d"}}}},
+			"steady/pods:ns/web-1-a":            {"metadata": map[string]any{"uid": "p1", "ownerReferences": []any{map[string]any{"uid": "rs1"}}}},
+			"steady/pods:ns/web-1-b":            {"metadata": map[string]any{"uid": "p2", "ownerReferences": []any{map[string]any{"uid": "rs1"}}}},
+			"steady/pods:ns/web-1-c":            {"metadata": map[string]any{"uid": "p3", "ownerReferences": []any{map[string]any{"uid": "rs1"}}}},
+			"steady/configmaps:ns/not-owned-by": {"metadata": owner("c")},
+		},
+	}
+	if got := ownedResource(deployment); got != "replicasets" {
+		t.Errorf("a Deployment's owned resource is %q, want replicasets", got)
+	}
+	alone := &judge.EndState{Roots: []string{"steady/services:ns/web"}, Objects: map[string]map[string]any{"steady/services:ns/web": {"metadata": map[string]any{"uid": "s"}}}}
+	if got := ownedResource(alone); got != "" {
+		t.Errorf("objects that own nothing own %q, want none", got)
+	}
+	if got := keyResource("steady/pods:ns/web-1-a"); got != "pods" {
+		t.Errorf("keyResource of a core pod: %q", got)
+	}
+}
+
+// stuckRollout is a steadyState schedule's evidence, recorded by
+// `steadystate explore --subject fixtures/zoo/deployment.yaml --replay
+// testdata/stuck-rollout.yaml`: Kubernetes' Deployment controller (v1.36.3),
+// the scale-down of its old ReplicaSet answered 500 for a second half way
+// through the template change's rollout, never tried again, and the rollout
+// stayed at one of two updated pods for T and more.
+const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollout.json"
+
+// A steadyState schedule is judged offline from its own evidence: the
+// reference runs' end states travel in it, every property it is declared
+// judged on gets the verdict the run gave it (recovers and same-end-state
+// broken by the stuck rollout, the others held), and without the
+// references the comparisons are not evaluated: the schedule is an
+// error, never a pass.
+func TestSteadyScheduleRejudgesOffline(t *testing.T) {
+	if _, err := schedule.Load(filepath.Join("testdata", "stuck-rollout.yaml")); err != nil {
+		t.Fatalf("the stuck rollout's schedule: %v", err)
+	}
+	e, err := evidence.Read(stuckRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]verdict.Outcome{}
+	for _, r := range e.Records {
+		recorded[r.ID] = r.Outcome
+	}
+	want := map[string]verdict.Outcome{
+		catalog.SteadyRecovers.ID: verdict.Broken, catalog.SteadySameEndState.ID: verdict.Broken,
+		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+	}
+	for _, p := range judged[schedule.Steady] {
+		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
+		if got.Outcome != want[p.ID] || got.Outcome != recorded[p.ID] {
+			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want[p.ID])
+		}
+	}
+	delete(e.Facts, judge.FactSteadyReferences)
+	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
+		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
+			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
+		}
+	}
+}
+
+// exitedHost is a replica's process that a process fault stopped.
+type exitedHost struct{ chaos.Host }
+
+func (exitedHost) Exited(context.Context) bool { return true }
+
+// A forced relist, or the relist that ends dropped events, waits for each
+// replica whose watch it cut to re-watch; a replica that a process fault
+// stopped meanwhile re-watches nothing until it starts again, and then
+// lists afresh: the relist acts, naming it, rather than failing the
+// schedule on explore/steps-acted (a steadyState schedule of the zoo's
+// Deployment controller did: event-drop with a process-kill of the same
+// replica inside its window). One whose replica runs and never re-watches
+// still fails.
+func TestRelistOfAStoppedReplicaActs(t *testing.T) {
+	for _, exited := range []bool{true, false} {
+		r := chaos.Replica{Identity: "r0", Proxy: &fakeProxy{cuts: 1}}
+		if exited {
+			r.Host = exitedHost{}
+		}
+		d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{r}}}
+		f, err := faultFor(t.Context(), d, schedule.Step{Fault: "forced-relist", Resource: "pods"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.(*chaos.ForcedRelist).Timeout = 200 * time.Millisecond
+		inj, err := chaos.Inject(t.Context(), chaos.NewTimeline(), f, d.target())
+		switch {
+		case exited && (err != nil || inj.Detail["stopped"] != "r0"):
+			t.Errorf("a stopped replica's relist: %v, detail %v; want it acted, naming r0 stopped", err, inj.Detail)
+		case !exited && err == nil:
+			t.Errorf("a running replica that never re-watched: the relist acted")
+		}
+	}
+}
+
+// stoppingHost is a replica's process that a process fault stops once
+// stop is closed.
+type stoppingHost struct {
+	chaos.Host
+	stop chan struct{}
+}
+
+func (h stoppingHost) Exited(context.Context) bool {
+	select {
+	case <-h.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// A change step waits for the state to settle only while the controller
+// runs: a replica a process fault stopped starts again only after the
+// steps, so the wait ends then (a steadyState schedule of the zoo's
+// ReplicaSet controller waited T+W, 65 s, for a settle the kill made
+// impossible).
+func TestChangeWaitsOnlyWhileTheControllerRuns(t *testing.T) {
+	h := stoppingHost{stop: make(chan struct{})}
+	target := chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: h}}}
+	running, stopped, cancel := whileRunning(t.Context(), target)
+	defer cancel()
+	if stopped() || running.Err() != nil {
+		t.Fatal("a running controller's wait ended")
+	}
+	close(h.stop)
+	<-running.Done()
+	if !stopped() {
+		t.Error("the wait ended without the controller stopped")
+	}
+	if _, stopped, cancel := whileRunning(t.Context(), target); !stopped() {
+		t.Error("a controller stopped before the wait: the wait began")
+	} else {
+		cancel()
+	}
+}

@@ -1,0 +1,99 @@
+package steadystate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/subjectfile"
+)
+
+// Scenario is one spec's run of the steady-state binding, as another
+// suite drives it (exploration runs its changes between a schedule's
+// faults): the suite's own scenario, with the steps it takes in order.
+// Its methods fail the spec on a harness failure, as the suite's do.
+type Scenario struct{ sc *scenario }
+
+// StartScenario records the namespace's resources the objects and the
+// controller may write, starts the controller and applies nothing yet.
+func StartScenario(ctx context.Context, ns string) *Scenario {
+	return &Scenario{sc: start(ctx, ns)}
+}
+
+// Binding is the subject's steady-state binding.
+func (s *Scenario) Binding() *subjectfile.SteadyState { return s.sc.b }
+
+// Target is the controller's replicas.
+func (s *Scenario) Target() chaos.Target { return s.sc.target }
+
+// ObjectsResource is the resource (plural, without its group) of the
+// first applied object.
+func (s *Scenario) ObjectsResource() string { return s.sc.objects[0].gvr.Resource }
+
+// Apply creates the objects, in order, and returns when.
+func (s *Scenario) Apply(ctx context.Context) time.Time {
+	s.sc.apply(ctx)
+	return s.sc.applied
+}
+
+// Settle records a phase of fact (judge.FactSteadySettle,
+// FactSteadyRecover or one of the caller's) from since and waits until
+// the state has been ready for W, or T+W passed; it reports whether it
+// settled.
+func (s *Scenario) Settle(ctx context.Context, fact, what string, since time.Time) bool {
+	return s.sc.settle(ctx, fact, what, since)
+}
+
+// Change applies one change and returns when it was made.
+func (s *Scenario) Change(ctx context.Context, c subjectfile.Change) time.Time {
+	return s.sc.change(ctx, c)
+}
+
+// Changes applies each change from the from-th on, each once the state
+// has settled (settled: whether it has now), and reports whether the last
+// phase settled.
+func (s *Scenario) Changes(ctx context.Context, settled bool, from int) bool {
+	return s.sc.changes(ctx, settled, from)
+}
+
+// Run applies the objects and then each change once the state has
+// settled, and reports whether the last phase did: a fault-free run.
+func (s *Scenario) Run(ctx context.Context) bool { return s.sc.run(ctx) }
+
+// DeleteAll deletes the objects left and waits until
+// leaves-nothing-behind holds or its T has passed.
+func (s *Scenario) DeleteAll(ctx context.Context) { s.sc.deleteAll(ctx) }
+
+// Reference records the run's end state as of now and returns it, for a
+// faulted run to be compared with (CompareWith); settled says whether
+// its last phase settled. An end state the evidence cannot give is an
+// error.
+func (s *Scenario) Reference(settled bool) (*judge.EndState, error) {
+	s.sc.end()
+	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
+	if err != nil {
+		return nil, fmt.Errorf("no reference end state from this run: %w", err)
+	}
+	if !settled && ref.NotReady == "" {
+		ref.NotReady = "a phase did not settle within T+W"
+	}
+	return ref, nil
+}
+
+// End records the run's end state as of now (judge.FactSteadyEnd).
+func (s *Scenario) End() { s.sc.end() }
+
+// CompareWith records refs, the fault-free runs' end states, and the
+// subject's ignore paths for the faulted run's judges
+// (judge.FactSteadyReferences, FactSteadyIgnore).
+func (s *Scenario) CompareWith(refs []*judge.EndState) {
+	if len(refs) > 0 {
+		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
+	}
+	if len(s.sc.b.Ignore) > 0 {
+		testenv.Fact(judge.FactSteadyIgnore, mustJSON(s.sc.b.Ignore))
+	}
+}
