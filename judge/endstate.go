@@ -662,7 +662,15 @@ func noChurnBound(e *evidence.Evidence) string {
 	if len(parts) == 0 {
 		parts = []string{"none"}
 	}
-	return fmt.Sprintf("creates at most the %d clean reference runs' (%s); no delete of what they keep", len(refs), strings.Join(parts, ", "))
+	owedText := ""
+	if owed, err := ownedDeletions(e); err == nil && len(owed) > 0 {
+		var o []string
+		for _, res := range slices.Sorted(maps.Keys(owed)) {
+			o = append(o, fmt.Sprintf("%s %d", res, owed[res]))
+		}
+		owedText = fmt.Sprintf(", and one more of each object of its own the harness deleted (%s)", strings.Join(o, ", "))
+	}
+	return fmt.Sprintf("creates at most the %d clean reference runs' (%s)%s; no delete of what they keep", len(refs), strings.Join(parts, ", "), owedText)
 }
 
 // noChurn judges the faulted run's writes against the reference runs':
@@ -695,11 +703,24 @@ func noChurn(e *evidence.Evidence) error {
 			allowed[res] = max(allowed[res], n)
 		}
 	}
+	// What the harness deleted of the controller's own while a fault
+	// acted (and the reference runs did not) it owes again.
+	owed, err := ownedDeletions(e)
+	if err != nil {
+		return err
+	}
+	for res, n := range owed {
+		allowed[res] += n
+	}
 	made := map[string]int{}
 	for _, c := range controllerRequests(e, "create", got.Applied, got.At) {
 		// It broke at the first create beyond the reference's count.
 		if made[c.resource]++; made[c.resource] == allowed[c.resource]+1 {
-			broken = append(broken, breach{c.at, fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource])})
+			what := fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource]-owed[c.resource])
+			if owed[c.resource] > 0 {
+				what += fmt.Sprintf(" (and %d more owed for what the harness deleted of its own)", owed[c.resource])
+			}
+			broken = append(broken, breach{c.at, what})
 		}
 	}
 	// What every reference keeps, and how many of each it deleted itself.
