@@ -305,9 +305,14 @@ func answeredWrites(e *evidence.Evidence, inj chaos.Injection) (int, error) {
 // ownedDeletions counts, by resource, the objects the controller owns that
 // the harness deleted while a fault acted (Disturbance.Owned): the
 // controller owes one create of each more than the reference runs made.
+// The faults that come with the harness's writes need the record of them;
+// others (a restart) have none.
 func ownedDeletions(e *evidence.Evidence) (map[string]int, error) {
 	out := map[string]int{}
-	if _, ok := e.Facts[FactSteadyDisturbed]; !ok {
+	disturbing := slices.ContainsFunc(e.Faults, func(inj chaos.Injection) bool {
+		return inj.Fault == faultStall || inj.Fault == faultDrop || slices.ContainsFunc(RefusedCodes, func(c int) bool { return inj.Fault == RespondFault(c) })
+	})
+	if _, ok := e.Facts[FactSteadyDisturbed]; !ok && !disturbing {
 		return out, nil
 	}
 	r := read(e)

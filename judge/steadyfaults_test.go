@@ -2,8 +2,6 @@ package judge
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +64,6 @@ func faultedSteady(pattern string) *evidence.Evidence {
 	return e
 }
 
-var faultPatterns = []string{"stale-view", "missed-events", "writes-refused"}
-
 // TestSteadyFaultPremises: each fault's premise holds on its constructed
 // run, and breaks, saying why, when the fault did not act: a stall that
 // held nothing of the write, a write made outside the fault, a drop that
@@ -117,18 +113,6 @@ func TestSteadyFaultPremises(t *testing.T) {
 		got := judged(t, id[tc.pattern], e)
 		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
 			t.Errorf("%s, %s: %s %q, want %s with %q", tc.pattern, tc.name, got.Outcome, got.Reason, tc.want, tc.reason)
-		}
-	}
-	if !*writeSteady {
-		return
-	}
-	for _, pattern := range faultPatterns {
-		b, err := json.MarshalIndent(faultedSteady(pattern), "", " ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "steadystate-"+pattern+"-constructed.json"), b, 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
