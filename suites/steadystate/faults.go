@@ -147,7 +147,7 @@ func (sc *scenario) ownObject() (string, *unstructured.Unstructured) {
 	return "", nil
 }
 
-// recorded waits, within T, until the recorded histories show d's write:
+// recordedWrite waits, within T, until the recorded histories show d's write:
 // the API server has sent its event to every watch then.
 func (sc *scenario) recordedWrite(ctx context.Context, d judge.Disturbance) {
 	rv := func(o *unstructured.Unstructured) string {
@@ -323,13 +323,16 @@ func (sc *scenario) afterFault(ctx context.Context, premise verdict.Property, wh
 	sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, what, recovered), next)
 	sc.end()
 	sc.compareWithReferences()
-	checks := []oracle.Check{
-		testenv.Judged(premise),
-		testenv.Judged(catalog.SteadySettles),
-		testenv.Judged(catalog.SteadyRecovers),
-		testenv.Judged(catalog.SteadySameEndState),
-		testenv.Judged(catalog.SteadyNoChurn),
-		testenv.Judged(catalog.SteadyNoFinalizer),
+	var checks []oracle.Check
+	for _, p := range faultProperties(premise) {
+		checks = append(checks, testenv.Judged(p))
 	}
 	testenv.Verify(checks...)
+}
+
+// faultProperties are the properties a fault's spec judges: its premise, then
+// settles (the objects applied, the changes after the fault), recovers,
+// same-end-state, no-churn and no-finalizer-on-deleting.
+func faultProperties(premise verdict.Property) []verdict.Property {
+	return []verdict.Property{premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer}
 }

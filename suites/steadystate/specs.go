@@ -101,20 +101,19 @@ func steadySpecs() {
 
 		// Faults at the moments that break controllers (faults.go), each
 		// once the objects have settled, around another party's write.
+		// faulted is such a spec's body: inject returns when the fault was
+		// lifted and the first change it left to apply after it.
 		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
 			return func(ctx SpecContext) {
 				sc := start(ctx, ns)
-				judged := []verdict.Property{premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer}
-				if !sc.settledFirst(ctx) || !sc.disturbable(judged...) {
+				if !sc.settledFirst(ctx) || !sc.disturbable(faultProperties(premise)...) {
 					return
 				}
 				recovered, next := inject(sc, ctx, testenv.Timeline())
 				sc.afterFault(ctx, premise, what, recovered, next)
 			}
 		}
-		judges := func(premise verdict.Property) Labels {
-			return testenv.Judges(premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer)
-		}
+		judges := func(premise verdict.Property) Labels { return testenv.Judges(faultProperties(premise)...) }
 
 		It("ends as a clean run does after a stale view: its watches stalled while another party writes, then resumed", Label("fault:watch-stall"), judges(catalog.SteadyStaleView),
 			faulted(catalog.SteadyStaleView, "the stalled watches resumed", (*scenario).staleView))
