@@ -309,7 +309,7 @@ func (sc *scenario) disturbable(ps ...verdict.Property) bool {
 		return true
 	}
 	for _, p := range ps {
-		testenv.NotBound(p, "capabilities.steadyState.changes binds no change, and the objects own nothing the controller made, for another party to write while the fault acts: the fault would find the controller with nothing to do")
+		testenv.NotBound(p, "capabilities.steadyState.changes binds no change, and nothing of the controller's own (owned by the objects, or of a resource it created) exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do")
 	}
 	testenv.Verify()
 	return false
