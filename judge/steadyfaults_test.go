@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -158,5 +159,36 @@ func TestNoChurnOwesWhatTheHarnessDeleted(t *testing.T) {
 	}
 	if b := BoundText(catalog.SteadyNoChurn.ID, recreated(1, true)); !strings.Contains(b, "one more of each object of its own the harness deleted (configmaps 1)") {
 		t.Errorf("no-churn's bound does not name what is owed: %q", b)
+	}
+}
+
+// TestRecordedOwnedDeletionIsOwed re-judges a run of Kubernetes'
+// ReplicaSet controller (fixtures/zoo/replicaset.yaml without its changes)
+// through the missed-events spec: with no change bound, the harness
+// deleted one of its pods while the pod and ReplicaSet events were
+// dropped, then forced a relist. Every property held; the controller
+// made three pods where the clean runs made two, the third the one owed
+// for the pod the harness deleted. The same run without that deletion
+// recorded as the controller's own breaks no-churn on that third pod.
+func TestRecordedOwnedDeletionIsOwed(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("replicaset", "steadystate-replicaset-missed-events-owned-delete.json"))
+	}
+	e := read()
+	for _, rec := range e.Records {
+		if got := judged(t, rec.ID, e); got.Outcome != verdict.Held {
+			t.Errorf("%s as recorded: %s (%s), want held", rec.ID, got.Outcome, got.Reason)
+		}
+	}
+	e = read()
+	var ds []Disturbance
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyDisturbed]), &ds); err != nil || len(ds) != 1 || !ds[0].Owned || ds[0].Kind != "Pod" {
+		t.Fatalf("the recorded run's disturbance is not the deletion of a pod of its own: %v %+v", err, ds)
+	}
+	ds[0].Owned = false
+	b, _ := json.Marshal(ds)
+	e.Facts[FactSteadyDisturbed] = string(b)
+	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it created 3 pods, the reference run 2") {
+		t.Errorf("the deleted pod not recorded as the controller's own: %s %q, want broken on its third pod", got.Outcome, got.Reason)
 	}
 }
