@@ -192,3 +192,38 @@ func TestRecordedOwnedDeletionIsOwed(t *testing.T) {
 		t.Errorf("the deleted pod not recorded as the controller's own: %s %q, want broken on its third pod", got.Outcome, got.Reason)
 	}
 }
+
+// TestAnotherNamespaceIsNotTheRuns re-judges a run of the garbage
+// collector (fixtures/zoo/gc-foreground.yaml) through the missed-events
+// spec. The collector watches every namespace; during the run it deleted
+// a ReplicaSet of the namespace an earlier spec left to be cleaned up, one
+// no history of this run records. no-churn, which counted the
+// controller's writes in every namespace, was not evaluated on that
+// delete ("deleted objects no history recorded"); it counts the run's
+// namespace only and holds. The same delete in the run's namespace, of
+// the ReplicaSet the reference runs keep, breaks it.
+func TestAnotherNamespaceIsNotTheRuns(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("gc-foreground", "steadystate-gc-foreground-missed-events.json"))
+	}
+	e := read()
+	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("as recorded: %s (%s), want held", got.Outcome, got.Reason)
+	}
+	es, err := EndStateOf(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, moved := e.Proxies["gc-foreground-0"], false
+	for i, r := range p.Requests {
+		if r.Verb == "delete" && r.Resource == "replicasets" && r.Namespace != es.Namespace {
+			p.Requests[i].Namespace, moved = es.Namespace, true
+		}
+	}
+	if !moved {
+		t.Fatal("the recorded run has no delete in another namespace")
+	}
+	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it deleted Deployment/api > ReplicaSet/api-") {
+		t.Errorf("the delete in the run's namespace: %s %q, want broken on Deployment/api's ReplicaSet", got.Outcome, got.Reason)
+	}
+}
