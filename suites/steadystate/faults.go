@@ -262,7 +262,8 @@ func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.
 
 // refusedWrites answers the controller's writes of the recorded resources
 // in the namespace with each of judge.RefusedCodes in turn, each until it
-// has answered two of them (within T). Under the first it makes another
+// has answered two of them (within T; one that answered none within T is
+// the last). Under the first it makes another
 // party's write to draw them: the next change, and while none is answered
 // within W, the one after it, and once none is left, the deletion of an
 // object of the controller's own. It returns when the last code was
@@ -293,6 +294,12 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, some(2))
 		_ = a.End(ctx)
 		end = a.Injection().End
+		if acted, _ := some(1)(ctx); !acted {
+			// The controller made no write within T: the codes after
+			// this one would wait T each for nothing (the premise says
+			// which answered none).
+			break
+		}
 	}
 	return end, next
 }
