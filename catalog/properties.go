@@ -92,9 +92,12 @@ var (
 	SteadyRecovers      = p("steadystate/recovers", verdict.Convergence, "after each fault is recovered, every object and everything it owns is ready again within T and stays so for W")
 	SteadyQuiescent     = p("steadystate/quiescent", verdict.Invariant, "once settled, with nothing changing, the controller makes no writes for the quiet window (Lease and Event writes aside)")
 	SteadyRestarted     = p("steadystate/restarted-after-first-write", verdict.Assumption, "the controller was restarted (killed, then started again) after its first write of an object was answered")
+	SteadyStaleView     = p("steadystate/stale-view", verdict.Assumption, "the controller's watches of the objects' resources and of what they own were stalled while another party wrote (the next change, or, with none bound, a deletion of an object it owns), and the stall held that write's event from the controller until the watches resumed")
+	SteadyMissedEvents  = p("steadystate/missed-events", verdict.Assumption, "the watch events of the objects' resources and of what they own were dropped while another party wrote (the next change, or, with none bound, a deletion of an object the controller owns), that write's event among them, and then a forced relist of its resource answered the controller's re-watch with 410 Expired")
+	SteadyWritesRefused = p("steadystate/writes-refused", verdict.Assumption, "the fault proxy answered the controller's writes of objects (Lease and Event writes aside) with 429, then 500, then 409, each at least once, while another party's write (the next change, or, with none bound, a deletion of an object it owns) drew them")
 	SteadyLeavesNothing = p("steadystate/leaves-nothing-behind", verdict.Convergence, "once the objects are deleted, they, everything they own and every object the controller created while reconciling them (Leases, Events and what the subject declares shared aside) are gone within T, every finalizer released")
 	SteadySameEndState  = p("steadystate/same-end-state", verdict.Convergence, "after the faults, the end state equals a fault-free reference run's of the same objects and changes: the objects' status and the set of objects they own (by ownerReferences, transitively) with their spec or data, labels and annotations; uids, timestamps, generated names' suffixes, the namespace, a pod's node (the scheduler's choice), the fields that differed between two clean reference runs and the subject's ignore paths masked")
-	SteadyNoChurn       = p("steadystate/no-churn", verdict.Invariant, "from the first fault on, the controller deletes no object the fault-free reference run keeps (beyond what that run deleted of it), and over the run it creates no more objects of a resource than the reference run did, counted from its proxy log")
+	SteadyNoChurn       = p("steadystate/no-churn", verdict.Invariant, "from the first fault on, the controller deletes no object the fault-free reference run keeps (beyond what that run deleted of it), and over the run it creates no more objects of a resource than the reference run did (one more of each object of its own another party deleted while a fault acted), counted from its proxy log")
 	SteadyNoFinalizer   = p("steadystate/no-finalizer-on-deleting", verdict.Invariant, "the controller never adds a finalizer to an object being deleted: the API server never refuses one of its writes with \"no new finalizers can be added if the object is being deleted\" (finalizer/P3, for any controller)")
 )
 
@@ -107,7 +110,7 @@ var Properties = []verdict.Property{
 	FinRanBefore, FinMoverFinished, FinP1, FinRunsAfterMove, FinP1Back, FinRunsAfterBack, FinReleased, FinP2, FinP3, FinP4,
 	ExploreStepsActed,
 	CPReplicaSetScalesUp, CPReplicaSetScalesDown, CPGCHoldsOwner, CPGCRemovesOwner,
-	SteadyRestarted, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing, SteadySameEndState, SteadyNoChurn, SteadyNoFinalizer,
+	SteadyRestarted, SteadyStaleView, SteadyMissedEvents, SteadyWritesRefused, SteadySettles, SteadyRecovers, SteadyQuiescent, SteadyLeavesNothing, SteadySameEndState, SteadyNoChurn, SteadyNoFinalizer,
 }
 
 // Property looks a property up by id.

@@ -210,12 +210,19 @@ func (f WatchCut) Inject(_ context.Context, t Target) (Injection, error) {
 		n += m
 	}
 	inj.End = inj.Start
-	inj.Detail = map[string]string{"watches": strconv.Itoa(n)}
+	inj.Detail = map[string]string{DetailWatches: strconv.Itoa(n)}
 	return inj, nil
 }
 
 // Recover has nothing to undo.
 func (WatchCut) Recover(context.Context, Target) error { return nil }
+
+// The details of a forced relist's injection besides its 410 rules
+// (DetailRules): how many watches were cut, and of what resource.
+const (
+	DetailWatches  = "watches"
+	DetailResource = "resource"
+)
 
 // ForcedRelist makes the subject relist Resource: its watches are cut and
 // the re-watch is answered with the 410 Expired event the watch cache
@@ -266,7 +273,10 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		}
 	}
 	f.expire.mu.Unlock()
-	inj.Detail = map[string]string{"watches": strconv.Itoa(cut)}
+	// Beside the 410 rule of each replica (DetailRules): the proxy log
+	// names it on the 410 it answered.
+	inj.Detail[DetailWatches] = strconv.Itoa(cut)
+	inj.Detail[DetailResource] = f.Resource
 	timeout := f.Timeout
 	if timeout == 0 {
 		timeout = 30 * time.Second

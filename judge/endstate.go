@@ -97,13 +97,13 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	if ok, why := AllReady(m.Objects, overrides)(s); !ok {
 		es.NotReady = why
 	}
-	for _, req := range controllerRequests(e, "create", m.Applied, m.At) {
+	for _, req := range controllerRequests(e, "create", es.Namespace, m.Applied, m.At) {
 		es.Creates[req.resource]++
 	}
 	// A delete of an object no history recorded has no identity; nor
 	// has the faulted run's of the same resource, which no-churn leaves
 	// not evaluated.
-	dels, _ := controllerDeletes(e, src, strings.Split(names, ","), m.Applied, m.At)
+	dels, _ := controllerDeletes(e, src, strings.Split(names, ","), es.Namespace, m.Applied, m.At)
 	for _, d := range dels {
 		es.Deletes[d.identity]++
 	}
@@ -124,12 +124,15 @@ type answered struct {
 }
 
 // controllerRequests are the controller's writes of verb (Lease and Event
-// writes aside) the API server carried out (2xx), begun within [from, to].
-func controllerRequests(e *evidence.Evidence, verb string, from, to time.Time) []answered {
+// writes aside) in the run's namespace ns the API server carried out
+// (2xx), begun within [from, to]. A controller that watches every
+// namespace also cleans up what an earlier spec left in its own, which is
+// not this run's.
+func controllerRequests(e *evidence.Evidence, verb, ns string, from, to time.Time) []answered {
 	var out []answered
 	for _, p := range proxyLogs(e) {
 		for _, req := range p.Requests {
-			if req.Verb != verb || req.Code < 200 || req.Code > 299 || req.Subresource != "" || req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
+			if req.Verb != verb || req.Namespace != ns || req.Code < 200 || req.Code > 299 || req.Subresource != "" || req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
 				continue
 			}
 			res := req.Resource
@@ -150,10 +153,11 @@ type deleted struct {
 }
 
 // controllerDeletes are the controller's answered deletes begun within
-// [from, to], each named by the identity of the object as recorded just
-// before; unknown lists those no history recorded.
-func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []string, from, to time.Time) (out []deleted, unknown []string) {
-	for _, req := range controllerRequests(e, "delete", from, to) {
+// [from, to] in the run's namespace ns, each named by the identity of the
+// object as recorded just before; unknown lists those no history
+// recorded.
+func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []string, ns string, from, to time.Time) (out []deleted, unknown []string) {
+	for _, req := range controllerRequests(e, "delete", ns, from, to) {
 		h := SteadyHistory(req.resource)
 		key := SteadyKey(h, req.namespace, req.name)
 		s := src.StateAt(req.at)
@@ -662,7 +666,15 @@ func noChurnBound(e *evidence.Evidence) string {
 	if len(parts) == 0 {
 		parts = []string{"none"}
 	}
-	return fmt.Sprintf("creates at most the %d clean reference runs' (%s); no delete of what they keep", len(refs), strings.Join(parts, ", "))
+	owedText := ""
+	if owed, err := ownedDeletions(e); err == nil && len(owed) > 0 {
+		var o []string
+		for _, res := range slices.Sorted(maps.Keys(owed)) {
+			o = append(o, fmt.Sprintf("%s %d", res, owed[res]))
+		}
+		owedText = fmt.Sprintf(", and one more of each object of its own the harness deleted (%s)", strings.Join(o, ", "))
+	}
+	return fmt.Sprintf("creates at most the %d clean reference runs' (%s)%s; no delete of what they keep", len(refs), strings.Join(parts, ", "), owedText)
 }
 
 // noChurn judges the faulted run's writes against the reference runs':
@@ -695,11 +707,24 @@ func noChurn(e *evidence.Evidence) error {
 			allowed[res] = max(allowed[res], n)
 		}
 	}
+	// What the harness deleted of the controller's own while a fault
+	// acted (and the reference runs did not) it owes again.
+	owed, err := ownedDeletions(e)
+	if err != nil {
+		return err
+	}
+	for res, n := range owed {
+		allowed[res] += n
+	}
 	made := map[string]int{}
-	for _, c := range controllerRequests(e, "create", got.Applied, got.At) {
+	for _, c := range controllerRequests(e, "create", got.Namespace, got.Applied, got.At) {
 		// It broke at the first create beyond the reference's count.
 		if made[c.resource]++; made[c.resource] == allowed[c.resource]+1 {
-			broken = append(broken, breach{c.at, fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource])})
+			what := fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource]-owed[c.resource])
+			if owed[c.resource] > 0 {
+				what += fmt.Sprintf(" (and %d more owed for what the harness deleted of its own)", owed[c.resource])
+			}
+			broken = append(broken, breach{c.at, what})
 		}
 	}
 	// What every reference keeps, and how many of each it deleted itself.
@@ -709,7 +734,7 @@ func noChurn(e *evidence.Evidence) error {
 			kept[id]++
 		}
 	}
-	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), from, got.At)
+	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), got.Namespace, from, got.At)
 	count := map[string]int{}
 	for _, d := range dels {
 		count[d.identity]++

@@ -176,6 +176,26 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	}
 	derive("lostevents-correct-late-events.json", unmatched("event-delay"), catalog.LostEventsDelayed.ID)
 	derive("lostevents-correct-stall.json", unmatched("watch-stall"), catalog.LostWatchStalled.ID)
+	// The steady-state faults that did not act: a stall that held
+	// nothing, a drop that dropped nothing, a 500 that answered no write.
+	derive("steadystate-correct-stale-view.json", unmatched("watch-stall"), catalog.SteadyStaleView.ID)
+	derive("steadystate-correct-missed-events.json", unmatched("event-drop"), catalog.SteadyMissedEvents.ID)
+	derive("steadystate-correct-writes-refused.json", func(e *evidence.Evidence) {
+		for _, inj := range e.Faults {
+			if inj.Fault != RespondFault(500) {
+				continue
+			}
+			for replica, id := range chaos.Rules(inj) {
+				p := e.Proxies[replica]
+				n := len(p.Requests)
+				p.Requests = slices.DeleteFunc(p.Requests, func(r proxy.Request) bool { return r.Fault == id })
+				if len(p.Requests) == n {
+					t.Fatalf("the proxy log of %s has no request answered by %s", replica, id)
+				}
+				e.Proxies[replica] = p
+			}
+		}
+	}, catalog.SteadyWritesRefused.ID)
 	// The partition healed a millisecond after it began: nobody had taken
 	// the Lease yet.
 	derive("leader-correct-partition.json", func(e *evidence.Evidence) {

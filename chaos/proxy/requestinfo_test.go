@@ -54,3 +54,30 @@ func TestIsWrite(t *testing.T) {
 		}
 	}
 }
+
+// A rule may select several resources (Match.Resources), any of which
+// matches, each bare or with its group, beside the other fields.
+func TestMatchResources(t *testing.T) {
+	m := Match{Verbs: []string{"create", "patch"}, Resources: []string{"pods", "deployments.apps"}, Namespace: "ns"}
+	for _, tc := range []struct {
+		info RequestInfo
+		want bool
+	}{
+		{RequestInfo{Verb: "create", Resource: "pods", Namespace: "ns"}, true},
+		{RequestInfo{Verb: "patch", Group: "apps", Resource: "deployments", Subresource: "status", Namespace: "ns"}, true},
+		{RequestInfo{Verb: "create", Group: "extensions", Resource: "deployments", Namespace: "ns"}, false},
+		{RequestInfo{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}, false},
+		{RequestInfo{Verb: "create", Resource: "events", Namespace: "ns"}, false},
+		{RequestInfo{Verb: "create", Resource: "pods", Namespace: "other"}, false},
+		{RequestInfo{Verb: "get", Resource: "pods", Namespace: "ns"}, false},
+	} {
+		if got := m.Matches(tc.info); got != tc.want {
+			t.Errorf("%+v: Matches = %v, want %v", tc.info, got, tc.want)
+		}
+	}
+	// With Resource too, a request must be named by both.
+	both := Match{Resource: "pods", Resources: []string{"pods", "configmaps"}}
+	if both.Matches(RequestInfo{Verb: "watch", Resource: "configmaps"}) || !both.Matches(RequestInfo{Verb: "watch", Resource: "pods"}) {
+		t.Error("Resource and Resources together: a request must be named by both")
+	}
+}

@@ -51,17 +51,29 @@ type Match struct {
 	Verbs []string `json:"verbs,omitempty"`
 	// Resource is "pods" or "leases.coordination.k8s.io"; the bare resource
 	// name matches any group.
-	Resource  string `json:"resource,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	// Resources, when set, is several resources, any of which matches,
+	// each named as Resource is: one rule for all the resources a
+	// controller reconciles (the objects' and what they own), and none of
+	// the others (its Lease, its Events).
+	Resources []string `json:"resources,omitempty"`
+	Namespace string   `json:"namespace,omitempty"`
+	Name      string   `json:"name,omitempty"`
 }
 
 // Matches reports whether the request is selected.
 func (m Match) Matches(r RequestInfo) bool {
 	return (len(m.Verbs) == 0 || slices.Contains(m.Verbs, r.Verb)) &&
-		(m.Resource == "" || m.Resource == r.Resource || m.Resource == r.GroupResource()) &&
+		(m.Resource == "" || namesResource(m.Resource, r)) &&
+		(len(m.Resources) == 0 || slices.ContainsFunc(m.Resources, func(res string) bool { return namesResource(res, r) })) &&
 		(m.Namespace == "" || m.Namespace == r.Namespace) &&
 		(m.Name == "" || m.Name == r.Name)
+}
+
+// namesResource reports whether res ("pods", "deployments.apps") names the
+// request's resource.
+func namesResource(res string, r RequestInfo) bool {
+	return res == r.Resource || res == r.GroupResource()
 }
 
 // EventMatch selects watch events. Empty fields match anything.

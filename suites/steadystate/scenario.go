@@ -58,6 +58,11 @@ type scenario struct {
 	overrides []judge.ReadinessOverride
 	applied   time.Time
 	phases    map[string][]judge.SettlePhase
+	// recorded are the recorded resources by name (resourceName).
+	recorded map[string]schema.GroupVersionResource
+	// disturbed are the writes the harness made while a fault acted
+	// (judge.FactSteadyDisturbed).
+	disturbed []judge.Disturbance
 }
 
 // start records the namespace's resources the objects and the controller
@@ -100,7 +105,9 @@ func start(ctx context.Context, ns string) *scenario {
 	}
 	histories := map[string]*oracle.History{}
 	var names []string
+	sc.recorded = map[string]schema.GroupVersionResource{}
 	for gvr := range record {
+		sc.recorded[resourceName(gvr)] = gvr
 		name := judge.SteadyHistory(resourceName(gvr))
 		histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, ns, "")
 		names = append(names, name)

@@ -1,6 +1,7 @@
 package steadystate
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 var leavesID = catalog.SteadyLeavesNothing.ID
@@ -96,5 +98,30 @@ func steadySpecs() {
 			}
 			testenv.Verify(checks...)
 		})
+
+		// Faults at the moments that break controllers (faults.go), each
+		// once the objects have settled, around another party's write.
+		// faulted is such a spec's body: inject returns when the fault was
+		// lifted and the first change it left to apply after it.
+		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
+			return func(ctx SpecContext) {
+				sc := start(ctx, ns)
+				if !sc.settledFirst(ctx) || !sc.disturbable(faultProperties(premise)...) {
+					return
+				}
+				recovered, next := inject(sc, ctx, testenv.Timeline())
+				sc.afterFault(ctx, premise, what, recovered, next)
+			}
+		}
+		judges := func(premise verdict.Property) Labels { return testenv.Judges(faultProperties(premise)...) }
+
+		It("ends as a clean run does after a stale view: its watches stalled while another party writes, then resumed", Label("fault:watch-stall"), judges(catalog.SteadyStaleView),
+			faulted(catalog.SteadyStaleView, "the stalled watches resumed", (*scenario).staleView))
+
+		It("ends as a clean run does after missed events: another party's write dropped from its watches, then a forced relist", Label("fault:event-drop", "fault:forced-relist"), judges(catalog.SteadyMissedEvents),
+			faulted(catalog.SteadyMissedEvents, "the forced relists", (*scenario).missedEvents))
+
+		It("ends as a clean run does, without churning, after its writes are answered 429, then 500, then 409", Label("fault:answer-429", "fault:answer-500", "fault:answer-409"), judges(catalog.SteadyWritesRefused),
+			faulted(catalog.SteadyWritesRefused, "the refused writes", (*scenario).refusedWrites))
 	})
 }

@@ -1,0 +1,345 @@
+package steadystate
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// The faults at the moments that break controllers, after Sieve's
+// patterns: a stale view, missed events, refused writes. Each is injected
+// once the objects have settled, around a write of another party (the
+// harness) that gives the controller something to get wrong: the
+// binding's next change, or, with none, the deletion of an object of the
+// controller's own (disturb).
+
+// writeVerbs are the verbs of a write (proxy.RequestInfo.IsWrite).
+var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
+// settledFirst applies the objects and waits for them to settle, as the
+// clean runs do, before a fault. When they do not, it judges settles and
+// the spec goes no further: a fault on an unsettled state tests nothing
+// of what the spec is about.
+func (sc *scenario) settledFirst(ctx context.Context) bool {
+	sc.apply(ctx)
+	if sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied) {
+		return true
+	}
+	testenv.Verify(testenv.Judged(catalog.SteadySettles), testenv.Judged(catalog.SteadyNoFinalizer))
+	return false
+}
+
+// reconciled are the resources (resourceName) of the objects and of what
+// they own now, sorted: the watches a stale view stalls and whose events
+// are dropped.
+func (sc *scenario) reconciled() []string {
+	set := map[string]bool{}
+	for _, o := range sc.objects {
+		if o.u != nil {
+			set[resourceName(o.gvr)] = true
+		}
+	}
+	for _, k := range judge.Owned(sc.src.StateAt(time.Now()), sc.live()) {
+		if r := judge.SteadyResource(k); r != "" {
+			set[r] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// disturb makes another party's write while a fault acts: change next of
+// the binding when there is one, else the deletion of an object of the
+// controller's own (ownObject). It records the write
+// (judge.FactSteadyDisturbed) and reports whether there was one to make.
+func (sc *scenario) disturb(ctx context.Context, next int) bool {
+	var d judge.Disturbance
+	if next < len(sc.b.Changes) {
+		c := sc.b.Changes[next]
+		t := c.Target()
+		i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
+		Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
+		o := sc.objects[i]
+		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: t.Kind, Namespace: sc.ns, Name: t.Name}
+		d.At = sc.change(ctx, c)
+	} else {
+		key, obj := sc.ownObject()
+		if obj == nil {
+			return false
+		}
+		res := judge.SteadyResource(key)
+		d = judge.Disturbance{What: fmt.Sprintf("delete %s %s/%s, the controller's own", obj.GetKind(), sc.ns, obj.GetName()), Key: key, Resource: res,
+			Kind: obj.GetKind(), Namespace: sc.ns, Name: obj.GetName(), Owned: true, At: time.Now()}
+		background := metav1.DeletePropagationBackground
+		err := sc.dyn.Resource(sc.recorded[res]).Namespace(sc.ns).Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		Expect(err).NotTo(HaveOccurred(), "%s", d.What)
+	}
+	sc.disturbed = append(sc.disturbed, d)
+	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
+	return true
+}
+
+// ownObject is an object of the controller's own for another party to
+// delete: one the objects own (by ownerReferences, transitively) or of a
+// resource the controller created objects of in the namespace, not an
+// applied object, not deleting, one that owns nothing first (its deletion
+// takes nothing else with it), then by key. nil when there is none.
+func (sc *scenario) ownObject() (string, *unstructured.Unstructured) {
+	s := sc.src.StateAt(time.Now())
+	roots := sc.live()
+	creates := map[string]bool{}
+	for _, r := range sc.target.Replicas {
+		for _, req := range r.Proxy.Requests() {
+			if req.Verb == "create" && req.Code == 201 && req.Namespace == sc.ns && judge.IsControllerWrite(req.RequestInfo) {
+				creates[req.GroupResource()] = true
+			}
+		}
+	}
+	candidates := map[string]bool{}
+	for _, k := range judge.Owned(s, roots) {
+		candidates[k] = true
+	}
+	owners := map[string]bool{}
+	for k, o := range s {
+		if creates[judge.SteadyResource(k)] {
+			candidates[k] = true
+		}
+		for _, ref := range o.GetOwnerReferences() {
+			owners[string(ref.UID)] = true
+		}
+	}
+	var leaves, others []string
+	for k := range candidates {
+		o := s[k]
+		if o == nil || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if _, ok := sc.recorded[judge.SteadyResource(k)]; !ok {
+			continue
+		}
+		if owners[string(o.GetUID())] {
+			others = append(others, k)
+		} else {
+			leaves = append(leaves, k)
+		}
+	}
+	slices.Sort(leaves)
+	slices.Sort(others)
+	for _, ks := range [][]string{leaves, others} {
+		if len(ks) > 0 {
+			return ks[0], s[ks[0]]
+		}
+	}
+	return "", nil
+}
+
+// recordedWrite waits, within T, until the recorded histories show d's write:
+// the API server has sent its event to every watch then.
+func (sc *scenario) recordedWrite(ctx context.Context, d judge.Disturbance) {
+	rv := func(o *unstructured.Unstructured) string {
+		if o == nil {
+			return ""
+		}
+		return o.GetResourceVersion()
+	}
+	before := rv(sc.src.StateAt(d.At)[d.Key])
+	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
+		return rv(sc.src.StateAt(time.Now())[d.Key]) != before, nil
+	})
+}
+
+// hold keeps a fault in place for d, or until the spec ends: the fault's
+// length, not a wait for anything.
+func hold(ctx context.Context, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}
+
+// ruleCount counts, on every replica's proxy, what the rules of a proxy
+// fault acted on that count selects: its events, or the requests it
+// answered.
+func (sc *scenario) ruleCount(a *chaos.Active, events func(proxy.Event) bool, requests func(proxy.Request) bool) int {
+	rules := chaos.Rules(a.Injection())
+	n := 0
+	for _, r := range sc.target.Replicas {
+		id, ok := rules[r.Identity]
+		if !ok {
+			continue
+		}
+		if events != nil {
+			for _, ev := range r.Proxy.Events() {
+				if ev.Fault == id && events(ev) {
+					n++
+				}
+			}
+		}
+		if requests != nil {
+			for _, req := range r.Proxy.Requests() {
+				if req.Fault == id && requests(req) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// of reports whether a proxy event is of a disturbed object.
+func (sc *scenario) of(ev proxy.Event) bool {
+	return slices.ContainsFunc(sc.disturbed, func(d judge.Disturbance) bool {
+		return ev.Kind == d.Kind && ev.Namespace == d.Namespace && ev.Name == d.Name
+	})
+}
+
+// staleView stalls the controller's watches of the objects and of what
+// they own, makes another party's write while they are stalled, keeps the
+// stall W past the moment the write is recorded, then lets the watches
+// resume (the held events delivered in order). It returns when the
+// watches resumed and the first change not yet applied.
+func (sc *scenario) staleView(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
+	stall := chaos.Stall("", 0)
+	stall.Rule.Match = proxy.Match{Resources: sc.reconciled()}
+	// A stall that fails is on the timeline, for the premise.
+	a, err := chaos.Begin(ctx, tl, stall, sc.target)
+	if err != nil {
+		return time.Now(), 0
+	}
+	next := 0
+	if sc.disturb(ctx, next) {
+		next = min(1, len(sc.b.Changes))
+		sc.recordedWrite(ctx, sc.disturbed[len(sc.disturbed)-1])
+		hold(ctx, sc.b.SettleWindow.Duration)
+	}
+	_ = a.End(ctx)
+	return a.Injection().End, next
+}
+
+// missedEvents drops the watch events of the objects' resources and of
+// what they own in the namespace, makes another party's write, keeps the
+// drop until its event was dropped (within T), then forces a relist of
+// each resource (the re-watch answered 410 Expired). It returns when the
+// last relist was done and the first change not yet applied.
+func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
+	resources := sc.reconciled()
+	drop := chaos.DropEvents("", proxy.EventMatch{Namespace: sc.ns}, 0)
+	drop.Rule.Match = proxy.Match{Resources: resources}
+	a, err := chaos.Begin(ctx, tl, drop, sc.target)
+	if err != nil {
+		return time.Now(), 0
+	}
+	next := 0
+	if sc.disturb(ctx, next) {
+		next = min(1, len(sc.b.Changes))
+		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
+			return sc.ruleCount(a, func(ev proxy.Event) bool { return !ev.Delivered && sc.of(ev) }, nil) > 0, nil
+		})
+	}
+	_ = a.End(ctx)
+	end := a.Injection().End
+	for _, r := range resources {
+		// A relist that fails is on the timeline, for the premise.
+		inj, _ := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: r}, sc.target)
+		end = inj.End
+	}
+	return end, next
+}
+
+// refusedWrites answers the controller's writes of the recorded resources
+// in the namespace with each of judge.RefusedCodes in turn, each until it
+// has answered two of them (within T; one that answered none within T is
+// the last). Under the first it makes another
+// party's write to draw them: the next change, and while none is answered
+// within W, the one after it, and once none is left, the deletion of an
+// object of the controller's own. It returns when the last code was
+// lifted and the first change not yet applied.
+func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
+	match := proxy.Match{Verbs: writeVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.ns}
+	answered := func(req proxy.Request) bool { return judge.IsControllerWrite(req.RequestInfo) }
+	next, end := 0, time.Now()
+	for i, code := range judge.RefusedCodes {
+		a, err := chaos.Begin(ctx, tl, chaos.RespondWith(code, match, 0, 0), sc.target)
+		if err != nil {
+			return time.Now(), next
+		}
+		some := func(n int) func(context.Context) (bool, error) {
+			return func(context.Context) (bool, error) { return sc.ruleCount(a, nil, answered) >= n, nil }
+		}
+		for i == 0 && ctx.Err() == nil {
+			change := next < len(sc.b.Changes)
+			// One deletion of its own draws writes, or nothing does.
+			if !sc.disturb(ctx, next) || !change {
+				break
+			}
+			next++
+			if wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWindow.Duration, true, some(1)) == nil {
+				break
+			}
+		}
+		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, some(2))
+		_ = a.End(ctx)
+		end = a.Injection().End
+		if acted, _ := some(1)(ctx); !acted {
+			// The controller made no write within T: the codes after
+			// this one would wait T each for nothing (the premise says
+			// which answered none).
+			break
+		}
+	}
+	return end, next
+}
+
+// disturbable reports whether another party has a write to make while a
+// fault acts (disturb): a change, or an object of the controller's own to
+// delete. When there is none, the spec's properties are not bound,
+// saying why: the fault would find the controller with nothing to do.
+func (sc *scenario) disturbable(ps ...verdict.Property) bool {
+	if len(sc.b.Changes) > 0 {
+		return true
+	}
+	if _, obj := sc.ownObject(); obj != nil {
+		return true
+	}
+	for _, p := range ps {
+		testenv.NotBound(p, "capabilities.steadyState.changes binds no change, and nothing of the controller's own (owned by the objects, or of a resource it created) exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do")
+	}
+	testenv.Verify()
+	return false
+}
+
+// afterFault lets the controller recover from the fault lifted at
+// recovered (judge.FactSteadyRecover), applies the changes left from the
+// next-th on, as the reference runs made them, takes the end state and
+// judges the spec: its premise, then the steady-state properties.
+func (sc *scenario) afterFault(ctx context.Context, premise verdict.Property, what string, recovered time.Time, next int) {
+	sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, what, recovered), next)
+	sc.end()
+	sc.compareWithReferences()
+	var checks []oracle.Check
+	for _, p := range faultProperties(premise) {
+		checks = append(checks, testenv.Judged(p))
+	}
+	testenv.Verify(checks...)
+}
+
+// faultProperties are the properties a fault's spec judges: its premise, then
+// settles (the objects applied, the changes after the fault), recovers,
+// same-end-state, no-churn and no-finalizer-on-deleting.
+func faultProperties(premise verdict.Property) []verdict.Property {
+	return []verdict.Property{premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer}
+}
