@@ -88,8 +88,12 @@ func (s *Scenario) End() { s.sc.end() }
 
 // CompareWith records refs, the fault-free runs' end states, and the
 // subject's ignore paths for the faulted run's judges
-// (judge.FactSteadyReferences, FactSteadyIgnore).
+// (judge.FactSteadyReferences, FactSteadyIgnore), with the writes the
+// harness made around the faults (judge.FactSteadyDisturbed): an
+// exploration schedule's only writes are the binding's changes, so none
+// deleted an object of the controller's own.
 func (s *Scenario) CompareWith(refs []*judge.EndState) {
+	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(s.sc.disturbed))
 	if len(refs) > 0 {
 		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
 	}
