@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -18,6 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -65,21 +67,23 @@ func (sc *scenario) reconciled() []string {
 // disturb makes another party's write while a fault acts: change next of
 // the binding when there is one, else the deletion of an object of the
 // controller's own (ownObject). It records the write
-// (judge.FactSteadyDisturbed) and reports whether there was one to make.
-func (sc *scenario) disturb(ctx context.Context, next int) bool {
+// (judge.FactSteadyDisturbed) and reports whether there was one to make,
+// and whether it was the change. With seen, the write must be of a
+// resource the controller watches, for a fault of its watches to hold
+// the write's event: a change of another resource (a Deployment the
+// EndpointSlice controller never watches) gives way to the deletion.
+func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made, changed bool) {
 	var d judge.Disturbance
-	if next < len(sc.b.Changes) {
+	if next < len(sc.b.Changes) && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[next]).gvr)) {
 		c := sc.b.Changes[next]
-		t := c.Target()
-		i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
-		Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
-		o := sc.objects[i]
+		t, o := c.Target(), sc.changeTarget(c)
 		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: t.Kind, Namespace: sc.ns, Name: t.Name}
 		d.At = sc.change(ctx, c)
+		changed = true
 	} else {
 		key, obj := sc.ownObject()
 		if obj == nil {
-			return false
+			return false, false
 		}
 		res := judge.SteadyResource(key)
 		d = judge.Disturbance{What: fmt.Sprintf("delete %s %s/%s, the controller's own", obj.GetKind(), sc.ns, obj.GetName()), Key: key, Resource: res,
@@ -90,7 +94,28 @@ func (sc *scenario) disturb(ctx context.Context, next int) bool {
 	}
 	sc.disturbed = append(sc.disturbed, d)
 	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
-	return true
+	return true, changed
+}
+
+// changeTarget is the applied object change c names.
+func (sc *scenario) changeTarget(c subjectfile.Change) object {
+	t := c.Target()
+	i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
+	Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
+	return sc.objects[i]
+}
+
+// watched reports whether a replica of the controller watched the
+// resource gvr (in the namespace or in all of them), by its proxy log.
+func (sc *scenario) watched(gvr schema.GroupVersionResource) bool {
+	for _, r := range sc.target.Replicas {
+		for _, req := range r.Proxy.Requests() {
+			if req.Verb == "watch" && req.GroupResource() == resourceName(gvr) && (req.Namespace == "" || req.Namespace == sc.ns) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ownObject is an object of the controller's own for another party to
@@ -221,8 +246,10 @@ func (sc *scenario) staleView(ctx context.Context, tl *chaos.Timeline) (time.Tim
 		return time.Now(), 0
 	}
 	next := 0
-	if sc.disturb(ctx, next) {
-		next = min(1, len(sc.b.Changes))
+	if made, changed := sc.disturb(ctx, next, true); made {
+		if changed {
+			next = 1
+		}
 		sc.recordedWrite(ctx, sc.disturbed[len(sc.disturbed)-1])
 		hold(ctx, sc.b.SettleWindow.Duration)
 	}
@@ -244,8 +271,10 @@ func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.
 		return time.Now(), 0
 	}
 	next := 0
-	if sc.disturb(ctx, next) {
-		next = min(1, len(sc.b.Changes))
+	if made, changed := sc.disturb(ctx, next, true); made {
+		if changed {
+			next = 1
+		}
 		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 			return sc.ruleCount(a, func(ev proxy.Event) bool { return !ev.Delivered && sc.of(ev) }, nil) > 0, nil
 		})
@@ -283,7 +312,7 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 		for i == 0 && ctx.Err() == nil {
 			change := next < len(sc.b.Changes)
 			// One deletion of its own draws writes, or nothing does.
-			if !sc.disturb(ctx, next) || !change {
+			if made, _ := sc.disturb(ctx, next, false); !made || !change {
 				break
 			}
 			next++
