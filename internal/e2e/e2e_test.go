@@ -72,18 +72,8 @@ func TestRunRunsEverySuiteAndMergesTheirReports(t *testing.T) {
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(art, ReportName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(data, &reports); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range reports {
-		got = append(got, r.SuiteDescription)
-	}
+	reports := merged(t, art)
+	got := descriptions(reports)
 	if want := []string{"Fail", "Dies", "Pass"}; !slices.Equal(got, want) {
 		t.Fatalf("report holds suites %q, want %q", got, want)
 	}
@@ -139,18 +129,8 @@ func TestParallelSuitesRunSideBySide(t *testing.T) {
 			t.Errorf("suite %s did not run with a cluster of its own name:\n%s", name, calls)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(art, ReportName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(data, &reports); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range reports {
-		got = append(got, r.SuiteDescription)
-	}
+	reports := merged(t, art)
+	got := descriptions(reports)
 	if want := []string{"ping", "pong", "Pass"}; !slices.Equal(got, want) {
 		t.Errorf("report holds suites %q, want %q", got, want)
 	}
@@ -234,7 +214,19 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the interrupted suite took %s to stop", took)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ReportName))
+	reports := merged(t, dir)
+	if len(reports) != 1 || reports[0].SuiteDescription != "Slow" {
+		t.Errorf("report holds %+v, want the interrupted suite's own report only", reports)
+	}
+	if !strings.Contains(out.String(), "interrupted: pass not run") {
+		t.Errorf("output does not say which suites did not run:\n%s", out.String())
+	}
+}
+
+// merged reads the merged report a run wrote to its artifacts folder art.
+func merged(t *testing.T, art string) []types.Report {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(art, ReportName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,10 +234,14 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	if err := json.Unmarshal(data, &reports); err != nil {
 		t.Fatal(err)
 	}
-	if len(reports) != 1 || reports[0].SuiteDescription != "Slow" {
-		t.Errorf("report holds %+v, want the interrupted suite's own report only", reports)
+	return reports
+}
+
+// descriptions are the reports' suite descriptions, in order.
+func descriptions(reports []types.Report) []string {
+	var got []string
+	for _, r := range reports {
+		got = append(got, r.SuiteDescription)
 	}
-	if !strings.Contains(out.String(), "interrupted: pass not run") {
-		t.Errorf("output does not say which suites did not run:\n%s", out.String())
-	}
+	return got
 }

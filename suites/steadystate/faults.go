@@ -68,22 +68,22 @@ func (sc *scenario) reconciled() []string {
 // the binding when there is one, else the deletion of an object of the
 // controller's own (ownObject). It records the write
 // (judge.FactSteadyDisturbed) and reports whether there was one to make,
-// and whether it was the change. With seen, the write must be of a
+// and how many changes it applied (1 when the write was the change). With seen, the write must be of a
 // resource the controller watches, for a fault of its watches to hold
 // the write's event: a change of another resource (a Deployment the
 // EndpointSlice controller never watches) gives way to the deletion.
-func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made, changed bool) {
+func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool, changes int) {
 	var d judge.Disturbance
 	if next < len(sc.b.Changes) && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[next]).gvr)) {
 		c := sc.b.Changes[next]
 		t, o := c.Target(), sc.changeTarget(c)
 		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: t.Kind, Namespace: sc.ns, Name: t.Name}
 		d.At = sc.change(ctx, c)
-		changed = true
+		changes = 1
 	} else {
 		key, obj := sc.ownObject()
 		if obj == nil {
-			return false, false
+			return false, 0
 		}
 		res := judge.SteadyResource(key)
 		d = judge.Disturbance{What: fmt.Sprintf("delete %s %s/%s, the controller's own", obj.GetKind(), sc.ns, obj.GetName()), Key: key, Resource: res,
@@ -94,7 +94,7 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made, cha
 	}
 	sc.disturbed = append(sc.disturbed, d)
 	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
-	return true, changed
+	return true, changes
 }
 
 // changeTarget is the applied object change c names.
@@ -245,11 +245,8 @@ func (sc *scenario) staleView(ctx context.Context, tl *chaos.Timeline) (time.Tim
 	if err != nil {
 		return time.Now(), 0
 	}
-	next := 0
-	if made, changed := sc.disturb(ctx, next, true); made {
-		if changed {
-			next = 1
-		}
+	made, next := sc.disturb(ctx, 0, true)
+	if made {
 		sc.recordedWrite(ctx, sc.disturbed[len(sc.disturbed)-1])
 		hold(ctx, sc.b.SettleWindow.Duration)
 	}
@@ -270,11 +267,8 @@ func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.
 	if err != nil {
 		return time.Now(), 0
 	}
-	next := 0
-	if made, changed := sc.disturb(ctx, next, true); made {
-		if changed {
-			next = 1
-		}
+	made, next := sc.disturb(ctx, 0, true)
+	if made {
 		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 			return sc.ruleCount(a, func(ev proxy.Event) bool { return !ev.Delivered && sc.of(ev) }, nil) > 0, nil
 		})
