@@ -14,6 +14,8 @@ import (
 	"text/template"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -35,6 +37,26 @@ type Project struct {
 	// Webhooks says the project has config/webhook: the draft turns them
 	// off (kubebuilder's ENABLE_WEBHOOKS=false).
 	Webhooks bool
+	// Manifest is what config/manager/manager.yaml gives the manager's
+	// container (empty without that file).
+	Manifest Container
+}
+
+// Container is what a kubebuilder project's manager manifest gives its
+// manager container: the environment and arguments a local run carries
+// over, and what it cannot.
+type Container struct {
+	// Env are the variables with a literal value, in the manifest's order.
+	Env []corev1.EnvVar
+	// Args are the arguments a local run passes on, in order.
+	Args []string
+	// Unresolved names the variables whose value comes from the cluster
+	// (valueFrom: a field, a Secret, a ConfigMap) or a whole envFrom source.
+	Unresolved []string
+	// Dropped are the arguments a local run replaces: leader election (the
+	// leader suite binds it on its own), metrics and health probes (several
+	// replicas share one host).
+	Dropped []string
 }
 
 // Kubebuilder reads a kubebuilder project's layout in dir: the CRDs in
@@ -82,7 +104,74 @@ func Kubebuilder(dir string) (Project, error) {
 	if p.Kinds, err = kinds(p.CRDs); err != nil {
 		return Project{}, err
 	}
+	if p.Manifest, err = managerContainer(filepath.Join(abs, "config", "manager", "manager.yaml")); err != nil {
+		return Project{}, err
+	}
+	if p.Webhooks {
+		// The draft sets kubebuilder's webhook switch itself.
+		p.Manifest.Env = slices.DeleteFunc(p.Manifest.Env, func(e corev1.EnvVar) bool { return e.Name == "ENABLE_WEBHOOKS" })
+	}
 	return p, nil
+}
+
+// droppedArgs are the manager flags a local run sets itself or leaves off.
+var droppedArgs = []string{"--leader-elect", "--metrics-bind-address", "--health-probe-bind-address", "--metrics-secure"}
+
+// managerContainer reads the manager's container from a kubebuilder
+// manager manifest (a Deployment, in a file that may hold other objects):
+// its container named "manager", else its only one. No file is no
+// container; a file with no such Deployment is an error naming it.
+func managerContainer(file string) (Container, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return Container{}, nil
+	} else if err != nil {
+		return Container{}, err
+	}
+	var found *corev1.Container
+	for _, doc := range bytes.Split(data, []byte("\n---")) {
+		var d appsv1.Deployment
+		if err := yaml.Unmarshal(doc, &d); err != nil {
+			return Container{}, fmt.Errorf("%s: %w", file, err)
+		}
+		if d.Kind != "Deployment" {
+			continue
+		}
+		cs := d.Spec.Template.Spec.Containers
+		for i := range cs {
+			if cs[i].Name == "manager" || len(cs) == 1 {
+				found = &cs[i]
+			}
+		}
+	}
+	if found == nil {
+		return Container{}, fmt.Errorf("%s: no Deployment with a container named manager; expected kubebuilder's manager manifest, or remove the file", file)
+	}
+	var c Container
+	for _, e := range found.Env {
+		if e.ValueFrom != nil {
+			c.Unresolved = append(c.Unresolved, e.Name)
+			continue
+		}
+		c.Env = append(c.Env, corev1.EnvVar{Name: e.Name, Value: e.Value})
+	}
+	for _, from := range found.EnvFrom {
+		switch {
+		case from.ConfigMapRef != nil:
+			c.Unresolved = append(c.Unresolved, "envFrom ConfigMap "+from.ConfigMapRef.Name)
+		case from.SecretRef != nil:
+			c.Unresolved = append(c.Unresolved, "envFrom Secret "+from.SecretRef.Name)
+		}
+	}
+	for _, a := range found.Args {
+		name, _, _ := strings.Cut(a, "=")
+		if slices.Contains(droppedArgs, name) {
+			c.Dropped = append(c.Dropped, a)
+			continue
+		}
+		c.Args = append(c.Args, a)
+	}
+	return c, nil
 }
 
 // Files drafts a project from CRD and sample files and a manager program
@@ -192,7 +281,7 @@ func (p Project) Write(w io.Writer, out string) error {
 var draft = template.Must(template.New("subject").Funcs(template.FuncMap{"q": func(s string) string {
 	b, _ := yaml.Marshal(s)
 	return strings.TrimSpace(string(b))
-}}).Parse(`# A subject file drafted by ` + "`steadystate init`" + `{{if .P.Dir}} from the project in {{.P.Dir}}{{end}}.
+}, "join": func(s []string) string { return strings.Join(s, ", ") }}).Parse(`# A subject file drafted by ` + "`steadystate init`" + `{{if .P.Dir}} from the project in {{.P.Dir}}{{end}}.
 # Run it with: steadystate conform --subject <this file>
 # Every field is in docs/subject-file-reference.md; what each suite does is in docs/.
 apiVersion: steadystate.dev/v1alpha3
@@ -204,14 +293,23 @@ run:
   # so every request and event the controller sees goes through the harness.{{if .P.Main}}
   # The manager is built from {{.P.Main}} into bin/manager (init built it; rebuild it after
   # changing the code: go build -o bin/manager {{.P.Main}}).{{end}}
-  # Metrics and health probes are turned off: several replicas run on one host.
+  # Metrics and health probes are turned off: several replicas run on one host.{{with .P.Manifest.Args}}
+  # The arguments after those are config/manager/manager.yaml's.{{end}}{{with .P.Manifest.Dropped}}
+  # Left out of manager.yaml's arguments (leader election is the leader suite's to bind;
+  # metrics and probes are off): {{join .}}.{{end}}
   command:
     - {{q .P.Manager}}
     - --metrics-bind-address=0
-    - --health-probe-bind-address=0{{if .P.Webhooks}}
+    - --health-probe-bind-address=0{{range .P.Manifest.Args}}
+    - {{q .}}{{end}}{{if .P.Webhooks}}
   # The project serves webhooks; they are off here (kubebuilder's switch), so the
-  # controller runs without certificates. Bind {{"{{"}}.CertDir{{"}}"}} and {{"{{"}}.Port{{"}}"}} to test them.
-  env: {ENABLE_WEBHOOKS: "false"}{{end}}
+  # controller runs without certificates. Bind {{"{{"}}.CertDir{{"}}"}} and {{"{{"}}.Port{{"}}"}} to test them.{{end}}{{if .P.Manifest.Env}}
+  # The manager's environment from config/manager/manager.yaml.{{end}}{{with .P.Manifest.Unresolved}}
+  # Not carried over from manager.yaml (their values come from the cluster): {{join .}}.
+  # Give each a value here if the manager needs it.{{end}}{{if or .P.Webhooks .P.Manifest.Env}}
+  env:{{range .P.Manifest.Env}}
+    {{q .Name}}: {{q .Value}}{{end}}{{if .P.Webhooks}}
+    ENABLE_WEBHOOKS: "false"{{end}}{{end}}
   # Applied before the controller starts, in order: its CustomResourceDefinitions.
   manifests:{{range .CRDs}}
     - {{q .}}{{else}} []{{end}}

@@ -54,14 +54,18 @@ func TestKubebuilderDraftLoadsUnchanged(t *testing.T) {
 	if got := f.Capabilities.Bound(); strings.Join(got, ",") != "steadyState" {
 		t.Errorf("binds %v, want steadyState alone", got)
 	}
-	if f.Name != "guestbook" || f.Run.Env["ENABLE_WEBHOOKS"] != "false" {
-		t.Errorf("name %q, env %v", f.Name, f.Run.Env)
+	if f.Name != "guestbook" || f.Run.Env["ENABLE_WEBHOOKS"] != "false" || f.Run.Env["GUESTBOOK_IMAGE"] != "guestbook:1.0" || len(f.Run.Env) != 2 {
+		t.Errorf("name %q, env %v: want ENABLE_WEBHOOKS=false and manager.yaml's literal GUESTBOOK_IMAGE", f.Name, f.Run.Env)
+	}
+	if got := strings.Join(f.Run.Command[1:], " "); got != "--metrics-bind-address=0 --health-probe-bind-address=0 --guestbook-page-size=20" {
+		t.Errorf("arguments %q: want probes off and manager.yaml's own argument, leader election left out", got)
 	}
 	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "ns1"})
 	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Guestbook" || objs[0].GetNamespace() != "ns1" {
 		t.Errorf("objects %v, %v: want the one sample, kustomization.yaml left out", objs, err)
 	}
-	for _, want := range []string{"# Run it with: steadystate conform --subject", "manifests:\n    - config/crd/bases/webapp.example.com_guestbooks.yaml", "(kinds: Guestbook)"} {
+	for _, want := range []string{"# Run it with: steadystate conform --subject", "manifests:\n    - config/crd/bases/webapp.example.com_guestbooks.yaml", "(kinds: Guestbook)",
+		"(their values come from the cluster): POD_NAMESPACE", "--leader-elect, --health-probe-bind-address=:8081"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the draft does not say %q:\n%s", want, b.String())
 		}
@@ -91,5 +95,24 @@ func TestFilesNeedsAProgramAndASample(t *testing.T) {
 	}
 	if _, err := Files("x", "/bin/true", nil, nil); err == nil || !strings.Contains(err.Error(), "--sample") {
 		t.Errorf("no sample: %v", err)
+	}
+}
+
+// A project without config/manager/manager.yaml drafts as before; one
+// whose manager manifest has no manager container is named.
+func TestKubebuilderManagerManifest(t *testing.T) {
+	dir := project(t)
+	if err := os.Remove(filepath.Join(dir, "config", "manager", "manager.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Kubebuilder(dir)
+	if err != nil || len(p.Manifest.Env)+len(p.Manifest.Args)+len(p.Manifest.Unresolved) != 0 {
+		t.Errorf("without manager.yaml: %+v, %v", p.Manifest, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "manager", "manager.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: system}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Kubebuilder(dir); err == nil || !strings.Contains(err.Error(), "no Deployment with a container named manager") {
+		t.Errorf("a manager.yaml with no Deployment: %v", err)
 	}
 }

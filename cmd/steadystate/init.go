@@ -17,8 +17,9 @@ func initCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	c := cli.New("init", "init [--out FILE] [--no-build] DIR | init --command PROGRAM --sample FILE... [--crd FILE...] [--name NAME] [--out FILE]",
 		"Draft a subject file that binds the steady-state capability, every field explained, and that\n"+
 			"steadystate conform runs as it is: from a kubebuilder project (config/crd/bases, config/samples,\n"+
-			"its manager's main package, which is built into DIR/bin/manager), or from a controller's\n"+
-			"program with its CRDs and sample objects.")
+			"its manager's main package, which is built into DIR/bin/manager, and the manager's environment\n"+
+			"and arguments in config/manager/manager.yaml), or from a controller's program with its CRDs\n"+
+			"and sample objects. What it reads: docs/subject-files.md.")
 	out := c.FS.String("out", "steadystate.yaml", "the subject file to write (never overwritten)")
 	noBuild := c.FS.Bool("no-build", false, "do not build a kubebuilder project's manager (bin/manager must then exist)")
 	program := c.FS.String("command", "", "the controller's program (instead of a kubebuilder project)")
