@@ -99,8 +99,9 @@ conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow, on PR
 ZOO_RUNS     ?= 1
 ZOO_SUBJECTS ?=
 ZOO_DIR      ?= fixtures/zoo
-zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some); prints the matrix
-	$(GO) run ./hack/zoo -runs '$(ZOO_RUNS)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
+ZOO_CAPABILITIES ?=
+zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some; ZOO_CAPABILITIES=steadyState runs only those suites); prints the matrix
+	$(GO) run ./hack/zoo -runs '$(ZOO_RUNS)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)' -capabilities '$(ZOO_CAPABILITIES)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

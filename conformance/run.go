@@ -52,6 +52,10 @@ type Run struct {
 	UpstreamDir string
 	// Matrix runs the suites, each a cell, below its Root.
 	Matrix matrix.Run
+	// Only, when set, names the bound capabilities whose suites run (the
+	// others are left out, and the bundle's manifest says so); empty runs
+	// every bound one.
+	Only []string
 
 	file *subjectfile.File
 }
@@ -130,6 +134,12 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 	if c.Pods && c.file.Run.Pod == nil {
 		return fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.Subject, c.Provider)
 	}
+	bound := c.file.Capabilities.Bound()
+	for _, o := range c.Only {
+		if !slices.Contains(bound, o) {
+			return fmt.Errorf("--capabilities %s: subject file %s does not bind it; expected some of %s", o, c.Subject, strings.Join(bound, ", "))
+		}
+	}
 	return nil
 }
 
@@ -142,8 +152,12 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	stem := c.file.Name
 	var cells []reports.Cell
 	bound := c.file.Capabilities.Bound()
+	run := bound
+	if len(c.Only) > 0 {
+		run = c.Only
+	}
 	for _, s := range catalog.Suites {
-		if slices.Contains(bound, s.Capability) {
+		if slices.Contains(run, s.Capability) {
 			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.Subject, MaySkip: true, Conformance: true})
 		}
 	}
@@ -156,7 +170,11 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := os.RemoveAll(c.Matrix.Root); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "conform: %s binds %s: suites %s on %s\n", c.Subject, strings.Join(bound, ", "), suiteNames(cells), c.Provider)
+	only := ""
+	if len(c.Only) > 0 {
+		only = " (--capabilities " + strings.Join(c.Only, ",") + ")"
+	}
+	fmt.Fprintf(stderr, "conform: %s binds %s%s: suites %s on %s\n", c.Subject, strings.Join(bound, ", "), only, suiteNames(cells), c.Provider)
 	if _, err := c.Matrix.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
@@ -165,12 +183,16 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.Provider,
-		Kubernetes: c.Kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file)}
+		Kubernetes: c.Kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file), Capabilities: c.Only}
 	var summary bytes.Buffer
-	m.Passed = reports.WriteConformance(&summary, stem, [][2]string{
+	rows := [][2]string{
 		{"subject file", filepath.Base(c.Subject)}, {"steadystate", m.Steadystate},
 		{"provider", c.Provider + " (" + c.Kubernetes + ")"}, {"run", m.Created.Format(time.RFC3339)},
-	}, cells)
+	}
+	if len(c.Only) > 0 {
+		rows = append(rows, [2]string{"capabilities", strings.Join(c.Only, ", ") + " only, of " + strings.Join(bound, ", ")})
+	}
+	m.Passed = reports.WriteConformance(&summary, stem, rows, cells)
 	if err := os.WriteFile(filepath.Join(c.Matrix.Root, "summary.md"), summary.Bytes(), 0o644); err != nil {
 		return err
 	}

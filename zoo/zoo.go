@@ -32,6 +32,10 @@ type Config struct {
 	Artifacts string
 	// Env is added to every conform run's environment (LOCAL_NODES=on).
 	Env []string
+	// Capabilities, when set, are the only capabilities whose suites
+	// conform runs (its --capabilities); a subject that binds none of
+	// them is refused by conform.
+	Capabilities []string
 }
 
 // Subject is one subject file of the zoo.
@@ -151,7 +155,11 @@ func runOnce(ctx context.Context, cfg Config, s Subject, n int, dir, tag string,
 	bundle := filepath.Join(dir, "conformance.tar.gz")
 	logPath := filepath.Join(dir, "conform.log")
 	start := time.Now()
-	out, err := runLogged(ctx, logPath, cfg, "  "+tag+" | ", progress, "conform", "--subject", s.File, "--provider", "local", "--out", bundle)
+	args := []string{"conform", "--subject", s.File, "--provider", "local", "--out", bundle}
+	if len(cfg.Capabilities) > 0 {
+		args = append(args, "--capabilities", strings.Join(cfg.Capabilities, ","))
+	}
+	out, err := runLogged(ctx, logPath, cfg, "  "+tag+" | ", progress, args...)
 	r.Took = time.Since(start)
 	cells, rerr := readMatrix(filepath.Join(dir, "conform", "matrix.json"))
 	switch {

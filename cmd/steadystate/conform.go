@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/steadystate-dev/steadystate/conformance"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
@@ -14,13 +15,18 @@ import (
 // environment, once.
 func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error) {
 	var c conformance.Run
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := cli.New("conform", "conform --subject FILE [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]",
+		"Run every suite the subject file's capabilities allow (or those of --capabilities) against the\n"+
+			"controller it describes, once, and write a results bundle with a summary; the bundle's digest,\n"+
+			"published apart, lets anyone check it with steadystate verify. See docs/conformance.md.")
+	fs := cmd.FS
 	fs.StringVar(&c.Subject, "subject", "", "the subject file")
 	fs.StringVar(&c.Out, "out", "", "the bundle to write")
 	fs.StringVar(&c.Provider, "provider", e.Provider, "local, kind or existing (PROVIDER)")
-	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%w: conform: %w", errUsage, err)
+	var only cli.Strings
+	fs.Var(&only, "capabilities", "run only the suites of these bound capabilities (comma-separated, or repeat the flag)")
+	if err := cmd.Parse(args); err != nil {
+		return c, err
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -28,7 +34,15 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 	case c.Subject == "":
 		return c, fmt.Errorf("%w: conform needs --subject FILE, the subject file that describes the controller", errUsage)
 	}
-	return conformance.New(e, c.Subject, c.Out, c.Provider)
+	r, err := conformance.New(e, c.Subject, c.Out, c.Provider)
+	for _, o := range only {
+		for _, name := range strings.Split(o, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				r.Only = append(r.Only, name)
+			}
+		}
+	}
+	return r, err
 }
 
 // conformCommand runs every suite the subject file's capabilities allow

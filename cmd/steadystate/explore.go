@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/steadystate-dev/steadystate/exploration"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
@@ -14,8 +14,12 @@ import (
 // environment, once.
 func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error) {
 	var c exploration.Run
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := cli.New("explore", "explore --subject NAME|FILE [--bug BUG] [--budget 10m] [--seed N] [--capability C] [--first]\n"+
+		"       steadystate explore --subject NAME|FILE --replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]",
+		"Run seeded random fault schedules against a subject and keep each schedule that breaks a\n"+
+			"property beside its evidence; or replay one schedule, and shrink it to a smallest one that\n"+
+			"breaks the same properties. See docs/exploration.md.")
+	fs := cmd.FS
 	fs.StringVar(&c.Subject, "subject", "", "a reference subject (workload, leader, composite, cluster), a built-in one (replicaset, statefulset) or a subject file")
 	fs.StringVar(&c.Bug, "bug", "", "a seeded bug of the reference subject")
 	fs.StringVar(&c.Capability, "capability", "", "the capability to explore (default: the subject's)")
@@ -26,8 +30,8 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 	fs.IntVar(&c.Confirm, "confirm", 2, "how many replays in a row a --shrink candidate must break to count")
 	fs.BoolVar(&c.First, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.Shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
-	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%w: explore: %w", errUsage, err)
+	if err := cmd.Parse(args); err != nil {
+		return c, err
 	}
 	switch {
 	case fs.NArg() > 0:

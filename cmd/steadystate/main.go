@@ -26,7 +26,7 @@ const usage = `usage:
   steadystate selftest                       run every suite against every reference subject mode
                       [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
-                      [--provider local|kind|existing] [--out BUNDLE.tar.gz]
+                      [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
@@ -92,7 +92,7 @@ func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr
 
 // takeNoFlags are the commands that parse no flags: their -h is answered
 // before they run (the others answer it as they parse their flags).
-var takeNoFlags = []string{"report", "html", "junit", "verify", "validate", "catalog", "kube-bins", "upstream-bins"}
+var takeNoFlags = []string{"report", "html", "junit", "validate", "catalog", "kube-bins", "upstream-bins"}
 
 func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {

@@ -251,8 +251,10 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"selftest": {"-suites", "-modes", "-repeat", "-parallel", "SELFTEST_SUITES", "SELFTEST_PARALLEL"},
 		"upstream": {"-cells", "-repeat", "-parallel", "UPSTREAM_CELLS", "UPSTREAM_REPEAT"},
 		"cluster":  {"-name"},
-		"conform":  {"--subject", "--provider", "--out"},
-		"explore":  {"--subject", "--bug", "--budget", "--seed", "--capability", "--first", "--replay", "--repeat", "--shrink", "--confirm"},
+		"conform":  {"flags:", "  -subject", "  -provider", "  -out", "  -capabilities"},
+		"explore":  {"flags:", "  -subject", "  -bug", "  -budget", "  -seed", "  -capability", "  -first", "  -replay", "  -repeat", "  -shrink", "  -confirm"},
+		"verify":   {"flags:", "  -digest"},
+		"init":     {"flags:", "  -out", "  -no-build", "  -command", "  -sample", "  -crd", "  -name"},
 		"suite":    {"-steadystate.converge-timeout", "-steadystate.window", "-steadystate.recovery-margin", "-ginkgo."},
 		"e2e":      {"-artifacts", "-label-filter", "-focus", "SUITE FLAGS"},
 	}

@@ -4,12 +4,12 @@ package main
 // bundle) and need no cluster: report, junit, html, validate, verify.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/rejudge"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -79,8 +79,11 @@ func validateCommand(args []string, stdout io.Writer) error {
 // evidence, when a verdict differs, or when the reports disagree with the
 // manifest's result.
 func verifyCommand(args []string, stdout io.Writer) error {
-	flags := flag.NewFlagSet("verify", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
+	cmd := cli.New("verify", "verify [--digest SHA256] BUNDLE",
+		"Check a results bundle's sums, against the manifest digest conform printed when --digest is\n"+
+			"given, and judge every verdict in it again offline from its evidence; any verdict that differs\n"+
+			"fails. See docs/conformance.md.")
+	flags := cmd.FS
 	var digest *string
 	flags.Func("digest", "the manifest's sha256 as conform printed it", func(v string) error {
 		digest = &v
@@ -88,8 +91,8 @@ func verifyCommand(args []string, stdout io.Writer) error {
 	})
 	var rest []string
 	for {
-		if err := flags.Parse(args); err != nil {
-			return fmt.Errorf("%w: verify: %w", errUsage, err)
+		if err := cmd.Parse(args); err != nil {
+			return err
 		}
 		if flags.NArg() == 0 {
 			break

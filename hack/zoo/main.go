@@ -4,7 +4,9 @@
 // comma-separated file stems, default all), -dir (default fixtures/zoo),
 // -steadystate (the program, default bin/steadystate), -artifacts (the
 // runs go below it, in zoo/) and -nodes (LOCAL_NODES for the runs, default
-// on: the zoo's workloads need pods that run).
+// on: the zoo's workloads need pods that run) and -capabilities
+// (ZOO_CAPABILITIES: only those capabilities' suites, conform's
+// --capabilities).
 package main
 
 import (
@@ -41,6 +43,7 @@ func run(ctx context.Context) (bool, error) {
 	steadystate := fs.String("steadystate", "bin/steadystate", "the steadystate program")
 	artifactsRoot := fs.String("artifacts", "_artifacts", "the runs go below ARTIFACTS/zoo")
 	nodes := fs.String("nodes", "on", "LOCAL_NODES for the runs (simulated nodes)")
+	capabilities := fs.String("capabilities", "", "comma-separated capabilities whose suites conform runs (default every bound one)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
 	}
@@ -66,6 +69,11 @@ func run(ctx context.Context) (bool, error) {
 	}
 	cfg := zoo.Config{Dir: *dir, Subjects: pick, Runs: *runs, Steadystate: program,
 		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + *nodes}}
+	for _, c := range strings.Split(*capabilities, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			cfg.Capabilities = append(cfg.Capabilities, c)
+		}
+	}
 	picked, err := zoo.Subjects(cfg.Dir, cfg.Subjects)
 	if err != nil {
 		return false, err

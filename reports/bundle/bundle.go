@@ -47,6 +47,9 @@ type Manifest struct {
 	// Versions are what the subject ran: each binary and image with its
 	// sha256, or what identifies it.
 	Versions map[string]string `json:"versions,omitempty"`
+	// Capabilities, when set, are the only capabilities whose suites ran
+	// (conform --capabilities); empty: every one the subject file binds.
+	Capabilities []string `json:"capabilities,omitempty"`
 	// Passed says whether every spec of every suite passed.
 	Passed bool   `json:"passed"`
 	Files  []File `json:"files"`
