@@ -13,19 +13,25 @@
 // --subject S --replay SCHEDULE --repeat N`, in ARTIFACTS/zoo-repro/NAME;
 // it prints how many replays broke which property, and exits 1 unless
 // enough broke every property the schedule names. An empty or unknown
-// NAME is refused in one line naming the findings (exit 2).
+// NAME is refused in one line naming the findings (exit 2). With
+// -timeline EVIDENCE.json it writes that recorded evidence's timeline, as
+// the report page draws it, as a standalone SVG to stdout (a finding's
+// page shows it).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/reports/html"
 	"github.com/steadystate-dev/steadystate/zoo"
 )
 
@@ -53,8 +59,17 @@ func run(ctx context.Context) (bool, error) {
 	finding := fs.String("finding", "", "reproduce this kept finding instead (a file stem of -findings)")
 	findings := fs.String("findings", "fixtures/zoo/findings", "the kept findings")
 	reproduce := fs.Bool("repro", false, "reproduce the kept finding -finding instead of running the zoo")
+	timeline := fs.String("timeline", "", "write the timeline of this evidence file (evidence.json) as an SVG to stdout instead of running the zoo")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
+	}
+	if *timeline != "" {
+		e, err := evidence.Read(*timeline)
+		if err != nil {
+			return false, err
+		}
+		_, err = io.WriteString(os.Stdout, html.TimelineSVG(e, e.Records))
+		return err == nil, err
 	}
 	if *reproduce {
 		return repro(ctx, *findings, *finding, *steadystate, *artifactsRoot, *nodes)
