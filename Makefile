@@ -44,7 +44,7 @@ GO     ?= go
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo zoo-repro upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -102,6 +102,22 @@ ZOO_DIR      ?= fixtures/zoo
 ZOO_CAPABILITIES ?=
 zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some; ZOO_CAPABILITIES=steadyState runs only those suites); prints the matrix
 	$(GO) run ./hack/zoo -runs '$(ZOO_RUNS)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)' -capabilities '$(ZOO_CAPABILITIES)'
+
+# A kept finding of the zoo reproduced with one command: the file
+# fixtures/zoo/findings/$(FINDING).yaml names a subject file, the shrunk
+# schedule that breaks it and how many replays to run; `steadystate explore
+# --replay` runs them (LOCAL_NODES=on unless set), in $(ARTIFACTS)/zoo-repro,
+# and the target prints how many broke which property. An empty or unknown
+# FINDING stops make at once (exit 2), naming the findings.
+ZOO_FINDINGS_DIR := fixtures/zoo/findings
+ZOO_FINDINGS     := $(sort $(basename $(notdir $(wildcard $(ZOO_FINDINGS_DIR)/*.yaml))))
+ifneq ($(filter zoo-repro,$(MAKECMDGOALS)),)
+ifneq ($(filter $(ZOO_FINDINGS),$(FINDING)) $(words $(FINDING)),$(FINDING) 1)
+$(error zoo-repro: FINDING="$(FINDING)" is not a finding of $(ZOO_FINDINGS_DIR); give one of: $(ZOO_FINDINGS))
+endif
+endif
+zoo-repro: kube-bins steadystate ## replay a kept finding's shrunk schedule (FINDING=name, fixtures/zoo/findings) with steadystate explore; prints how many replays broke which property
+	$(GO) run ./hack/zoo -repro -finding '$(FINDING)' -findings '$(ZOO_FINDINGS_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

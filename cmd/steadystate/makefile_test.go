@@ -63,3 +63,38 @@ func TestE2EFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestZooReproNamesTheFindings: make zoo-repro with no FINDING, an unknown
+// one or two stops at once (exit 2, before building anything) with one
+// line naming the kept findings; a known one replays its schedule through
+// hack/zoo.
+func TestZooReproNamesTheFindings(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make here")
+	}
+	for _, finding := range []string{"", "nope", "stuck-rollout nope"} {
+		cmd := exec.Command("make", "-n", "zoo-repro", "FINDING="+finding)
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+			t.Errorf("make zoo-repro FINDING=%q: %v, want exit status 2\n%s", finding, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if want := `FINDING="` + finding + `" is not a finding of fixtures/zoo/findings; give one of: stuck-rollout`; len(lines) != 1 || !strings.Contains(lines[0], want) {
+			t.Errorf("make zoo-repro FINDING=%q said %q, want one line with %q", finding, out, want)
+		}
+	}
+	cmd := exec.Command("make", "-n", "zoo-repro", "FINDING=stuck-rollout", "LOCAL_NODES=")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n zoo-repro FINDING=stuck-rollout: %v\n%s", err, out)
+	}
+	if want := "go run ./hack/zoo -repro -finding 'stuck-rollout' -findings 'fixtures/zoo/findings'"; !strings.Contains(string(out), want) {
+		t.Errorf("make zoo-repro does not run %q:\n%s", want, out)
+	}
+	if !strings.Contains(string(out), "-nodes 'on'") {
+		t.Errorf("make zoo-repro does not run with simulated nodes by default:\n%s", out)
+	}
+}

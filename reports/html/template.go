@@ -2,25 +2,9 @@ package html
 
 import "html/template"
 
-// page is the report: styles inline, no script, nothing fetched.
-var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; width: 100%; }
-th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; }
-tr.broken td.outcome { color: #b00020; font-weight: bold; }
-tr.error td.outcome { color: #b35c00; font-weight: bold; }
-tr.passed td.outcome { color: #1b5e20; }
-tr.skipped td.outcome { color: #666; }
-td.figures { font-size: 12px; color: #555; }
-td.notjudged { color: #8d6e00; }
-section.failing { margin-top: 2em; }
-svg.timeline { border: 1px solid #ddd; background: #fff; max-width: 100%; height: auto; }
+// timelineCSS styles a timeline (Timeline, TimelineSVG): in the page and
+// inside a standalone SVG.
+const timelineCSS = `svg.timeline { border: 1px solid #ddd; background: #fff; max-width: 100%; height: auto; }
 svg .label { font-size: 11px; fill: #333; }
 svg .axis { font-size: 10px; fill: #777; }
 svg .grid { stroke: #eee; }
@@ -43,7 +27,27 @@ svg .broken-marker text.request { font-weight: normal; }
 svg .req.offending { fill: #d50000; stroke: #d50000; stroke-width: 2; }
 svg .band-name { font-size: 11px; fill: #111; }
 svg .tick { stroke: #999; }
-div.zoom p.span { color: #555; font-size: 12px; margin: .3em 0; }
+`
+
+// page is the report: styles inline, no script, nothing fetched.
+var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+tr.broken td.outcome { color: #b00020; font-weight: bold; }
+tr.error td.outcome { color: #b35c00; font-weight: bold; }
+tr.passed td.outcome { color: #1b5e20; }
+tr.skipped td.outcome { color: #666; }
+td.figures { font-size: 12px; color: #555; }
+td.notjudged { color: #8d6e00; }
+section.failing { margin-top: 2em; }
+` + timelineCSS + `div.zoom p.span { color: #555; font-size: 12px; margin: .3em 0; }
 details.whole summary { cursor: pointer; color: #1565c0; margin: .5em 0; }
 </style>
 </head>

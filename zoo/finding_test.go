@@ -1,0 +1,88 @@
+package zoo_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/zoo"
+)
+
+// TestFindingFiles: every kept finding loads, its subject file, schedule
+// and page are there, and its schedule names the properties it breaks.
+func TestFindingFiles(t *testing.T) {
+	names, err := zoo.FindingNames("../fixtures/zoo/findings")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("findings %v, %v", names, err)
+	}
+	for _, n := range names {
+		f, err := zoo.LoadFinding("../fixtures/zoo/findings", "..", n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if len(f.Breaks) == 0 || f.Replays < f.AtLeast {
+			t.Errorf("%s: %+v", n, f)
+		}
+	}
+}
+
+// TestLoadFindingRefuses: an empty or unknown name is refused naming the
+// findings; a file missing a field or naming a file that is not there is
+// refused naming it.
+func TestLoadFindingRefuses(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("subject: nope.yaml\nschedule: s.yaml\nreplays: 10\natLeast: 9\npage: p.md\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("subject: s.yaml\nreplays: 10\natLeast: 9\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("subject: s.yaml\nschedule: s.yaml\nreplays: 3\natLeast: 9\npage: p.md\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("subjects: s.yaml\n"), 0o644)
+	for name, want := range map[string]string{
+		"":     `FINDING="" is not a finding of ` + dir + "; give one of: a, b, c, d",
+		"nope": `FINDING="nope" is not a finding of ` + dir + "; give one of: a, b, c, d",
+		"a":    "give subject, schedule and page",
+		"b":    "nope.yaml: no such file",
+		"c":    "replays 3, atLeast 9",
+		"d":    `unknown field "subjects"`,
+	} {
+		_, err := zoo.LoadFinding(dir, dir, name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("finding %q: %v, want %q", name, err, want)
+		}
+	}
+}
+
+// TestTally: the replays are counted per property broken; the
+// fault-free reference runs and skipped specs are no replays; a replay
+// that broke other properties than the schedule's does not count as
+// reproducing it; an error keeps the finding from reproducing.
+func TestTally(t *testing.T) {
+	both := []string{"steadystate/recovers", "steadystate/same-end-state"}
+	specs := []verdict.Spec{
+		{Name: "steadyState " + explore.ReferenceSpec + " 1", Outcome: verdict.Passed},
+		{Name: "schedule 01", Outcome: verdict.BrokenSpec, Broken: both},
+		{Name: "schedule 02", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/recovers"}},
+		{Name: "schedule 03", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}},
+		{Name: "schedule 04", Outcome: verdict.Passed},
+		{Name: "schedule 05", Outcome: verdict.SkippedSpec},
+	}
+	f := zoo.Finding{Name: "x", Breaks: both, AtLeast: 2}
+	tally := zoo.Tally(specs, both)
+	if tally.Replays != 4 || tally.Reproduced != 2 || tally.Held != 1 || tally.Errors != 0 ||
+		tally.Broken["steadystate/recovers"] != 3 || tally.Broken["steadystate/same-end-state"] != 2 {
+		t.Fatalf("tally %+v", tally)
+	}
+	var out bytes.Buffer
+	if !tally.Print(&out, f) || !strings.Contains(out.String(), "steadystate/recovers broken in 3 of 4") ||
+		!strings.Contains(out.String(), "x: reproduced (2 of 4 replays, at least 2 asked") {
+		t.Errorf("printed:\n%s", out.String())
+	}
+	specs = append(specs, verdict.Spec{Name: "schedule 06", Outcome: verdict.Error, Reason: "the cluster did not start"})
+	out.Reset()
+	if zoo.Tally(specs, both).Print(&out, f) || !strings.Contains(out.String(), "error: the cluster did not start") {
+		t.Errorf("an error reproduced it:\n%s", out.String())
+	}
+}
