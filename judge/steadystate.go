@@ -292,6 +292,16 @@ func IsControllerWrite(info proxy.RequestInfo) bool {
 	return info.Resource != "leases" && info.Resource != "events"
 }
 
+// RunWrite is a write of the controller (IsControllerWrite) that is the
+// run's: of an object in the run's namespace ns, or of a cluster-scoped
+// one (no namespace). A controller that watches every namespace also
+// writes in others (the garbage collector cleaning up what an earlier
+// spec left in its own), which is not this run's, as the end state
+// counts it (controllerRequests).
+func RunWrite(info proxy.RequestInfo, ns string) bool {
+	return IsControllerWrite(info) && (info.Namespace == ns || info.Namespace == "")
+}
+
 // restartedAfterFirstWrite is the restart premise: the controller was
 // restarted, and the restart began after its first write of an object
 // (Lease and Event writes aside) was answered.
