@@ -211,15 +211,16 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 	return at
 }
 
-// quiet watches the controller's proxies for a write (Lease and Event
-// writes aside) for the quiet window, stopping at the first, and records
-// the window.
+// quiet watches the controller's proxies for a write of the run
+// (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
+// and Event writes aside) for the quiet window, stopping at the first,
+// and records the window.
 func (sc *scenario) quiet(ctx context.Context) {
 	from := time.Now()
 	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.QuietWindow.Duration, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Start.After(from) && judge.IsControllerWrite(req.RequestInfo)
+				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns)
 			}) {
 				return true, nil
 			}
@@ -313,14 +314,16 @@ func (sc *scenario) compareWithReferences() {
 	}
 }
 
-// firstWrite waits for the controller's first answered write (Lease and
-// Event writes aside), within T.
+// firstWrite waits for the controller's first answered write of the run
+// (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
+// and Event writes aside), within T: one in another namespace (the
+// garbage collector cleaning up after an earlier spec) is not the run's.
 func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	var who string
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return judge.IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300
+				return judge.RunWrite(req.RequestInfo, sc.ns) && req.Code >= 200 && req.Code < 300
 			}) {
 				who = r.Identity
 				return true, nil
