@@ -169,10 +169,15 @@ func (sc *scenario) live() []string {
 // for W, or T+W passed. It reports whether it settled; the verdict is the
 // judge's.
 func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Time) bool {
-	ph := judge.SettlePhase{What: what, Since: since, Within: sc.b.SettleWithin.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
+	return sc.settleWithin(ctx, fact, what, since, sc.b.SettleWithin.Duration)
+}
+
+// settleWithin is settle with within in place of T.
+func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
-	c := oracle.Convergence{Since: since, Within: sc.b.SettleWithin.Duration, Window: sc.b.SettleWindow.Duration}
+	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
 	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, sc.overrides))
 	return err == nil
 }
