@@ -132,10 +132,17 @@ func (s *Scenario) OwnedPods() []string {
 		finished bool
 		created  time.Time
 	}
+	// Every applied object's key, deleted or not (a deleted one is not
+	// in the state): a change step running meanwhile only marks an
+	// object deleted, it never changes a key.
+	var roots []string
+	for _, o := range s.sc.objects {
+		roots = append(roots, o.key)
+	}
 	var pods []pod
-	for _, k := range judge.Owned(st, s.sc.live()) {
+	for _, k := range judge.Owned(st, roots) {
 		o := st[k]
-		if judge.SteadyResource(k) != "pods" || o.GetDeletionTimestamp() != nil {
+		if judge.SteadyResource(k) != "pods" || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil {
 			continue
 		}
 		phase, _, _ := unstructured.NestedString(o.Object, "status", "phase")
