@@ -280,6 +280,61 @@ func writesRefused(e *evidence.Evidence) error {
 	return nil
 }
 
+// WritesRefusedUnbound says why the refused-writes premise is not
+// bound, "" when it is judged: the first refusal (RefusedCodes[0]) was
+// armed, the harness wrote while it was (FactSteadyDisturbed: the
+// changes one at a time, then a deletion of an object of the
+// controller's own), and the controller made no write while it was: the
+// rule answered none, and none of the run's (RunWrite) went past it. A
+// controller with nothing to do (the Job controller once its Jobs are
+// complete) has no write to refuse, and the spec's properties say
+// nothing of refused writes then: not judged, never a pass and never a
+// finding. A write the controller made that the rule did not answer is
+// the premise's to judge (writesRefused), as is evidence that does not
+// tell: a refusal that failed or is not on the timeline, no write of the
+// harness, a proxy log missing.
+func WritesRefusedUnbound(e *evidence.Evidence) string {
+	injs, err := Injected(e.Faults, RespondFault(RefusedCodes[0]))
+	if err != nil {
+		return ""
+	}
+	inj := injs[0]
+	ds, err := disturbances(e)
+	if err != nil || len(during(ds, inj)) == 0 {
+		return ""
+	}
+	rules := chaos.Rules(inj)
+	if len(rules) == 0 {
+		return ""
+	}
+	ns := ds[0].Namespace
+	for replica, id := range rules {
+		p, ok := e.Proxies[replica]
+		if !ok {
+			return ""
+		}
+		for _, req := range p.Requests {
+			if !IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			if req.Fault == id || (RunWrite(req.RequestInfo, ns) && !req.Start.Before(inj.Start) && !req.Start.After(inj.End)) {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("the controller made no write while the refusal was armed (the %s of %s-%s answered none, and none went past it), though the harness wrote meanwhile (%s): with nothing to do it has no write to refuse, so nothing here tells how it meets refused writes",
+		inj.Fault, inj.Start.Format("15:04:05.000"), inj.End.Format("15:04:05.000"), whats(during(ds, inj)))
+}
+
+// whats are the disturbances' writes in words, in order.
+func whats(ds []Disturbance) string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.What)
+	}
+	return strings.Join(out, "; ")
+}
+
 // answeredWrites counts the writes of objects (Lease and Event writes
 // aside) that inj's rules answered.
 func answeredWrites(e *evidence.Evidence, inj chaos.Injection) (int, error) {

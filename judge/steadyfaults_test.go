@@ -227,3 +227,68 @@ func TestAnotherNamespaceIsNotTheRuns(t *testing.T) {
 		t.Errorf("the delete in the run's namespace: %s %q, want broken on Deployment/api's ReplicaSet", got.Outcome, got.Reason)
 	}
 }
+
+// TestRefusalThatDrewNoWriteIsNotBound re-judges a run of Kubernetes' Job
+// controller (fixtures/zoo/job.yaml) through the refused-writes spec: once
+// its Jobs completed, neither the change (the finished Job deleted in the
+// foreground) nor the deletion of a pod of its own drew a write from it
+// while the 429 was armed. The premise, judged, broke ("answered no write
+// of the controller") and the spec was an error; the refusal found the
+// controller with nothing to do, so the premise is not bound, saying so.
+// A write the rule answered, or one of the run's that went past it, makes
+// it judged again; a write in another namespace does not.
+func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("job", "steadystate-job-writes-refused-no-write.json"))
+	}
+	e := read()
+	if got := judged(t, catalog.SteadyWritesRefused.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "answered no write of the controller") {
+		t.Fatalf("the recorded run's premise, judged: %s %q, want broken on the 429 that answered nothing", got.Outcome, got.Reason)
+	}
+	if why := WritesRefusedUnbound(e); !strings.Contains(why, "the controller made no write while the refusal was armed") || !strings.Contains(why, "delete Job/batch (propagationPolicy Foreground)") {
+		t.Errorf("as recorded: not bound because %q, want the controller made no write while the refusal was armed, naming the harness's writes", why)
+	}
+
+	inRefusal := func(e *evidence.Evidence, req proxy.Request) {
+		inj, err := Injected(e.Faults, RespondFault(RefusedCodes[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Replica, req.Start, req.End = "job-0", inj[0].Start.Add(time.Second), inj[0].Start.Add(time.Second)
+		p := e.Proxies["job-0"]
+		p.Requests = append(p.Requests, req)
+		e.Proxies["job-0"] = p
+	}
+	ns := keyNamespace(SteadyKey("steady/jobs.batch", "steady-rxb7x", "batch"))
+	for _, tc := range []struct {
+		name  string
+		req   proxy.Request
+		bound bool
+	}{
+		{"a write the 429 answered", proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Group: "batch", Resource: "jobs", Subresource: "status", Namespace: ns, Name: "indexed"}, Code: 429, Fault: "respond-1"}, true},
+		{"a write of the run that went past it", proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: ns}, Code: 201}, true},
+		{"a write in another namespace", proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "delete", Resource: "pods", Namespace: "steady-earlier", Name: "old"}, Code: 200}, false},
+		{"a Lease renewal", proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: ns, Name: "job"}, Code: 200}, false},
+	} {
+		e := read()
+		inRefusal(e, tc.req)
+		if why := WritesRefusedUnbound(e); (why == "") != tc.bound {
+			t.Errorf("%s: not bound %q, want bound %v", tc.name, why, tc.bound)
+		}
+	}
+
+	// The constructed run whose writes were refused is judged, and holds.
+	e = faultedSteady("writes-refused")
+	if why := WritesRefusedUnbound(e); why != "" {
+		t.Errorf("constructed refused writes: not bound %q, want judged", why)
+	}
+	if got := judged(t, catalog.SteadyWritesRefused.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("constructed refused writes: %s %q, want held", got.Outcome, got.Reason)
+	}
+	// Without the harness's writes recorded, nothing says the controller
+	// was given something to do: judged (not evaluated), not unbound.
+	delete(e.Facts, FactSteadyDisturbed)
+	if why := WritesRefusedUnbound(e); why != "" {
+		t.Errorf("no write of the harness recorded: not bound %q, want judged", why)
+	}
+}

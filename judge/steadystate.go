@@ -237,12 +237,14 @@ func settles(fact string) func(e *evidence.Evidence) error {
 }
 
 // quiescent judges the quiet window: no write of the controller, Lease
-// and Event writes aside, while nothing changed.
+// and Event writes aside, while nothing changed, of the run's (RunWrite):
+// its namespace's objects or cluster-scoped ones.
 func quiescent(e *evidence.Evidence) error {
 	r := read(e)
 	var q QuietWindow
 	r.json(FactSteadyQuiet, &q)
 	logs := r.proxyLogs()
+	ns := r.runNamespace()
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -252,7 +254,7 @@ func quiescent(e *evidence.Evidence) error {
 	var writes []proxy.Request
 	for _, p := range logs {
 		for _, req := range p.Requests {
-			if req.Start.Before(q.From) || req.Start.After(q.To) || !IsControllerWrite(req.RequestInfo) {
+			if req.Start.Before(q.From) || req.Start.After(q.To) || !RunWrite(req.RequestInfo, ns) {
 				continue
 			}
 			writes = append(writes, req)
@@ -292,9 +294,30 @@ func IsControllerWrite(info proxy.RequestInfo) bool {
 	return info.Resource != "leases" && info.Resource != "events"
 }
 
+// RunWrite is a write of the controller (IsControllerWrite) that is the
+// run's: of an object in the run's namespace ns, or of a cluster-scoped
+// one (no namespace). A controller that watches every namespace also
+// writes in others (the garbage collector cleaning up what an earlier
+// spec left in its own), which is not this run's, as the end state
+// counts it (controllerRequests).
+func RunWrite(info proxy.RequestInfo, ns string) bool {
+	return IsControllerWrite(info) && (info.Namespace == ns || info.Namespace == "")
+}
+
+// runNamespace is the run's namespace: the first applied object's
+// (FactSteadyObjects), "" when the fact is missing (r keeps that).
+func (r *reader) runNamespace() string {
+	objs := r.fact(FactSteadyObjects)
+	first, _, _ := strings.Cut(objs, ",")
+	if r.err == nil && first == "" {
+		r.keep(fmt.Errorf("%w: fact %q names no object", oracle.ErrNotEvaluated, FactSteadyObjects))
+	}
+	return keyNamespace(first)
+}
+
 // restartedAfterFirstWrite is the restart premise: the controller was
 // restarted, and the restart began after its first write of an object
-// (Lease and Event writes aside) was answered.
+// of the run (RunWrite; Lease and Event writes aside) was answered.
 func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	injs, err := Injected(e.Faults, chaos.ProcessFault{Action: chaos.Restart}.Name())
 	if err != nil {
@@ -302,20 +325,21 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	}
 	r := read(e)
 	logs := r.proxyLogs()
+	ns := r.runNamespace()
 	if err := r.missing(); err != nil {
 		return err
 	}
 	var first *proxy.Request
 	for _, p := range logs {
 		for i, req := range p.Requests {
-			if IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
+			if RunWrite(req.RequestInfo, ns) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
 				first = &p.Requests[i]
 			}
 		}
 	}
 	switch {
 	case first == nil:
-		return errors.New("the controller made no write before its restart, nor after")
+		return fmt.Errorf("the controller made no write in %q (nor of a cluster-scoped object) before its restart, nor after", ns)
 	case injs[0].Start.Before(first.End):
 		return fmt.Errorf("the restart began at %s, before the controller's first write was answered (%s %s at %s)", injs[0].Start.Format("15:04:05.000"), first.Verb, first.Resource, first.End.Format("15:04:05.000"))
 	}

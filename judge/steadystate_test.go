@@ -491,3 +491,47 @@ func TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn(t *testing.T) {
 		t.Errorf("a slice deleted and made again: %s %q", got.Outcome, got.Reason)
 	}
 }
+
+// TestAnotherNamespacesWritesAreNotTheRuns: the quiet window and the
+// restart's first write count the controller's writes of the run, in its
+// namespace or of a cluster-scoped object, as the end state does. A
+// controller that watches every namespace (the garbage collector) writes
+// in another when it cleans up what an earlier spec left there: that
+// write in the quiet window broke quiescent, and one before a restart
+// that came before the controller's first write of the run held the
+// restart's premise. The same write in the run's namespace, or of a
+// cluster-scoped object, still counts.
+func TestAnotherNamespacesWritesAreNotTheRuns(t *testing.T) {
+	with := func(variant string, s float64, ns string) *evidence.Evidence {
+		e := constructSteady(variant)
+		r := &steadyRun{t0: e.Start}
+		p := e.Proxies["steady-0"]
+		p.Requests = append(p.Requests, proxy.Request{ID: 999, Replica: "steady-0", RequestInfo: proxy.RequestInfo{Verb: "delete", Group: "apps", Resource: "replicasets", Namespace: ns, Name: "api-7d9f"}, Code: 200, Start: r.at(s), End: r.at(s + 0.01)})
+		e.Proxies["steady-0"] = p
+		return e
+	}
+	for _, tc := range []struct {
+		name, variant string
+		at            float64
+		ns            string
+		p             verdict.Property
+		want          verdict.Outcome
+		reason        string
+	}{
+		{"a delete in another namespace in the quiet window", "correct", 10, "steady-earlier", catalog.SteadyQuiescent, verdict.Held, ""},
+		{"the delete in the run's namespace", "correct", 10, "ns", catalog.SteadyQuiescent, verdict.Broken, "delete replicasets ns/api-7d9f ×1"},
+		{"a cluster-scoped write", "correct", 10, "", catalog.SteadyQuiescent, verdict.Broken, "delete replicasets /api-7d9f ×1"},
+		{"a delete in another namespace before a restart too early", "restart-too-early", 0.01, "steady-earlier", catalog.SteadyRestarted, verdict.Broken, "before the controller's first write was answered (patch widgets at 00:00:00.210)"},
+		{"the delete in the run's namespace before it", "restart-too-early", 0.01, "ns", catalog.SteadyRestarted, verdict.Held, ""},
+	} {
+		e := with(tc.variant, tc.at, tc.ns)
+		got := oracle.Judge(e.Start, tc.p, Offline[tc.p.ID](e))
+		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
+			t.Errorf("%s: %s %s %q, want %s with %q", tc.name, tc.p.ID, got.Outcome, got.Reason, tc.want, tc.reason)
+		}
+	}
+	if !RunWrite(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "ns"}, "ns") || RunWrite(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "other"}, "ns") ||
+		!RunWrite(proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}, "ns") || RunWrite(proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}, "ns") {
+		t.Error("RunWrite: a write of the run is one in its namespace or of a cluster-scoped object, Lease and Event writes aside")
+	}
+}

@@ -53,7 +53,7 @@ var Faults = map[string]Kind{
 	"answer-429":          {Params: []Param{Resource, Replica, For}},
 	"answer-500":          {Params: []Param{Resource, Replica, For}},
 	"answer-409":          {Params: []Param{Resource, Replica, For}},
-	"pod-deletion":        {Capabilities: []string{Scalable}},
+	"pod-deletion":        {Capabilities: []string{Scalable, Steady}},
 	"process-kill":        {Params: []Param{Replica}},
 	"process-terminate":   {Params: []Param{Replica}},
 	"process-restart":     {Params: []Param{Replica}},

@@ -37,11 +37,11 @@ type faultyDriver struct {
 	deletion podDeletion
 }
 
-func (d *faultyDriver) fault(_ context.Context, st schedule.Step) chaos.Fault {
+func (d *faultyDriver) fault(_ context.Context, st schedule.Step) (chaos.Fault, error) {
 	if st.Fault == "pod-deletion" {
-		return d.deletion
+		return d.deletion, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // outcomeEvidence is the evidence of a schedule's steps as run records

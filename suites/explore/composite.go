@@ -94,7 +94,7 @@ func (d *composite) resource(role string) string {
 
 func (d *composite) replicas(sel string) []string { return pick(sel, identities(d.c.Target), "") }
 
-func (d *composite) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+func (d *composite) fault(context.Context, schedule.Step) (chaos.Fault, error) { return nil, nil }
 
 // workload: delete-claim deletes app; create-claim replaces it, deleting
 // it and, once its managed object is deleting, creating next for the same

@@ -26,8 +26,10 @@ type driver interface {
 	// replica, an index, leader or follower.
 	replicas(sel string) []string
 	// fault is the capability's own fault for a step (pod-deletion,
-	// leader-failover), nil when it has none of that name.
-	fault(ctx context.Context, st schedule.Step) chaos.Fault
+	// leader-failover), nil when it has none of that name; a noTarget
+	// error when what it would act on is not there now (the step is not
+	// done, as one whose trigger never came).
+	fault(ctx context.Context, st schedule.Step) (chaos.Fault, error)
 	// workload does a workload step.
 	workload(ctx context.Context, st schedule.Step) error
 	// phase is the subject's phase now, one of phases, for coverage.

@@ -78,7 +78,7 @@ func (d *fakeDriver) resource(role string) string {
 func (d *fakeDriver) replicas(sel string) []string {
 	return pick(sel, []string{"r0"}, "")
 }
-func (d *fakeDriver) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+func (d *fakeDriver) fault(context.Context, schedule.Step) (chaos.Fault, error) { return nil, nil }
 func (d *fakeDriver) workload(_ context.Context, st schedule.Step) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -75,8 +75,8 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 	case "etcd-compaction":
 		return chaos.EtcdCompaction{}, nil
 	}
-	if f := d.fault(ctx, st); f != nil {
-		return f, nil
+	if f, err := d.fault(ctx, st); f != nil || err != nil {
+		return f, err
 	}
 	return nil, fmt.Errorf("%s is not a fault this subject's exploration injects", st.Fault)
 }

@@ -52,12 +52,12 @@ func (l *elected) replicas(sel string) []string {
 	return pick(sel, identities(l.e.Target), holder)
 }
 
-func (l *elected) fault(_ context.Context, st schedule.Step) chaos.Fault {
+func (l *elected) fault(_ context.Context, st schedule.Step) (chaos.Fault, error) {
 	if st.Fault == "leader-failover" {
 		ns, name := l.e.Lease()
-		return chaos.LeaderFailover{LeaseNamespace: ns, LeaseName: name, Timeout: failoverTimeout}
+		return chaos.LeaderFailover{LeaseNamespace: ns, LeaseName: name, Timeout: failoverTimeout}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func (l *elected) workload(_ context.Context, st schedule.Step) error {

@@ -57,7 +57,7 @@ func (d *movable) resource(role string) string {
 
 func (d *movable) replicas(sel string) []string { return pick(sel, identities(d.f.Source), "") }
 
-func (d *movable) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+func (d *movable) fault(context.Context, schedule.Step) (chaos.Fault, error) { return nil, nil }
 
 func (d *movable) workload(ctx context.Context, st schedule.Step) error {
 	if st.Workload != "move" && st.Workload != "delete-held" {

@@ -75,14 +75,14 @@ func (s *scalable) replicas(sel string) []string {
 
 // fault: a pod deletion takes the workload's newest live pod, at once:
 // right after the subject's create of a pod, the pod it created.
-func (s *scalable) fault(ctx context.Context, st schedule.Step) chaos.Fault {
+func (s *scalable) fault(ctx context.Context, st schedule.Step) (chaos.Fault, error) {
 	if st.Fault == "pod-deletion" {
 		s.mu.Lock()
 		s.deleted = true
 		s.mu.Unlock()
-		return chaos.PodDeletion{Namespace: s.ns, Selector: "!" + subject.PodLabel, Count: 1, Names: []string{s.w.NewestPod(ctx)}}
+		return chaos.PodDeletion{Namespace: s.ns, Selector: "!" + subject.PodLabel, Count: 1, Names: []string{s.w.NewestPod(ctx)}}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func (s *scalable) workload(ctx context.Context, st schedule.Step) error {

@@ -16,9 +16,11 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/internal/subject"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/steadystate"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -104,12 +106,19 @@ type steady struct {
 	// owned is the resource of what the objects own directly in the
 	// first reference run ("" when they owned nothing).
 	owned string
+	// pods says whether the objects owned pods (transitively) in the
+	// first reference run: only then is a pod deletion drawn.
+	pods bool
 	// changing serialises change steps: each waits for the state to
 	// settle, then applies the next change.
 	changing sync.Mutex
 	// mu guards the phase: the changes applied, the last phase and
 	// when it began, whether it settled, and whether a phase did not.
-	mu      sync.Mutex
+	mu sync.Mutex
+	// drawn says a pod deletion step was due; deleted are the pods one
+	// deleted.
+	drawn   bool
+	deleted []string
 	applied int
 	what    string
 	since   time.Time
@@ -120,7 +129,7 @@ type steady struct {
 func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 	d := &steady{sc: steadystate.StartScenario(ctx, ns), refs: refs.all()}
 	if len(d.refs) > 0 {
-		d.owned = ownedResource(d.refs[0])
+		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
 	}
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
 	return d
@@ -157,6 +166,17 @@ func ownedResource(ref *judge.EndState) string {
 	return best
 }
 
+// ownsPods reports whether ref's applied objects own a pod
+// (transitively: ref.Objects are what they own).
+func ownsPods(ref *judge.EndState) bool {
+	for k := range ref.Objects {
+		if keyResource(k) == "pods" && !slices.Contains(ref.Roots, k) {
+			return true
+		}
+	}
+	return false
+}
+
 func metadataField(o map[string]any, field string) any {
 	m, _ := o["metadata"].(map[string]any)
 	return m[field]
@@ -172,15 +192,25 @@ func keyResource(key string) string {
 
 func (d *steady) target() chaos.Target { return d.sc.Target() }
 
-// limits leave out a change step when the binding has no change.
+// limits leave out a change step when the binding has no change, and a
+// pod deletion when the objects own no pod.
 func (d *steady) limits() schedule.Limits {
+	return steadyLimits(len(d.target().Replicas), d.target().Etcd != "", len(d.sc.Binding().Changes) > 0, d.pods)
+}
+
+// steadyLimits are the limits of a subject of replicas replicas, etcd in
+// reach or not, with changes bound or not, whose objects own pods or not.
+func steadyLimits(replicas int, etcd, changes, pods bool) schedule.Limits {
 	l := schedule.DefaultLimits
-	l.Replicas = len(d.target().Replicas)
-	if d.target().Etcd == "" {
+	l.Replicas = replicas
+	if !etcd {
 		l.Without = append(l.Without, "etcd-compaction")
 	}
-	if len(d.sc.Binding().Changes) == 0 {
+	if !changes {
 		l.Without = append(l.Without, "change")
+	}
+	if !pods {
+		l.Without = append(l.Without, "pod-deletion")
 	}
 	return l
 }
@@ -202,7 +232,64 @@ func (d *steady) resource(role string) string {
 
 func (d *steady) replicas(sel string) []string { return pick(sel, identities(d.target()), "") }
 
-func (d *steady) fault(context.Context, schedule.Step) chaos.Fault { return nil }
+// fault: a pod deletion takes the objects' newest running pod, at once
+// (another party's deletion, as a node's loss would make it); the
+// controller owes its replacement (Scenario.DeletedOwn), and the recovery
+// allows it (recoverWithin). With no pod of theirs now, it is not done.
+func (d *steady) fault(_ context.Context, st schedule.Step) (chaos.Fault, error) {
+	if st.Fault != "pod-deletion" {
+		return nil, nil
+	}
+	pods := d.sc.OwnedPods()
+	if len(pods) == 0 {
+		return nil, noTarget("the objects own no pod now")
+	}
+	d.mu.Lock()
+	d.drawn = true
+	d.mu.Unlock()
+	return ownPodDeletion{PodDeletion: chaos.PodDeletion{Namespace: d.sc.Namespace(), Selector: "!" + subject.PodLabel, Count: 1, Names: pods[:1]}, d: d}, nil
+}
+
+// ownPodDeletion is a pod deletion of the controller's own pods, recorded
+// as the harness's deletion of them (Scenario.DeletedOwn).
+type ownPodDeletion struct {
+	chaos.PodDeletion
+	d *steady
+}
+
+// Inject deletes the pod and records what it deleted.
+func (f ownPodDeletion) Inject(ctx context.Context, t chaos.Target) (chaos.Injection, error) {
+	inj, err := f.PodDeletion.Inject(ctx, t)
+	if names := inj.Detail["deleted"]; names != "" {
+		f.d.sc.DeletedOwn(strings.Split(names, ","), inj.Start)
+		f.d.mu.Lock()
+		f.d.deleted = append(f.d.deleted, strings.Split(names, ",")...)
+		f.d.mu.Unlock()
+	}
+	return inj, err
+}
+
+// samePodsDeleted says why same-end-state is not bound once a schedule's
+// pod deletion took pods of the controller's own: what a deleted pod owes
+// is the controller's to say, and the binding does not (a ReplicaSet's
+// replacement leaves its end state as the reference's, a Job counts the
+// pod failed in its status), so an end state unlike the reference runs'
+// would be no finding. The rest is judged: the replacement is owed
+// (no-churn), the state must be ready again (recovers).
+func samePodsDeleted(pods []string) string {
+	return fmt.Sprintf("the schedule deleted pods of the controller's own (%s), and the binding does not say what a deleted pod owes its owner's end state (a Job counts it failed): it is not compared with the reference runs', which deleted none", strings.Join(pods, ", "))
+}
+
+// recoverWithin is how long the state may take to settle once the
+// faults are recovered: T, or after a pod deletion at least the
+// replacement bound of the lost-events suite (a controller may back off
+// before it replaces a pod, as the Job controller does).
+func recoverWithin(settleWithin time.Duration, deleted bool) time.Duration {
+	if deleted {
+		return max(settleWithin, subjectfile.DefaultReplaceWithin)
+	}
+	return settleWithin
+}
 
 // workload: a change step waits until the state has settled since the
 // last phase began (the objects' apply or the last change: recorded under
@@ -290,10 +377,12 @@ func (d *steady) phase() string {
 	return "changed"
 }
 
-// judge: once the faults are recovered the state settles within T, for W
+// judge: once the faults are recovered the state settles within T (after
+// a pod deletion, at least the replacement bound: recoverWithin), for W
 // (recovers); the changes no step applied are applied, each once the
 // state has settled (settles); the end state is then compared with the
-// reference runs' (same-end-state, no-churn), and the objects are deleted
+// reference runs' (same-end-state, not bound once a pod deletion took a
+// pod of the controller's own; no-churn), and the objects are deleted
 // (leaves-nothing-behind). The controller never added a finalizer to a
 // deleting object over the whole run. No-churn is not bound when no fault
 // acted.
@@ -301,10 +390,11 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.changing.Lock()
 	defer d.changing.Unlock()
 	d.mu.Lock()
-	applied := d.applied
+	applied, drawn, deleted := d.applied, d.drawn, slices.Clone(d.deleted)
 	d.mu.Unlock()
 	changes := d.sc.Binding().Changes
-	d.sc.Changes(ctx, d.sc.Settle(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered), applied)
+	within := recoverWithin(d.sc.Binding().SettleWithin.Duration, drawn)
+	d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
 	d.sc.End()
 	d.sc.CompareWith(d.refs)
 	d.sc.DeleteAll(ctx)
@@ -317,7 +407,11 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	default:
 		testenv.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
 	}
-	checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
+	if len(deleted) == 0 {
+		checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
+	} else {
+		testenv.NotBound(catalog.SteadySameEndState, samePodsDeleted(deleted))
+	}
 	// No-churn counts from the first fault: a schedule none of whose
 	// faults acted (their triggers never came) has none.
 	if len(testenv.Evidence().Snapshot().Faults) > 0 {

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -163,5 +165,57 @@ func TestChangeWaitsOnlyWhileTheControllerRuns(t *testing.T) {
 		t.Error("a controller stopped before the wait: the wait began")
 	} else {
 		cancel()
+	}
+}
+
+// A steadyState exploration draws pod deletions for a subject whose
+// objects own pods (a Job's, a ReplicaSet's, transitively a
+// Deployment's), never for one whose objects own none; after a pod
+// deletion the recovery allows the replacement, as the lost-events
+// suite's bound does.
+func TestSteadyDrawsPodDeletionsWhereTheObjectsOwnPods(t *testing.T) {
+	drawn := func(pods bool) int {
+		n := 0
+		for seed := range uint64(300) {
+			for _, st := range schedule.Generate(seed, schedule.Steady, steadyLimits(1, true, true, pods)).Steps {
+				if st.Fault == "pod-deletion" {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := drawn(true); n == 0 {
+		t.Error("300 schedules of a subject whose objects own pods drew no pod deletion")
+	}
+	if n := drawn(false); n != 0 {
+		t.Errorf("300 schedules of a subject whose objects own no pod drew %d pod deletions", n)
+	}
+	job := &judge.EndState{
+		Roots: []string{"steady/jobs.batch:ns/batch"},
+		Objects: map[string]map[string]any{
+			"steady/jobs.batch:ns/batch": {"metadata": map[string]any{"uid": "j"}},
+			"steady/pods:ns/batch-a":     {"metadata": map[string]any{"uid": "p", "ownerReferences": []any{map[string]any{"uid": "j"}}}},
+		},
+	}
+	service := &judge.EndState{Roots: []string{"steady/services:ns/web"}, Objects: map[string]map[string]any{"steady/services:ns/web": {"metadata": map[string]any{"uid": "s"}}}}
+	if why := samePodsDeleted([]string{"batch-a"}); !strings.Contains(why, "batch-a") || !strings.Contains(why, "a Job counts it failed") {
+		t.Errorf("same-end-state not bound after a pod deletion: %q names neither the pod nor why", why)
+	}
+	if !ownsPods(job) || ownsPods(service) {
+		t.Errorf("a Job's end state owns pods: %v, a Service's: %v; want true, false", ownsPods(job), ownsPods(service))
+	}
+	for _, tc := range []struct {
+		settle  time.Duration
+		deleted bool
+		want    time.Duration
+	}{
+		{10 * time.Second, false, 10 * time.Second},
+		{10 * time.Second, true, subjectfile.DefaultReplaceWithin},
+		{time.Minute, true, time.Minute},
+	} {
+		if got := recoverWithin(tc.settle, tc.deleted); got != tc.want {
+			t.Errorf("settleWithin %s, a pod deleted %v: recovery within %s, want %s", tc.settle, tc.deleted, got, tc.want)
+		}
 	}
 }

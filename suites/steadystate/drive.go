@@ -3,7 +3,12 @@ package steadystate
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
@@ -15,7 +20,12 @@ import (
 // suite drives it (exploration runs its changes between a schedule's
 // faults): the suite's own scenario, with the steps it takes in order.
 // Its methods fail the spec on a harness failure, as the suite's do.
-type Scenario struct{ sc *scenario }
+type Scenario struct {
+	sc *scenario
+	// mu guards the scenario's record of the writes another party made
+	// (DeletedOwn, from a schedule's fault step, CompareWith).
+	mu sync.Mutex
+}
 
 // StartScenario records the namespace's resources the objects and the
 // controller may write, starts the controller and applies nothing yet.
@@ -45,6 +55,13 @@ func (s *Scenario) Apply(ctx context.Context) time.Time {
 // settled.
 func (s *Scenario) Settle(ctx context.Context, fact, what string, since time.Time) bool {
 	return s.sc.settle(ctx, fact, what, since)
+}
+
+// SettleWithin is Settle with within in place of T (the binding's
+// settleWithin): a bound that allows more, such as the replacement of a
+// deleted pod.
+func (s *Scenario) SettleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+	return s.sc.settleWithin(ctx, fact, what, since, within)
 }
 
 // Change applies one change and returns when it was made.
@@ -89,11 +106,14 @@ func (s *Scenario) End() { s.sc.end() }
 // CompareWith records refs, the fault-free runs' end states, and the
 // subject's ignore paths for the faulted run's judges
 // (judge.FactSteadyReferences, FactSteadyIgnore), with the writes the
-// harness made around the faults (judge.FactSteadyDisturbed): an
-// exploration schedule's only writes are the binding's changes, so none
-// deleted an object of the controller's own.
+// harness made around the faults (judge.FactSteadyDisturbed): the
+// binding's changes, and the pods of the controller's own a schedule's
+// pod deletions took (DeletedOwn), whose re-creation is owed, not churn.
 func (s *Scenario) CompareWith(refs []*judge.EndState) {
-	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(s.sc.disturbed))
+	s.mu.Lock()
+	disturbed := mustJSON(s.sc.disturbed)
+	s.mu.Unlock()
+	testenv.Fact(judge.FactSteadyDisturbed, disturbed)
 	if len(refs) > 0 {
 		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
 	}
@@ -101,3 +121,64 @@ func (s *Scenario) CompareWith(refs []*judge.EndState) {
 		testenv.Fact(judge.FactSteadyIgnore, mustJSON(s.sc.b.Ignore))
 	}
 }
+
+// OwnedPods are the names of the live pods the objects own now (by
+// ownerReferences, transitively, not deleting), those still running
+// (not Succeeded or Failed) first, then newest first.
+func (s *Scenario) OwnedPods() []string {
+	st := s.sc.src.StateAt(time.Now())
+	type pod struct {
+		name     string
+		finished bool
+		created  time.Time
+	}
+	// Every applied object's key, deleted or not (a deleted one is not
+	// in the state): a change step running meanwhile only marks an
+	// object deleted, it never changes a key.
+	var roots []string
+	for _, o := range s.sc.objects {
+		roots = append(roots, o.key)
+	}
+	var pods []pod
+	for _, k := range judge.Owned(st, roots) {
+		o := st[k]
+		if judge.SteadyResource(k) != "pods" || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		phase, _, _ := unstructured.NestedString(o.Object, "status", "phase")
+		pods = append(pods, pod{name: o.GetName(), finished: phase == "Succeeded" || phase == "Failed", created: o.GetCreationTimestamp().Time})
+	}
+	slices.SortFunc(pods, func(a, b pod) int {
+		switch {
+		case a.finished != b.finished:
+			if a.finished {
+				return 1
+			}
+			return -1
+		case !a.created.Equal(b.created):
+			return b.created.Compare(a.created)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// DeletedOwn records that another party (a schedule's pod deletion)
+// deleted the controller's own pods names at at (judge.Disturbance,
+// Owned): the controller owes one create of each more than the reference
+// runs made, which no-churn does not count as churn.
+func (s *Scenario) DeletedOwn(names []string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		s.sc.disturbed = append(s.sc.disturbed, judge.Disturbance{What: fmt.Sprintf("delete Pod %s/%s, the controller's own", s.sc.ns, n), Key: judge.SteadyKey(judge.SteadyHistory("pods"), s.sc.ns, n),
+			Resource: "pods", Kind: "Pod", Namespace: s.sc.ns, Name: n, Owned: true, At: at})
+	}
+}
+
+// Namespace is the run's namespace.
+func (s *Scenario) Namespace() string { return s.sc.ns }

@@ -338,11 +338,33 @@ func (sc *scenario) disturbable(ps ...verdict.Property) bool {
 	if _, obj := sc.ownObject(); obj != nil {
 		return true
 	}
+	notBound("capabilities.steadyState.changes binds no change, and nothing of the controller's own (owned by the objects, or of a resource it created) exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
+	return false
+}
+
+// notBound records the properties ps not bound, saying why, and judges
+// nothing else: never a pass and never a finding.
+func notBound(why string, ps ...verdict.Property) {
 	for _, p := range ps {
-		testenv.NotBound(p, "capabilities.steadyState.changes binds no change, and nothing of the controller's own (owned by the objects, or of a resource it created) exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do")
+		testenv.NotBound(p, why)
 	}
 	testenv.Verify()
-	return false
+}
+
+// drewNoWrite reports whether the fault of premise found the controller
+// with no write to make though the harness wrote while it acted (for the
+// refused writes: judge.WritesRefusedUnbound). Then the spec's properties
+// are not bound, saying why, and it goes no further.
+func (sc *scenario) drewNoWrite(premise verdict.Property) bool {
+	if premise != catalog.SteadyWritesRefused {
+		return false
+	}
+	why := judge.WritesRefusedUnbound(testenv.Evidence().Snapshot())
+	if why == "" {
+		return false
+	}
+	notBound(why, faultProperties(premise)...)
+	return true
 }
 
 // afterFault lets the controller recover from the fault lifted at

@@ -169,10 +169,15 @@ func (sc *scenario) live() []string {
 // for W, or T+W passed. It reports whether it settled; the verdict is the
 // judge's.
 func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Time) bool {
-	ph := judge.SettlePhase{What: what, Since: since, Within: sc.b.SettleWithin.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
+	return sc.settleWithin(ctx, fact, what, since, sc.b.SettleWithin.Duration)
+}
+
+// settleWithin is settle with within in place of T.
+func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
-	c := oracle.Convergence{Since: since, Within: sc.b.SettleWithin.Duration, Window: sc.b.SettleWindow.Duration}
+	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
 	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, sc.overrides))
 	return err == nil
 }
@@ -211,15 +216,16 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 	return at
 }
 
-// quiet watches the controller's proxies for a write (Lease and Event
-// writes aside) for the quiet window, stopping at the first, and records
-// the window.
+// quiet watches the controller's proxies for a write of the run
+// (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
+// and Event writes aside) for the quiet window, stopping at the first,
+// and records the window.
 func (sc *scenario) quiet(ctx context.Context) {
 	from := time.Now()
 	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.QuietWindow.Duration, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Start.After(from) && judge.IsControllerWrite(req.RequestInfo)
+				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns)
 			}) {
 				return true, nil
 			}
@@ -313,14 +319,16 @@ func (sc *scenario) compareWithReferences() {
 	}
 }
 
-// firstWrite waits for the controller's first answered write (Lease and
-// Event writes aside), within T.
+// firstWrite waits for the controller's first answered write of the run
+// (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
+// and Event writes aside), within T: one in another namespace (the
+// garbage collector cleaning up after an earlier spec) is not the run's.
 func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	var who string
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return judge.IsControllerWrite(req.RequestInfo) && req.Code >= 200 && req.Code < 300
+				return judge.RunWrite(req.RequestInfo, sc.ns) && req.Code >= 200 && req.Code < 300
 			}) {
 				who = r.Identity
 				return true, nil
