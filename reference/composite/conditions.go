@@ -7,10 +7,12 @@ import (
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 )
 
-// set updates one condition and reports whether anything changed.
+// set updates one condition and reports whether anything changed: its
+// observedGeneration says which spec it was decided from, so a change of
+// spec is acknowledged by every condition.
 func set(s *refv1.ConditionedStatus, generation int64, typ string, status metav1.ConditionStatus, reason, message string) bool {
 	old := meta.FindStatusCondition(s.Conditions, typ)
-	if old != nil && old.Status == status && old.Reason == reason && old.Message == message {
+	if old != nil && old.Status == status && old.Reason == reason && old.Message == message && old.ObservedGeneration == generation {
 		return false
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation})

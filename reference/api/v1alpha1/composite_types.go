@@ -9,6 +9,11 @@ type ExternalSpec struct {
 	// ExternalName is the key of the external resource.
 	// +kubebuilder:validation:MinLength=1
 	ExternalName string `json:"externalName"`
+	// Tier is the class of the external resource, a setting the
+	// controllers pass down from the Claim to its Composite and Managed:
+	// a change of it is a change of spec to sync.
+	// +optional
+	Tier string `json:"tier,omitempty"`
 }
 
 // ConditionedStatus carries Ready and Synced conditions.
