@@ -53,9 +53,10 @@ type ClaimReconciler struct {
 	// Namespace is the one namespace reconciled, "" for all: where
 	// skip-changes-on-relist's own watch of Claims looks.
 	Namespace string
-	// APIReader reads from the API server, not the cache:
-	// skip-changes-on-relist, which has no informer of Claims, reads
-	// them with it.
+	// APIReader reads from the API server, not the cache: the Claim
+	// reconciled is read with it by skip-changes-on-relist, which has
+	// no informer of Claims, and by delete-orphans-from-cache, which
+	// reads fresh everywhere but in its orphan check.
 	APIReader client.Reader
 
 	// made are the uids of the Composites this process created: the only
@@ -95,7 +96,7 @@ func (r *ClaimReconciler) SetupWithManager(mgr ctrl.Manager) error {
 func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var claim refv1.Claim
 	claims := client.Reader(r.Client)
-	if r.Bug == BugSkipChangesOnRelist {
+	if r.Bug == BugSkipChangesOnRelist || r.Bug == BugDeleteOrphansFromCache {
 		claims = r.APIReader
 	}
 	if err := claims.Get(ctx, req.NamespacedName, &claim); err != nil {

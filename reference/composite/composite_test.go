@@ -466,7 +466,7 @@ func TestChangeAcrossARelist(t *testing.T) {
 			c, err := s.claim("app")
 			x, xerr := s.composite("app")
 			r := readyOf(c)
-			return err == nil && xerr == nil && r != nil && r.ObservedGeneration == c.Generation && x.Spec.Tier == "large"
+			return err == nil && xerr == nil && r != nil && r.ObservedGeneration == c.Generation && c.Status.ObservedGeneration == c.Generation && x.Spec.Tier == "large"
 		}
 		if bug == "" {
 			reftest.Eventually(t, 20*time.Second, "the tier synced to the Composite and observed by the claim", synced)

@@ -96,12 +96,14 @@ func (r *CompositeReconciler) managed(ctx context.Context, xr *refv1.Composite) 
 // API server, not the cache), and a Composite whose Claim is not found by
 // those labels is an orphan, deleted. done says the pass ends here.
 //
-// The mistake it models is a cleanup that trusts a stale cache: it looks
-// the Claim up in its informer cache, which may be behind the fresh read
-// (a stalled or broken watch). The cache then does not list the Claim
-// with the labels just copied, and a child whose parent exists is deleted
-// as an orphan; made again, it is deleted again while the cache stays
-// behind. A cleanup that deletes must confirm with a fresh read.
+// The mistake it models is a cleanup that trusts a stale cache: the
+// controller reads its Claims fresh (here and in the Claim's own
+// reconcile), but its orphan check lists them from the informer cache,
+// which may be behind (a stalled or broken watch). The cache then does
+// not list the Claim with the labels just copied, and a child whose
+// parent exists is deleted as an orphan; made again, it is deleted again
+// while the cache stays behind. A cleanup that deletes must confirm with
+// a fresh read.
 func (r *CompositeReconciler) claimLabelsAndOrphans(ctx context.Context, xr *refv1.Composite) (done bool, err error) {
 	var claim refv1.Claim
 	err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(xr), &claim)

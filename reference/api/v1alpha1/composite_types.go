@@ -18,7 +18,12 @@ type ExternalSpec struct {
 
 // ConditionedStatus carries Ready and Synced conditions.
 type ConditionedStatus struct {
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation of the spec the status was
+	// decided from: while it is behind metadata.generation, the object
+	// is in progress (kstatus reads it so).
+	// +optional
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Claim is what a user creates, like a Crossplane claim: the controller
