@@ -75,6 +75,19 @@ var Bugs = []Bug{
 	{Name: "release-finalizer-early", Component: "composite", Subject: "composite", Suite: "steadystate",
 		Breaks: []string{SteadyLeavesNothing.ID},
 		Origin: "synthetic: a finalizer released before the cleanup it guards: the claim goes at once, and the Composite it made (no ownerReference) is left behind with its Managed"},
+	{Name: "delete-orphans-from-cache", Component: "composite", Subject: "composite", Suite: "steadystate",
+		// The Composite deleted is made again, with the same name, spec
+		// and status, and the Claim (read fresh, its status written as
+		// it goes) ends Ready as in the reference: only the creates show
+		// it (a stale view, and missed events until the relist).
+		Breaks: []string{SteadyNoChurn.ID},
+		Origin: "synthetic: a stale cache's orphan cleanup (Sieve's staleness class): a child whose parent its informer cache does not list is deleted as an orphan without a fresh read, while the cache is behind the parent's change the child already carries"},
+	{Name: "skip-changes-on-relist", Component: "composite", Subject: "composite", Suite: "steadystate",
+		// The Claim's status.observedGeneration stays behind its
+		// generation: kstatus has it in progress for good (it does not
+		// recover), and the end state differs from the reference's.
+		Breaks: []string{SteadyRecovers.ID, SteadySameEndState.ID},
+		Origin: "synthetic: an edge-triggered controller with a watch loop of its own that takes a relist as the state it already handled: a spec change whose watch event was lost before a 410 relist is never acted on"},
 }
 
 // Suites are the suites, in order: the reference subject each runs in the

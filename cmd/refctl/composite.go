@@ -35,8 +35,8 @@ func runComposite(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	ext := &external.Client{Base: externalURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	for _, setup := range []interface{ SetupWithManager(ctrl.Manager) error }{
-		&composite.ClaimReconciler{Client: mgr.GetClient(), Bug: o.Bug},
-		&composite.CompositeReconciler{Client: mgr.GetClient()},
+		&composite.ClaimReconciler{Client: mgr.GetClient(), Bug: o.Bug, Namespace: o.WatchNamespace, APIReader: mgr.GetAPIReader()},
+		&composite.CompositeReconciler{Client: mgr.GetClient(), Bug: o.Bug, APIReader: mgr.GetAPIReader()},
 		&composite.ManagedReconciler{Client: mgr.GetClient(), External: ext, Bug: o.Bug},
 	} {
 		if err := setup.SetupWithManager(mgr); err != nil {

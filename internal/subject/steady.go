@@ -51,12 +51,17 @@ func (s *fileSubject) StartSteady(ctx context.Context, ns string) chaos.Target {
 
 // Steady binds one Claim: the Claim gets a Composite, which owns a
 // Managed backed by the harness's external system; a later change renames
-// nothing, it labels the Claim.
+// nothing, it labels the Claim and changes its tier, a setting the
+// controllers sync down to the Composite and the Managed (the Claim's
+// conditions then observe its new generation).
 func (referenceComposite) Steady() *subjectfile.SteadyState {
 	return &subjectfile.SteadyState{
 		Changes: []subjectfile.Change{{Patch: &subjectfile.PatchChange{
 			Object: subjectfile.ObjectName{Kind: "Claim", Name: "steady"},
-			Merge:  map[string]any{"metadata": map[string]any{"labels": map[string]any{"steadystate.dev/changed": "true"}}},
+			Merge: map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"steadystate.dev/changed": "true"}},
+				"spec":     map[string]any{"tier": "large"},
+			},
 		}}},
 		SettleWithin: subjectfile.Duration{Duration: 30 * time.Second}, SettleWindow: subjectfile.Duration{Duration: 2 * time.Second},
 		QuietWindow: subjectfile.Duration{Duration: 5 * time.Second}, GoneWithin: subjectfile.Duration{Duration: 30 * time.Second},

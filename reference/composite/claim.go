@@ -13,8 +13,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 )
@@ -27,6 +29,8 @@ const (
 	BugStatusHotLoop              = "status-hot-loop"
 	BugRecreateChildrenOnRestart  = "recreate-children-on-restart"
 	BugReleaseFinalizerEarly      = "release-finalizer-early"
+	BugDeleteOrphansFromCache     = "delete-orphans-from-cache"
+	BugSkipChangesOnRelist        = "skip-changes-on-relist"
 )
 
 // Finalizers.
@@ -46,6 +50,14 @@ const requeue = time.Second
 type ClaimReconciler struct {
 	client.Client
 	Bug string
+	// Namespace is the one namespace reconciled, "" for all: where
+	// skip-changes-on-relist's own watch of Claims looks.
+	Namespace string
+	// APIReader reads from the API server, not the cache: the Claim
+	// reconciled is read with it by skip-changes-on-relist, which has
+	// no informer of Claims, and by delete-orphans-from-cache, which
+	// reads fresh everywhere but in its orphan check.
+	APIReader client.Reader
 
 	// made are the uids of the Composites this process created: the only
 	// children recreate-children-on-restart knows (it forgets them all
@@ -58,17 +70,36 @@ var _ reconcile.Reconciler = (*ClaimReconciler)(nil)
 
 // SetupWithManager watches Claims and the Composites they own.
 func (r *ClaimReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).For(&refv1.Claim{}).
-		Watches(&refv1.Composite{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}} // same name
-		})).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if r.Bug == BugSkipChangesOnRelist {
+		// Claims come from a watch of its own (claimWatch), not from
+		// an informer, and are read from the API server.
+		c, err := client.NewWithWatch(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+		if err != nil {
+			return err
+		}
+		events := make(chan event.GenericEvent)
+		if err := mgr.Add(&claimWatch{c: c, ns: r.Namespace, events: events}); err != nil {
+			return err
+		}
+		b = b.Named("claim").WatchesRawSource(source.Channel[client.Object](events, &handler.EnqueueRequestForObject{}))
+	} else {
+		b = b.For(&refv1.Claim{})
+	}
+	return b.Watches(&refv1.Composite{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}} // same name
+	})).
 		Complete(r)
 }
 
 // Reconcile drives a Claim.
 func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var claim refv1.Claim
-	if err := r.Get(ctx, req.NamespacedName, &claim); err != nil {
+	claims := client.Reader(r.Client)
+	if r.Bug == BugSkipChangesOnRelist || r.Bug == BugDeleteOrphansFromCache {
+		claims = r.APIReader
+	}
+	if err := claims.Get(ctx, req.NamespacedName, &claim); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !claim.DeletionTimestamp.IsZero() {
@@ -92,6 +123,12 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 	} else if err != nil {
 		return ctrl.Result{}, err
+	} else if xr.Spec.Tier != claim.Spec.Tier && xr.DeletionTimestamp.IsZero() {
+		// A change of the Claim's spec, synced down.
+		xr.Spec.Tier = claim.Spec.Tier
+		if err := r.Update(ctx, &xr); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	changed := set(&claim.Status, claim.Generation, refv1.TypeSynced, metav1.ConditionTrue, refv1.ReasonReconcileSuccess, "")
 	if ready(xr.Status) {

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/internal/runner"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/composite"
@@ -357,4 +359,139 @@ func TestDeletionLeavesNothing(t *testing.T) {
 		s.deleteClaim("later")
 		s.finish("later")
 	})
+}
+
+// TestOrphansWhileTheCacheIsBehind stalls the controller's watch of
+// Claims, labels a Ready claim (the cache does not see it), annotates its
+// Composite (a Composite reconcile with the cache behind) and makes a
+// Composite without a Claim (the Composite controller's one worker took
+// the first before it). The correct mode left the Composite alone;
+// delete-orphans-from-cache copied the label from a fresh read, did not
+// find the Claim with it in its cache and deleted the Composite.
+func TestOrphansWhileTheCacheIsBehind(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{"", composite.BugDeleteOrphansFromCache}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		x, err := s.composite("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := x.UID
+		from := time.Now()
+		tl := chaos.NewTimeline()
+		stall, err := chaos.Begin(t.Context(), tl, chaos.Stall("claims", 0), s.e.Target(s.subj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.label("app")
+		patch := client.MergeFrom(x.DeepCopy())
+		x.Annotations = map[string]string{"steadystate.dev/touched": "true"}
+		if err := s.e.Client.Patch(t.Context(), x, patch); err != nil {
+			t.Fatal(err)
+		}
+		probe := &refv1.Composite{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: s.ns}, Spec: refv1.ExternalSpec{ExternalName: s.ns + "-probe"}}
+		if err := s.e.Client.Create(t.Context(), probe); err != nil {
+			t.Fatal(err)
+		}
+		if bug == "" {
+			reftest.Eventually(t, 20*time.Second, "the probe Composite's Managed", func() bool {
+				_, err := s.managed("probe")
+				return err == nil
+			})
+			if w := s.writes(from, "composites", "app"); len(w) > 0 {
+				t.Errorf("the correct mode wrote the Composite of a claim whose watch is stalled: %v", w)
+			}
+		} else {
+			reftest.Eventually(t, 20*time.Second, "the Composite to be deleted as an orphan", func() bool {
+				return slices.Contains(s.writes(from, "composites", "app"), "delete composites")
+			})
+		}
+		if err := stall.End(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.e.Client.Delete(t.Context(), probe); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+		reftest.Eventually(t, 30*time.Second, "the claim Ready with a Composite, the probe gone", func() bool {
+			x, xerr := s.composite("app")
+			c, cerr := s.claim("app")
+			_, perr := s.managed("probe")
+			return xerr == nil && x.DeletionTimestamp == nil && cerr == nil && meta.IsStatusConditionTrue(c.Status.Conditions, refv1.TypeReady) && apierrors.IsNotFound(perr)
+		})
+		if x, _ := s.composite("app"); bug == "" && x.UID != before {
+			t.Errorf("the correct mode made the Composite again: uid %s, was %s", x.UID, before)
+		}
+		s.deleteClaim("app")
+		s.finish("app")
+	})
+}
+
+// TestChangeAcrossARelist drops the watch events of Claims, changes a
+// Ready claim's tier (its event dropped), then forces a relist of Claims
+// (the re-watch answered 410) and makes a second claim Ready: the claim
+// controller's one worker has been through what the relist brought by
+// then. The correct mode synced the change (its informer compares the
+// relist with its cache); skip-changes-on-relist took the relist as
+// handled and never did.
+func TestChangeAcrossARelist(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{"", composite.BugSkipChangesOnRelist}, func(t *testing.T, bug string) {
+		s := start(t, e, bug)
+		s.createReady("app", s.ns+"-db")
+		target := s.e.Target(s.subj)
+		tl := chaos.NewTimeline()
+		drop, err := chaos.Begin(t.Context(), tl, chaos.DropEvents("claims", proxy.EventMatch{Namespace: s.ns}, 0), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.claim("app")
+		patch := client.MergeFrom(c.DeepCopy())
+		c.Spec.Tier = "large"
+		if err := s.e.Client.Patch(t.Context(), c, patch); err != nil {
+			t.Fatal(err)
+		}
+		reftest.Eventually(t, 10*time.Second, "the change's event to be dropped", func() bool {
+			return slices.ContainsFunc(s.subj.Proxy(0).Events(), func(ev proxy.Event) bool {
+				return !ev.Delivered && ev.Fault != "" && ev.Kind == "Claim" && ev.Name == "app" && ev.ResourceVersion == c.ResourceVersion
+			})
+		})
+		if err := drop.End(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chaos.Inject(t.Context(), tl, &chaos.ForcedRelist{Resource: "claims"}, target); err != nil {
+			t.Fatal(err)
+		}
+		synced := func() bool {
+			c, err := s.claim("app")
+			x, xerr := s.composite("app")
+			r := readyOf(c)
+			return err == nil && xerr == nil && r != nil && r.ObservedGeneration == c.Generation && c.Status.ObservedGeneration == c.Generation && x.Spec.Tier == "large"
+		}
+		if bug == "" {
+			reftest.Eventually(t, 20*time.Second, "the tier synced to the Composite and observed by the claim", synced)
+		}
+		s.createReady("later", s.ns+"-later")
+		if bug != "" && synced() {
+			t.Error("skip-changes-on-relist synced a change whose event was lost before the relist")
+		}
+		for _, name := range []string{"app", "later"} {
+			s.deleteClaim(name)
+			s.finish(name)
+		}
+	})
+}
+
+// label labels a claim as the steady-state suite's change does.
+func (s *scenario) label(name string) {
+	s.t.Helper()
+	c, err := s.claim(name)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	patch := client.MergeFrom(c.DeepCopy())
+	c.Labels = map[string]string{"steadystate.dev/changed": "true"}
+	if err := s.e.Client.Patch(s.t.Context(), c, patch); err != nil {
+		s.t.Fatal(err)
+	}
 }

@@ -30,4 +30,18 @@
 //   - release-finalizer-early: a deleted Claim's finalizer is released at
 //     once, the Composite's deletion left for a next pass that never
 //     comes: the Composite and its Managed stay behind.
+//   - delete-orphans-from-cache: Claims are read fresh, but for one
+//     check: each Composite, polled every second, copies its Claim's
+//     labels from a fresh read of the Claim and is deleted as an orphan
+//     when the informer cache lists no Claim of its name with those
+//     labels. While the cache is behind (a stale view, missed events), a
+//     Composite whose Claim exists is deleted and made again.
+//   - skip-changes-on-relist: Claims come from a watch loop of its own,
+//     which takes every list after the first as already handled: a change
+//     of the Claim's spec whose event was lost before a relist is never
+//     synced, and the Claim never observes it (in progress for good).
+//
+// A Claim's tier, a change of its spec, is synced down to its Composite
+// and Managed; the status and every condition carry the generation they
+// observed.
 package composite

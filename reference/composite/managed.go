@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +24,10 @@ import (
 // readiness.
 type CompositeReconciler struct {
 	client.Client
+	Bug string
+	// APIReader reads from the API server, not the cache:
+	// delete-orphans-from-cache's fresh read of a Claim.
+	APIReader client.Reader
 }
 
 var _ reconcile.Reconciler = (*CompositeReconciler)(nil)
@@ -40,11 +46,29 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !xr.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // the garbage collector deletes the Managed
 	}
+	if r.Bug == BugDeleteOrphansFromCache {
+		if done, err := r.claimLabelsAndOrphans(ctx, &xr); err != nil || done {
+			return ctrl.Result{}, err
+		}
+		// A poll, as Crossplane's composites have one: each Composite is
+		// looked at again every second.
+		res, err := r.managed(ctx, &xr)
+		if err == nil && res.IsZero() {
+			res.RequeueAfter = requeue
+		}
+		return res, err
+	}
+	return r.managed(ctx, &xr)
+}
+
+// managed ensures the Composite's Managed exists, in step with its spec,
+// and mirrors its readiness.
+func (r *CompositeReconciler) managed(ctx context.Context, xr *refv1.Composite) (ctrl.Result, error) {
 	var mr refv1.Managed
-	err := r.Get(ctx, req.NamespacedName, &mr)
+	err := r.Get(ctx, client.ObjectKeyFromObject(xr), &mr)
 	if apierrors.IsNotFound(err) {
 		mr = refv1.Managed{ObjectMeta: metav1.ObjectMeta{Name: xr.Name, Namespace: xr.Namespace}, Spec: xr.Spec}
-		if err := controllerutil.SetControllerReference(&xr, &mr, r.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(xr, &mr, r.Scheme()); err != nil {
 			return ctrl.Result{}, err
 		}
 		mr.OwnerReferences[0].BlockOwnerDeletion = ptr.To(true)
@@ -52,14 +76,63 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
+	if mr.Spec.Tier != xr.Spec.Tier && mr.DeletionTimestamp.IsZero() && metav1.IsControlledBy(&mr, xr) {
+		// A change of the Composite's spec, synced down.
+		mr.Spec.Tier = xr.Spec.Tier
+		return ctrl.Result{}, r.Update(ctx, &mr)
+	}
 	status, reason := metav1.ConditionFalse, refv1.ReasonCreating
 	if ready(mr.Status) {
 		status, reason = metav1.ConditionTrue, refv1.ReasonAvailable
 	}
 	if set(&xr.Status, xr.Generation, refv1.TypeReady, status, reason, "") {
-		return ctrl.Result{}, r.Status().Update(ctx, &xr)
+		return ctrl.Result{}, r.Status().Update(ctx, xr)
 	}
 	return ctrl.Result{}, nil
+}
+
+// claimLabelsAndOrphans is delete-orphans-from-cache's: the Composite
+// carries its Claim's labels, copied from a fresh read of the Claim (the
+// API server, not the cache), and a Composite whose Claim is not found by
+// those labels is an orphan, deleted. done says the pass ends here.
+//
+// The mistake it models is a cleanup that trusts a stale cache: the
+// controller reads its Claims fresh (here and in the Claim's own
+// reconcile), but its orphan check lists them from the informer cache,
+// which may be behind (a stalled or broken watch). The cache then does
+// not list the Claim with the labels just copied, and a child whose
+// parent exists is deleted as an orphan; made again, it is deleted again
+// while the cache stays behind. A cleanup that deletes must confirm with
+// a fresh read.
+func (r *CompositeReconciler) claimLabelsAndOrphans(ctx context.Context, xr *refv1.Composite) (done bool, err error) {
+	var claim refv1.Claim
+	err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(xr), &claim)
+	if client.IgnoreNotFound(err) != nil {
+		return true, err
+	}
+	if err == nil {
+		missing := false
+		for k, v := range claim.Labels {
+			missing = missing || xr.Labels[k] != v
+		}
+		if missing {
+			patch := client.MergeFrom(xr.DeepCopy())
+			if xr.Labels == nil {
+				xr.Labels = map[string]string{}
+			}
+			maps.Copy(xr.Labels, claim.Labels)
+			return true, r.Patch(ctx, xr, patch)
+		}
+	}
+	var claims refv1.ClaimList
+	if err := r.List(ctx, &claims, client.InNamespace(xr.Namespace), client.MatchingLabels(xr.Labels)); err != nil {
+		return true, err
+	}
+	if slices.ContainsFunc(claims.Items, func(c refv1.Claim) bool { return c.Name == xr.Name }) {
+		return false, nil
+	}
+	err = r.Delete(ctx, xr, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	return true, client.IgnoreNotFound(err)
 }
 
 // ManagedReconciler is the provider: it creates, observes and deletes the

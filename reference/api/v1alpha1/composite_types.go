@@ -9,11 +9,21 @@ type ExternalSpec struct {
 	// ExternalName is the key of the external resource.
 	// +kubebuilder:validation:MinLength=1
 	ExternalName string `json:"externalName"`
+	// Tier is the class of the external resource, a setting the
+	// controllers pass down from the Claim to its Composite and Managed:
+	// a change of it is a change of spec to sync.
+	// +optional
+	Tier string `json:"tier,omitempty"`
 }
 
 // ConditionedStatus carries Ready and Synced conditions.
 type ConditionedStatus struct {
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation of the spec the status was
+	// decided from: while it is behind metadata.generation, the object
+	// is in progress (kstatus reads it so).
+	// +optional
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Claim is what a user creates, like a Crossplane claim: the controller
