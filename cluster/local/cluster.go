@@ -60,7 +60,10 @@ type Options struct {
 	NoNodes bool
 	// PodStages is a file of KWOK Stage objects (kwok.x-k8s.io/v1alpha1)
 	// that replaces the default pod behaviour (kwok/pod-stages.yaml: Running
-	// and Ready at once, a Job's pods Succeeded, deletion at once).
+	// and Ready at once, a Job's pods Succeeded). Deletion is not a stage:
+	// the cluster removes terminating pods itself (see podRemover), so the
+	// file should not delete pods (no `delete: true`); one that does brings
+	// back KWOK's delete by name, which can remove a same-named successor.
 	PodStages string
 }
 
@@ -113,8 +116,9 @@ type Cluster struct {
 	pki        *clusterPKI
 	ports      ports
 
-	mu    sync.Mutex
-	procs map[string]*proc.Proc
+	mu      sync.Mutex
+	procs   map[string]*proc.Proc
+	remover *podRemover
 }
 
 // Component names, also the names of their log files.
@@ -130,7 +134,8 @@ const (
 const startAttempts = 3
 
 // Start brings up etcd, kube-apiserver, kube-controller-manager and, with
-// simulated nodes, kube-scheduler and kwok, and returns once the API
+// simulated nodes, kube-scheduler, kwok and the remover of terminating
+// pods (podRemover), and returns once the API
 // server's /readyz and the controller manager's and scheduler's /healthz
 // answer ok and every simulated node is Ready. On any error, everything
 // started so far is stopped and removed. ctx bounds the start-up only; the
@@ -267,6 +272,9 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	}
 	if sched != nil {
 		if err := c.waitNodes(ctx, sched, kwok, p); err != nil {
+			return err
+		}
+		if err := c.startPodRemover(ctx, c.kwokKubeconfig()); err != nil {
 			return err
 		}
 	}

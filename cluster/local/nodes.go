@@ -24,9 +24,12 @@ import (
 // them (the default), the cluster creates Node objects that kwok
 // (sigs.k8s.io/kwok, built by kube-bins.sh) manages: kwok marks each node
 // Ready and plays each pod bound to one through KWOK's "fast" stages, so a
-// pod kube-scheduler places is Running and Ready at once, a Job's pod then
-// Succeeds, and a deleted pod is gone at once. No container runs: images
-// are never pulled, and logs and exec are not simulated.
+// pod kube-scheduler places is Running and Ready at once and a Job's pod
+// then Succeeds. A deleted pod is gone at once: the cluster's pod remover
+// (podremover.go) deletes it as a kubelet would, with grace period 0 and
+// its UID as precondition, in place of KWOK's pod-delete stage, which
+// deletes by name and could remove a same-named successor. No container
+// runs: images are never pulled, and logs and exec are not simulated.
 
 // DefaultNodes is the number of simulated nodes LOCAL_NODES=on asks for.
 const DefaultNodes = 2
@@ -70,7 +73,7 @@ func (c *Cluster) startNodeComponents(p ports) (sched, kwok *proc.Proc, err erro
 	if err := writeKubeconfig(schedKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.SchedulerClientCert, c.pki.SchedulerClientKey); err != nil {
 		return nil, nil, err
 	}
-	kwokKubeconfig := filepath.Join(c.workDir, "kwok.kubeconfig")
+	kwokKubeconfig := c.kwokKubeconfig()
 	if err := writeKubeconfig(kwokKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KwokClientCert, c.pki.KwokClientKey); err != nil {
 		return nil, nil, err
 	}
@@ -91,6 +94,10 @@ func (c *Cluster) startNodeComponents(p ports) (sched, kwok *proc.Proc, err erro
 	}
 	return sched, kwok, nil
 }
+
+// kwokKubeconfig is the kubeconfig of kwok's identity, also the pod
+// remover's.
+func (c *Cluster) kwokKubeconfig() string { return filepath.Join(c.workDir, "kwok.kubeconfig") }
 
 // waitNodes waits for kube-scheduler's /healthz, creates the simulated
 // nodes and waits until kwok has made every one Ready.

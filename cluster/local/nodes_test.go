@@ -196,10 +196,15 @@ func TestKwokConfigHasTheNodeStageAndThePodStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"name: node-initialize", "name: pod-ready", "name: pod-complete", "name: pod-delete"} {
+	for _, want := range []string{"name: node-initialize", "name: pod-ready", "name: pod-complete"} {
 		if !strings.Contains(string(def), want) {
 			t.Errorf("the default kwok configuration lacks %q", want)
 		}
+	}
+	// The pod remover deletes terminating pods (by UID); a KWOK stage that
+	// deletes would delete by name.
+	if strings.Contains(string(def), "delete: true") {
+		t.Errorf("the default kwok configuration has a stage that deletes pods:\n%s", def)
 	}
 	custom := filepath.Join(t.TempDir(), "stages.yaml")
 	if err := os.WriteFile(custom, []byte("apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: pod-stays-pending\n"), 0o600); err != nil {

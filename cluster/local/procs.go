@@ -77,10 +77,11 @@ func (c *Cluster) stopProcess(name string) {
 	}
 }
 
-// stopProcesses stops every process but etcd together, then etcd (the
-// cluster's, and a seeding start's), so no API server loses its storage
-// while still serving.
+// stopProcesses stops the pod remover, then every process but etcd
+// together, then etcd (the cluster's, and a seeding start's), so no API
+// server loses its storage while still serving.
 func (c *Cluster) stopProcesses() {
+	c.stopPodRemover()
 	c.mu.Lock()
 	procs := c.procs
 	c.procs = map[string]*proc.Proc{}
