@@ -44,6 +44,14 @@ func TestPodRemoverRemovesOnlyTheTerminatingPod(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	pods := kube.CoreV1().Pods("default")
+	// A pod needs its namespace's default ServiceAccount, which the
+	// controller manager makes a moment after the cluster is ready.
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, err := kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the default ServiceAccount of namespace default: %v", err)
+	}
 
 	// The ordinary case: no kubelet and no KWOK stage deletes, so only the
 	// remover can take the terminating pod away.

@@ -73,7 +73,7 @@ func TestZooReproNamesTheFindings(t *testing.T) {
 		t.Skip("no make here")
 	}
 	for _, finding := range []string{"", "nope", "stuck-rollout nope"} {
-		cmd := exec.Command("make", "-n", "zoo-repro", "FINDING="+finding)
+		cmd := exec.Command("make", "--no-print-directory", "-n", "zoo-repro", "FINDING="+finding)
 		cmd.Dir = "../.."
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
@@ -85,7 +85,7 @@ func TestZooReproNamesTheFindings(t *testing.T) {
 			t.Errorf("make zoo-repro FINDING=%q said %q, want one line with %q", finding, out, want)
 		}
 	}
-	cmd := exec.Command("make", "-n", "zoo-repro", "FINDING=stuck-rollout", "LOCAL_NODES=")
+	cmd := exec.Command("make", "--no-print-directory", "-n", "zoo-repro", "FINDING=stuck-rollout", "LOCAL_NODES=")
 	cmd.Dir = "../.."
 	out, err := cmd.CombinedOutput()
 	if err != nil {
