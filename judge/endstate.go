@@ -355,9 +355,19 @@ func (es *EndState) compared() map[string][]endObject {
 		}
 		eo := endObject{kind: o.GetKind(), flat: map[string]string{}}
 		m.flatten("", content, eo.flat)
-		if eo.kind == "Pod" {
+		switch eo.kind {
+		case "Pod":
 			// The scheduler's choice, not the controller's.
 			delete(eo.flat, "spec.nodeName")
+		case "EndpointSlice", "Endpoints":
+			// An endpoint's node (and the node's zone) is its pod's, the
+			// scheduler's choice: a pod deleted and made again may land
+			// on another node.
+			for p := range eo.flat {
+				if strings.HasSuffix(p, ".nodeName") || (eo.kind == "EndpointSlice" && strings.HasSuffix(p, ".zone")) {
+					delete(eo.flat, p)
+				}
+			}
 		}
 		var lines []string
 		for _, p := range slices.Sorted(maps.Keys(eo.flat)) {
@@ -635,7 +645,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes, the namespace and a pod's node masked"
+	const always = "uids, timestamps, generated names' suffixes, the namespace and a pod's node (and an endpoint's) masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"

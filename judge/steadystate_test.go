@@ -441,6 +441,30 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 	if d := diffEnds(ref.compared(), same.compared()); len(d) != 0 {
 		t.Errorf("the same end state in another run differs: %v", d)
 	}
+	// An endpoint's node is its pod's, the scheduler's choice (the zoo's
+	// EndpointSlice controller: a pod deleted under the refused writes was
+	// made again on the other simulated node); whether it is ready is not.
+	endpoint := func(es *EndState, node string, ready bool) {
+		for k, o := range es.Objects {
+			if o["kind"] == "EndpointSlice" {
+				es.Objects[k]["endpoints"] = []any{map[string]any{"nodeName": node, "zone": node + "-zone", "conditions": map[string]any{"ready": ready}}}
+			}
+		}
+	}
+	endpoint(ref, "kwok-node-1", true)
+	endpoint(same, "kwok-node-0", true)
+	if d := diffEnds(ref.compared(), same.compared()); len(d) != 0 {
+		t.Errorf("an endpoint on another node differs: %v", d)
+	}
+	endpoint(same, "kwok-node-0", false)
+	if d := diffEnds(ref.compared(), same.compared()); len(d) != 1 || !strings.Contains(d[0].String(), "endpoints[0].conditions.ready: true in the reference, false after the faults") {
+		t.Errorf("an endpoint not ready: %v", d)
+	}
+	for _, es := range []*EndState{ref, same} {
+		for k := range es.Objects {
+			delete(es.Objects[k], "endpoints")
+		}
+	}
 	other := run("steady-bbbbb", "2wxyz", "u2", 80, 1)
 	d := diffEnds(ref.compared(), other.compared())
 	if len(d) != 1 || d[0].String() != "Service/web > EndpointSlice/web-* ports[0].port: 8080 in the reference, 80 after the faults" {
