@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/conformance"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
@@ -23,8 +23,7 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 	fs.StringVar(&c.Subject, "subject", "", "the subject file")
 	fs.StringVar(&c.Out, "out", "", "the bundle to write")
 	fs.StringVar(&c.Provider, "provider", e.Provider, "local, kind or existing (PROVIDER)")
-	var only cli.Strings
-	fs.Var(&only, "capabilities", "run only the suites of these bound capabilities (comma-separated, or repeat the flag)")
+	only := fs.String("capabilities", "", "run only the suites of these bound capabilities (comma-separated)")
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
@@ -34,14 +33,15 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 	case c.Subject == "":
 		return c, fmt.Errorf("%w: conform needs --subject FILE, the subject file that describes the controller", errUsage)
 	}
-	r, err := conformance.New(e, c.Subject, c.Out, c.Provider)
-	for _, o := range only {
-		for _, name := range strings.Split(o, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				r.Only = append(r.Only, name)
-			}
-		}
+	var capabilities []string
+	for _, s := range catalog.Suites {
+		capabilities = append(capabilities, s.Capability)
 	}
+	r, err := conformance.New(e, c.Subject, c.Out, c.Provider)
+	if err != nil {
+		return r, err
+	}
+	r.Only, err = cli.List("--capabilities", *only, "a capability", capabilities)
 	return r, err
 }
 

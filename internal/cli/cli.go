@@ -90,13 +90,16 @@ func WantsHelp(args []string) bool {
 }
 
 // List reads a comma-separated list given as value by source whose every
-// item must be one of valid; empty is nil (everything).
+// item, spaces around it aside, must be one of valid; empty is nil
+// (everything).
 func List(source, value, what string, valid []string) ([]string, error) {
 	if value == "" {
 		return nil, nil
 	}
 	items := strings.Split(value, ",")
-	for _, item := range items {
+	for i, item := range items {
+		item = strings.TrimSpace(item)
+		items[i] = item
 		if !slices.Contains(valid, item) {
 			return nil, fmt.Errorf("%s=%q: %q is not %s; valid: %s", source, value, item, what, strings.Join(valid, ", "))
 		}
