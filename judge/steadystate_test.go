@@ -559,3 +559,27 @@ func TestAnotherNamespacesWritesAreNotTheRuns(t *testing.T) {
 		t.Error("RunWrite: a write of the run is one in its namespace or of a cluster-scoped object, Lease and Event writes aside")
 	}
 }
+
+// TestRecordedEndpointOnAnotherNodeIsTheSameEndState re-judges the zoo's
+// EndpointSlice controller through the refused-writes spec (CI's zoo
+// slice): its slice's endpoint ended on kwok-node-0 where the reference
+// run's was on kwok-node-1, the node of the pod behind it, which the
+// scheduler chose. Judged with a pod's node masked but not an
+// endpoint's, same-end-state broke on that field alone; an endpoint's
+// node is masked too, and it holds. The address type changed still
+// breaks it.
+func TestRecordedEndpointOnAnotherNodeIsTheSameEndState(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("endpointslice", "steadystate-endpointslice-writes-refused-endpoint-node.json"))
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, read()); got.Outcome != verdict.Held {
+		t.Errorf("as recorded: %s %q, want held", got.Outcome, got.Reason)
+	}
+	e := read()
+	for _, r := range e.Histories["steady/endpointslices.discovery.k8s.io"] {
+		r.Object["addressType"] = "IPv6"
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `addressType: "IPv4" in the reference, "IPv6" after the faults`) {
+		t.Errorf("another address type: %s %q, want broken on it", got.Outcome, got.Reason)
+	}
+}
