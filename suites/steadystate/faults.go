@@ -81,7 +81,7 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 		d.At = sc.change(ctx, c)
 		changes = 1
 	} else {
-		key, obj := sc.ownObject()
+		key, obj := sc.ownObject(seen)
 		if obj == nil {
 			return false, 0
 		}
@@ -122,8 +122,10 @@ func (sc *scenario) watched(gvr schema.GroupVersionResource) bool {
 // delete: one the objects own (by ownerReferences, transitively) or of a
 // resource the controller created objects of in the namespace, not an
 // applied object, not deleting, one that owns nothing first (its deletion
-// takes nothing else with it), then by key. nil when there is none.
-func (sc *scenario) ownObject() (string, *unstructured.Unstructured) {
+// takes nothing else with it), then by key; with seen, only of a resource
+// the controller watches (a Pod its Deployment's ReplicaSet owns is not,
+// for an operator that watches Deployments). nil when there is none.
+func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
 	s := sc.src.StateAt(time.Now())
 	roots := sc.live()
 	creates := map[string]bool{}
@@ -153,7 +155,8 @@ func (sc *scenario) ownObject() (string, *unstructured.Unstructured) {
 		if o == nil || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil {
 			continue
 		}
-		if _, ok := sc.recorded[judge.SteadyResource(k)]; !ok {
+		gvr, ok := sc.recorded[judge.SteadyResource(k)]
+		if !ok || (seen && !sc.watched(gvr)) {
 			continue
 		}
 		if owners[string(o.GetUID())] {
@@ -329,16 +332,21 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 
 // disturbable reports whether another party has a write to make while a
 // fault acts (disturb): a change, or an object of the controller's own to
-// delete. When there is none, the spec's properties are not bound,
+// delete; with seen, of a resource the controller watches, as disturb
+// needs it. When there is none, the spec's properties are not bound,
 // saying why: the fault would find the controller with nothing to do.
-func (sc *scenario) disturbable(ps ...verdict.Property) bool {
-	if len(sc.b.Changes) > 0 {
+func (sc *scenario) disturbable(seen bool, ps ...verdict.Property) bool {
+	if len(sc.b.Changes) > 0 && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[0]).gvr)) {
 		return true
 	}
-	if _, obj := sc.ownObject(); obj != nil {
+	if _, obj := sc.ownObject(seen); obj != nil {
 		return true
 	}
-	notBound("capabilities.steadyState.changes binds no change, and nothing of the controller's own (owned by the objects, or of a resource it created) exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
+	what := ""
+	if seen {
+		what = " of a resource it watches"
+	}
+	notBound("capabilities.steadyState.changes binds no change"+what+", and nothing of the controller's own (owned by the objects, or of a resource it created)"+what+" exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
 	return false
 }
 

@@ -106,7 +106,7 @@ func steadySpecs() {
 		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
 			return func(ctx SpecContext) {
 				sc := start(ctx, ns)
-				if !sc.settledFirst(ctx) || !sc.disturbable(faultProperties(premise)...) {
+				if !sc.settledFirst(ctx) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
 				recovered, next := inject(sc, ctx, testenv.Timeline())
