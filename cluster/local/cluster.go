@@ -61,9 +61,10 @@ type Options struct {
 	// PodStages is a file of KWOK Stage objects (kwok.x-k8s.io/v1alpha1)
 	// that replaces the default pod behaviour (kwok/pod-stages.yaml: Running
 	// and Ready at once, a Job's pods Succeeded). Deletion is not a stage:
-	// the cluster removes terminating pods itself (see podRemover), so the
-	// file should not delete pods (no `delete: true`); one that does brings
-	// back KWOK's delete by name, which can remove a same-named successor.
+	// the cluster removes terminating pods itself (see podRemover), so a
+	// file with a stage that deletes pods (`delete: true`) is refused: it
+	// would bring back KWOK's delete by name, which can remove a same-named
+	// successor.
 	PodStages string
 }
 
@@ -97,8 +98,12 @@ func (o *Options) check() error {
 		return fmt.Errorf("the number of simulated nodes is %d: give a positive count (LOCAL_NODES), or 0 for none", o.Nodes)
 	}
 	if o.PodStages != "" {
-		if _, err := os.ReadFile(o.PodStages); err != nil {
+		data, err := os.ReadFile(o.PodStages)
+		if err != nil {
 			return fmt.Errorf("the pod stages file (LOCAL_POD_STAGES) cannot be read: %v; give a YAML file of KWOK Stage objects, or unset it for the default", err)
+		}
+		if err := checkPodStages(data); err != nil {
+			return fmt.Errorf("the pod stages file %s (LOCAL_POD_STAGES): %v", o.PodStages, err)
 		}
 	}
 	return nil

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	_ "embed" // the default stages
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -64,6 +67,44 @@ func kwokConfig(podStagesFile string) ([]byte, error) {
 	b.WriteString("\n---\n")
 	b.Write(pods)
 	return b.Bytes(), nil
+}
+
+// checkPodStages refuses a pod stages file that is not YAML of KWOK Stage
+// objects, or that has a stage deleting pods (next.delete): the cluster
+// removes terminating pods itself with the pod's UID as precondition
+// (podremover.go), and KWOK's delete, by name, could remove a same-named
+// pod created meanwhile.
+func checkPodStages(data []byte) error {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for n := 1; ; n++ {
+		var st struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Next struct {
+					Delete bool `json:"delete"`
+				} `json:"next"`
+			} `json:"spec"`
+		}
+		err := dec.Decode(&st)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("document %d is not YAML: %v", n, err)
+		}
+		if st.Kind == "" && st.Metadata.Name == "" {
+			continue // an empty document
+		}
+		if st.Kind != "Stage" {
+			return fmt.Errorf("document %d is a %q, not a KWOK Stage", n, st.Kind)
+		}
+		if st.Spec.Next.Delete {
+			return fmt.Errorf("stage %q deletes pods (next.delete: true); the cluster removes terminating pods itself, by UID, so remove that stage", st.Metadata.Name)
+		}
+	}
 }
 
 // startNodeComponents starts kube-scheduler and kwok, each with a

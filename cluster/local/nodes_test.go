@@ -166,6 +166,10 @@ func TestStartWithoutNodeBinariesSaysHow(t *testing.T) {
 }
 
 func TestStartRejectsBadNodeOptions(t *testing.T) {
+	deleting := filepath.Join(t.TempDir(), "stages.yaml")
+	if err := os.WriteFile(deleting, []byte("apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: pod-delete\nspec:\n  next:\n    delete: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		opts Options
@@ -173,6 +177,7 @@ func TestStartRejectsBadNodeOptions(t *testing.T) {
 	}{
 		{"negative nodes", Options{Nodes: -1}, "the number of simulated nodes is -1"},
 		{"unreadable stages", Options{Nodes: DefaultNodes, PodStages: "/nonexistent/stages.yaml"}, "the pod stages file (LOCAL_POD_STAGES) cannot be read"},
+		{"a stage that deletes pods", Options{Nodes: DefaultNodes, PodStages: deleting}, `stage "pod-delete" deletes pods`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Name = "bad-nodes"
@@ -265,4 +270,30 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+func TestCheckPodStagesRefusesAStageThatDeletes(t *testing.T) {
+	if err := checkPodStages(podStages); err != nil {
+		t.Errorf("the default pod stages are refused: %v", err)
+	}
+	stage := func(name, next string) string {
+		return "apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\nmetadata:\n  name: " + name + "\nspec:\n  resourceRef: {apiGroup: v1, kind: Pod}\n  next:\n" + next
+	}
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"a stage that deletes", stage("pod-ready", "    statusTemplate: x\n") + "\n---\n" + stage("pod-delete", "    delete: true\n"), `stage "pod-delete" deletes pods`},
+		{"not a stage", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", `document 1 is a "ConfigMap", not a KWOK Stage`},
+		{"not YAML", "kind: [Stage\n", "document 1 is not YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkPodStages([]byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("checkPodStages error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	if err := checkPodStages([]byte("---\n" + stage("pod-stays-pending", "    statusTemplate: x\n") + "\n---\n")); err != nil {
+		t.Errorf("a stage that does not delete, between empty documents, is refused: %v", err)
+	}
 }
