@@ -105,6 +105,9 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 	if !passed {
 		result = "did not pass"
 	}
+	if c := m.Campaign; c != nil && !c.Complete() {
+		result += " in the indices present (" + ints(c.Present) + ") only"
+	}
 	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: the subject %s\n", path, result)
 	if c := m.Campaign; c != nil {
 		if !c.Complete() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,6 +17,9 @@ import (
 // Indexed Job, index runs one index in its pod, gather packs the
 // indices' results into one bundle.
 func campaignCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+	if cli.WantsHelp(args[:min(1, len(args))]) {
+		return flag.ErrHelp
+	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: campaign needs job (print the Indexed Job), index (run one index, in its pod) or gather (bundle the indices' results)", errUsage)
 	}
