@@ -123,8 +123,8 @@ func fakeIndex(t *testing.T, dir string, i int, started time.Time, done bool) {
 		t.Fatal(err)
 	}
 	for p, data := range map[string][]byte{
-		filepath.Join(run, "report.json"):                  data,
-		filepath.Join(folder, SubjectCopy):                 []byte("name: s\n"),
+		filepath.Join(run, "report.json"):                 data,
+		filepath.Join(folder, SubjectCopy):                []byte("name: s\n"),
 		filepath.Join(folder, "seed-1", "bin", "program"): []byte("a program, left out"),
 	} {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
