@@ -162,7 +162,7 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	if c.Provider == cluster.Existing {
-		c.Kubernetes = serverVersion(ctx)
+		c.Kubernetes = ServerVersion(ctx)
 	}
 	// The bundle holds this run only: every report and evidence file in
 	// it is from after started.
@@ -182,7 +182,7 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := copyFile(c.Subject, filepath.Join(c.Matrix.Root, subjectCopy)); err != nil {
 		return err
 	}
-	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: steadystateVersion(), Provider: c.Provider,
+	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: SteadystateVersion(), Provider: c.Provider,
 		Kubernetes: c.Kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file), Capabilities: c.Only}
 	var summary bytes.Buffer
 	rows := [][2]string{
@@ -228,9 +228,9 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o644)
 }
 
-// steadystateVersion is this binary's module version and commit: from
+// SteadystateVersion is this binary's module version and commit: from
 // the build, or (go run stamps none) from the checkout it runs in.
-func steadystateVersion() string {
+func SteadystateVersion() string {
 	v, revision, modified := "unknown", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v = bi.Main.Version
@@ -294,9 +294,9 @@ func subjectVersions(f *subjectfile.File) map[string]string {
 	return out
 }
 
-// serverVersion names the existing cluster's Kubernetes version, for the
+// ServerVersion names the existing cluster's Kubernetes version, for the
 // manifest; a cluster that does not answer is the suites' to report.
-func serverVersion(ctx context.Context) string {
+func ServerVersion(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	p := existing.NewProvider("", "")

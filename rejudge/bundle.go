@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/evidence"
@@ -50,6 +52,11 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 		m.Started.Format("2006-01-02 15:04:05 MST"), m.Created.Format("2006-01-02 15:04:05 MST"))
 	for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
 		fmt.Fprintf(stdout, "  %s: %s\n", k, m.Versions[k])
+	}
+	if c := m.Campaign; c != nil {
+		if err := checkCampaign(path, dst, *c, stdout); err != nil {
+			return err
+		}
 	}
 	var reportFiles []string
 	filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
@@ -98,8 +105,61 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 	if !passed {
 		result = "did not pass"
 	}
+	if c := m.Campaign; c != nil && !c.Complete() {
+		result += " in the indices present (" + ints(c.Present) + ") only"
+	}
 	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: the subject %s\n", path, result)
+	if c := m.Campaign; c != nil {
+		if !c.Complete() {
+			return fmt.Errorf("%s: the campaign is incomplete: index(es) %s of %d left no results (their pods failed or never ran), so its verdicts cover indices %s only; run the campaign again", path, ints(c.Missing), c.Indices, ints(c.Present))
+		}
+		fmt.Fprintf(stdout, "verify: the campaign is complete: all %d indices' results are in the bundle\n", c.Indices)
+	}
 	return nil
+}
+
+// checkCampaign checks a campaign's bundle, extracted into dst, against
+// its manifest's account of the indices: every index present or
+// missing, once; a present index's folder there with its record, a
+// missing one's absent.
+func checkCampaign(path, dst string, c bundle.Campaign, stdout io.Writer) error {
+	fmt.Fprintf(stdout, "  campaign %s (%s): %d indices, seeds %d onwards, %d per index, %s each, capability %s\n", c.Job, c.UID, c.Indices, c.FirstSeed, c.SeedsPerIndex, c.Budget, c.Capability)
+	fmt.Fprintf(stdout, "  indices present: %s; missing: %s\n", ints(c.Present), ints(c.Missing))
+	seen := map[int]bool{}
+	for _, i := range slices.Concat(c.Present, c.Missing) {
+		if i < 0 || i >= c.Indices || seen[i] {
+			return fmt.Errorf("%w: %s: the manifest's campaign lists index %d out of range or twice (indices 0 to %d)", bundle.ErrInvalid, path, i, c.Indices-1)
+		}
+		seen[i] = true
+	}
+	if len(seen) != c.Indices {
+		return fmt.Errorf("%w: %s: the manifest's campaign accounts for %d of its %d indices", bundle.ErrInvalid, path, len(seen), c.Indices)
+	}
+	for _, i := range c.Present {
+		if _, err := os.Stat(filepath.Join(dst, bundle.IndexFolder(i), bundle.IndexRecord)); err != nil {
+			return fmt.Errorf("%w: %s: the manifest says index %d is present, and the bundle holds no index-%d/index.json", bundle.ErrInvalid, path, i, i)
+		}
+	}
+	for _, i := range c.Missing {
+		if _, err := os.Stat(filepath.Join(dst, bundle.IndexFolder(i))); err == nil {
+			return fmt.Errorf("%w: %s: the manifest says index %d is missing, and the bundle holds index-%d", bundle.ErrInvalid, path, i, i)
+		}
+	}
+	if len(c.Present) == 0 {
+		return fmt.Errorf("%s: the campaign is incomplete: none of its %d indices left results (their pods failed or never ran); run the campaign again", path, c.Indices)
+	}
+	return nil
+}
+
+func ints(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // rejudged counts the verdicts verify judged again.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	"github.com/steadystate-dev/steadystate/campaign"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/kind/kindtest"
 	"github.com/steadystate-dev/steadystate/cluster/local"
@@ -45,7 +48,7 @@ func TestConformAsAJobOnKind(t *testing.T) {
 		{"controller-runtime-v0.17.3", true, "verdicts stand: the subject passed"},
 		{"controller-runtime-v0.17.2", false, "leader/only-holder-writes"},
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 65*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	var archives []string
@@ -74,6 +77,74 @@ func TestConformAsAJobOnKind(t *testing.T) {
 				t.Errorf("steadystate verify %s: %v\n%s\nwant %q", bundle, err, out, r.verify)
 			}
 		})
+	}
+	t.Run("campaign", func(t *testing.T) { runCampaign(ctx, t, kube, rest) })
+}
+
+// The campaign's figures on kind: two indices, one seed each, a one-minute
+// budget, exploring the leader capability of controller-runtime v0.17.3.
+const (
+	campaignName    = "steadystate-campaign"
+	campaignIndices = 2
+	campaignSubject = "controller-runtime-v0.17.3"
+)
+
+// runCampaign runs a campaign of campaignIndices indices as an Indexed Job
+// (steadystate campaign job), copies every index's results off the kind
+// node, gathers them into one bundle (steadystate campaign gather) and
+// verifies it: complete, every index present.
+func runCampaign(ctx context.Context, t *testing.T, kube kubernetes.Interface, rest *rest.Config) {
+	manifest, err := exec.Command(binary, "campaign", "job", "--name", campaignName, "--indices", strconv.Itoa(campaignIndices),
+		"--seeds-per-index", "1", "--seed", "1", "--budget", "1m").Output()
+	if err != nil {
+		t.Fatalf("steadystate campaign job: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := kube.BatchV1().Jobs(jobNS)
+	if err := fixtures.Apply(ctx, rest, os.DirFS(dir), "campaign.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	putSubject(ctx, t, kube, campaignSubject)
+	start := time.Now()
+	var job *batchv1.Job
+	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, 20*time.Minute, true, func(ctx context.Context) (bool, error) {
+		job, err = jobs.Get(ctx, campaignName, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		return jobEnded(job) != "", nil
+	})
+	logs := podLogs(ctx, t, kube, campaignName)
+	if err := os.WriteFile(filepath.Join(artifactsDir(t), "campaign-job.log"), logs, 0o644); err != nil {
+		t.Error(err)
+	}
+	if err != nil {
+		t.Fatalf("the campaign's Job did not end within 20m: %v\n%s", err, logs)
+	}
+	t.Logf("campaign Job: %s in %s", jobEnded(job), time.Since(start).Round(time.Second))
+	if jobEnded(job) != "Complete" {
+		t.Errorf("campaign Job %s, want Complete; its pods' logs:\n%s", jobEnded(job), logs)
+	}
+	results := filepath.Join(artifactsDir(t), "campaign")
+	node := "steadystate-job-test-control-plane"
+	if out, err := exec.CommandContext(ctx, "docker", "cp", node+":"+campaign.HostResults+"/"+string(job.UID), results).CombinedOutput(); err != nil {
+		t.Fatalf("copy the campaign's results off %s: %v\n%s", node, err, out)
+	}
+	bundle := filepath.Join(artifactsDir(t), "campaign.tar.gz")
+	out, err := exec.Command(binary, "campaign", "gather", "--name", campaignName, "--indices", strconv.Itoa(campaignIndices), "--out", bundle, results).CombinedOutput()
+	t.Logf("steadystate campaign gather (%v):\n%s", err, out)
+	if !strings.Contains(string(out), fmt.Sprintf("%d of %d indices present", campaignIndices, campaignIndices)) {
+		t.Fatalf("the gathered bundle does not hold every index:\n%s", out)
+	}
+	out, err = exec.Command(binary, "verify", bundle).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "verify: the campaign is complete") {
+		t.Errorf("steadystate verify %s: %v\n%s\nwant the campaign complete", bundle, err, out)
+	}
+	if out, err := exec.Command(binary, "html", results).CombinedOutput(); err != nil {
+		t.Errorf("steadystate html %s: %v\n%s", results, err, out)
 	}
 }
 
@@ -122,22 +193,11 @@ func runJob(ctx context.Context, t *testing.T, kube kubernetes.Interface, apply 
 	if err := apply(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "upstream", r.subject+".yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "steadystate-subject", Namespace: jobNS}, Data: map[string]string{"subject.yaml": string(data)}}
-	if _, err := kube.CoreV1().ConfigMaps(jobNS).Update(ctx, cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
-		_, err = kube.CoreV1().ConfigMaps(jobNS).Create(ctx, cm, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	putSubject(ctx, t, kube, r.subject)
 	start := time.Now()
 	var job *batchv1.Job
-	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
 		job, err = jobs.Get(ctx, jobName, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -166,6 +226,24 @@ func runJob(ctx context.Context, t *testing.T, kube kubernetes.Interface, apply 
 	return bundle
 }
 
+// putSubject gives the Jobs the subject file of fixtures/upstream, in the
+// ConfigMap their pods mount.
+func putSubject(ctx context.Context, t *testing.T, kube kubernetes.Interface, subject string) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "upstream", subject+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: campaign.SubjectMap, Namespace: jobNS}, Data: map[string]string{"subject.yaml": string(data)}}
+	if _, err := kube.CoreV1().ConfigMaps(jobNS).Update(ctx, cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
+		_, err = kube.CoreV1().ConfigMaps(jobNS).Create(ctx, cm, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // jobEnded is "Complete" or "Failed" once the Job has ended, else "".
 func jobEnded(j *batchv1.Job) string {
 	for _, c := range j.Status.Conditions {
@@ -178,15 +256,31 @@ func jobEnded(j *batchv1.Job) string {
 
 // jobLog is the log of the Job's pod.
 func jobLog(ctx context.Context, t *testing.T, kube kubernetes.Interface) []byte {
-	pods, err := kube.CoreV1().Pods(jobNS).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + jobName})
+	return podLogs(ctx, t, kube, jobName)
+}
+
+// podLogs are the logs of the Job job's pods, each under its name.
+func podLogs(ctx context.Context, t *testing.T, kube kubernetes.Interface, job string) []byte {
+	pods, err := kube.CoreV1().Pods(jobNS).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job})
 	if err != nil || len(pods.Items) == 0 {
 		return fmt.Appendf(nil, "no pod of the Job (%v)", err)
 	}
-	out, err := kube.CoreV1().Pods(jobNS).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{}).DoRaw(ctx)
-	if err != nil {
-		return fmt.Appendf(nil, "no log of pod %s: %v (%s)", pods.Items[0].Name, err, pods.Items[0].Status.Phase)
+	if len(pods.Items) == 1 {
+		out, err := kube.CoreV1().Pods(jobNS).GetLogs(pods.Items[0].Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		if err != nil {
+			return fmt.Appendf(nil, "no log of pod %s: %v (%s)", pods.Items[0].Name, err, pods.Items[0].Status.Phase)
+		}
+		return out
 	}
-	return out
+	var all []byte
+	for _, p := range pods.Items {
+		out, err := kube.CoreV1().Pods(jobNS).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		if err != nil {
+			out = fmt.Appendf(nil, "no log: %v (%s)\n", err, p.Status.Phase)
+		}
+		all = fmt.Appendf(all, "==> pod %s (index %s, %s)\n%s\n", p.Name, p.Annotations[batchv1.JobCompletionIndexAnnotation], p.Status.Phase, out)
+	}
+	return all
 }
 
 // artifactsDir is where the Jobs' logs are kept: $ARTIFACTS, or the

@@ -30,6 +30,9 @@ const usage = `usage:
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
+  steadystate campaign job --indices N       print an exploration campaign as a Kubernetes Indexed Job, each index
+                      [--seeds-per-index K] [--seed FIRST] [--budget 10m]   a range of seeds
+  steadystate campaign gather --indices N DIR   bundle every index's results; names the missing ones
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]
                                              run every suite (make e2e), each in a child process; one report.json
@@ -120,6 +123,8 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 		return conformCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "explore":
 		return exploreCommand(ctx, cfg, args[1:], stdout, stderr)
+	case "campaign":
+		return campaignCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCommand(args[1:], stdout)
 	case "validate":

@@ -51,14 +51,50 @@ type Manifest struct {
 	// (conform --capabilities); empty: every one the subject file binds.
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Passed says whether every spec of every suite passed.
-	Passed bool   `json:"passed"`
-	Files  []File `json:"files"`
+	Passed bool `json:"passed"`
+	// Campaign, when set, says the bundle gathers the indices of a
+	// campaign (steadystate campaign): each present index's results are
+	// below index-<i>/, and a missing index makes the campaign
+	// incomplete, whatever its present indices say.
+	Campaign *Campaign `json:"campaign,omitempty"`
+	Files    []File    `json:"files"`
 	// Digest is the sha256 (hex) of manifest.json as the bundle holds
 	// it, set by Write and Open, never stored: the manifest holds every
 	// other file's sum, so this one figure, published apart from the
 	// bundle, pins all of it (CheckDigest).
 	Digest string `json:"-"`
 }
+
+// Campaign is what a campaign's bundle gathered: of the indices the Job
+// had, those whose results it holds and those it has none of.
+type Campaign struct {
+	// Job is the Indexed Job's name and UID its uid, which every index's
+	// results name; Indices how many indices it had.
+	Job     string `json:"job"`
+	UID     string `json:"uid,omitempty"`
+	Indices int    `json:"indices"`
+	// FirstSeed, SeedsPerIndex, Budget and Capability are how the indices
+	// explored: index i ran the seeds FirstSeed+i*SeedsPerIndex onwards,
+	// each for Budget.
+	FirstSeed     uint64 `json:"firstSeed"`
+	SeedsPerIndex int    `json:"seedsPerIndex"`
+	Budget        string `json:"budget,omitempty"`
+	Capability    string `json:"capability,omitempty"`
+	// Present are the indices whose results the bundle holds; Missing
+	// those that left none (their pod failed, or never ran).
+	Present []int `json:"present"`
+	Missing []int `json:"missing"`
+}
+
+// IndexFolder is index i's folder in a campaign's results and bundle.
+func IndexFolder(i int) string { return fmt.Sprintf("index-%d", i) }
+
+// IndexRecord is the record an index writes last in its folder, once
+// its results are whole: an index whose folder has none left no results.
+const IndexRecord = "index.json"
+
+// Complete says every index of the campaign left its results.
+func (c Campaign) Complete() bool { return len(c.Missing) == 0 && len(c.Present) == c.Indices }
 
 // File is one file of a bundle and its sum.
 type File struct {
