@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,4 +91,38 @@ func pick(sel string, replicas []string, holder string) []string {
 		return nil
 	}
 	return []string{replicas[i%len(replicas)]}
+}
+
+// stopping are the faults that stop a replica: the spec restarts a stopped
+// replica in place before it judges, and later steps act on it by name.
+var stopping = []string{"process-kill", "process-terminate", "process-restart", "leader-failover"}
+
+// drawLimits are d's limits for drawing a schedule, less the faults that
+// stop a replica when one of its replicas cannot restart in place (a pod,
+// whose Deployment replaces it under another name the spec does not
+// follow): drawn there, such a schedule could only end in an error.
+func drawLimits(d driver) schedule.Limits {
+	l := d.limits()
+	if !restartable(d.target()) {
+		for _, f := range stopping {
+			if !slices.Contains(l.Without, f) {
+				l.Without = append(l.Without, f)
+			}
+		}
+	}
+	return l
+}
+
+// restartable reports whether every replica the harness runs can restart
+// in place (a local process can; a pod cannot).
+func restartable(t chaos.Target) bool {
+	for _, r := range t.Replicas {
+		if r.Host == nil {
+			continue
+		}
+		if _, ok := r.Host.(chaos.Restarter); !ok {
+			return false
+		}
+	}
+	return true
 }

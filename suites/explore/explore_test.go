@@ -258,3 +258,26 @@ func TestLaterScaleBound(t *testing.T) {
 		}
 	}
 }
+
+// A subject whose replicas are pods cannot be restarted in place, so
+// schedules for it draw no fault that stops a replica; local processes
+// keep them.
+func TestPodsDrawNoFaultThatStopsAReplica(t *testing.T) {
+	processes := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: chaos.ProcessHost{}}}}}
+	pods := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: chaos.PodHost{Namespace: "ns", Name: "r0-abc"}}}}}
+	for _, f := range stopping {
+		if slices.Contains(drawLimits(processes).Without, f) {
+			t.Errorf("local processes: %s left out", f)
+		}
+		if !slices.Contains(drawLimits(pods).Without, f) {
+			t.Errorf("pods: %s drawn, though a pod cannot restart in place", f)
+		}
+	}
+	for seed := range uint64(200) {
+		for _, st := range schedule.Generate(seed, schedule.Scalable, drawLimits(pods)).Steps {
+			if slices.Contains(stopping, st.Fault) {
+				t.Fatalf("seed %d drew %s for pods", seed, st.Fault)
+			}
+		}
+	}
+}

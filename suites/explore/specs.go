@@ -82,7 +82,7 @@ func specs(c Config) {
 			seed := seeds.Uint64()
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
 				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
-					return schedule.Generate(seed, c.Capability, d.limits())
+					return schedule.Generate(seed, c.Capability, drawLimits(d))
 				})
 			})
 		}

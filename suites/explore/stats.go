@@ -59,7 +59,7 @@ func (st *stats) possible(d driver) {
 	if st.all > 0 {
 		return
 	}
-	l := d.limits()
+	l := drawLimits(d)
 	resources := len(schedule.Resources[st.c.Capability])
 	for name, k := range schedule.Faults {
 		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) {
