@@ -166,13 +166,16 @@ func ints(xs []int) string {
 type rejudged struct{ verdicts, specs, differ int }
 
 // spec re-judges every verdict spec s of the report at report recorded
-// (held or broken, with an offline judge) from the evidence.json in the
+// (held or broken, with an offline judge; not bound, where the evidence
+// decided it: judge.OfflineNotBound) from the evidence.json in the
 // spec's artifacts folder beside the report, and fails when there is
 // none or it is older than the run.
 func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s verdict.Spec, stdout io.Writer) error {
 	var judged []verdict.Record
 	for _, rec := range s.Records {
-		if _, ok := judge.Offline[rec.ID]; ok && (rec.Outcome == verdict.Held || rec.Outcome == verdict.Broken) {
+		_, ok := judge.Offline[rec.ID]
+		_, unbound := judge.OfflineNotBound[rec.ID]
+		if ok && (rec.Outcome == verdict.Held || rec.Outcome == verdict.Broken) || unbound && rec.Outcome == verdict.NotBound {
 			judged = append(judged, rec)
 		}
 	}
@@ -197,6 +200,16 @@ func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s ver
 	t.specs++
 	fmt.Fprintf(stdout, "  re-judged from %s\n", rel)
 	for _, rec := range judged {
+		if got, remade := judge.RejudgeNotBound(rec, e); remade {
+			t.verdicts++
+			mark := "same      "
+			if got.Outcome != rec.Outcome {
+				t.differ++
+				mark = "DIFFERS   "
+			}
+			fmt.Fprintf(stdout, "    %s %s\n", mark, got)
+			continue
+		}
 		got := oracle.Judge(e.Start, rec.Property, judge.Offline[rec.ID](e))
 		if b := judge.BoundText(rec.ID, e); b != "" {
 			got.Figures = map[string]string{"bound": b}

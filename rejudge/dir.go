@@ -34,6 +34,17 @@ func Dir(dir string, stdout io.Writer) error {
 		var now []verdict.Record
 		for _, rec := range e.Records {
 			j, ok := judge.Offline[rec.ID]
+			if got, remade := judge.RejudgeNotBound(rec, e); remade {
+				rejudged++
+				mark := "same      "
+				if got.Outcome != rec.Outcome {
+					differ++
+					mark = "DIFFERS   "
+				}
+				fmt.Fprintf(stdout, "  %s %s\n", mark, got)
+				now = append(now, got)
+				continue
+			}
 			switch {
 			case rec.Outcome == verdict.NotEvaluated || rec.Outcome == verdict.NotBound:
 				fmt.Fprintf(stdout, "  as run     %s\n", rec)

@@ -87,3 +87,32 @@ func TestValidateKeepsNotBoundAsRun(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
+
+// A "not bound" the run decided from what it recorded (the refused writes
+// found the Job controller with no write to make) is re-made from the
+// evidence: it stands on the Job controller's run, and differs on a run
+// whose controller's writes were refused.
+func TestValidateRemakesANotBoundDecidedFromEvidence(t *testing.T) {
+	unbound := func(file, outcome string) string {
+		return evidenceDir(t, file, func(s string) string {
+			i := strings.Index(s, `"id":"steadystate/writes-refused","stage":"assumption"`)
+			if i < 0 {
+				t.Fatalf("%s records no steadystate/writes-refused", file)
+			}
+			j := strings.Index(s[i:], `"outcome":"`+outcome+`"`)
+			k := strings.Index(s[i:], "}")
+			if j < 0 || j > k {
+				t.Fatalf("%s records steadystate/writes-refused other than %s", file, outcome)
+			}
+			return s[:i] + strings.Replace(s[i:i+k], `"outcome":"`+outcome+`"`, `"outcome":"not-bound"`, 1) + s[i+k:]
+		})
+	}
+	out, code := validate(t, unbound(filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "broken"))
+	if code != 0 || !strings.Contains(out, "same       not-bound assumption steadystate/writes-refused: the controller made no write while the refusal was armed") {
+		t.Errorf("the Job controller's refusal that drew no write: exit %d, output:\n%s", code, out)
+	}
+	out, code = validate(t, unbound("steadystate-correct-writes-refused.json", "held"))
+	if code != 1 || !strings.Contains(out, "DIFFERS    not-evaluated assumption steadystate/writes-refused: the evidence shows the property bound") {
+		t.Errorf("a run whose writes were refused, recorded not bound: exit %d, output:\n%s", code, out)
+	}
+}

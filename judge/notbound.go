@@ -1,0 +1,37 @@
+package judge
+
+import (
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// OfflineNotBound re-makes from evidence, by property id, the not-bound
+// outcomes a run decides from what it recorded rather than from the
+// subject's binding: why the property is not bound, "" when the evidence
+// says it is bound after all. `steadystate validate` and `verify` check
+// such a record with it, so a run's "not bound" is re-judged like its
+// verdicts; any other not-bound record stands as the run recorded it.
+var OfflineNotBound = map[string]func(e *evidence.Evidence) string{
+	// A refusal of writes that found the controller with none to make.
+	catalog.SteadyWritesRefused.ID: WritesRefusedUnbound,
+}
+
+// RejudgeNotBound re-makes rec, recorded not bound, from e where
+// OfflineNotBound has its rule: the record as the evidence decides it
+// now, and whether a rule applied. Evidence that says the property is
+// bound gives a record not evaluated, so it differs from the run's.
+func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, bool) {
+	rule, ok := OfflineNotBound[rec.ID]
+	if !ok || rec.Outcome != verdict.NotBound {
+		return rec, false
+	}
+	now := rec
+	if why := rule(e); why == "" {
+		now.Outcome = verdict.NotEvaluated
+		now.Reason = "the evidence shows the property bound (the run recorded it not bound: " + rec.Reason + ")"
+	} else {
+		now.Reason = why
+	}
+	return now, true
+}
