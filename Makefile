@@ -44,7 +44,7 @@ GO     ?= go
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo zoo-repro upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo zoo-repro hunt upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -118,6 +118,11 @@ endif
 endif
 zoo-repro: kube-bins steadystate ## replay a kept finding's shrunk schedule (FINDING=name, fixtures/zoo/findings) with steadystate explore; prints how many replays broke which property
 	$(GO) run ./hack/zoo -repro -finding '$(FINDING)' -findings '$(ZOO_FINDINGS_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
+
+HUNT_BUDGET ?= 30m
+HUNT_SEED   ?= 1
+hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), the steady-state capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
+	$(GO) run ./hack/zoo -hunt -budget '$(HUNT_BUDGET)' -seed '$(HUNT_SEED)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

@@ -18,7 +18,13 @@
 // NAME is refused in one line naming the findings (exit 2). With
 // -timeline EVIDENCE.json it writes that recorded evidence's timeline, as
 // the report page draws it, as a standalone SVG to stdout (a finding's
-// page shows it).
+// page shows it). With -hunt (`make hunt`) it explores each subject in
+// turn instead, -budget (HUNT_BUDGET, default 30m) each, with -seed
+// (HUNT_SEED) and -capability (default steadyState), and prints per
+// subject the schedules run, schedules a minute, findings and errors, and
+// every finding to triage, kept as hunt.json and hunt.md in
+// ARTIFACTS/hunt; it exits 1 unless every subject ran schedules with no
+// finding and no error.
 package main
 
 import (
@@ -31,6 +37,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/reports/html"
@@ -63,6 +70,10 @@ func run(ctx context.Context) (bool, error) {
 	findings := fs.String("findings", "fixtures/zoo/findings", "the kept findings")
 	reproduce := fs.Bool("repro", false, "reproduce the kept finding -finding instead of running the zoo")
 	timeline := fs.String("timeline", "", "write the timeline of this evidence file (evidence.json) as an SVG to stdout instead of running the zoo")
+	hunt := fs.Bool("hunt", false, "explore every subject in turn (the hunt) instead of running conform over it")
+	budget := fs.Duration("budget", 30*time.Minute, "the hunt: each subject's exploration budget")
+	seed := fs.Uint64("seed", 1, "the hunt: the explorations' seed")
+	capability := fs.String("capability", "steadyState", "the hunt: the capability explored")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
 	}
@@ -77,33 +88,24 @@ func run(ctx context.Context) (bool, error) {
 	if *reproduce {
 		return repro(ctx, *findings, *finding, *steadystate, *artifactsRoot, *nodes)
 	}
+	if *hunt {
+		return runHunt(ctx, *dir, *subjects, *steadystate, *artifactsRoot, *nodes, zoo.HuntConfig{Capability: *capability, Budget: *budget, Seed: *seed})
+	}
 	if *runs < 1 {
 		return false, fmt.Errorf("zoo: -runs %d (ZOO_RUNS): give a count of 1 or more", *runs)
 	}
-	var pick []string
-	for _, s := range strings.Split(*subjects, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			pick = append(pick, s)
-		}
-	}
+	pick := items(*subjects)
 	artifacts, err := filepath.Abs(filepath.Join(*artifactsRoot, "zoo"))
 	if err != nil {
 		return false, err
 	}
-	program, err := filepath.Abs(*steadystate)
+	program, err := programPath(*steadystate, "zoo")
 	if err != nil {
 		return false, err
 	}
-	if _, err := os.Stat(program); err != nil {
-		return false, fmt.Errorf("zoo: the steadystate program %s: %v; build it with `make steadystate` (make zoo does)", program, err)
-	}
 	cfg := zoo.Config{Dir: *dir, Subjects: pick, Runs: *runs, Steadystate: program,
 		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + *nodes}}
-	for _, c := range strings.Split(*capabilities, ",") {
-		if c = strings.TrimSpace(c); c != "" {
-			cfg.Capabilities = append(cfg.Capabilities, c)
-		}
-	}
+	cfg.Capabilities = items(*capabilities)
 	picked, err := zoo.Subjects(cfg.Dir, cfg.Subjects)
 	if err != nil {
 		return false, err
@@ -121,6 +123,59 @@ func run(ctx context.Context) (bool, error) {
 	return false, err
 }
 
+// items are the comma-separated items of list, trimmed, empty ones left
+// out.
+func items(list string) []string {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// programPath is the steadystate program's absolute path, refused in one
+// line when it is not built.
+func programPath(steadystate, target string) (string, error) {
+	program, err := filepath.Abs(steadystate)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(program); err != nil {
+		return "", fmt.Errorf("%s: the steadystate program %s: %v; build it with `make steadystate` (make %s does)", target, program, err, target)
+	}
+	return program, nil
+}
+
+// runHunt explores each subject of dir (or those subjects names) in
+// turn, prints the hunt's table and its findings to triage, and keeps
+// them in ARTIFACTS/hunt.
+func runHunt(ctx context.Context, dir, subjects, steadystate, artifactsRoot, nodes string, cfg zoo.HuntConfig) (bool, error) {
+	if cfg.Budget <= 0 {
+		return false, fmt.Errorf("hunt: -budget %s (HUNT_BUDGET): give a duration above zero, such as 30m", cfg.Budget)
+	}
+	picked, err := zoo.Subjects(dir, items(subjects))
+	if err != nil {
+		return false, err
+	}
+	if cfg.Steadystate, err = programPath(steadystate, "hunt"); err != nil {
+		return false, err
+	}
+	if cfg.Artifacts, err = filepath.Abs(filepath.Join(artifactsRoot, "hunt")); err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(cfg.Artifacts, 0o755); err != nil {
+		return false, err
+	}
+	cfg.Env = []string{"LOCAL_NODES=" + nodes}
+	fmt.Fprintf(os.Stderr, "hunt: %d subject(s), %s each as %s, seed %d, on the local cluster with LOCAL_NODES=%s; artifacts in %s\n", len(picked), cfg.Budget, cfg.Capability, cfg.Seed, nodes, cfg.Artifacts)
+	rows, err := zoo.Hunt(ctx, cfg, picked, os.Stderr)
+	ok := zoo.PrintHunt(os.Stdout, rows)
+	fmt.Fprintf(os.Stdout, "hunt: table kept in %s (hunt.json, hunt.md)\n", cfg.Artifacts)
+	return ok, err
+}
+
 // repro reproduces the finding name of dir: its schedule replayed
 // against its subject, the tally printed.
 func repro(ctx context.Context, dir, name, steadystate, artifactsRoot, nodes string) (bool, error) {
@@ -132,12 +187,9 @@ func repro(ctx context.Context, dir, name, steadystate, artifactsRoot, nodes str
 	if err != nil {
 		return false, err
 	}
-	program, err := filepath.Abs(steadystate)
+	program, err := programPath(steadystate, "zoo-repro")
 	if err != nil {
 		return false, err
-	}
-	if _, err := os.Stat(program); err != nil {
-		return false, fmt.Errorf("zoo-repro: the steadystate program %s: %v; build it with `make steadystate` (make zoo-repro does)", program, err)
 	}
 	artifacts, err := filepath.Abs(filepath.Join(artifactsRoot, "zoo-repro", f.Name))
 	if err != nil {

@@ -1,0 +1,189 @@
+package zoo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// HuntConfig is one hunt's configuration (`make hunt`): every subject
+// explored in turn with `steadystate explore --subject FILE --capability
+// Capability --budget Budget --seed Seed`.
+type HuntConfig struct {
+	Capability string
+	Budget     time.Duration
+	Seed       uint64
+	// Steadystate is the steadystate program; Artifacts the hunt's folder
+	// (each subject's exploration in <Artifacts>/<subject>); Env is added
+	// to every exploration's environment (LOCAL_NODES=on).
+	Steadystate, Artifacts string
+	Env                    []string
+}
+
+// HuntFinding is a schedule of the hunt that broke properties: to be
+// triaged (harness defect, known upstream behaviour or new bug).
+type HuntFinding struct {
+	Spec   string   `json:"spec"`
+	Broken []string `json:"broken"`
+	// Schedule is the kept schedule, Evidence its history.txt.
+	Schedule string `json:"schedule"`
+	Evidence string `json:"evidence"`
+}
+
+// HuntRow is one subject's exploration.
+type HuntRow struct {
+	Subject    string        `json:"subject"`
+	Capability string        `json:"capability"`
+	Seed       uint64        `json:"seed"`
+	Budget     time.Duration `json:"budget"`
+	// Took is the exploration's wall time (cluster start and reference
+	// runs included); Schedules how many schedules it judged (the
+	// reference runs are none), References the fault-free runs.
+	Took       time.Duration `json:"took"`
+	Schedules  int           `json:"schedules"`
+	References int           `json:"references"`
+	// Findings are the schedules (or reference runs) that broke
+	// properties; Errors the reasons of those that ended in an error.
+	Findings []HuntFinding `json:"findings,omitempty"`
+	Errors   []string      `json:"errors,omitempty"`
+	// Err says why the exploration left no report to read.
+	Err string `json:"err,omitempty"`
+	Dir string `json:"dir"`
+}
+
+// PerMinute is the row's schedules per minute of wall time.
+func (r HuntRow) PerMinute() float64 {
+	if r.Took <= 0 {
+		return 0
+	}
+	return float64(r.Schedules) / r.Took.Minutes()
+}
+
+// HuntTally reads an exploration's specs (its report) into r: schedules,
+// reference runs, findings with their schedule and evidence under dir
+// (the run's folder), errors.
+func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) {
+	for _, s := range specs {
+		if s.Outcome == verdict.SkippedSpec {
+			continue
+		}
+		folder := filepath.Join(dir, testenv.ArtifactsFolder(s.Name))
+		if explore.IsReference(s.Name) {
+			r.References++
+		} else {
+			r.Schedules++
+		}
+		switch s.Outcome {
+		case verdict.BrokenSpec:
+			f := HuntFinding{Spec: s.Name, Broken: s.Broken, Evidence: filepath.Join(folder, "history.txt")}
+			if !explore.IsReference(s.Name) {
+				f.Schedule = filepath.Join(folder, explore.ScheduleFile)
+			}
+			r.Findings = append(r.Findings, f)
+		case verdict.Passed:
+		default:
+			r.Errors = append(r.Errors, s.Name+": "+s.Reason)
+		}
+	}
+}
+
+// Hunt explores every subject in turn, its output into explore.log of
+// its folder and its spec and status lines onto progress, and returns a
+// row each; it writes them as hunt.json and hunt.md into cfg.Artifacts.
+// An exploration's own exit status is not the row (it fails on every
+// finding): one that left no report is the row's Err.
+func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.Writer) ([]HuntRow, error) {
+	var rows []HuntRow
+	for i, s := range subjects {
+		dir := filepath.Join(cfg.Artifacts, s.Name)
+		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Dir: dir}
+		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(subjects), s.Name)
+		if err := os.RemoveAll(dir); err != nil {
+			return rows, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return rows, err
+		}
+		args := []string{"explore", "--subject", s.File, "--capability", cfg.Capability, "--budget", cfg.Budget.String(), "--seed", fmt.Sprint(cfg.Seed)}
+		fmt.Fprintf(progress, "%s: steadystate %s (artifacts %s)\n", tag, strings.Join(args, " "), dir)
+		start := time.Now()
+		logPath := filepath.Join(dir, "explore.log")
+		_, runErr := runLogged(ctx, logPath, Config{Steadystate: cfg.Steadystate, Env: cfg.Env}, "  "+tag+" | ", progress, args...)
+		r.Took = time.Since(start)
+		run := filepath.Join(dir, "explore", "run")
+		reps, err := verdict.ReadReport(filepath.Join(run, "report.json"))
+		if err != nil {
+			r.Err = fmt.Sprintf("the exploration (%v) left no report: %v; see %s", runErr, err, logPath)
+		}
+		for _, rep := range reps {
+			HuntTally(&r, verdict.Specs(rep), run)
+		}
+		fmt.Fprintf(progress, "%s: %d schedule(s) in %s (%.1f a minute), %d finding(s), %d error(s)%s\n", tag, r.Schedules, r.Took.Round(time.Second), r.PerMinute(), len(r.Findings), len(r.Errors), errSuffix(r.Err))
+		rows = append(rows, r)
+		if ctx.Err() != nil {
+			return rows, ctx.Err()
+		}
+	}
+	return rows, writeHunt(cfg.Artifacts, rows)
+}
+
+func errSuffix(err string) string {
+	if err == "" {
+		return ""
+	}
+	return "; " + err
+}
+
+// PrintHunt writes the hunt's table and every finding and error to w, and
+// says whether the hunt was clean: every subject explored, no finding, no
+// error.
+func PrintHunt(w io.Writer, rows []HuntRow) bool {
+	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | WALL | SCHEDULES | PER MINUTE | FINDINGS | ERRORS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	clean := true
+	for _, r := range rows {
+		errs := fmt.Sprint(len(r.Errors))
+		if r.Err != "" {
+			errs = "no report"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %.1f | %d | %s |\n", r.Subject, r.Capability, r.Seed, r.Budget, r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
+		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
+	}
+	for _, r := range rows {
+		for _, f := range r.Findings {
+			fmt.Fprintf(w, "\nfinding (to triage): %s: %s broke %s\n  schedule: %s\n  evidence: %s\n", r.Subject, f.Spec, strings.Join(f.Broken, ", "), f.Schedule, f.Evidence)
+		}
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "\nerror: %s: %s\n", r.Subject, e)
+		}
+		if r.Err != "" {
+			fmt.Fprintf(w, "\nerror: %s: %s\n", r.Subject, r.Err)
+		} else if r.Schedules == 0 {
+			fmt.Fprintf(w, "\nerror: %s: no schedule ran; see %s\n", r.Subject, filepath.Join(r.Dir, "explore.log"))
+		}
+	}
+	return clean
+}
+
+// writeHunt keeps the rows as hunt.json and the table as hunt.md.
+func writeHunt(dir string, rows []HuntRow) error {
+	data, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hunt.json"), data, 0o644); err != nil {
+		return err
+	}
+	var b strings.Builder
+	PrintHunt(&b, rows)
+	return os.WriteFile(filepath.Join(dir, "hunt.md"), []byte(b.String()), 0o644)
+}
