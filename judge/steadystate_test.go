@@ -615,7 +615,7 @@ func TestACronJobsJobsAreMatchedAcrossMinutes(t *testing.T) {
 	for h, recs := range e.Histories {
 		var kept []oracle.EventRecord
 		for _, r := range recs {
-			if !strings.HasPrefix(r.Key, "explore-r47hj/tick-29928955") {
+			if !strings.HasPrefix(r.Key, "explore-mkmc7/tick-29928989") {
 				kept = append(kept, r)
 			}
 		}
