@@ -172,7 +172,8 @@ func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []stri
 
 // Identities names the objects of s as two runs of the same objects can
 // match them: by kind and name, a generated name's suffix masked
-// (metadata.generateName followed by *) and the run's namespace ns written
+// (metadata.generateName followed by *), a CronJob's Job's scheduled
+// minute masked (scheduledName) and the run's namespace ns written
 // {{.Namespace}}, behind the identities of its owners (the controller
 // owner, or else the first one in s): Claim/steady > Composite/steady.
 func Identities(s oracle.State, ns string) map[string]string {
@@ -181,13 +182,14 @@ func Identities(s oracle.State, ns string) map[string]string {
 		byUID[string(o.GetUID())] = k
 	}
 	out := map[string]string{}
+	scheduled := scheduledNames(s)
 	var name func(k string, depth int) string
 	name = func(k string, depth int) string {
 		if id, ok := out[k]; ok {
 			return id
 		}
 		o := s[k]
-		id := o.GetKind() + "/" + maskNamespace(maskedName(o), ns)
+		id := o.GetKind() + "/" + maskNamespace(unscheduled(maskedName(o), scheduled), ns)
 		if owner := ownerKey(o, byUID); owner != "" && owner != k && depth < 16 {
 			id = name(owner, depth+1) + " > " + id
 		}
@@ -219,7 +221,55 @@ func maskedName(o *unstructured.Unstructured) string {
 	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(o.GetName(), g) {
 		return g + "*"
 	}
+	if m, ok := scheduledName(o); ok {
+		return m
+	}
 	return o.GetName()
+}
+
+// scheduledName is the name of a CronJob's Job with its scheduled time
+// masked: the CronJob controller names each Job after its CronJob and the
+// minute it was scheduled for (<cronjob>-<minutes since the epoch>), so
+// two runs of the same objects, begun at other minutes, name theirs
+// differently: tick-29928955 is tick-*.
+func scheduledName(o *unstructured.Unstructured) (string, bool) {
+	if o.GetKind() != "Job" {
+		return "", false
+	}
+	for _, ref := range o.GetOwnerReferences() {
+		if ref.Kind != "CronJob" || ref.Controller == nil || !*ref.Controller {
+			continue
+		}
+		if minute, ok := strings.CutPrefix(o.GetName(), ref.Name+"-"); ok && minute != "" && strings.Trim(minute, "0123456789") == "" {
+			return ref.Name + "-*", true
+		}
+	}
+	return "", false
+}
+
+// scheduledNames are the names scheduledName masks in s, longest first,
+// each with its mask: what a CronJob's Job's pods are named after.
+func scheduledNames(s oracle.State) [][2]string {
+	var out [][2]string
+	for _, o := range s {
+		if m, ok := scheduledName(o); ok {
+			out = append(out, [2]string{o.GetName(), m})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	return out
+}
+
+// unscheduled is name with a CronJob's Job's name it begins with masked
+// (scheduled: scheduledNames): its pod tick-29928955-x7k2p is
+// tick-*-x7k2p.
+func unscheduled(name string, scheduled [][2]string) string {
+	for _, p := range scheduled {
+		if name == p[0] || strings.HasPrefix(name, p[0]+"-") {
+			return p[1] + name[len(p[0]):]
+		}
+	}
+	return name
 }
 
 // maskNamespace writes each whole occurrence of ns in v (not inside a
@@ -687,6 +737,37 @@ func noChurnBound(e *evidence.Evidence) string {
 	return fmt.Sprintf("creates at most the %d clean reference runs' (%s)%s; no delete of what they keep", len(refs), strings.Join(parts, ", "), owedText)
 }
 
+// scheduledJobs counts, by resource, the CronJobs' Jobs (scheduledName)
+// of different names that the run's histories saw added in its namespace
+// between the objects' application and the end state.
+func scheduledJobs(e *evidence.Evidence, got *EndState) map[string]int {
+	names := map[string]map[string]bool{}
+	for h, recs := range e.Histories {
+		res, ok := strings.CutPrefix(h, SteadyHistory(""))
+		if !ok {
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Type != "ADDED" || rec.Object == nil || rec.At.Before(got.Applied) || rec.At.After(got.At) {
+				continue
+			}
+			o := &unstructured.Unstructured{Object: rec.Object}
+			if _, ok := scheduledName(o); !ok || o.GetNamespace() != got.Namespace {
+				continue
+			}
+			if names[res] == nil {
+				names[res] = map[string]bool{}
+			}
+			names[res][o.GetName()] = true
+		}
+	}
+	out := map[string]int{}
+	for res, n := range names {
+		out[res] = len(n)
+	}
+	return out
+}
+
 // noChurn judges the faulted run's writes against the reference runs':
 // from the first fault on, no delete of an object the references keep
 // beyond what they deleted of it themselves, and over the run no more
@@ -725,6 +806,13 @@ func noChurn(e *evidence.Evidence) error {
 	}
 	for res, n := range owed {
 		allowed[res] += n
+	}
+	// A CronJob's Jobs are made by the clock, one for each minute its
+	// schedule names: a run whose steps came later than the reference
+	// runs' (a change applied a minute after theirs) owes a Job for
+	// each further minute. Churn is a minute's Job made again.
+	for res, n := range scheduledJobs(e, got) {
+		allowed[res] = max(allowed[res], n)
 	}
 	made := map[string]int{}
 	for _, c := range controllerRequests(e, "create", got.Namespace, got.Applied, got.At) {

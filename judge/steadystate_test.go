@@ -583,3 +583,60 @@ func TestRecordedEndpointOnAnotherNodeIsTheSameEndState(t *testing.T) {
 		t.Errorf("another address type: %s %q, want broken on it", got.Outcome, got.Reason)
 	}
 }
+
+// TestACronJobsJobsAreMatchedAcrossMinutes re-judges the zoo's CronJob
+// controller (Kubernetes v1.36.3) recorded by `steadystate explore
+// --subject fixtures/zoo/cronjob.yaml --replay
+// suites/explore/testdata/cronjob-history.yaml`: suspended right after
+// its second scheduled Job, whose completion's cleanup of the first was
+// answered 500 and never tried again, it ended with two finished Jobs
+// where its history limit keeps one, as the fault-free reference runs,
+// suspended a minute earlier, did. A CronJob names each Job after its
+// scheduled minute, so the reference runs' Jobs have other names: judged
+// by name, every Job of the run was "0 in the reference, 1 after the
+// faults", and a run without any fault broke same-end-state as well; the
+// minute is masked, and the count is compared. Likewise the Job of a
+// minute the reference runs did not reach is the clock's, not churn
+// (no-churn broke on it); a minute's Job made twice still is.
+func TestACronJobsJobsAreMatchedAcrossMinutes(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("cronjob", "explore-cronjob-steady-history.json"))
+	}
+	got := judged(t, catalog.SteadySameEndState.ID, read())
+	if want := "CronJob/tick > Job/tick-*: 1 objects in the reference, 2 after the faults"; got.Outcome != verdict.Broken || !strings.Contains(got.Reason, want) {
+		t.Errorf("as recorded: %s %q, want broken on %q", got.Outcome, got.Reason, want)
+	}
+	if got := judged(t, catalog.SteadyNoChurn.ID, read()); got.Outcome != verdict.Held {
+		t.Errorf("no-churn as recorded: %s %q, want held", got.Outcome, got.Reason)
+	}
+	// Had the old Job gone, the run's one Job, of another minute than
+	// the references', is theirs.
+	e := read()
+	for h, recs := range e.Histories {
+		var kept []oracle.EventRecord
+		for _, r := range recs {
+			if !strings.HasPrefix(r.Key, "explore-mkmc7/tick-29928989") {
+				kept = append(kept, r)
+			}
+		}
+		e.Histories[h] = kept
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("one Job of another minute: %s %q, want held", got.Outcome, got.Reason)
+	}
+	// A minute's Job made again.
+	e = read()
+	p := e.Proxies["cronjob-0"]
+	for _, r := range p.Requests {
+		if r.Verb == "create" && r.Resource == "jobs" {
+			again := r
+			again.ID, again.Start, again.End = 1<<40, r.Start.Add(time.Second), r.End.Add(time.Second)
+			p.Requests = append(p.Requests, again)
+			break
+		}
+	}
+	e.Proxies["cronjob-0"] = p
+	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it created 3 jobs.batch") {
+		t.Errorf("a Job made again: %s %q, want broken", got.Outcome, got.Reason)
+	}
+}

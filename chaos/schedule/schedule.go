@@ -45,11 +45,14 @@ type Step struct {
 }
 
 // Trigger is a request of the subject a step waits for: the next one made
-// once From has passed on the schedule's clock.
+// once From has passed on the schedule's clock, within Within of then
+// (0: the explorer's default, a few seconds). A controller driven by the
+// clock (a CronJob's, once a minute) may need longer.
 type Trigger struct {
 	Verb     string        `yaml:"verb"`
 	Resource string        `yaml:"resource"`
 	From     time.Duration `yaml:"from,omitempty"`
+	Within   time.Duration `yaml:"within,omitempty"`
 }
 
 // Name is the step's fault or workload step.
@@ -76,6 +79,9 @@ func (s Step) String() string {
 		fmt.Fprintf(&b, " after the next %s of %s", s.After.Verb, s.After.Resource)
 		if s.After.From > 0 {
 			fmt.Fprintf(&b, " from %s", s.After.From)
+		}
+		if s.After.Within > 0 {
+			fmt.Fprintf(&b, " within %s", s.After.Within)
 		}
 		if s.At > 0 {
 			fmt.Fprintf(&b, " +%s", s.At)
@@ -168,7 +174,7 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 	for _, d := range []struct {
 		f string
 		v time.Duration
-	}{{"at", st.At}, {"for", st.For}, {"delay", st.Delay}, {"after.from", st.after().From}} {
+	}{{"at", st.At}, {"for", st.For}, {"delay", st.Delay}, {"after.from", st.after().From}, {"after.within", st.after().Within}} {
 		if d.v < 0 {
 			bad(i, d.f, "negative: "+d.v.String(), "a duration from 0, such as 2s")
 		}

@@ -93,6 +93,7 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 		{"events delayed by nothing", "fault: watch-stall", "fault: event-delay", "s.yaml:5: steps[0].delay: missing: how late event-delay delivers the events; valid: a duration above 0, such as 1s"},
 		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, workload`},
 		{"trigger", "verb: create", "verb: watch", `steps[1].after.verb: "watch" is not a request verb; valid: create, update, patch, delete`},
+		{"negative within", "resource: pods}", "resource: pods, within: -1s}", "steps[1].after.within: negative: -1s; valid: a duration from 0, such as 2s"},
 		{"capability", "capability: scalableWorkload", "capability: scalable", `s.yaml: capability: "scalable" is not a capability; valid: scalableWorkload, leaderElected, foregroundComposite, movableResource`},
 		{"format", "format: steadystate.dev/schedule/v1", "format: steadystate.dev/schedule/v9", `s.yaml: format: "steadystate.dev/schedule/v9" is not a format this steadystate reads; valid: steadystate.dev/schedule/v1`},
 		{"not yaml", "steps:", "steps: [", "s.yaml: line"},

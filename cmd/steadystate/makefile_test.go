@@ -81,7 +81,7 @@ func TestZooReproNamesTheFindings(t *testing.T) {
 			t.Errorf("make zoo-repro FINDING=%q: %v, want exit status 2\n%s", finding, err, out)
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if want := `FINDING="` + finding + `" is not a finding of fixtures/zoo/findings; give one of: stuck-rollout`; len(lines) != 1 || !strings.Contains(lines[0], want) {
+		if want := `FINDING="` + finding + `" is not a finding of fixtures/zoo/findings; give one of: cronjob-history stuck-rollout`; len(lines) != 1 || !strings.Contains(lines[0], want) {
 			t.Errorf("make zoo-repro FINDING=%q said %q, want one line with %q", finding, out, want)
 		}
 	}

@@ -16,8 +16,9 @@ import (
 )
 
 // triggerTimeout is how long a step placed after a request of the
-// subject waits for it; a request that never comes leaves the step
-// undone, as the schedule's outcome, not an error.
+// subject waits for it, unless its trigger says (Within); a request that
+// never comes leaves the step undone, as the schedule's outcome, not an
+// error.
 var triggerTimeout = 8 * time.Second
 
 // triggerPoll is how often the proxies' request logs are read for a
@@ -68,7 +69,7 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 				}
 				var ok bool
 				if at, ok = awaitRequest(ctx, d, *st.After, requestMarks(d.target())); !ok {
-					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerTimeout)
+					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerWithin(*st.After))
 					return
 				}
 			}
@@ -143,12 +144,20 @@ func requestMarks(t chaos.Target) map[proxy.Controller]uint64 {
 	return marks
 }
 
+// triggerWithin is how long tr waits for its request once armed.
+func triggerWithin(tr schedule.Trigger) time.Duration {
+	if tr.Within > 0 {
+		return tr.Within
+	}
+	return triggerTimeout
+}
+
 // awaitRequest waits until a replica's proxy logs a request of the
 // trigger's verb and resource after its mark, and returns when it saw it.
 func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64) (time.Time, bool) {
 	resource := d.resource(tr.Resource)
 	var seen time.Time
-	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerTimeout, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerWithin(tr), true, func(context.Context) (bool, error) {
 		for p, mark := range marks {
 			for _, req := range p.RequestsAfter(mark) {
 				if req.Verb == tr.Verb && req.Resource == resource {

@@ -123,6 +123,34 @@ func TestStepsWaitForTheirTrigger(t *testing.T) {
 	}
 }
 
+// A trigger's within waits longer than the default for its request (a
+// clock-driven controller's next create may be a minute away), and a
+// step without one still gives up after the default.
+func TestATriggerWaitsWithinItsOwnBound(t *testing.T) {
+	old := triggerTimeout
+	triggerTimeout = 100 * time.Millisecond
+	defer func() { triggerTimeout = old }()
+	p := &fakeProxy{}
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	s := schedule.Schedule{Capability: schedule.Scalable, Steps: []schedule.Step{
+		{After: &schedule.Trigger{Verb: "create", Resource: "pods", Within: 5 * time.Second}, Workload: "scale-up"},
+		{After: &schedule.Trigger{Verb: "create", Resource: "pods"}, Workload: "scale-down"},
+	}}
+	go func() {
+		// The create comes after the default bound, within the step's own.
+		timer := time.NewTimer(300 * time.Millisecond)
+		<-timer.C
+		p.log("create", "pods")
+	}()
+	out := execute(context.Background(), chaos.NewTimeline(), d, s)
+	if len(d.did) != 1 || d.did[0] != "scale-up" {
+		t.Fatalf("did %v, want the scale-up only", d.did)
+	}
+	if out[0].Skipped != "" || !strings.Contains(out[1].Skipped, "within 100ms") {
+		t.Errorf("outcomes %+v", out)
+	}
+}
+
 // Each fault of the vocabulary becomes the chaos fault of that name, on
 // the resource the role maps to.
 func TestFaultsMapOntoChaos(t *testing.T) {
