@@ -61,7 +61,10 @@ const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollo
 // judged on gets the verdict the run gave it (recovers and same-end-state
 // broken by the stuck rollout, the others held), and without the
 // references the comparisons are not evaluated: the schedule is an
-// error, never a pass.
+// error, never a pass. The run predates quiescent's judgement; its state
+// never settled again, so no quiet window was owed or recorded (a run
+// now records quiescent not bound), and re-judged it is not evaluated,
+// never a pass nor a finding.
 func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	if _, err := schedule.Load(filepath.Join("testdata", "stuck-rollout.yaml")); err != nil {
 		t.Fatalf("the stuck rollout's schedule: %v", err)
@@ -77,7 +80,9 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	want := map[string]verdict.Outcome{
 		catalog.SteadyRecovers.ID: verdict.Broken, catalog.SteadySameEndState.ID: verdict.Broken,
 		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+		catalog.SteadyQuiescent.ID: verdict.NotEvaluated,
 	}
+	recorded[catalog.SteadyQuiescent.ID] = verdict.NotEvaluated
 	for _, p := range judged[schedule.Steady] {
 		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
 		if got.Outcome != want[p.ID] || got.Outcome != recorded[p.ID] {
