@@ -82,7 +82,10 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
 		catalog.SteadyQuiescent.ID: verdict.NotEvaluated,
 	}
-	recorded[catalog.SteadyQuiescent.ID] = verdict.NotEvaluated
+	if _, ok := recorded[catalog.SteadyQuiescent.ID]; ok {
+		t.Fatal("the stuck rollout's run recorded quiescent: this test's premise changed")
+	}
+	recorded[catalog.SteadyQuiescent.ID] = verdict.NotEvaluated // not recorded: see above
 	for _, p := range judged[schedule.Steady] {
 		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
 		if got.Outcome != want[p.ID] || got.Outcome != recorded[p.ID] {
@@ -93,6 +96,48 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
+		}
+	}
+}
+
+// One steadyState schedule of the reference composite (six faults and
+// two changes), the first of `steadystate explore --subject composite
+// --capability steadyState --seed 1`, recorded twice: with --bug
+// status-hot-loop, whose controller stamped the Claim's status and wrote
+// it every second once settled again after the faults, and without the
+// bug (STEADYSTATE_KEEP_EVIDENCE=1), which went quiet.
+const (
+	compositeHotLoop = "../../judge/testdata/explore-composite-steady-status-hot-loop.json"
+	compositeQuiet   = "../../judge/testdata/explore-composite-steady-correct.json"
+)
+
+// A steadyState schedule that settled again after its faults is judged
+// on quiescent over the quiet window its evidence records, offline as
+// the run judged it: broken by the status hot loop's writes, held by the
+// correct controller. Without the window (a state that did not settle
+// records none) it is not evaluated, never a pass nor a finding.
+func TestSteadyScheduleJudgesQuiescentOffline(t *testing.T) {
+	for file, want := range map[string]verdict.Outcome{compositeHotLoop: verdict.Broken, compositeQuiet: verdict.Held} {
+		e, err := evidence.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded verdict.Outcome
+		for _, r := range e.Records {
+			if r.ID == catalog.SteadyQuiescent.ID {
+				recorded = r.Outcome
+			}
+		}
+		got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e))
+		if got.Outcome != want || recorded != want {
+			t.Errorf("%s: quiescent re-judged %s (%s), the run recorded %q, want %s", filepath.Base(file), got.Outcome, got.Reason, recorded, want)
+		}
+		if want == verdict.Broken && !strings.Contains(got.Reason, "claims/status") {
+			t.Errorf("%s: quiescent broken without naming the Claim's status writes: %s", filepath.Base(file), got.Reason)
+		}
+		delete(e.Facts, judge.FactSteadyQuiet)
+		if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.NotEvaluated {
+			t.Errorf("%s without its quiet window: quiescent %s (%s), want not evaluated", filepath.Base(file), got.Outcome, got.Reason)
 		}
 	}
 }
