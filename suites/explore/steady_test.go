@@ -101,7 +101,7 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 }
 
 // One steadyState schedule of the reference composite (six faults and
-// two changes), the first of `steadystate explore --subject composite
+// two change steps), the first of `steadystate explore --subject composite
 // --capability steadyState --seed 1`, recorded twice: with --bug
 // status-hot-loop, whose controller stamped the Claim's status and wrote
 // it every second once settled again after the faults, and without the
