@@ -409,11 +409,18 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.sc.End()
 	d.sc.CompareWith(d.refs)
 	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
-	if settled {
+	// Whether quiescence is owed is decided from the evidence, as
+	// validate re-makes it (judge.OfflineNotBound); the wait's own
+	// verdict stands when the evidence does not tell.
+	why := judge.QuiescentUnbound(testenv.Evidence().Snapshot())
+	if why == "" && !settled {
+		why = unsettledNotQuiet
+	}
+	if why == "" {
 		d.sc.Quiet(ctx)
 		checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
 	} else {
-		testenv.NotBound(catalog.SteadyQuiescent, unsettledNotQuiet)
+		testenv.NotBound(catalog.SteadyQuiescent, why)
 	}
 	d.sc.DeleteAll(ctx)
 	switch {
