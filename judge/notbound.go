@@ -15,6 +15,8 @@ import (
 var OfflineNotBound = map[string]func(e *evidence.Evidence) string{
 	// A refusal of writes that found the controller with none to make.
 	catalog.SteadyWritesRefused.ID: WritesRefusedUnbound,
+	// A state that did not settle again after an exploration's faults.
+	catalog.SteadyQuiescent.ID: QuiescentUnbound,
 }
 
 // RejudgeNotBound re-makes rec, recorded not bound, from e where

@@ -285,6 +285,31 @@ func quiescent(e *evidence.Evidence) error {
 		len(writes), q.To.Sub(q.From).Round(time.Millisecond), strings.Join(parts, ", "), writes[0].Start.Format("15:04:05.000")))
 }
 
+// QuiescentUnbound says why quiescent is not bound, "" when it is owed:
+// a run that watched no quiet window (FactSteadyQuiet) because its state
+// did not settle again, a phase of FactSteadyRecover or FactSteadySettle
+// broken (an exploration schedule's, once its faults were recovered).
+// Quiescence is owed by a settled state only: not judged then, never a
+// pass and never a finding (recovers or settles is the finding). A run
+// that recorded a window, or evidence that does not tell (a phase not
+// evaluated, a fact missing), is quiescent's to judge.
+func QuiescentUnbound(e *evidence.Evidence) string {
+	if _, ok := e.Facts[FactSteadyQuiet]; ok {
+		return ""
+	}
+	for _, fact := range []string{FactSteadyRecover, FactSteadySettle} {
+		if _, ok := e.Facts[fact]; !ok {
+			continue
+		}
+		// The error names the phase: after the faults were recovered,
+		// or after a change.
+		if err := settles(fact)(e); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
+			return fmt.Sprintf("the state did not settle again, %s; quiescence is owed by a settled state only, and no quiet window was watched", strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+	}
+	return ""
+}
+
 // IsControllerWrite is a write that counts against quiescence: any write
 // of an API object but Leases (an election's renewals) and Events.
 func IsControllerWrite(info proxy.RequestInfo) bool {

@@ -34,7 +34,10 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	judgeAll := func(name string, e *evidence.Evidence) {
 		for _, rec := range e.Records {
 			j, ok := Offline[rec.ID]
-			if !ok || rec.Outcome == verdict.NotEvaluated {
+			// Not evaluated, or not bound (the binding or the run's
+			// premise gave no means to judge it): no verdict of a
+			// judge, kept as run, as validate keeps it.
+			if !ok || rec.Outcome == verdict.NotEvaluated || rec.Outcome == verdict.NotBound {
 				continue
 			}
 			got := oracle.Judge(e.Start, rec.Property, j(e))

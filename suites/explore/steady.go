@@ -280,6 +280,12 @@ func samePodsDeleted(pods []string) string {
 	return fmt.Sprintf("the schedule deleted pods of the controller's own (%s), and the binding does not say what a deleted pod owes its owner's end state (a Job counts it failed): it is not compared with the reference runs', which deleted none", strings.Join(pods, ", "))
 }
 
+// unsettledNotQuiet says why quiescent is not bound when the state did
+// not settle again once the faults were recovered: quiescence is owed by
+// a settled state only, and no quiet window was watched (recovers, or
+// settles after a change, is judged on the settling).
+const unsettledNotQuiet = "the state did not settle again once the faults were recovered (or after a change applied then): quiescence is owed by a settled state only, and no quiet window was watched"
+
 // recoverWithin is how long the state may take to settle once the
 // faults are recovered: T, or after a pod deletion at least the
 // replacement bound of the lost-events suite (a controller may back off
@@ -383,9 +389,14 @@ func (d *steady) phase() string {
 // state has settled (settles); the end state is then compared with the
 // reference runs' (same-end-state, not bound once a pod deletion took a
 // pod of the controller's own; no-churn), and the objects are deleted
-// (leaves-nothing-behind). The controller never added a finalizer to a
-// deleting object over the whole run. No-churn is not bound when no fault
-// acted.
+// (leaves-nothing-behind). Between the two, a state that settled again
+// is watched for the quiet window, with nothing changing, as the
+// steady-state suite watches its first clean run's: the controller owes
+// no write of the run then, Lease and Event writes aside (quiescent); a
+// state that did not settle owes none, and quiescent is not bound
+// (recovers or settles says why). The controller never added a
+// finalizer to a deleting object over the whole run. No-churn is not
+// bound when no fault acted.
 func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.changing.Lock()
 	defer d.changing.Unlock()
@@ -394,11 +405,24 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.mu.Unlock()
 	changes := d.sc.Binding().Changes
 	within := recoverWithin(d.sc.Binding().SettleWithin.Duration, drawn)
-	d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
+	settled := d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
 	d.sc.End()
 	d.sc.CompareWith(d.refs)
-	d.sc.DeleteAll(ctx)
 	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
+	// Whether quiescence is owed is decided from the evidence, as
+	// validate re-makes it (judge.OfflineNotBound); the wait's own
+	// verdict stands when the evidence does not tell.
+	why := judge.QuiescentUnbound(testenv.Evidence().Snapshot())
+	if why == "" && !settled {
+		why = unsettledNotQuiet
+	}
+	if why == "" {
+		d.sc.Quiet(ctx)
+		checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
+	} else {
+		testenv.NotBound(catalog.SteadyQuiescent, why)
+	}
+	d.sc.DeleteAll(ctx)
 	switch {
 	case applied < len(changes):
 		checks = append(checks, testenv.Judged(catalog.SteadySettles))

@@ -61,7 +61,10 @@ const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollo
 // judged on gets the verdict the run gave it (recovers and same-end-state
 // broken by the stuck rollout, the others held), and without the
 // references the comparisons are not evaluated: the schedule is an
-// error, never a pass.
+// error, never a pass. The run predates quiescent's judgement; its state
+// never settled again, so no quiet window was owed or recorded (a run
+// now records quiescent not bound), and re-judged it is not evaluated,
+// never a pass nor a finding.
 func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	if _, err := schedule.Load(filepath.Join("testdata", "stuck-rollout.yaml")); err != nil {
 		t.Fatalf("the stuck rollout's schedule: %v", err)
@@ -77,7 +80,12 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	want := map[string]verdict.Outcome{
 		catalog.SteadyRecovers.ID: verdict.Broken, catalog.SteadySameEndState.ID: verdict.Broken,
 		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
+		catalog.SteadyQuiescent.ID: verdict.NotEvaluated,
 	}
+	if _, ok := recorded[catalog.SteadyQuiescent.ID]; ok {
+		t.Fatal("the stuck rollout's run recorded quiescent: this test's premise changed")
+	}
+	recorded[catalog.SteadyQuiescent.ID] = verdict.NotEvaluated // not recorded: see above
 	for _, p := range judged[schedule.Steady] {
 		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
 		if got.Outcome != want[p.ID] || got.Outcome != recorded[p.ID] {
@@ -88,6 +96,48 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
+		}
+	}
+}
+
+// One steadyState schedule of the reference composite (six faults and
+// two change steps), the first of `steadystate explore --subject composite
+// --capability steadyState --seed 1`, recorded twice: with --bug
+// status-hot-loop, whose controller stamped the Claim's status and wrote
+// it every second once settled again after the faults, and without the
+// bug (STEADYSTATE_KEEP_EVIDENCE=1), which went quiet.
+const (
+	compositeHotLoop = "../../judge/testdata/explore-composite-steady-status-hot-loop.json"
+	compositeQuiet   = "../../judge/testdata/explore-composite-steady-correct.json"
+)
+
+// A steadyState schedule that settled again after its faults is judged
+// on quiescent over the quiet window its evidence records, offline as
+// the run judged it: broken by the status hot loop's writes, held by the
+// correct controller. Without the window (a state that did not settle
+// records none) it is not evaluated, never a pass nor a finding.
+func TestSteadyScheduleJudgesQuiescentOffline(t *testing.T) {
+	for file, want := range map[string]verdict.Outcome{compositeHotLoop: verdict.Broken, compositeQuiet: verdict.Held} {
+		e, err := evidence.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded verdict.Outcome
+		for _, r := range e.Records {
+			if r.ID == catalog.SteadyQuiescent.ID {
+				recorded = r.Outcome
+			}
+		}
+		got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e))
+		if got.Outcome != want || recorded != want {
+			t.Errorf("%s: quiescent re-judged %s (%s), the run recorded %q, want %s", filepath.Base(file), got.Outcome, got.Reason, recorded, want)
+		}
+		if want == verdict.Broken && !strings.Contains(got.Reason, "claims/status") {
+			t.Errorf("%s: quiescent broken without naming the Claim's status writes: %s", filepath.Base(file), got.Reason)
+		}
+		delete(e.Facts, judge.FactSteadyQuiet)
+		if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.NotEvaluated {
+			t.Errorf("%s without its quiet window: quiescent %s (%s), want not evaluated", filepath.Base(file), got.Outcome, got.Reason)
 		}
 	}
 }

@@ -80,6 +80,13 @@ func (s *Scenario) Changes(ctx context.Context, settled bool, from int) bool {
 // settled, and reports whether the last phase did: a fault-free run.
 func (s *Scenario) Run(ctx context.Context) bool { return s.sc.run(ctx) }
 
+// Quiet watches the controller for a write of the run (judge.RunWrite:
+// in its namespace or of a cluster-scoped object, Lease and Event writes
+// aside) for the binding's quiet window, stopping at the first, and
+// records the window quiescent judges (judge.FactSteadyQuiet). Call it
+// once the state has settled, with nothing changing.
+func (s *Scenario) Quiet(ctx context.Context) { s.sc.quiet(ctx) }
+
 // DeleteAll deletes the objects left and waits until
 // leaves-nothing-behind holds or its T has passed.
 func (s *Scenario) DeleteAll(ctx context.Context) { s.sc.deleteAll(ctx) }
