@@ -2,6 +2,7 @@ package exploration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,12 +199,17 @@ func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args [
 // schedules: one that broke a property or ended in an error is said so.
 func summarise(w io.Writer, c Run, run reports.Run) error {
 	var ran, findings, errs, reproduced, notDone, short, refs int
+	var phases []explore.PhaseTimes
+	var refsTook time.Duration
 	for _, s := range run.Specs {
 		if s.Outcome == verdict.SkippedSpec {
 			continue
 		}
 		if explore.IsReference(s.Name) {
 			refs++
+			if s.Report != nil {
+				refsTook += s.Report.RunTime
+			}
 			switch s.Outcome {
 			case verdict.BrokenSpec:
 				findings++
@@ -218,6 +224,7 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		var steps []string
 		if s.Report != nil {
 			steps = explore.NotDone(*s.Report)
+			phases = append(phases, explore.PhasesOf(*s.Report))
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
@@ -249,6 +256,16 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 	if notDone > 0 {
 		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
 	}
+	if len(phases) > 0 {
+		ps := explore.SummarisePhases(phases)
+		fmt.Fprintf(w, "explore: %s\n", ps)
+		if refs > 0 {
+			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, refsTook.Round(time.Second))
+		}
+		if err := writePhases(run.Dir, ps); err != nil {
+			fmt.Fprintf(w, "explore: keep the phase times: %v\n", err)
+		}
+	}
 	if run.PeakMemory > 0 {
 		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
 	}
@@ -256,6 +273,21 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
 	}
 	return exploreResult(ran, findings, errs)
+}
+
+// PhasesFile is where a run's phase summary is kept, in its folder.
+const PhasesFile = "phases.json"
+
+// writePhases keeps the run's phase summary ps in dir.
+func writePhases(dir string, ps explore.PhaseSummary) error {
+	if dir == "" {
+		return nil
+	}
+	data, err := json.MarshalIndent(ps, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, PhasesFile), append(data, '\n'), 0o644)
 }
 
 // exploreResult is the command's failure for a run of ran schedules with

@@ -51,7 +51,7 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 		fails string // "" when the command succeeds
 		says  []string
 	}{
-		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done"}},
+		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done", "where the 1 schedule(s)' time went"}},
 		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
 		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", []string{"2 error(s)"}},
 		{"none ran", []verdict.Spec{skipped}, "no schedule ran", []string{"0 schedule(s)"}},
@@ -63,7 +63,7 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
-			err := summarise(&out, Run{}, reports.Run{Specs: tc.specs, Dir: "run"})
+			err := summarise(&out, Run{}, reports.Run{Specs: tc.specs, Dir: t.TempDir()})
 			if (err == nil) != (tc.fails == "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
 				t.Errorf("result %v, want failing with %q", err, tc.fails)
 			}

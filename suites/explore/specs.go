@@ -94,12 +94,17 @@ func specs(c Config) {
 // failing spec keeps its schedule, with the properties it broke, beside
 // its evidence.
 func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
+	// What the spec's cleanups do (the subject's stop, the namespace's
+	// deletion) is its tear-down, however its body ended.
+	defer enter(TearDown)
 	d := start(ctx, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })
 	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
+	enter(Steps)
 	outcomes := execute(ctx, testenv.Timeline(), d, s)
+	enter(Convergence)
 	var notDone []string
 	faults := 0
 	for _, o := range outcomes {
@@ -120,6 +125,7 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
 		verify()
 	}
+	enter(Convergence)
 	restarted, err := restartStopped(ctx, d.target())
 	Expect(err).NotTo(HaveOccurred())
 	if len(restarted) > 0 {
@@ -130,10 +136,13 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 
 // verify judges a schedule (testenv.Verify): first the premise that every
 // fault step that ran acted (catalog.ExploreStepsActed), then the
-// driver's checks. Every driver's judgement ends with it.
+// driver's checks. Every driver's judgement ends with it. Its checks'
+// times go to the schedule's phases: a convergence property's to
+// Convergence (its wait), the others' to Judging.
 func verify(checks ...oracle.Check) {
 	GinkgoHelper()
-	testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...)...)
+	enter(Judging)
+	testenv.Verify(timedPhases(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...))...)
 }
 
 // describe is a step and what became of it, for the spec's facts.
