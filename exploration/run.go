@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -18,6 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
@@ -46,6 +48,10 @@ type Run struct {
 	// Shrink reduces the replayed schedule; First stops at the first
 	// finding.
 	Shrink, First bool
+	// Parallel is how many suite processes share the drawn schedules,
+	// side by side, each with a cluster of its own (a replay runs in
+	// one).
+	Parallel int
 	// Version is the local control plane's (KUBE_VERSION); BuildBins
 	// says it is built first when missing (no KUBE_BIN_DIR given).
 	Version   string
@@ -70,12 +76,42 @@ func (c *Run) Configure(e config.Settings) error {
 		return err
 	}
 	c.Version = e.KubeVersion
-	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
+	local := e.Provider == "" || e.Provider == "local"
+	c.BuildBins = local && e.KubeBinDir == ""
+	if err := c.setParallel(local); err != nil {
+		return err
+	}
 	if c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1); err != nil {
 		return err
 	}
 	c.Matrix.Progress = true
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
+	return nil
+}
+
+// sideBySide is how many suite processes share a run's drawn schedules
+// by default on the local provider: a local control plane is a few
+// processes, and three fit two cores (as for e2e).
+const sideBySide = 3
+
+// setParallel checks Parallel and sets its default: sideBySide on the
+// local provider, one with --first (the first finding of one process
+// stops it, not the others) and elsewhere. A replay runs in one process.
+func (c *Run) setParallel(local bool) error {
+	switch {
+	case c.Parallel < 0:
+		return fmt.Errorf("%w: --parallel %d: at least 1", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && !local:
+		return fmt.Errorf("%w: --parallel %d: schedules run side by side only on PROVIDER=local (a control plane each)", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && c.Replay != "":
+		return fmt.Errorf("%w: --parallel %d: a replay runs in one process; drop --parallel", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && c.First:
+		return fmt.Errorf("%w: --parallel %d with --first: one process's first finding would not stop the others; drop one", cli.ErrUsage, c.Parallel)
+	case c.Parallel == 0 && local && c.Replay == "" && !c.First:
+		c.Parallel = sideBySide
+	case c.Parallel == 0:
+		c.Parallel = 1
+	}
 	return nil
 }
 
@@ -184,12 +220,41 @@ func (c Run) suiteArgs(replay string, repeat int) []string {
 
 // runSuite runs the exploration suite once in dir (emptied first).
 func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args []string, stderr io.Writer) reports.Run {
+	return c.runSuiteOn(ctx, cell, dir, 1, args, stderr)
+}
+
+// runSuiteOn runs the exploration suite once in dir (emptied first), as
+// worker w (its kind cluster's name).
+func (c Run) runSuiteOn(ctx context.Context, cell reports.Cell, dir string, w int, args []string, stderr io.Writer) reports.Run {
 	if err := os.RemoveAll(dir); err != nil {
 		return reports.Run{Err: err.Error()}
 	}
-	cr := c.Matrix.CellRun(cell, dir, 1, stderr)
+	cr := c.Matrix.CellRun(cell, dir, w, stderr)
 	cr.StatusOnly, cr.Args = true, args
 	return matrix.RunCell(ctx, cr)
+}
+
+// runShards runs the drawn schedules in c.Parallel suite processes side
+// by side, each in a folder of its own below dir (shard-1, ...) with a
+// cluster of its own, each the schedules i with i mod Parallel its
+// share: the same schedules as one process draws, more of them within
+// the budget. The runs come back in shard order.
+func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stderr io.Writer) []reports.Run {
+	if err := os.RemoveAll(dir); err != nil {
+		return []reports.Run{{Err: err.Error()}}
+	}
+	runs := make([]reports.Run, c.Parallel)
+	var wg sync.WaitGroup
+	for i := range c.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel))
+			runs[i] = c.runSuiteOn(ctx, cell, filepath.Join(dir, fmt.Sprintf("shard-%d", i+1)), i+1, args, stderr)
+		}()
+	}
+	wg.Wait()
+	return runs
 }
 
 // summarise prints the run's schedules, findings and errors, and the
@@ -197,10 +262,57 @@ func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args [
 // that ended in an error (its verdict is unknown) and a run in which no
 // schedule ran. A steadyState run's fault-free reference runs are no
 // schedules: one that broke a property or ended in an error is said so.
-func summarise(w io.Writer, c Run, run reports.Run) error {
+func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	var ran, findings, errs, reproduced, notDone, short, refs int
 	var phases []explore.PhaseTimes
-	var refsTook time.Duration
+	var refsTook, took time.Duration
+	var peak int64
+	for _, run := range runs {
+		took, peak = max(took, run.Took), peak+run.PeakMemory
+		ran1, findings1, errs1, reproduced1, notDone1, short1, refs1 := summariseRun(w, c, run, &phases, &refsTook)
+		ran, findings, errs, reproduced, notDone, short, refs = ran+ran1, findings+findings1, errs+errs1, reproduced+reproduced1, notDone+notDone1, short+short1, refs+refs1
+	}
+	also := ""
+	if refs > 0 {
+		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
+	}
+	side := ""
+	if len(runs) > 1 {
+		side = fmt.Sprintf(" (%d suite processes side by side, a cluster each)", len(runs))
+	}
+	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s%s, %.1f/min, %d finding(s), %d error(s); details in %s\n", ran, also, took.Round(time.Second), side,
+		float64(ran)/max(took.Minutes(), 1.0/60), findings, errs, dir)
+	if notDone > 0 {
+		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
+	}
+	if len(phases) > 0 {
+		ps := explore.SummarisePhases(phases)
+		fmt.Fprintf(w, "explore: %s\n", ps)
+		if refs > 0 {
+			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, refsTook.Round(time.Second))
+		}
+		if err := writePhases(dir, ps); err != nil {
+			fmt.Fprintf(w, "explore: keep the phase times: %v\n", err)
+		}
+	}
+	switch {
+	case peak > 0 && len(runs) > 1:
+		fmt.Fprintf(w, "explore: the suite processes (their fault proxies, recorders and judgement) peaked at %d MB resident at most together (the sum of their peaks)\n", peak>>20)
+	case peak > 0:
+		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", peak>>20)
+	}
+	if c.Replay != "" && c.Scheduled.Breaks != "" {
+		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
+	}
+	return exploreResult(ran, findings, errs)
+}
+
+// summariseRun prints one suite run's findings and errors, adds its
+// schedules' phase times to phases and its reference runs' time to
+// refsTook, and counts its schedules, findings, errors, replays that broke
+// the replayed schedule's properties again, steps not done, schedules
+// with such steps and reference runs.
+func summariseRun(w io.Writer, c Run, run reports.Run, phases *[]explore.PhaseTimes, refsTook *time.Duration) (ran, findings, errs, reproduced, notDone, short, refs int) {
 	for _, s := range run.Specs {
 		if s.Outcome == verdict.SkippedSpec {
 			continue
@@ -208,7 +320,7 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		if explore.IsReference(s.Name) {
 			refs++
 			if s.Report != nil {
-				refsTook += s.Report.RunTime
+				*refsTook += s.Report.RunTime
 			}
 			switch s.Outcome {
 			case verdict.BrokenSpec:
@@ -224,7 +336,7 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		var steps []string
 		if s.Report != nil {
 			steps = explore.NotDone(*s.Report)
-			phases = append(phases, explore.PhasesOf(*s.Report))
+			*phases = append(*phases, explore.PhasesOf(*s.Report))
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
@@ -248,31 +360,7 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		}
 		ran++
 	}
-	also := ""
-	if refs > 0 {
-		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
-	}
-	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s, %d finding(s), %d error(s); details in %s\n", ran, also, run.Took.Round(time.Second), findings, errs, run.Dir)
-	if notDone > 0 {
-		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
-	}
-	if len(phases) > 0 {
-		ps := explore.SummarisePhases(phases)
-		fmt.Fprintf(w, "explore: %s\n", ps)
-		if refs > 0 {
-			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, refsTook.Round(time.Second))
-		}
-		if err := writePhases(run.Dir, ps); err != nil {
-			fmt.Fprintf(w, "explore: keep the phase times: %v\n", err)
-		}
-	}
-	if run.PeakMemory > 0 {
-		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
-	}
-	if c.Replay != "" && c.Scheduled.Breaks != "" {
-		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
-	}
-	return exploreResult(ran, findings, errs)
+	return ran, findings, errs, reproduced, notDone, short, refs
 }
 
 // PhasesFile is where a run's phase summary is kept, in its folder.
@@ -357,11 +445,19 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)
 	}
-	run := c.runSuite(ctx, cell, filepath.Join(c.Matrix.Root, "run"), c.suiteArgs(c.Replay, c.Repeat), stderr)
-	if run.Err != "" {
-		return fmt.Errorf("explore: %s", run.Err)
+	dir := filepath.Join(c.Matrix.Root, "run")
+	var runs []reports.Run
+	if c.Replay == "" && c.Parallel > 1 {
+		runs = c.runShards(ctx, cell, dir, stderr)
+	} else {
+		runs = []reports.Run{c.runSuite(ctx, cell, dir, c.suiteArgs(c.Replay, c.Repeat), stderr)}
 	}
-	err = summarise(stdout, c, run)
+	for _, run := range runs {
+		if run.Err != "" {
+			return fmt.Errorf("explore: %s", run.Err)
+		}
+	}
+	err = summarise(stdout, c, dir, runs...)
 	if ctx.Err() != nil {
 		return errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above")
 	}

@@ -80,6 +80,9 @@ func specs(c Config) {
 		width := len(fmt.Sprint(n))
 		for i := range n {
 			seed := seeds.Uint64()
+			if c.Shards > 1 && i%c.Shards != c.Shard {
+				continue
+			}
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
 				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
 					return schedule.Generate(seed, c.Capability, d.limits())
