@@ -263,15 +263,14 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 // schedule ran. A steadyState run's fault-free reference runs are no
 // schedules: one that broke a property or ended in an error is said so.
 func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
-	var ran, findings, errs, reproduced, notDone, short, refs int
-	var phases []explore.PhaseTimes
-	var refsTook, took time.Duration
+	var t tally
+	var took time.Duration
 	var peak int64
 	for _, run := range runs {
 		took, peak = max(took, run.Took), peak+run.PeakMemory
-		ran1, findings1, errs1, reproduced1, notDone1, short1, refs1 := summariseRun(w, c, run, &phases, &refsTook)
-		ran, findings, errs, reproduced, notDone, short, refs = ran+ran1, findings+findings1, errs+errs1, reproduced+reproduced1, notDone+notDone1, short+short1, refs+refs1
+		t.add(w, c, run)
 	}
+	ran, findings, errs, reproduced, notDone, short, refs, phases := t.ran, t.findings, t.errs, t.reproduced, t.notDone, t.short, t.refs, t.phases
 	also := ""
 	if refs > 0 {
 		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
@@ -289,7 +288,7 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 		ps := explore.SummarisePhases(phases)
 		fmt.Fprintf(w, "explore: %s\n", ps)
 		if refs > 0 {
-			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, refsTook.Round(time.Second))
+			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, t.refsTook.Round(time.Second))
 		}
 		if err := writePhases(dir, ps); err != nil {
 			fmt.Fprintf(w, "explore: keep the phase times: %v\n", err)
@@ -307,28 +306,35 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	return exploreResult(ran, findings, errs)
 }
 
-// summariseRun prints one suite run's findings and errors, adds its
-// schedules' phase times to phases and its reference runs' time to
-// refsTook, and counts its schedules, findings, errors, replays that broke
+// tally counts a run's schedules, findings, errors, replays that broke
 // the replayed schedule's properties again, steps not done, schedules
-// with such steps and reference runs.
-func summariseRun(w io.Writer, c Run, run reports.Run, phases *[]explore.PhaseTimes, refsTook *time.Duration) (ran, findings, errs, reproduced, notDone, short, refs int) {
+// with such steps and reference runs; it keeps the schedules' phase times
+// and the reference runs' time.
+type tally struct {
+	ran, findings, errs, reproduced, notDone, short, refs int
+	phases                                                []explore.PhaseTimes
+	refsTook                                              time.Duration
+}
+
+// add counts one suite run's specs into t, printing its findings and
+// errors.
+func (t *tally) add(w io.Writer, c Run, run reports.Run) {
 	for _, s := range run.Specs {
 		if s.Outcome == verdict.SkippedSpec {
 			continue
 		}
 		if explore.IsReference(s.Name) {
-			refs++
+			t.refs++
 			if s.Report != nil {
-				*refsTook += s.Report.RunTime
+				t.refsTook += s.Report.RunTime
 			}
 			switch s.Outcome {
 			case verdict.BrokenSpec:
-				findings++
+				t.findings++
 				fmt.Fprintf(w, "finding: %s (no faults) broke %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
 					filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name), "history.txt"))
 			case verdict.Error:
-				errs++
+				t.errs++
 				fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
 			}
 			continue
@@ -336,31 +342,30 @@ func summariseRun(w io.Writer, c Run, run reports.Run, phases *[]explore.PhaseTi
 		var steps []string
 		if s.Report != nil {
 			steps = explore.NotDone(*s.Report)
-			*phases = append(*phases, explore.PhasesOf(*s.Report))
+			t.phases = append(t.phases, explore.PhasesOf(*s.Report))
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
-			findings++
+			t.findings++
 			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
 			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
 				filepath.Join(folder, explore.ScheduleFile), filepath.Join(folder, "history.txt"))
 			if strings.Join(s.Broken, ",") == c.Scheduled.Breaks {
-				reproduced++
+				t.reproduced++
 			}
 		case verdict.Error:
-			errs++
+			t.errs++
 			fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
 		}
 		if len(steps) > 0 && s.Outcome != verdict.Passed {
 			fmt.Fprintf(w, "  not done: %s\n", strings.Join(steps, "\n  not done: "))
 		}
 		if len(steps) > 0 {
-			notDone += len(steps)
-			short++
+			t.notDone += len(steps)
+			t.short++
 		}
-		ran++
+		t.ran++
 	}
-	return ran, findings, errs, reproduced, notDone, short, refs
 }
 
 // PhasesFile is where a run's phase summary is kept, in its folder.
@@ -440,7 +445,11 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Replay != "" {
 		fmt.Fprintf(stderr, "explore: replaying %s (%d step(s), breaks %q) %d time(s) against %s\n", c.Replay, len(c.Scheduled.Steps), c.Scheduled.Breaks, c.Repeat, c.Subject)
 	} else {
-		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed)
+		side := ""
+		if c.Parallel > 1 {
+			side = fmt.Sprintf(", %d suite processes side by side (--parallel)", c.Parallel)
+		}
+		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed, side)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)
