@@ -24,9 +24,10 @@ import (
 const (
 	// shortest is the least a schedule takes (the subject's start and
 	// steady state, its steps, recovery and judgement): a budget
-	// declares one spec per shortest of it.
+	// declares one spec per shortest of it, in each process that shares
+	// the run's schedules.
 	shortest = 5 * time.Second
-	// mostSpecs caps the specs a budget declares.
+	// mostSpecs caps the specs a budget declares, per process.
 	mostSpecs = 5000
 	// ScheduleFile is a finding's schedule, next to its history.txt.
 	ScheduleFile = "schedule.yaml"
@@ -76,7 +77,9 @@ func specs(c Config) {
 			return
 		}
 		seeds := rand.New(rand.NewPCG(c.Seed, c.Seed^0x5eed))
-		n := min(int(c.Budget/shortest)+1, mostSpecs)
+		// Processes side by side share the specs: each declares its
+		// share of as many as it could run alone.
+		n := min(int(c.Budget/shortest)+1, mostSpecs) * max(c.Shards, 1)
 		width := len(fmt.Sprint(n))
 		for i := range n {
 			seed := seeds.Uint64()
