@@ -77,9 +77,7 @@ func specs(c Config) {
 			return
 		}
 		seeds := rand.New(rand.NewPCG(c.Seed, c.Seed^0x5eed))
-		// Processes side by side share the specs: each declares its
-		// share of as many as it could run alone.
-		n := min(int(c.Budget/shortest)+1, mostSpecs) * max(c.Shards, 1)
+		n := declared(c)
 		width := len(fmt.Sprint(n))
 		for i := range n {
 			seed := seeds.Uint64()
@@ -93,6 +91,13 @@ func specs(c Config) {
 			})
 		}
 	})
+}
+
+// declared is how many schedules the run draws: one per shortest of the
+// budget, at most mostSpecs, for each process that shares them (each
+// declares its share: as many as it could run alone).
+func declared(c Config) int {
+	return min(int(c.Budget/shortest)+1, mostSpecs) * max(c.Shards, 1)
 }
 
 // run is one spec: the subject started in ns as a driver of capability,
