@@ -2,6 +2,7 @@ package exploration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -17,6 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
@@ -45,6 +48,10 @@ type Run struct {
 	// Shrink reduces the replayed schedule; First stops at the first
 	// finding.
 	Shrink, First bool
+	// Parallel is how many suite processes share the drawn schedules,
+	// side by side, each with a cluster of its own (a replay runs in
+	// one).
+	Parallel int
 	// Version is the local control plane's (KUBE_VERSION); BuildBins
 	// says it is built first when missing (no KUBE_BIN_DIR given).
 	Version   string
@@ -69,12 +76,42 @@ func (c *Run) Configure(e config.Settings) error {
 		return err
 	}
 	c.Version = e.KubeVersion
-	c.BuildBins = (e.Provider == "" || e.Provider == "local") && e.KubeBinDir == ""
+	local := e.Provider == "" || e.Provider == "local"
+	c.BuildBins = local && e.KubeBinDir == ""
+	if err := c.setParallel(local); err != nil {
+		return err
+	}
 	if c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1); err != nil {
 		return err
 	}
 	c.Matrix.Progress = true
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
+	return nil
+}
+
+// sideBySide is how many suite processes share a run's drawn schedules
+// by default on the local provider: a local control plane is a few
+// processes, and three fit two cores (as for e2e).
+const sideBySide = 3
+
+// setParallel checks Parallel and sets its default: sideBySide on the
+// local provider, one with --first (the first finding of one process
+// stops it, not the others) and elsewhere. A replay runs in one process.
+func (c *Run) setParallel(local bool) error {
+	switch {
+	case c.Parallel < 0:
+		return fmt.Errorf("%w: --parallel %d: at least 1", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && !local:
+		return fmt.Errorf("%w: --parallel %d: schedules run side by side only on PROVIDER=local (a control plane each)", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && c.Replay != "":
+		return fmt.Errorf("%w: --parallel %d: a replay runs in one process; drop --parallel", cli.ErrUsage, c.Parallel)
+	case c.Parallel > 1 && c.First:
+		return fmt.Errorf("%w: --parallel %d with --first: one process's first finding would not stop the others; drop one", cli.ErrUsage, c.Parallel)
+	case c.Parallel == 0 && local && c.Replay == "" && !c.First:
+		c.Parallel = sideBySide
+	case c.Parallel == 0:
+		c.Parallel = 1
+	}
 	return nil
 }
 
@@ -183,12 +220,41 @@ func (c Run) suiteArgs(replay string, repeat int) []string {
 
 // runSuite runs the exploration suite once in dir (emptied first).
 func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args []string, stderr io.Writer) reports.Run {
+	return c.runSuiteOn(ctx, cell, dir, 1, args, stderr)
+}
+
+// runSuiteOn runs the exploration suite once in dir (emptied first), as
+// worker w (its kind cluster's name).
+func (c Run) runSuiteOn(ctx context.Context, cell reports.Cell, dir string, w int, args []string, stderr io.Writer) reports.Run {
 	if err := os.RemoveAll(dir); err != nil {
 		return reports.Run{Err: err.Error()}
 	}
-	cr := c.Matrix.CellRun(cell, dir, 1, stderr)
+	cr := c.Matrix.CellRun(cell, dir, w, stderr)
 	cr.StatusOnly, cr.Args = true, args
 	return matrix.RunCell(ctx, cr)
+}
+
+// runShards runs the drawn schedules in c.Parallel suite processes side
+// by side, each in a folder of its own below dir (shard-1, ...) with a
+// cluster of its own, each the schedules i with i mod Parallel its
+// share: the same schedules as one process draws, more of them within
+// the budget. The runs come back in shard order.
+func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stderr io.Writer) []reports.Run {
+	if err := os.RemoveAll(dir); err != nil {
+		return []reports.Run{{Err: err.Error()}}
+	}
+	runs := make([]reports.Run, c.Parallel)
+	var wg sync.WaitGroup
+	for i := range c.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel))
+			runs[i] = c.runSuiteOn(ctx, cell, filepath.Join(dir, fmt.Sprintf("shard-%d", i+1)), i+1, args, stderr)
+		}()
+	}
+	wg.Wait()
+	return runs
 }
 
 // summarise prints the run's schedules, findings and errors, and the
@@ -196,21 +262,79 @@ func (c Run) runSuite(ctx context.Context, cell reports.Cell, dir string, args [
 // that ended in an error (its verdict is unknown) and a run in which no
 // schedule ran. A steadyState run's fault-free reference runs are no
 // schedules: one that broke a property or ended in an error is said so.
-func summarise(w io.Writer, c Run, run reports.Run) error {
-	var ran, findings, errs, reproduced, notDone, short, refs int
+func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
+	var t tally
+	var took time.Duration
+	var peak int64
+	for _, run := range runs {
+		took, peak = max(took, run.Took), peak+run.PeakMemory
+		t.add(w, c, run)
+	}
+	ran, findings, errs, reproduced, notDone, short, refs, phases := t.ran, t.findings, t.errs, t.reproduced, t.notDone, t.short, t.refs, t.phases
+	also := ""
+	if refs > 0 {
+		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
+	}
+	side := ""
+	if len(runs) > 1 {
+		side = fmt.Sprintf(" (%d suite processes side by side, a cluster each)", len(runs))
+	}
+	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s%s, %.1f/min, %d finding(s), %d error(s); details in %s\n", ran, also, took.Round(time.Second), side,
+		float64(ran)/max(took.Minutes(), 1.0/60), findings, errs, dir)
+	if notDone > 0 {
+		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
+	}
+	if len(phases) > 0 {
+		ps := explore.SummarisePhases(phases)
+		fmt.Fprintf(w, "explore: %s\n", ps)
+		if refs > 0 {
+			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, t.refsTook.Round(time.Second))
+		}
+		if err := writePhases(dir, ps); err != nil {
+			fmt.Fprintf(w, "explore: keep the phase times: %v\n", err)
+		}
+	}
+	switch {
+	case peak > 0 && len(runs) > 1:
+		fmt.Fprintf(w, "explore: the suite processes (their fault proxies, recorders and judgement) peaked at %d MB resident at most together (the sum of their peaks)\n", peak>>20)
+	case peak > 0:
+		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", peak>>20)
+	}
+	if c.Replay != "" && c.Scheduled.Breaks != "" {
+		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
+	}
+	return exploreResult(ran, findings, errs)
+}
+
+// tally counts a run's schedules, findings, errors, replays that broke
+// the replayed schedule's properties again, steps not done, schedules
+// with such steps and reference runs; it keeps the schedules' phase times
+// and the reference runs' time.
+type tally struct {
+	ran, findings, errs, reproduced, notDone, short, refs int
+	phases                                                []explore.PhaseTimes
+	refsTook                                              time.Duration
+}
+
+// add counts one suite run's specs into t, printing its findings and
+// errors.
+func (t *tally) add(w io.Writer, c Run, run reports.Run) {
 	for _, s := range run.Specs {
 		if s.Outcome == verdict.SkippedSpec {
 			continue
 		}
 		if explore.IsReference(s.Name) {
-			refs++
+			t.refs++
+			if s.Report != nil {
+				t.refsTook += s.Report.RunTime
+			}
 			switch s.Outcome {
 			case verdict.BrokenSpec:
-				findings++
+				t.findings++
 				fmt.Fprintf(w, "finding: %s (no faults) broke %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
 					filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name), "history.txt"))
 			case verdict.Error:
-				errs++
+				t.errs++
 				fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
 			}
 			continue
@@ -218,44 +342,45 @@ func summarise(w io.Writer, c Run, run reports.Run) error {
 		var steps []string
 		if s.Report != nil {
 			steps = explore.NotDone(*s.Report)
+			t.phases = append(t.phases, explore.PhasesOf(*s.Report))
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
-			findings++
+			t.findings++
 			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
 			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
 				filepath.Join(folder, explore.ScheduleFile), filepath.Join(folder, "history.txt"))
 			if strings.Join(s.Broken, ",") == c.Scheduled.Breaks {
-				reproduced++
+				t.reproduced++
 			}
 		case verdict.Error:
-			errs++
+			t.errs++
 			fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
 		}
 		if len(steps) > 0 && s.Outcome != verdict.Passed {
 			fmt.Fprintf(w, "  not done: %s\n", strings.Join(steps, "\n  not done: "))
 		}
 		if len(steps) > 0 {
-			notDone += len(steps)
-			short++
+			t.notDone += len(steps)
+			t.short++
 		}
-		ran++
+		t.ran++
 	}
-	also := ""
-	if refs > 0 {
-		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
+}
+
+// PhasesFile is where a run's phase summary is kept, in its folder.
+const PhasesFile = "phases.json"
+
+// writePhases keeps the run's phase summary ps in dir.
+func writePhases(dir string, ps explore.PhaseSummary) error {
+	if dir == "" {
+		return nil
 	}
-	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s, %d finding(s), %d error(s); details in %s\n", ran, also, run.Took.Round(time.Second), findings, errs, run.Dir)
-	if notDone > 0 {
-		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
+	data, err := json.MarshalIndent(ps, "", "  ")
+	if err != nil {
+		return err
 	}
-	if run.PeakMemory > 0 {
-		fmt.Fprintf(w, "explore: the suite process (its fault proxies, recorders and judgement) peaked at %d MB resident\n", run.PeakMemory>>20)
-	}
-	if c.Replay != "" && c.Scheduled.Breaks != "" {
-		fmt.Fprintf(w, "replay: broke %s again in %d of %d run(s)\n", c.Scheduled.Breaks, reproduced, ran)
-	}
-	return exploreResult(ran, findings, errs)
+	return os.WriteFile(filepath.Join(dir, PhasesFile), append(data, '\n'), 0o644)
 }
 
 // exploreResult is the command's failure for a run of ran schedules with
@@ -320,16 +445,28 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if c.Replay != "" {
 		fmt.Fprintf(stderr, "explore: replaying %s (%d step(s), breaks %q) %d time(s) against %s\n", c.Replay, len(c.Scheduled.Steps), c.Scheduled.Breaks, c.Repeat, c.Subject)
 	} else {
-		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed)
+		side := ""
+		if c.Parallel > 1 {
+			side = fmt.Sprintf(", %d suite processes side by side (--parallel)", c.Parallel)
+		}
+		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed, side)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)
 	}
-	run := c.runSuite(ctx, cell, filepath.Join(c.Matrix.Root, "run"), c.suiteArgs(c.Replay, c.Repeat), stderr)
-	if run.Err != "" {
-		return fmt.Errorf("explore: %s", run.Err)
+	dir := filepath.Join(c.Matrix.Root, "run")
+	var runs []reports.Run
+	if c.Replay == "" && c.Parallel > 1 {
+		runs = c.runShards(ctx, cell, dir, stderr)
+	} else {
+		runs = []reports.Run{c.runSuite(ctx, cell, dir, c.suiteArgs(c.Replay, c.Repeat), stderr)}
 	}
-	err = summarise(stdout, c, run)
+	for _, run := range runs {
+		if run.Err != "" {
+			return fmt.Errorf("explore: %s", run.Err)
+		}
+	}
+	err = summarise(stdout, c, dir, runs...)
 	if ctx.Err() != nil {
 		return errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above")
 	}

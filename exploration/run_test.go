@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -51,7 +52,7 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 		fails string // "" when the command succeeds
 		says  []string
 	}{
-		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done"}},
+		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done", "where the 1 schedule(s)' time went"}},
 		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
 		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", []string{"2 error(s)"}},
 		{"none ran", []verdict.Spec{skipped}, "no schedule ran", []string{"0 schedule(s)"}},
@@ -63,7 +64,8 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
-			err := summarise(&out, Run{}, reports.Run{Specs: tc.specs, Dir: "run"})
+			dir := t.TempDir()
+			err := summarise(&out, Run{}, dir, reports.Run{Specs: tc.specs, Dir: dir})
 			if (err == nil) != (tc.fails == "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
 				t.Errorf("result %v, want failing with %q", err, tc.fails)
 			}
@@ -73,5 +75,59 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Side by side: three processes by default on the local provider, one
+// with --first, for a replay and elsewhere; more than one is refused
+// where it cannot apply.
+func TestExploreParallel(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		c     Run
+		local bool
+		want  int
+		fails string
+	}{
+		{"local", Run{}, true, sideBySide, ""},
+		{"elsewhere", Run{}, false, 1, ""},
+		{"first", Run{First: true}, true, 1, ""},
+		{"replay", Run{Replay: "s.yaml"}, true, 1, ""},
+		{"asked", Run{Parallel: 2}, true, 2, ""},
+		{"asked elsewhere", Run{Parallel: 2}, false, 0, "only on PROVIDER=local"},
+		{"asked with first", Run{Parallel: 2, First: true}, true, 0, "would not stop the others"},
+		{"asked with a replay", Run{Parallel: 2, Replay: "s.yaml"}, true, 0, "a replay runs in one process"},
+		{"negative", Run{Parallel: -1}, true, 0, "at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.c
+			err := c.setParallel(tc.local)
+			if (err == nil) != (tc.fails == "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
+				t.Fatalf("error %v, want %q", err, tc.fails)
+			}
+			if err == nil && c.Parallel != tc.want {
+				t.Errorf("parallel %d, want %d", c.Parallel, tc.want)
+			}
+		})
+	}
+}
+
+// The runs of processes side by side are summed: their schedules,
+// findings and errors, the longest run's time and their peaks.
+func TestExploreSummarisesShards(t *testing.T) {
+	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{}}
+	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "set-up timed out"}
+	var out strings.Builder
+	dir := t.TempDir()
+	err := summarise(&out, Run{}, dir,
+		reports.Run{Specs: []verdict.Spec{passed, passed}, Dir: dir + "/shard-1", Took: 2 * time.Minute, PeakMemory: 60 << 20},
+		reports.Run{Specs: []verdict.Spec{passed, errored}, Dir: dir + "/shard-2", Took: 3 * time.Minute, PeakMemory: 70 << 20})
+	if err == nil || !strings.Contains(err.Error(), "1 schedule(s) ended in an error") {
+		t.Errorf("result %v, want the error counted", err)
+	}
+	for _, s := range []string{"4 schedule(s) in 3m0s (2 suite processes side by side, a cluster each), 1.3/min, 0 finding(s), 1 error(s)", "130 MB resident at most together", "where the 3 schedule(s)' time went"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("summary does not say %q:\n%s", s, out.String())
+		}
 	}
 }

@@ -24,9 +24,10 @@ import (
 const (
 	// shortest is the least a schedule takes (the subject's start and
 	// steady state, its steps, recovery and judgement): a budget
-	// declares one spec per shortest of it.
+	// declares one spec per shortest of it, in each process that shares
+	// the run's schedules.
 	shortest = 5 * time.Second
-	// mostSpecs caps the specs a budget declares.
+	// mostSpecs caps the specs a budget declares, per process.
 	mostSpecs = 5000
 	// ScheduleFile is a finding's schedule, next to its history.txt.
 	ScheduleFile = "schedule.yaml"
@@ -76,10 +77,13 @@ func specs(c Config) {
 			return
 		}
 		seeds := rand.New(rand.NewPCG(c.Seed, c.Seed^0x5eed))
-		n := min(int(c.Budget/shortest)+1, mostSpecs)
+		n := declared(c)
 		width := len(fmt.Sprint(n))
 		for i := range n {
 			seed := seeds.Uint64()
+			if c.Shards > 1 && i%c.Shards != c.Shard {
+				continue
+			}
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
 				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
 					return schedule.Generate(seed, c.Capability, drawLimits(d))
@@ -89,17 +93,29 @@ func specs(c Config) {
 	})
 }
 
+// declared is how many schedules the run draws: one per shortest of the
+// budget, at most mostSpecs, for each process that shares them (each
+// declares its share: as many as it could run alone).
+func declared(c Config) int {
+	return min(int(c.Budget/shortest)+1, mostSpecs) * max(c.Shards, 1)
+}
+
 // run is one spec: the subject started in ns as a driver of capability,
 // the schedule drawn for it (draw), its steps, recovery and judgement. A
 // failing spec keeps its schedule, with the properties it broke, beside
 // its evidence.
 func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
+	// What the spec's cleanups do (the subject's stop, the namespace's
+	// deletion) is its tear-down, however its body ended.
+	defer enter(TearDown)
 	d := start(ctx, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })
 	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
+	enter(Steps)
 	outcomes := execute(ctx, testenv.Timeline(), d, s)
+	enter(Convergence)
 	var notDone []string
 	faults := 0
 	for _, o := range outcomes {
@@ -120,6 +136,7 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
 		verify()
 	}
+	enter(Convergence)
 	restarted, err := restartStopped(ctx, d.target())
 	Expect(err).NotTo(HaveOccurred())
 	if len(restarted) > 0 {
@@ -130,10 +147,13 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 
 // verify judges a schedule (testenv.Verify): first the premise that every
 // fault step that ran acted (catalog.ExploreStepsActed), then the
-// driver's checks. Every driver's judgement ends with it.
+// driver's checks. Every driver's judgement ends with it. Its checks'
+// times go to the schedule's phases: a convergence property's to
+// Convergence (its wait), the others' to Judging.
 func verify(checks ...oracle.Check) {
 	GinkgoHelper()
-	testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...)...)
+	enter(Judging)
+	testenv.Verify(timedPhases(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...))...)
 }
 
 // describe is a step and what became of it, for the spec's facts.

@@ -119,8 +119,12 @@ func (st *stats) done(r SpecReport) {
 		what += fmt.Sprintf(" (%d step(s) not done)", n)
 	}
 	minutes := time.Since(st.start).Minutes()
-	line := fmt.Sprintf("%s: %s in %s | %d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
-		r.LeafNodeText, what, r.RunTime.Round(time.Second), st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
+	shard := ""
+	if st.c.Shards > 1 {
+		shard = fmt.Sprintf("shard %d of %d: ", st.c.Shard+1, st.c.Shards)
+	}
+	line := fmt.Sprintf("%s: %s in %s [%s] | %s%d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
+		r.LeafNodeText, what, r.RunTime.Round(time.Second), PhasesOf(r), shard, st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
 	st.mu.Unlock()
 	testenv.Status(line)
 }

@@ -24,6 +24,11 @@ type Config struct {
 	Repeat int
 	// First stops the run at its first finding.
 	First bool
+	// Shards is how many suite processes share the run's drawn
+	// schedules, each with a cluster of its own; this one runs
+	// schedule i when i mod Shards is Shard (from 0): the run's
+	// schedules are the same however many share them.
+	Shard, Shards int
 }
 
 // Flags adds the suite's flags to fs and returns its Register, which
@@ -36,6 +41,8 @@ func Flags(fs *flag.FlagSet) func() {
 	fs.StringVar(&c.Replay, "steadystate.explore.replay", "", "a schedule file to run instead of drawn schedules")
 	fs.IntVar(&c.Repeat, "steadystate.explore.repeat", 1, "how many times to run the replayed schedule")
 	fs.BoolVar(&c.First, "steadystate.explore.first", false, "stop at the first finding")
+	fs.IntVar(&c.Shard, "steadystate.explore.shard", 0, "which share of the drawn schedules this process runs, from 0 (of -steadystate.explore.shards)")
+	fs.IntVar(&c.Shards, "steadystate.explore.shards", 1, "how many processes share the drawn schedules")
 	return func() { Register(*c) }
 }
 
