@@ -89,14 +89,12 @@ func (c *Run) Configure(e config.Settings) error {
 	return nil
 }
 
-// sideBySide is how many suite processes share a run's drawn schedules
-// by default on the local provider: a local control plane is a few
-// processes, and three fit two cores (as for e2e).
-const sideBySide = 3
-
-// setParallel checks Parallel and sets its default: sideBySide on the
-// local provider, one with --first (the first finding of one process
-// stops it, not the others) and elsewhere. A replay runs in one process.
+// setParallel checks Parallel and sets its default, one process: side by
+// side (--parallel N, the local provider only, a control plane each) is
+// asked for, not assumed, until runs side by side on this machine's two
+// cores are shown to raise no false alarm on the correct reference modes.
+// A replay, and a run with --first (the first finding of one process
+// stops it, not the others), run in one process.
 func (c *Run) setParallel(local bool) error {
 	switch {
 	case c.Parallel < 0:
@@ -107,8 +105,6 @@ func (c *Run) setParallel(local bool) error {
 		return fmt.Errorf("%w: --parallel %d: a replay runs in one process; drop --parallel", cli.ErrUsage, c.Parallel)
 	case c.Parallel > 1 && c.First:
 		return fmt.Errorf("%w: --parallel %d with --first: one process's first finding would not stop the others; drop one", cli.ErrUsage, c.Parallel)
-	case c.Parallel == 0 && local && c.Replay == "" && !c.First:
-		c.Parallel = sideBySide
 	case c.Parallel == 0:
 		c.Parallel = 1
 	}

@@ -30,7 +30,7 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 	fs.IntVar(&c.Confirm, "confirm", 2, "how many replays in a row a --shrink candidate must break to count")
 	fs.BoolVar(&c.First, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.Shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
-	fs.IntVar(&c.Parallel, "parallel", 0, "run the drawn schedules in `N` suite processes side by side, a cluster each (local only; default 3 there, 1 with --first, on kind and existing)")
+	fs.IntVar(&c.Parallel, "parallel", 0, "run the drawn schedules in `N` suite processes side by side, a cluster each (local only; not with --first or --replay)")
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
