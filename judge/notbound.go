@@ -3,6 +3,7 @@ package judge
 import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -31,9 +32,33 @@ func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, 
 	now := rec
 	if why := rule(e); why == "" {
 		now.Outcome = verdict.NotEvaluated
-		now.Reason = "the evidence shows the property bound (the run recorded it not bound: " + rec.Reason + ")"
+		now.Reason = "the evidence shows the property bound"
 	} else {
 		now.Reason = why
 	}
 	return now, true
+}
+
+// Remakes reports whether Rejudge re-makes rec: a held or broken record
+// with an offline judge (Offline), a not-bound one decided from evidence
+// (OfflineNotBound). Not a record not evaluated, not bound by the
+// subject's binding, or judged live only.
+func Remakes(rec verdict.Record) bool {
+	if _, ok := OfflineNotBound[rec.ID]; ok && rec.Outcome == verdict.NotBound {
+		return true
+	}
+	_, ok := Offline[rec.ID]
+	return ok && (rec.Outcome == verdict.Held || rec.Outcome == verdict.Broken)
+}
+
+// Rejudge judges rec again from e, as `validate` and `verify` do, where
+// Remakes says it can (ok false, rec as recorded, elsewhere).
+func Rejudge(rec verdict.Record, e *evidence.Evidence) (got verdict.Record, ok bool) {
+	if !Remakes(rec) {
+		return rec, false
+	}
+	if got, ok := RejudgeNotBound(rec, e); ok {
+		return got, true
+	}
+	return oracle.Judge(e.Start, rec.Property, Offline[rec.ID](e)), true
 }

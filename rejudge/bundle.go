@@ -16,7 +16,6 @@ import (
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -173,9 +172,7 @@ type rejudged struct{ verdicts, specs, differ int }
 func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s verdict.Spec, stdout io.Writer) error {
 	var judged []verdict.Record
 	for _, rec := range s.Records {
-		_, ok := judge.Offline[rec.ID]
-		_, unbound := judge.OfflineNotBound[rec.ID]
-		if ok && (rec.Outcome == verdict.Held || rec.Outcome == verdict.Broken) || unbound && rec.Outcome == verdict.NotBound {
+		if judge.Remakes(rec) {
 			judged = append(judged, rec)
 		}
 	}
@@ -200,18 +197,8 @@ func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s ver
 	t.specs++
 	fmt.Fprintf(stdout, "  re-judged from %s\n", rel)
 	for _, rec := range judged {
-		if got, remade := judge.RejudgeNotBound(rec, e); remade {
-			t.verdicts++
-			mark := "same      "
-			if got.Outcome != rec.Outcome {
-				t.differ++
-				mark = "DIFFERS   "
-			}
-			fmt.Fprintf(stdout, "    %s %s\n", mark, got)
-			continue
-		}
-		got := oracle.Judge(e.Start, rec.Property, judge.Offline[rec.ID](e))
-		if b := judge.BoundText(rec.ID, e); b != "" {
+		got, _ := judge.Rejudge(rec, e)
+		if b := judge.BoundText(rec.ID, e); b != "" && got.Outcome != verdict.NotBound {
 			got.Figures = map[string]string{"bound": b}
 		}
 		t.verdicts++

@@ -8,7 +8,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -33,29 +32,10 @@ func Dir(dir string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\n  %s\n", e.Spec, rel)
 		var now []verdict.Record
 		for _, rec := range e.Records {
-			j, ok := judge.Offline[rec.ID]
-			if got, remade := judge.RejudgeNotBound(rec, e); remade {
-				rejudged++
-				mark := "same      "
-				if got.Outcome != rec.Outcome {
-					differ++
-					mark = "DIFFERS   "
-				}
-				fmt.Fprintf(stdout, "  %s %s\n", mark, got)
-				now = append(now, got)
-				continue
-			}
+			got, remade := judge.Rejudge(rec, e)
 			switch {
-			case rec.Outcome == verdict.NotEvaluated || rec.Outcome == verdict.NotBound:
-				fmt.Fprintf(stdout, "  as run     %s\n", rec)
-				now = append(now, rec)
-			case !ok:
-				live++
-				fmt.Fprintf(stdout, "  live only  %s\n", rec)
-				now = append(now, rec)
-			default:
+			case remade:
 				rejudged++
-				got := oracle.Judge(e.Start, rec.Property, j(e))
 				mark := "same      "
 				if got.Outcome != rec.Outcome {
 					differ++
@@ -64,6 +44,13 @@ func Dir(dir string, stdout io.Writer) error {
 				}
 				fmt.Fprintf(stdout, "  %s %s\n", mark, got)
 				now = append(now, got)
+			case rec.Outcome == verdict.NotEvaluated || rec.Outcome == verdict.NotBound:
+				fmt.Fprintf(stdout, "  as run     %s\n", rec)
+				now = append(now, rec)
+			default:
+				live++
+				fmt.Fprintf(stdout, "  live only  %s\n", rec)
+				now = append(now, rec)
 			}
 		}
 		fmt.Fprintf(stdout, "  verdict: %s\n", specVerdict(now))
