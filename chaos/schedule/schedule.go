@@ -152,8 +152,8 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 			bad(i, string(p), st.Name()+" takes no "+string(p), takes...)
 		}
 	}
-	if st.Resource != "" && !slices.Contains(Resources[s.Capability], st.Resource) {
-		bad(i, "resource", fmt.Sprintf("%q is not a resource a %s subject uses", st.Resource, s.Capability), Resources[s.Capability]...)
+	if st.Resource != "" && !Uses(s.Capability, st.Resource) {
+		bad(i, "resource", fmt.Sprintf("%q is not a resource a %s subject uses", st.Resource, s.Capability), resourcesValid(s.Capability)...)
 	}
 	if st.Event != "" && !slices.Contains(Events, st.Event) {
 		bad(i, "event", fmt.Sprintf("%q is not a watch event type", st.Event), Events...)
@@ -183,8 +183,8 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 		if !slices.Contains(Verbs, st.After.Verb) {
 			bad(i, "after.verb", fmt.Sprintf("%q is not a request verb", st.After.Verb), Verbs...)
 		}
-		if !slices.Contains(Resources[s.Capability], st.After.Resource) {
-			bad(i, "after.resource", fmt.Sprintf("%q is not a resource a %s subject uses", st.After.Resource, s.Capability), Resources[s.Capability]...)
+		if !Uses(s.Capability, st.After.Resource) {
+			bad(i, "after.resource", fmt.Sprintf("%q is not a resource a %s subject uses", st.After.Resource, s.Capability), resourcesValid(s.Capability)...)
 		}
 	}
 }

@@ -116,3 +116,31 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// A steadyState schedule may name a resource no role names (an operator's
+// Secrets) in a fault and a trigger; a name that is no resource is
+// refused, and other capabilities keep to their roles.
+func TestSteadyStateNamesAnyResource(t *testing.T) {
+	const steady = `format: steadystate.dev/schedule/v1
+capability: steadyState
+steps:
+  - after: {verb: create, resource: certificaterequests}
+    fault: watch-stall
+    resource: secrets
+    for: 5s
+`
+	if _, err := Parse([]byte(steady), "s.yaml"); err != nil {
+		t.Fatalf("secrets and certificaterequests: %v", err)
+	}
+	for _, tc := range []struct{ from, to, want string }{
+		{"resource: secrets", "resource: Secrets", `steps[0].resource: "Secrets" is not a resource a steadyState subject uses; valid: objects, owned, a resource by its name (secrets)`},
+		{"resource: certificaterequests}", "resource: cert-manager.io/certificaterequests}", `steps[0].after.resource: "cert-manager.io/certificaterequests" is not a resource`},
+	} {
+		if _, err := Parse([]byte(strings.Replace(steady, tc.from, tc.to, 1)), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v does not say %q", tc.to, err, tc.want)
+		}
+	}
+	if Uses(Scalable, "secrets") {
+		t.Error("a scalable subject's schedule named secrets")
+	}
+}

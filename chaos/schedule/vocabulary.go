@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 )
 
@@ -105,6 +106,32 @@ var Requests = map[string][]Trigger{
 	Composite: {{Verb: "create", Resource: "composites"}, {Verb: "delete", Resource: "composites"}, {Verb: "update", Resource: "claims"}},
 	Movable:   {{Verb: "update", Resource: "clusters"}, {Verb: "patch", Resource: "clusters"}, {Verb: "create", Resource: "machines"}, {Verb: "delete", Resource: "machines"}},
 	Steady:    {{Verb: "create", Resource: "owned"}, {Verb: "update", Resource: "owned"}, {Verb: "delete", Resource: "owned"}, {Verb: "update", Resource: "objects"}},
+}
+
+// resourceName is a resource as the API's paths spell it: lowercase,
+// plural, with no group (secrets, certificaterequests).
+var resourceName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+
+// Uses says whether a schedule of capability may name resource: one of
+// its roles, or, for any controller (steadyState), whose controller reads
+// and writes resources no role names (an operator's Secrets, its other
+// custom resources), any resource by its name. A resource the subject
+// never requests leaves a trigger on it undone and a proxy fault on it
+// without effect; a schedule written by hand names it on purpose.
+func Uses(capability, resource string) bool {
+	if slices.Contains(Resources[capability], resource) {
+		return true
+	}
+	return capability == Steady && resourceName.MatchString(resource)
+}
+
+// resourcesValid says what Uses accepts, for a problem's valid list.
+func resourcesValid(capability string) []string {
+	out := slices.Clone(Resources[capability])
+	if capability == Steady {
+		out = append(out, "a resource by its name (secrets)")
+	}
+	return out
 }
 
 // Events are the watch event types a step may name.
