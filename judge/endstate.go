@@ -38,6 +38,9 @@ type EndMark struct {
 	Applied time.Time `json:"applied"`
 	At      time.Time `json:"at"`
 	Objects []string  `json:"objects"`
+	// Namespace is the run's; absent (evidence made before it was
+	// recorded), the first namespaced object's.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // EndState is one run's end state: the applied objects and everything they
@@ -83,7 +86,11 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		return nil, fmt.Errorf("%w: fact %q names no object", oracle.ErrNotEvaluated, FactSteadyEnd)
 	}
 	s := src.StateAt(m.At)
-	es := &EndState{Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: keyNamespace(m.Objects[0]), Objects: map[string]map[string]any{}, Creates: map[string]int{}, Deletes: map[string]int{}}
+	ns := m.Namespace
+	if ns == "" {
+		ns = keysNamespace(m.Objects)
+	}
+	es := &EndState{Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: ns, Objects: map[string]map[string]any{}, Creates: map[string]int{}, Deletes: map[string]int{}}
 	for _, k := range m.Objects {
 		if s[k] != nil {
 			es.Roots = append(es.Roots, k)
@@ -110,11 +117,23 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	return es, nil
 }
 
-// keyNamespace is the namespace of a SteadyKey.
+// keyNamespace is the namespace of a SteadyKey ("" for a cluster-scoped
+// object's).
 func keyNamespace(key string) string {
 	_, nsName, _ := strings.Cut(key, ":")
 	ns, _, _ := strings.Cut(nsName, "/")
 	return ns
+}
+
+// keysNamespace is the namespace of the first namespaced object of keys
+// (SteadyKeys): the run's, in evidence that does not record it apart.
+func keysNamespace(keys []string) string {
+	for _, k := range keys {
+		if ns := keyNamespace(k); ns != "" {
+			return ns
+		}
+	}
+	return ""
 }
 
 // answered is one answered request of the controller.

@@ -307,7 +307,15 @@ func WritesRefusedUnbound(e *evidence.Evidence) string {
 	if len(rules) == 0 {
 		return ""
 	}
-	ns := ds[0].Namespace
+	// The run's namespace; in evidence that does not record it, the
+	// first disturbed object's that has one (a cluster-scoped one's is
+	// "").
+	ns := e.Facts[FactSteadyNamespace]
+	for _, d := range ds {
+		if ns == "" {
+			ns = d.Namespace
+		}
+	}
 	for replica, id := range rules {
 		p, ok := e.Proxies[replica]
 		if !ok {

@@ -27,8 +27,12 @@ const (
 	// FactSteadyHistories lists the recorded histories, comma-separated.
 	FactSteadyHistories = "steadystate/histories"
 	// FactSteadyObjects lists the applied objects' joined keys
-	// (SteadyKey), comma-separated.
+	// (SteadyKey), comma-separated: a cluster-scoped object's namespace
+	// is "".
 	FactSteadyObjects = "steadystate/objects"
+	// FactSteadyNamespace is the run's namespace; absent (evidence made
+	// before it was recorded), the first namespaced object's.
+	FactSteadyNamespace = "steadystate/namespace"
 	// FactSteadyReadiness is the subject's readiness overrides, as JSON
 	// ([]ReadinessOverride); absent, kstatus decides every kind.
 	FactSteadyReadiness = "steadystate/readiness"
@@ -329,15 +333,18 @@ func RunWrite(info proxy.RequestInfo, ns string) bool {
 	return IsControllerWrite(info) && (info.Namespace == ns || info.Namespace == "")
 }
 
-// runNamespace is the run's namespace: the first applied object's
-// (FactSteadyObjects), "" when the fact is missing (r keeps that).
+// runNamespace is the run's namespace (FactSteadyNamespace), or, in
+// evidence without it, the first namespaced applied object's
+// (FactSteadyObjects); "" when the facts are missing (r keeps that).
 func (r *reader) runNamespace() string {
+	if ns, ok := r.e.Facts[FactSteadyNamespace]; ok && ns != "" {
+		return ns
+	}
 	objs := r.fact(FactSteadyObjects)
-	first, _, _ := strings.Cut(objs, ",")
-	if r.err == nil && first == "" {
+	if r.err == nil && objs == "" {
 		r.keep(fmt.Errorf("%w: fact %q names no object", oracle.ErrNotEvaluated, FactSteadyObjects))
 	}
-	return keyNamespace(first)
+	return keysNamespace(strings.Split(objs, ","))
 }
 
 // restartedAfterFirstWrite is the restart premise: the controller was

@@ -640,3 +640,46 @@ func TestACronJobsJobsAreMatchedAcrossMinutes(t *testing.T) {
 		t.Errorf("a Job made again: %s %q, want broken", got.Outcome, got.Reason)
 	}
 }
+
+// TestClusterScopedObjectsMatchAcrossRuns: a cluster-scoped object (key
+// namespace "") named after its run's namespace, and the namespaced
+// objects that name it, match another run's by identity, the namespace
+// masked in the name as in the values; a difference in its status, or an
+// owned object naming another run's issuer, is named. The run's
+// namespace is that of the first namespaced object when the end mark
+// does not record it (the cluster-scoped one listed first).
+func TestClusterScopedObjectsMatchAcrossRuns(t *testing.T) {
+	const issuers, certs, requests = "steady/clusterissuers.cert-manager.io", "steady/certificates.cert-manager.io", "steady/certificaterequests.cert-manager.io"
+	run := func(ns, uid, ready, issuer string) *EndState {
+		ready = strings.ToUpper(ready[:1]) + ready[1:]
+		ci := map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "ClusterIssuer", "metadata": map[string]any{"name": ns + "-selfsigned", "uid": uid + "-ci"},
+			"spec": map[string]any{"selfSigned": map[string]any{}}, "status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": ready}}}}
+		cert := map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": map[string]any{"name": "web", "namespace": ns, "uid": uid + "-cert"},
+			"spec": map[string]any{"issuerRef": map[string]any{"kind": "ClusterIssuer", "name": ns + "-selfsigned"}}, "status": map[string]any{"revision": int64(1)}}
+		req := map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "CertificateRequest",
+			"metadata": map[string]any{"name": "web-1", "namespace": ns, "uid": uid + "-req",
+				"ownerReferences": []any{map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "name": "web", "uid": uid + "-cert", "controller": true}}},
+			"spec": map[string]any{"issuerRef": map[string]any{"kind": "ClusterIssuer", "name": issuer + "-selfsigned"}}}
+		keys := []string{SteadyKey(issuers, "", ns+"-selfsigned"), SteadyKey(certs, ns, "web")}
+		if got := keysNamespace(keys); got != ns {
+			t.Errorf("the run's namespace from %v is %q, want %q", keys, got, ns)
+		}
+		return &EndState{Spec: ns, Namespace: keysNamespace(keys), Roots: keys, Objects: map[string]map[string]any{
+			keys[0]: ci, keys[1]: cert, SteadyKey(requests, ns, "web-1"): req}}
+	}
+	ref := run("steady-aaaaa", "u1", "true", "steady-aaaaa")
+	if ids := Identities(oracle.State{SteadyKey(issuers, "", "steady-aaaaa-selfsigned"): {Object: ref.Objects[ref.Roots[0]]}}, "steady-aaaaa"); ids[SteadyKey(issuers, "", "steady-aaaaa-selfsigned")] != "ClusterIssuer/{{.Namespace}}-selfsigned" {
+		t.Errorf("the cluster-scoped object's identity: %v", ids)
+	}
+	if d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-bbbbb").compared()); len(d) != 0 {
+		t.Errorf("the same end state in another run differs: %v", d)
+	}
+	d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "false", "steady-bbbbb").compared())
+	if len(d) != 1 || d[0].String() != `ClusterIssuer/{{.Namespace}}-selfsigned status.conditions[0].status: "True" in the reference, "False" after the faults` {
+		t.Errorf("the cluster-scoped object not ready: %v", d)
+	}
+	d = diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-ccccc").compared())
+	if len(d) != 1 || d[0].String() != `Certificate/web > CertificateRequest/web-1 spec.issuerRef.name: "{{.Namespace}}-selfsigned" in the reference, "steady-ccccc-selfsigned" after the faults` {
+		t.Errorf("a request naming another run's issuer: %v", d)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
@@ -60,7 +62,7 @@ func TestKubebuilderDraftLoadsUnchanged(t *testing.T) {
 	if got := strings.Join(f.Run.Command[1:], " "); got != "--metrics-bind-address=0 --health-probe-bind-address=0 --guestbook-page-size=20" {
 		t.Errorf("arguments %q: want probes off and manager.yaml's own argument, leader election left out", got)
 	}
-	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "ns1"})
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "ns1"}, func(schema.GroupVersionKind) (bool, error) { return true, nil })
 	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Guestbook" || objs[0].GetNamespace() != "ns1" {
 		t.Errorf("objects %v, %v: want the one sample, kustomization.yaml left out", objs, err)
 	}

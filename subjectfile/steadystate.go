@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -26,8 +28,13 @@ type SteadyState struct {
 	// manifests: each entry is either an inline manifest (a mapping) or
 	// a path (relative to the subject file; a glob matches several) of a
 	// YAML file of one or more documents. Manifests are templates of
-	// {{.Namespace}} (the spec's); every object is applied into the spec's
-	// namespace.
+	// {{.Namespace}} (the spec's); every namespaced object is applied
+	// into the spec's namespace. An object of a cluster-scoped kind (the
+	// API server's discovery says which) is applied without one, and its
+	// name must carry {{.Namespace}} as a word of its own, such as
+	// {{.Namespace}}-selfsigned: the runs share the cluster, and each
+	// run's cluster-scoped objects must be its own (the end-state
+	// comparison masks the namespace in names as in values).
 	Objects []any `json:"objects"`
 	// Changes are applied one at a time, each once the state has settled.
 	Changes []Change `json:"changes,omitempty"`
@@ -72,7 +79,9 @@ const (
 	DefaultGoneWithin   = 60 * time.Second
 )
 
-// ObjectName names one of the objects by kind and name.
+// ObjectName names one of the objects by kind and name, as the object
+// gives it: a cluster-scoped object by its name's template
+// ({{.Namespace}}-selfsigned).
 type ObjectName struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
@@ -100,6 +109,8 @@ type PatchChange struct {
 // the garbage collector does with the objects it owns.
 type DeleteChange struct {
 	Kind string `json:"kind"`
+	// Name is the object's name as the object gives it, {{.Namespace}}
+	// and all for a cluster-scoped one.
 	Name string `json:"name"`
 	// PropagationPolicy is Foreground (the object goes once the objects
 	// it owns with blockOwnerDeletion are gone), Background (it goes at
@@ -136,6 +147,17 @@ func (c Change) Target() ObjectName {
 	return ObjectName{}
 }
 
+// TargetIn is the object the change names, its name filled in with v:
+// a cluster-scoped object's name is a template of {{.Namespace}}.
+func (c Change) TargetIn(v Vars) (ObjectName, error) {
+	t := c.Target()
+	name, err := Expand(t.Name, v)
+	if err != nil {
+		return ObjectName{}, err
+	}
+	return ObjectName{Kind: t.Kind, Name: name}, nil
+}
+
 // String says what the change does, for messages and evidence.
 func (c Change) String() string {
 	switch {
@@ -169,9 +191,16 @@ type ReadinessOverride struct {
 	Exists bool   `json:"exists,omitempty"`
 }
 
+// Scope says whether objects of a kind live in a namespace, as the API
+// server's discovery says (a RESTMapping's scope); an error when the
+// cluster serves no such kind.
+type Scope func(schema.GroupVersionKind) (namespaced bool, err error)
+
 // SteadyObjects are capabilities.steadyState.objects filled in with v (its
-// Namespace) and set into that namespace, in the order given.
-func (f *File) SteadyObjects(v Vars) ([]*unstructured.Unstructured, error) {
+// Namespace), in the order given: each of a namespaced kind (scope) set
+// into that namespace, each of a cluster-scoped kind into none, its name
+// carrying the namespace (CarriesNamespace).
+func (f *File) SteadyObjects(v Vars, scope Scope) ([]*unstructured.Unstructured, error) {
 	s := f.Capabilities.SteadyState
 	if s == nil {
 		return nil, nil
@@ -183,9 +212,39 @@ func (f *File) SteadyObjects(v Vars) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: err.Error()}
 		}
+		for _, o := range objs {
+			namespaced, err := scope(o.GroupVersionKind())
+			if err != nil {
+				return nil, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: fmt.Sprintf("the cluster does not serve %s (%v)", o.GroupVersionKind(), err),
+					Expected: "a kind the cluster or the subject's manifests define"}
+			}
+			if namespaced {
+				o.SetNamespace(v.Namespace)
+				continue
+			}
+			o.SetNamespace("")
+			if !CarriesNamespace(o.GetName(), v.Namespace) {
+				return nil, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: fmt.Sprintf("%s %q is cluster-scoped and its name does not carry the spec's namespace", o.GetKind(), o.GetName()),
+					Expected: "a name made of {{.Namespace}} and more, such as {{.Namespace}}-" + o.GetName() + " (the runs share the cluster: each run's cluster-scoped objects must be its own), and the same name in the changes and references that name it"}
+			}
+		}
 		out = append(out, objs...)
 	}
 	return out, nil
+}
+
+// CarriesNamespace is whether name holds ns as a word of its own, not
+// inside a longer word of letters and digits ({{.Namespace}}-selfsigned
+// does, {{.Namespace}}x does not): how the end-state comparison masks a
+// run's namespace in names and values, so that two runs' objects match.
+func CarriesNamespace(name, ns string) bool {
+	return ns != "" && namespaceWord(ns).MatchString(name)
+}
+
+// namespaceWord matches ns as a word of its own, with the characters
+// around it (${1}, ${2}).
+func namespaceWord(ns string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^a-z0-9])` + regexp.QuoteMeta(ns) + `($|[^a-z0-9])`)
 }
 
 func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, error) {
@@ -236,7 +295,6 @@ func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, err
 		case u.GetName() == "":
 			return nil, fmt.Errorf("%s has no metadata.name", u.GetKind())
 		}
-		u.SetNamespace(v.Namespace)
 		out = append(out, u)
 	}
 	if len(out) == 0 {
@@ -261,7 +319,11 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 	}
 	kinds := map[string]bool{}
 	names := map[ObjectName]bool{}
-	sample := Vars{Namespace: sampleVars.Namespace, Name: sampleVars.Name, UpstreamDir: f.options.UpstreamDir, KubeBinDir: f.options.KubeBinDir}
+	// A namespace no name holds by chance: the names are shown as the
+	// objects give them, {{.Namespace}} and all.
+	const sampleNS = "sample-ns"
+	sample := Vars{Namespace: sampleNS, Name: sampleVars.Name, UpstreamDir: f.options.UpstreamDir, KubeBinDir: f.options.KubeBinDir}
+	given := namespaceWord(sampleNS)
 	for i, entry := range s.Objects {
 		objs, err := f.steadyEntry(entry, sample)
 		if err != nil {
@@ -276,7 +338,7 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 	known := func() string {
 		var l []string
 		for n := range names {
-			l = append(l, n.String())
+			l = append(l, given.ReplaceAllString(n.String(), "${1}{{.Namespace}}${2}"))
 		}
 		slices.Sort(l)
 		return strings.Join(l, ", ")
@@ -299,8 +361,10 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 			bad(field, fmt.Sprintf("%d of patch, delete and scale set", set), "exactly one of patch, delete and scale")
 			continue
 		}
-		if t := c.Target(); len(names) > 0 && !names[t] {
-			bad(field, fmt.Sprintf("%s is not among the objects", t), "an object of capabilities.steadyState.objects, by kind and name: one of "+known())
+		if t, err := c.TargetIn(sample); err != nil {
+			bad(field, err.Error(), "an object of capabilities.steadyState.objects, by kind and name, the name as the object gives it ({{.Namespace}}-selfsigned)")
+		} else if len(names) > 0 && !names[t] {
+			bad(field, fmt.Sprintf("%s is not among the objects", c.Target()), "an object of capabilities.steadyState.objects, by kind and name (as the object gives it, {{.Namespace}} and all): one of "+known())
 		}
 		if c.Delete != nil && c.Delete.PropagationPolicy != "" && !slices.Contains(PropagationPolicies, c.Delete.PropagationPolicy) {
 			bad(field+".delete.propagationPolicy", fmt.Sprintf("%q is not a propagation policy", c.Delete.PropagationPolicy), "one of "+strings.Join(PropagationPolicies, ", ")+", or none for the API server's default")

@@ -1,11 +1,14 @@
 package subjectfile_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/subjectfile"
@@ -47,6 +50,9 @@ metadata: {name: settings, namespace: elsewhere}
 data: {owner: "{{.Namespace}}"}
 `
 
+// allNamespaced is the scope of a cluster whose every kind is namespaced.
+func allNamespaced(schema.GroupVersionKind) (bool, error) { return true, nil }
+
 func steadyFile(t *testing.T, text string) (*subjectfile.File, error) {
 	t.Helper()
 	dir := t.TempDir()
@@ -72,7 +78,7 @@ func TestSteadyStateAloneIsBound(t *testing.T) {
 	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"steadyState"}) {
 		t.Errorf("bound %v", got)
 	}
-	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "spec-1"})
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "spec-1"}, allNamespaced)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +162,148 @@ func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"})
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"}, allNamespaced)
 	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Service" || !slices.Equal(f.Capabilities.Bound(), []string{"steadyState"}) {
 		t.Fatalf("objects %v, %v; bound %v", objs, err, f.Capabilities.Bound())
+	}
+}
+
+// clusterScoped binds a namespaced Certificate and a cluster-scoped
+// ClusterIssuer it names, and a change of the ClusterIssuer by its name
+// as the object gives it.
+const clusterScoped = `
+apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+name: issuer
+run: {command: [/bin/true]}
+capabilities:
+  steadyState:
+    objects:
+    - apiVersion: cert-manager.io/v1
+      kind: ClusterIssuer
+      metadata: {name: "{{.Namespace}}-selfsigned"}
+      spec: {selfSigned: {}}
+    - apiVersion: cert-manager.io/v1
+      kind: Certificate
+      metadata: {name: web}
+      spec: {issuerRef: {kind: ClusterIssuer, name: "{{.Namespace}}-selfsigned"}}
+    changes:
+    - patch: {object: {kind: ClusterIssuer, name: "{{.Namespace}}-selfsigned"}, merge: {metadata: {labels: {changed: "true"}}}}
+`
+
+// issuerScope is a cluster's discovery as a scope: ClusterIssuers are
+// cluster-scoped, Certificates namespaced, nothing else served.
+func issuerScope(gvk schema.GroupVersionKind) (bool, error) {
+	switch gvk.Kind {
+	case "ClusterIssuer":
+		return false, nil
+	case "Certificate":
+		return true, nil
+	}
+	return false, fmt.Errorf("no matches for kind %q", gvk.Kind)
+}
+
+// TestClusterScopedObjects: a cluster-scoped object (by the scope) is
+// given no namespace and keeps its name, the namespace in it; a
+// namespaced one is set into the namespace; a change names the
+// cluster-scoped one by its name's template and finds it.
+func TestClusterScopedObjects(t *testing.T) {
+	f, err := steadyFile(t, clusterScoped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "steady-x7k2p"}, issuerScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName())
+	}
+	if want := []string{"ClusterIssuer//steady-x7k2p-selfsigned", "Certificate/steady-x7k2p/web"}; !slices.Equal(names, want) {
+		t.Errorf("objects %v, want %v", names, want)
+	}
+	c := f.Capabilities.SteadyState.Changes[0]
+	got, err := c.TargetIn(subjectfile.Vars{Namespace: "steady-x7k2p"})
+	if err != nil || got != (subjectfile.ObjectName{Kind: "ClusterIssuer", Name: "steady-x7k2p-selfsigned"}) {
+		t.Errorf("the change names %v (%v)", got, err)
+	}
+	if s := c.String(); !strings.Contains(s, "ClusterIssuer/{{.Namespace}}-selfsigned") {
+		t.Errorf("the change reads %q: it should name the object as the file does, the same in every run", s)
+	}
+}
+
+// TestClusterScopedNameWithoutNamespace: a cluster-scoped object whose name
+// does not carry the namespace as a word of its own, or of a kind the
+// cluster does not serve, is refused in one line naming the field and
+// what to write instead.
+func TestClusterScopedNameWithoutNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"no namespace", `metadata: {name: "{{.Namespace}}-selfsigned"}`, `metadata: {name: selfsigned}`,
+			[]string{`capabilities.steadyState.objects[0]: ClusterIssuer "selfsigned" is cluster-scoped and its name does not carry the spec's namespace`, "expected a name made of {{.Namespace}} and more, such as {{.Namespace}}-selfsigned"}},
+		{"inside a word", `metadata: {name: "{{.Namespace}}-selfsigned"}`, `metadata: {name: "{{.Namespace}}x"}`,
+			[]string{`ClusterIssuer "steady-x7k2px" is cluster-scoped and its name does not carry the spec's namespace`}},
+		{"not served", "kind: Certificate\n", "kind: Certificat\n",
+			[]string{`capabilities.steadyState.objects[1]: the cluster does not serve cert-manager.io/v1, Kind=Certificat`, "expected a kind the cluster or the subject's manifests define"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(clusterScoped, tc.old, tc.new, 1)
+			// The change names an object the case does not touch.
+			changed := `object: {kind: Certificate, name: web}`
+			if strings.Contains(tc.new, "Certificat\n") {
+				changed = `object: {kind: Certificat, name: web}`
+			}
+			f, err := steadyFile(t, strings.Replace(text, `object: {kind: ClusterIssuer, name: "{{.Namespace}}-selfsigned"}`, changed, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.SteadyObjects(subjectfile.Vars{Namespace: "steady-x7k2p"}, issuerScope)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q is more than one line", err)
+			}
+		})
+	}
+}
+
+// TestChangeNamesTheGivenName: a change of a cluster-scoped object names
+// it as the object gives it, {{.Namespace}} and all; naming it otherwise
+// is refused, the message listing the names as given.
+func TestChangeNamesTheGivenName(t *testing.T) {
+	text := strings.Replace(clusterScoped, `object: {kind: ClusterIssuer, name: "{{.Namespace}}-selfsigned"}`, `object: {kind: ClusterIssuer, name: selfsigned}`, 1)
+	_, err := steadyFile(t, text)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{"capabilities.steadyState.changes[0]: ClusterIssuer/selfsigned is not among the objects", "one of Certificate/web, ClusterIssuer/{{.Namespace}}-selfsigned"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+}
+
+// TestCarriesNamespace: the namespace as a word of its own, as the
+// end-state comparison masks it.
+func TestCarriesNamespace(t *testing.T) {
+	for name, want := range map[string]bool{
+		"steady-x7k2p": true, "steady-x7k2p-selfsigned": true, "ca.steady-x7k2p": true, "a-steady-x7k2p-b": true,
+		"steady-x7k2px": false, "xsteady-x7k2p": false, "selfsigned": false, "steady-x7k2": false,
+	} {
+		if got := subjectfile.CarriesNamespace(name, "steady-x7k2p"); got != want {
+			t.Errorf("CarriesNamespace(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if subjectfile.CarriesNamespace("x", "") {
+		t.Error("an empty namespace is carried by nothing")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/zoo"
@@ -53,7 +55,7 @@ func TestZooFiles(t *testing.T) {
 			if len(run) != 1 || !slices.Equal(run, f.Run.DisableControllers) {
 				t.Errorf("runs controllers %v, turns off %v in the local cluster: expected one, the same", run, f.Run.DisableControllers)
 			}
-			if _, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"}); err != nil {
+			if _, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"}, func(schema.GroupVersionKind) (bool, error) { return true, nil }); err != nil {
 				t.Error(err)
 			}
 		})

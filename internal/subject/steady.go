@@ -18,8 +18,9 @@ type SteadyStateController interface {
 	Subject
 	// Steady is the binding, nil when the subject has none.
 	Steady() *subjectfile.SteadyState
-	// SteadyObjects are the binding's objects for namespace ns.
-	SteadyObjects(ns string) ([]*unstructured.Unstructured, error)
+	// SteadyObjects are the binding's objects for namespace ns, each
+	// set into it or, of a cluster-scoped kind (scope), into none.
+	SteadyObjects(ns string, scope subjectfile.Scope) ([]*unstructured.Unstructured, error)
 	// StartSteady runs one replica for namespace ns.
 	StartSteady(ctx context.Context, ns string) chaos.Target
 }
@@ -39,10 +40,10 @@ func Steady() SteadyStateController {
 
 func (s *fileSubject) Steady() *subjectfile.SteadyState { return s.f.Capabilities.SteadyState }
 
-func (s *fileSubject) SteadyObjects(ns string) ([]*unstructured.Unstructured, error) {
+func (s *fileSubject) SteadyObjects(ns string, scope subjectfile.Scope) ([]*unstructured.Unstructured, error) {
 	v := s.f.Static()
 	v.Namespace = ns
-	return s.f.SteadyObjects(v)
+	return s.f.SteadyObjects(v, scope)
 }
 
 func (s *fileSubject) StartSteady(ctx context.Context, ns string) chaos.Target {
@@ -68,7 +69,7 @@ func (referenceComposite) Steady() *subjectfile.SteadyState {
 	}
 }
 
-func (referenceComposite) SteadyObjects(ns string) ([]*unstructured.Unstructured, error) {
+func (referenceComposite) SteadyObjects(ns string, _ subjectfile.Scope) ([]*unstructured.Unstructured, error) {
 	claim := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": refv1.GroupVersion.String(), "kind": "Claim",
 		"metadata": map[string]any{"name": "steady", "namespace": ns},

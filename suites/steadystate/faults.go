@@ -76,8 +76,8 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 	var d judge.Disturbance
 	if next < len(sc.b.Changes) && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[next]).gvr)) {
 		c := sc.b.Changes[next]
-		t, o := c.Target(), sc.changeTarget(c)
-		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: t.Kind, Namespace: sc.ns, Name: t.Name}
+		o := sc.changeTarget(c)
+		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: o.u.GetKind(), Namespace: o.u.GetNamespace(), Name: o.u.GetName()}
 		d.At = sc.change(ctx, c)
 		changes = 1
 	} else {
@@ -86,10 +86,10 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 			return false, 0
 		}
 		res := judge.SteadyResource(key)
-		d = judge.Disturbance{What: fmt.Sprintf("delete %s %s/%s, the controller's own", obj.GetKind(), sc.ns, obj.GetName()), Key: key, Resource: res,
-			Kind: obj.GetKind(), Namespace: sc.ns, Name: obj.GetName(), Owned: true, At: time.Now()}
+		d = judge.Disturbance{What: fmt.Sprintf("delete %s %s/%s, the controller's own", obj.GetKind(), obj.GetNamespace(), obj.GetName()), Key: key, Resource: res,
+			Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Owned: true, At: time.Now()}
 		background := metav1.DeletePropagationBackground
-		err := sc.dyn.Resource(sc.recorded[res]).Namespace(sc.ns).Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		err := sc.dyn.Resource(sc.recorded[res]).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		Expect(err).NotTo(HaveOccurred(), "%s", d.What)
 	}
 	sc.disturbed = append(sc.disturbed, d)
@@ -98,11 +98,17 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 }
 
 // changeTarget is the applied object change c names.
-func (sc *scenario) changeTarget(c subjectfile.Change) object {
-	t := c.Target()
+func (sc *scenario) changeTarget(c subjectfile.Change) object { return sc.objects[sc.changeIndex(c)] }
+
+// changeIndex is the index of the applied object change c names, by its
+// kind and its name filled in with the run's namespace (a cluster-scoped
+// object's carries it).
+func (sc *scenario) changeIndex(c subjectfile.Change) int {
+	t, err := c.TargetIn(subjectfile.Vars{Namespace: sc.ns})
+	Expect(err).NotTo(HaveOccurred(), "change %s", c)
 	i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
 	Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
-	return sc.objects[i]
+	return i
 }
 
 // watched reports whether a replica of the controller watched the

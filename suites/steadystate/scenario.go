@@ -10,6 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,11 +41,17 @@ var commonResources = []schema.GroupVersionResource{
 }
 
 // object is one applied object: where it lives and its key in the joined
-// histories.
+// histories. A cluster-scoped object's namespace is "".
 type object struct {
 	u   *unstructured.Unstructured
 	gvr schema.GroupVersionResource
 	key string
+}
+
+// resource is the object's resource, in its namespace or, cluster-scoped,
+// in none.
+func (sc *scenario) resource(o object) dynamic.ResourceInterface {
+	return sc.dyn.Resource(o.gvr).Namespace(o.u.GetNamespace())
 }
 
 // scenario is one spec's run of the steady-state binding: the controller,
@@ -60,6 +68,9 @@ type scenario struct {
 	phases    map[string][]judge.SettlePhase
 	// recorded are the recorded resources by name (resourceName).
 	recorded map[string]schema.GroupVersionResource
+	// clusterScoped are the recorded resources of a cluster-scoped kind,
+	// recorded in the whole cluster, by name.
+	clusterScoped map[string]bool
 	// disturbed are the writes the harness made while a fault acted
 	// (judge.FactSteadyDisturbed).
 	disturbed []judge.Disturbance
@@ -70,12 +81,20 @@ type scenario struct {
 func start(ctx context.Context, ns string) *scenario {
 	s := subject.Steady()
 	b := s.Steady()
-	objs, err := s.SteadyObjects(ns)
-	Expect(err).NotTo(HaveOccurred())
 	env := testenv.Get()
-	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}}
+	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}}
 	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	// Whether a kind is namespaced is the API server's word: its
+	// discovery, through the mapper.
+	objs, err := s.SteadyObjects(ns, func(gvk schema.GroupVersionKind) (bool, error) {
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return false, err
+		}
+		return m.Scope.Name() == meta.RESTScopeNameNamespace, nil
+	})
+	Expect(err).NotTo(HaveOccurred())
 
 	record := map[schema.GroupVersionResource]bool{}
 	for _, r := range commonResources {
@@ -85,8 +104,11 @@ func start(ctx context.Context, ns string) *scenario {
 		gvk := o.GroupVersionKind()
 		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.objects: the cluster does not serve %s; expected a kind the cluster or the subject's manifests define", s.Name(), gvk)
-		sc.objects = append(sc.objects, object{u: o, gvr: m.Resource, key: judge.SteadyKey(judge.SteadyHistory(resourceName(m.Resource)), ns, o.GetName())})
+		sc.objects = append(sc.objects, object{u: o, gvr: m.Resource, key: judge.SteadyKey(judge.SteadyHistory(resourceName(m.Resource)), o.GetNamespace(), o.GetName())})
 		record[m.Resource] = true
+		if m.Scope.Name() != meta.RESTScopeNameNamespace {
+			sc.clusterScoped[resourceName(m.Resource)] = true
+		}
 		// Every namespaced resource of the objects' group: what an
 		// operator's kinds own is mostly its own kinds.
 		list, err := dc.ServerResourcesForGroupVersion(m.Resource.GroupVersion().String())
@@ -102,6 +124,11 @@ func start(ctx context.Context, ns string) *scenario {
 		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Group: group, Resource: res})
 		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", s.Name(), i, r)
 		record[gvr] = true
+		gvk, err := mapper.KindFor(gvr)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the kind of %s", s.Name(), i, r)
+		if m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
+			sc.clusterScoped[resourceName(gvr)] = true
+		}
 	}
 	histories := map[string]*oracle.History{}
 	var names []string
@@ -109,7 +136,14 @@ func start(ctx context.Context, ns string) *scenario {
 	for gvr := range record {
 		sc.recorded[resourceName(gvr)] = gvr
 		name := judge.SteadyHistory(resourceName(gvr))
-		histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, ns, "")
+		// A cluster-scoped resource is recorded in the whole cluster: the
+		// run's objects are told apart by their names (the namespace in
+		// each), by their owners, and by the controller's writes.
+		in := ns
+		if sc.clusterScoped[resourceName(gvr)] {
+			in = ""
+		}
+		histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, in, "")
 		names = append(names, name)
 	}
 	slices.Sort(names)
@@ -120,6 +154,7 @@ func start(ctx context.Context, ns string) *scenario {
 		keys = append(keys, o.key)
 	}
 	testenv.Fact(judge.FactSteadyObjects, strings.Join(keys, ","))
+	testenv.Fact(judge.FactSteadyNamespace, ns)
 	for _, o := range b.Readiness.Overrides {
 		sc.overrides = append(sc.overrides, judge.ReadinessOverride{Kind: o.Kind, Path: o.Path, Value: o.Value, Exists: o.Exists})
 	}
@@ -148,9 +183,34 @@ func mustJSON(v any) string {
 func (sc *scenario) apply(ctx context.Context) {
 	sc.applied = time.Now()
 	for _, o := range sc.objects {
-		_, err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Create(ctx, o.u, metav1.CreateOptions{})
+		_, err := sc.resource(o).Create(ctx, o.u, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "apply %s %s", o.u.GetKind(), o.u.GetName())
+		if o.u.GetNamespace() == "" {
+			sc.deleteAtEnd(o)
+		}
 	}
+}
+
+// deleteAtEnd deletes a cluster-scoped object when the spec ends, as the
+// namespace's deletion does the others, and waits until it is gone or the
+// binding's goneWithin passed: registered once the controller started, it
+// runs while the controller still does (cleanups run last first), so that
+// a finalizer of its own is released and the next spec's controller finds
+// nothing of this run's. A spec that deleted it already finds it gone.
+func (sc *scenario) deleteAtEnd(o object) {
+	name, res := o.u.GetName(), sc.resource(o)
+	DeferCleanup(func(ctx SpecContext) {
+		background := metav1.DeletePropagationBackground
+		err := res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		Expect(err).NotTo(HaveOccurred(), "delete %s %s at the end of the spec", o.u.GetKind(), name)
+		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.GoneWithin.Duration, true, func(ctx context.Context) (bool, error) {
+			_, err := res.Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	})
 }
 
 // live are the keys of the objects not deleted by a change.
@@ -184,11 +244,10 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 
 // change applies one change and returns when it was made.
 func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time {
-	t := c.Target()
-	i := slices.IndexFunc(sc.objects, func(o object) bool { return o.u != nil && o.u.GetKind() == t.Kind && o.u.GetName() == t.Name })
-	Expect(i).NotTo(BeNumerically("<", 0), "change %s: no such object", c)
+	i := sc.changeIndex(c)
 	o := sc.objects[i]
-	res := sc.dyn.Resource(o.gvr).Namespace(sc.ns)
+	t := subjectfile.ObjectName{Kind: o.u.GetKind(), Name: o.u.GetName()}
+	res := sc.resource(o)
 	at := time.Now()
 	var err error
 	switch {
@@ -248,7 +307,7 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		if o.u == nil {
 			continue
 		}
-		err := sc.dyn.Resource(o.gvr).Namespace(sc.ns).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		err := sc.resource(o).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
 	}
 	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
@@ -289,7 +348,7 @@ func (sc *scenario) changes(ctx context.Context, settled bool, from int) bool {
 
 // end records the run's end state as of now (judge.FactSteadyEnd).
 func (sc *scenario) end() {
-	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live()}))
+	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns}))
 }
 
 // keepReference takes a fault-free run's end state (end) as a reference
