@@ -125,6 +125,10 @@ func keyNamespace(key string) string {
 	return ns
 }
 
+// SteadyKeyNamespace is the namespace of a joined key of the steady-state
+// histories: "" for a cluster-scoped object's.
+func SteadyKeyNamespace(key string) string { return keyNamespace(key) }
+
 // keysNamespace is the namespace of the first namespaced object of keys
 // (SteadyKeys): the run's, in evidence that does not record it apart.
 func keysNamespace(keys []string) string {

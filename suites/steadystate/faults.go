@@ -270,7 +270,7 @@ func (sc *scenario) staleView(ctx context.Context, tl *chaos.Timeline) (time.Tim
 // last relist was done and the first change not yet applied.
 func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
 	resources := sc.reconciled()
-	drop := chaos.DropEvents("", proxy.EventMatch{Namespace: sc.ns}, 0)
+	drop := chaos.DropEvents("", proxy.EventMatch{Namespace: sc.faultNamespace()}, 0)
 	drop.Rule.Match = proxy.Match{Resources: resources}
 	a, err := chaos.Begin(ctx, tl, drop, sc.target)
 	if err != nil {
@@ -301,7 +301,7 @@ func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.
 // object of the controller's own. It returns when the last code was
 // lifted and the first change not yet applied.
 func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
-	match := proxy.Match{Verbs: writeVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.ns}
+	match := proxy.Match{Verbs: writeVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.faultNamespace()}
 	answered := func(req proxy.Request) bool { return judge.IsControllerWrite(req.RequestInfo) }
 	next, end := 0, time.Now()
 	for i, code := range judge.RefusedCodes {
@@ -334,6 +334,19 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 		}
 	}
 	return end, next
+}
+
+// faultNamespace is the namespace a fault that drops events or refuses
+// writes is narrowed to: the run's, or every one ("") when an object is
+// cluster-scoped, whose events and writes have none. The controller's
+// proxy is the run's own: what it sees of other namespaces is not.
+func (sc *scenario) faultNamespace() string {
+	for _, o := range sc.objects {
+		if o.key != "" && judge.SteadyKeyNamespace(o.key) == "" {
+			return ""
+		}
+	}
+	return sc.ns
 }
 
 // disturbable reports whether another party has a write to make while a
