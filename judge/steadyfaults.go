@@ -316,6 +316,7 @@ func WritesRefusedUnbound(e *evidence.Evidence) string {
 			ns = d.Namespace
 		}
 	}
+	named := read(e).clusterScoped()
 	for replica, id := range rules {
 		p, ok := e.Proxies[replica]
 		if !ok {
@@ -325,7 +326,7 @@ func WritesRefusedUnbound(e *evidence.Evidence) string {
 			if !IsControllerWrite(req.RequestInfo) {
 				continue
 			}
-			if req.Fault == id || (RunWrite(req.RequestInfo, ns) && !req.Start.Before(inj.Start) && !req.Start.After(inj.End)) {
+			if req.Fault == id || (RunWrite(req.RequestInfo, ns, named...) && !req.Start.Before(inj.Start) && !req.Start.After(inj.End)) {
 				return ""
 			}
 		}

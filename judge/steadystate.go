@@ -248,7 +248,7 @@ func quiescent(e *evidence.Evidence) error {
 	var q QuietWindow
 	r.json(FactSteadyQuiet, &q)
 	logs := r.proxyLogs()
-	ns := r.runNamespace()
+	ns, named := r.runNamespace(), r.clusterScoped()
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func quiescent(e *evidence.Evidence) error {
 	var writes []proxy.Request
 	for _, p := range logs {
 		for _, req := range p.Requests {
-			if req.Start.Before(q.From) || req.Start.After(q.To) || !RunWrite(req.RequestInfo, ns) {
+			if req.Start.Before(q.From) || req.Start.After(q.To) || !RunWrite(req.RequestInfo, ns, named...) {
 				continue
 			}
 			writes = append(writes, req)
@@ -328,9 +328,35 @@ func IsControllerWrite(info proxy.RequestInfo) bool {
 // one (no namespace). A controller that watches every namespace also
 // writes in others (the garbage collector cleaning up what an earlier
 // spec left in its own), which is not this run's, as the end state
-// counts it (controllerRequests).
-func RunWrite(info proxy.RequestInfo, ns string) bool {
-	return IsControllerWrite(info) && (info.Namespace == ns || info.Namespace == "")
+// counts it (controllerRequests). Of the resources of the run's
+// cluster-scoped objects (named: plural, with its group but for the core
+// group), whose names carry their run's namespace, only an object whose
+// name carries ns is the run's: runs sharing the cluster each have their
+// own, and every run's controller may write them all.
+func RunWrite(info proxy.RequestInfo, ns string, named ...string) bool {
+	if !IsControllerWrite(info) {
+		return false
+	}
+	if info.Namespace != "" {
+		return info.Namespace == ns
+	}
+	res := info.Resource
+	if info.Group != "" {
+		res += "." + info.Group
+	}
+	return !slices.Contains(named, res) || (info.Name != "" && maskNamespace(info.Name, ns) != info.Name)
+}
+
+// clusterScoped are the resources of the run's cluster-scoped objects
+// (FactSteadyObjects: their keys have no namespace), for RunWrite.
+func (r *reader) clusterScoped() []string {
+	var out []string
+	for _, k := range strings.Split(r.e.Facts[FactSteadyObjects], ",") {
+		if res := SteadyResource(k); res != "" && keyNamespace(k) == "" && !slices.Contains(out, res) {
+			out = append(out, res)
+		}
+	}
+	return out
 }
 
 // runNamespace is the run's namespace (FactSteadyNamespace), or, in
@@ -357,14 +383,14 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	}
 	r := read(e)
 	logs := r.proxyLogs()
-	ns := r.runNamespace()
+	ns, named := r.runNamespace(), r.clusterScoped()
 	if err := r.missing(); err != nil {
 		return err
 	}
 	var first *proxy.Request
 	for _, p := range logs {
 		for i, req := range p.Requests {
-			if RunWrite(req.RequestInfo, ns) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
+			if RunWrite(req.RequestInfo, ns, named...) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
 				first = &p.Requests[i]
 			}
 		}

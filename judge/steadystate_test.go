@@ -683,3 +683,45 @@ func TestClusterScopedObjectsMatchAcrossRuns(t *testing.T) {
 		t.Errorf("a request naming another run's issuer: %v", d)
 	}
 }
+
+// TestAnotherRunsClusterScopedObjectIsNotTheRuns: of the resource of the
+// run's cluster-scoped objects, a write of another run's object (its
+// name carries another namespace) is not the run's, one of its own is;
+// a write of any other cluster-scoped resource still is. Judged on
+// quiescence, a write of another run's ClusterIssuer in the quiet window
+// holds, one of the run's own breaks it.
+func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
+	issuer := func(name string) proxy.RequestInfo {
+		return proxy.RequestInfo{Verb: "update", Group: "cert-manager.io", Resource: "clusterissuers", Subresource: "status", Name: name}
+	}
+	const named = "clusterissuers.cert-manager.io"
+	for _, tc := range []struct {
+		info proxy.RequestInfo
+		want bool
+	}{
+		{issuer("ns-selfsigned"), true},
+		{issuer("steady-other-selfsigned"), false},
+		{issuer("nsx-selfsigned"), false},
+		{proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}, true},
+	} {
+		if got := RunWrite(tc.info, "ns", named); got != tc.want {
+			t.Errorf("RunWrite(%s %s) = %v, want %v", tc.info.Resource, tc.info.Name, got, tc.want)
+		}
+	}
+	with := func(name string) *evidence.Evidence {
+		e := constructSteady("correct")
+		e.Facts[FactSteadyObjects] += "," + SteadyKey(SteadyHistory(named), "", "ns-selfsigned")
+		r := &steadyRun{t0: e.Start}
+		p := e.Proxies["steady-0"]
+		p.Requests = append(p.Requests, proxy.Request{ID: 999, Replica: "steady-0", RequestInfo: issuer(name), Code: 200, Start: r.at(10), End: r.at(10.01)})
+		e.Proxies["steady-0"] = p
+		return e
+	}
+	if err := Offline[catalog.SteadyQuiescent.ID](with("steady-other-selfsigned")); err != nil {
+		t.Errorf("another run's ClusterIssuer written in the quiet window: %v", err)
+	}
+	got := oracle.Judge(time.Time{}, catalog.SteadyQuiescent, Offline[catalog.SteadyQuiescent.ID](with("ns-selfsigned")))
+	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "update clusterissuers/status /ns-selfsigned ×1") {
+		t.Errorf("the run's own ClusterIssuer written in the quiet window: %s %q", got.Outcome, got.Reason)
+	}
+}

@@ -191,6 +191,18 @@ func (sc *scenario) apply(ctx context.Context) {
 	}
 }
 
+// named are the resources of the cluster-scoped objects, whose writes
+// are the run's only of its own objects (judge.RunWrite).
+func (sc *scenario) named() []string {
+	var out []string
+	for _, o := range sc.objects {
+		if r := resourceName(o.gvr); judge.SteadyKeyNamespace(o.key) == "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // deleteAtEnd deletes a cluster-scoped object when the spec ends, as the
 // namespace's deletion does the others, and waits until it is gone or the
 // binding's goneWithin passed: registered once the controller started, it
@@ -284,7 +296,7 @@ func (sc *scenario) quiet(ctx context.Context) {
 	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.QuietWindow.Duration, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns)
+				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
 			}) {
 				return true, nil
 			}
@@ -387,7 +399,7 @@ func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return judge.RunWrite(req.RequestInfo, sc.ns) && req.Code >= 200 && req.Code < 300
+				return judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300
 			}) {
 				who = r.Identity
 				return true, nil
