@@ -52,6 +52,12 @@ func TestRecordedClusterScopedObjectLeavesNothingBehind(t *testing.T) {
 	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "ClusterIssuer steady/clusterissuers.cert-manager.io:/steady-xshmg-selfsigned (applied or owned) not deleted") {
 		t.Errorf("the ClusterIssuer left: %s %q", got.Outcome, got.Reason)
 	}
+	// Declared shared as the binding names it, {{.Namespace}} and all, it
+	// may stay.
+	e.Facts[FactSteadyShared] += ",ClusterIssuer/{{.Namespace}}-selfsigned"
+	if got := judged(t, catalog.SteadyLeavesNothing.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("the ClusterIssuer left, shared: %s %q, want held", got.Outcome, got.Reason)
+	}
 }
 
 // TestRecordedClusterScopedWriteInTheQuietWindow: a write of the run's

@@ -421,6 +421,7 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 	names := r.fact(FactSteadyHistories)
 	logs := r.proxyLogs()
 	src := r.steadySource()
+	ns := r.runNamespace()
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -429,8 +430,10 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyDeleted, err)
 	}
 	shared := strings.Split(e.Facts[FactSteadyShared], ",")
+	// One object is named as the binding gives it: a cluster-scoped
+	// one's name carries {{.Namespace}}.
 	isShared := func(o *unstructured.Unstructured) bool {
-		return slices.Contains(shared, o.GetKind()) || slices.Contains(shared, o.GetKind()+"/"+o.GetName())
+		return slices.Contains(shared, o.GetKind()) || slices.Contains(shared, o.GetKind()+"/"+o.GetName()) || slices.Contains(shared, o.GetKind()+"/"+maskNamespace(o.GetName(), ns))
 	}
 	histories := strings.Split(names, ",")
 

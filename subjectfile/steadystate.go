@@ -46,7 +46,8 @@ type SteadyState struct {
 	// below it, through lists (status.conditions.lastTransitionTime).
 	Ignore []string `json:"ignore,omitempty"`
 	// Shared lists what the controller may leave behind by design: a
-	// kind (ConfigMap) or one object (ConfigMap/ca-bundle).
+	// kind (ConfigMap) or one object (ConfigMap/ca-bundle), a
+	// cluster-scoped one by its name as given ({{.Namespace}}-selfsigned).
 	Shared []string `json:"shared,omitempty"`
 	// Record lists resources the controller writes that the suite must
 	// record besides the objects' own API groups and the common kinds
@@ -305,6 +306,8 @@ func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, err
 
 // IsShared is whether the steady-state binding declares obj's kind or obj
 // itself shared: left behind by design.
+// A cluster-scoped object's name is given as the binding gives it,
+// {{.Namespace}} and all.
 func (s *SteadyState) IsShared(kind, name string) bool {
 	return slices.Contains(s.Shared, kind) || slices.Contains(s.Shared, kind+"/"+name)
 }
