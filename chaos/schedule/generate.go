@@ -101,35 +101,55 @@ type generator struct {
 // that take a resource answer its requests.
 var watchFaults = []string{"watch-stall", "watch-cut", "watch-reset", "forced-relist", "event-drop", "event-delay"}
 
-// used sets what the schedule's resources and triggers are drawn among:
-// the capability's roles and requests, then those of l.Watched and
-// l.Requested the capability may name that are not among them yet,
-// sorted, so the draw depends on what they hold, not their order.
+// used sets what the schedule's resources and triggers are drawn among
+// (drawable).
 func (g *generator) used(l Limits) {
-	roles := Resources[g.capability]
-	extra := func(res string) bool { return !slices.Contains(roles, res) && Uses(g.capability, res) }
-	var watched, requested []string
-	var requests []Trigger
+	g.watched, g.answered, g.requests = drawable(g.capability, l)
+}
+
+// Drawn are the resources Generate draws fault's resource among for a
+// subject of capability: none for a fault that takes none.
+func Drawn(capability, fault string, l Limits) []string {
+	if !Faults[fault].Takes(Resource) {
+		return nil
+	}
+	watched, answered, _ := drawable(capability, l)
+	if slices.Contains(watchFaults, fault) {
+		return watched
+	}
+	return answered
+}
+
+// drawable are the resources a watch fault and an answer fault draw
+// among, and the requests a trigger does, for a subject of capability:
+// the capability's roles and requests, then those of l.Watched and
+// l.Requested the capability may name that are not among them, sorted, so
+// the draw depends on what they hold, not their order.
+func drawable(capability string, l Limits) (watched, answered []string, requests []Trigger) {
+	roles := Resources[capability]
+	extra := func(res string) bool { return !slices.Contains(roles, res) && Uses(capability, res) }
+	var seen, written []string
+	var made []Trigger
 	for _, res := range l.Watched {
 		if extra(res) {
-			watched = append(watched, res)
+			seen = append(seen, res)
 		}
 	}
 	for _, t := range l.Requested {
-		t = Trigger{Verb: t.Verb, Resource: t.Resource}
 		if extra(t.Resource) && slices.Contains(Verbs, t.Verb) {
-			requests = append(requests, t)
-			requested = append(requested, t.Resource)
+			made = append(made, Trigger{Verb: t.Verb, Resource: t.Resource})
+			written = append(written, t.Resource)
 		}
 	}
-	slices.Sort(watched)
-	answered := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(watched), requested...))))
-	slices.SortFunc(requests, func(a, b Trigger) int {
+	slices.Sort(seen)
+	seen = slices.Compact(seen)
+	slices.SortFunc(made, func(a, b Trigger) int {
 		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
 	})
-	g.watched = append(slices.Clone(roles), slices.Compact(watched)...)
-	g.answered = append(slices.Clone(roles), answered...)
-	g.requests = append(slices.Clone(Requests[g.capability]), slices.Compact(requests)...)
+	watched = append(slices.Clone(roles), seen...)
+	answered = append(slices.Clone(roles), slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(seen), written...))))...)
+	requests = append(slices.Clone(Requests[capability]), slices.Compact(made)...)
+	return watched, answered, requests
 }
 
 // any draws up to Steps steps independently: one in four a workload step

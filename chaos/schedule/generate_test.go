@@ -87,6 +87,12 @@ func TestGenerateDrawsWhatTheSubjectUsed(t *testing.T) {
 			t.Errorf("500 seeds never named %s: named %v", res, named)
 		}
 	}
+	if got, want := Drawn(Steady, "watch-stall", shuffled), []string{"objects", "owned", "certificaterequests", "certificates", "secrets"}; !slices.Equal(got, want) {
+		t.Errorf("a watch stall draws among %v, want %v", got, want)
+	}
+	if got := Drawn(Steady, "process-kill", l); got != nil {
+		t.Errorf("a process kill takes no resource, draws among %v", got)
+	}
 	for _, tr := range l.Requested {
 		if after[tr] == 0 {
 			t.Errorf("500 seeds never placed a step after the next %s of %s: %v", tr.Verb, tr.Resource, after)
