@@ -60,13 +60,12 @@ func (st *stats) possible(d driver) {
 		return
 	}
 	l := drawLimits(d)
-	resources := len(schedule.Resources[st.c.Capability])
 	for name, k := range schedule.Faults {
 		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) {
 			continue
 		}
 		if k.Takes(schedule.Resource) {
-			st.all += resources * len(d.phases())
+			st.all += len(schedule.Drawn(st.c.Capability, name, l)) * len(d.phases())
 		} else {
 			st.all += len(d.phases())
 		}
