@@ -454,12 +454,17 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 }
 
 // whileRunning is ctx, ended as soon as a replica of t has exited (a
-// process fault stopped it); stopped reports whether one has.
+// process fault stopped it); stopped reports whether one has. A replica
+// its kubelet restarts in place (a chaos.Follower) does not count: it
+// comes back by itself, so the state can settle under the steps.
 func whileRunning(ctx context.Context, t chaos.Target) (running context.Context, stopped func() bool, cancel context.CancelFunc) {
 	running, cancel = context.WithCancel(ctx)
 	var hit atomic.Bool
 	anyExited := func(ctx context.Context) bool {
 		for _, r := range t.Replicas {
+			if _, follows := r.Host.(chaos.Follower); follows {
+				continue
+			}
 			if r.Host != nil && r.Host.Exited(ctx) {
 				hit.Store(true)
 				return true
