@@ -640,3 +640,32 @@ func TestACronJobsJobsAreMatchedAcrossMinutes(t *testing.T) {
 		t.Errorf("a Job made again: %s %q, want broken", got.Outcome, got.Reason)
 	}
 }
+
+// Settles and recovers say how ready was decided, and name an applied
+// custom resource that never had a status and no override: kstatus calls
+// it Current once it exists, which the verdict must not pass off as more.
+func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
+	e := constructSteady("correct")
+	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
+		if got := BoundText(id, e); got != "ready: kstatus Current" {
+			t.Errorf("%s with a status: %q", id, got)
+		}
+	}
+	for _, rec := range e.Histories[steadyWidgets] {
+		delete(rec.Object, "status")
+	}
+	const named = "never given a status, so ready once they exist (a custom resource kstatus cannot judge; bind readiness.overrides to judge it): Widget/w1"
+	if got := BoundText(catalog.SteadySettles.ID, e); !strings.Contains(got, named) {
+		t.Errorf("no status: %q does not say %q", got, named)
+	}
+	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
+		t.Errorf("kstatus still calls it Current (the figure says so): %v", err)
+	}
+	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","exists":true}]`
+	if got := BoundText(catalog.SteadySettles.ID, e); got != "ready: kstatus Current; by the subject's overrides: Widget once it exists" {
+		t.Errorf("an override for it: %q", got)
+	}
+	if customResource("steady/configmaps:ns/a") || customResource("steady/deployments.apps:ns/a") || customResource("steady/ingresses.networking.k8s.io:ns/a") || !customResource("steady/clusters.cluster.x-k8s.io:ns/a") {
+		t.Error("customResource: built-in and custom groups told apart wrongly")
+	}
+}
