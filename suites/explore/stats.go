@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -94,7 +95,7 @@ func (st *stats) done(r SpecReport) {
 		return
 	}
 	v := verdict.Classify(Title, r)
-	if IsReference(r.LeafNodeText) {
+	if tally.IsReference(r.LeafNodeText) {
 		what := string(v.Outcome)
 		if v.Outcome != verdict.Passed {
 			what += ": " + strings.TrimSpace(strings.Join(v.Broken, ", ")+" "+v.Reason)

@@ -29,9 +29,6 @@ import (
 )
 
 const (
-	// ReferenceSpec names the fault-free reference runs a steadyState
-	// exploration makes before its schedules: they are no schedules.
-	ReferenceSpec = "fault-free reference run"
 	// references is how many there are: what differs between two is
 	// masked in the comparison, as the steady-state suite does.
 	references = 2
@@ -47,10 +44,6 @@ const (
 	// schedule names them literally, so its replay draws nothing.
 	FactSteadyUsed = "explore/steady-used"
 )
-
-// IsReference reports whether the spec named name is a steadyState
-// exploration's fault-free reference run, not a schedule.
-func IsReference(name string) bool { return strings.Contains(name, ReferenceSpec) }
 
 // endStates are a steadyState exploration's fault-free reference runs'
 // end states, made once per exploration run by its first specs and
