@@ -299,20 +299,30 @@ func namespaceMask(ns string) func(string) string {
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // masker masks in a run's values what differs between any two runs: uids,
-// timestamps, generated names and the run's namespace.
+// timestamps, generated names, the run's namespace and its pods' and
+// their nodes' addresses.
 type masker struct {
 	ns        func(string) string
 	uids      map[string]bool
 	generated [][2]string // name, masked; longest first
+	// addrs are the addresses of the end state's pods and of their nodes,
+	// by value: what the network and the scheduler chose, as a pod's node
+	// is. A controller that copies its pod's address into a status (a
+	// RayCluster's head) writes another one in every run; one that names
+	// an address no pod of the run has (a pod gone) is not masked.
+	addrs map[string]string
 }
 
 func newMasker(s oracle.State, ns string) *masker {
-	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}}
+	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}, addrs: map[string]string{}}
 	if ns != "" {
 		m.ns = namespaceMask(ns)
 	}
 	for _, o := range s {
 		m.uids[string(o.GetUID())] = true
+		if o.GetKind() == "Pod" {
+			m.podAddresses(o.Object)
+		}
 		if g := maskedName(o); g != o.GetName() {
 			m.generated = append(m.generated, [2]string{o.GetName(), g})
 		}
@@ -321,9 +331,28 @@ func newMasker(s oracle.State, ns string) *masker {
 	return m
 }
 
+// podAddresses adds pod's addresses (status.podIP, status.podIPs) and
+// its node's (status.hostIP, status.hostIPs) to m.addrs.
+func (m *masker) podAddresses(pod map[string]any) {
+	for field, mask := range map[string]string{"podIP": "<pod address>", "hostIP": "<node address>"} {
+		if v, ok, _ := unstructured.NestedString(pod, "status", field); ok && v != "" {
+			m.addrs[v] = mask
+		}
+		list, _, _ := unstructured.NestedSlice(pod, "status", field+"s")
+		for _, item := range list {
+			if ip, ok := item.(map[string]any)["ip"].(string); ok && ip != "" {
+				m.addrs[ip] = mask
+			}
+		}
+	}
+}
+
 func (m *masker) value(v string) string {
 	if m.uids[v] || uuidPattern.MatchString(v) {
 		return "<uid>"
+	}
+	if a, ok := m.addrs[v]; ok {
+		return a
 	}
 	if _, err := time.Parse(time.RFC3339, v); err == nil {
 		return "<time>"
@@ -695,7 +724,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes, the namespace and a pod's node (and an endpoint's) masked"
+	const always = "uids, timestamps, generated names' suffixes, the namespace, a pod's node (and an endpoint's) and the addresses of the run's pods and their nodes masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"

@@ -669,3 +669,32 @@ func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 		t.Error("customResource: built-in and custom groups told apart wrongly")
 	}
 }
+
+// TestRecordedHeadAddressIsTheSameEndState re-judges the zoo's KubeRay
+// operator (v1.5.0) recorded by `make zoo ZOO_DIR=fixtures/zoo/operators
+// ZOO_RUNS=5` (kuberay run 3, the stale-view spec): the RayCluster's
+// status.head.podIP and serviceIP name its head pod's address, which the
+// simulated nodes gave out as 10.244.0.1 in both clean reference runs
+// and as 10.244.0.2 in this one. Judged by value, same-end-state broke on
+// those two fields in three of five runs; an address of one of the run's
+// pods is masked, as a pod's node is, and it holds. An address no pod of
+// the run has (a head gone) still breaks it.
+func TestRecordedHeadAddressIsTheSameEndState(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("kuberay", "steadystate-kuberay-stale-view-head-address.json"))
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, read()); got.Outcome != verdict.Held {
+		t.Errorf("as recorded: %s %q, want held", got.Outcome, got.Reason)
+	}
+	e := read()
+	for _, r := range e.Histories["steady/rayclusters.ray.io"] {
+		if st, ok := r.Object["status"].(map[string]any); ok {
+			if head, ok := st["head"].(map[string]any); ok {
+				head["podIP"] = "10.244.9.9"
+			}
+		}
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.head.podIP: "<pod address>" in the reference, "10.244.9.9" after the faults`) {
+		t.Errorf("an address no pod has: %s %q, want broken on it", got.Outcome, got.Reason)
+	}
+}
