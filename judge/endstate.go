@@ -384,7 +384,12 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 		if len(x) == 0 {
 			out[path] = "[]"
 		}
+		types := conditionTypes(path, x)
 		for i, item := range x {
+			if types != nil {
+				m.flatten(fmt.Sprintf("%s[%s]", path, types[i]), item, out)
+				continue
+			}
 			m.flatten(fmt.Sprintf("%s[%d]", path, i), item, out)
 		}
 	case string:
@@ -393,6 +398,27 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 		b, _ := json.Marshal(x)
 		out[path] = string(b)
 	}
+}
+
+// conditionTypes are the types of a conditions list's items, in order,
+// when path is one (its last field is conditions) and each item has a
+// type of its own: conditions are compared by type, not by place (a
+// controller may add them in any order), and an ignore path names one as
+// status.conditions[Active]. Nil otherwise.
+func conditionTypes(path string, items []any) []string {
+	if path != "conditions" && !strings.HasSuffix(path, ".conditions") {
+		return nil
+	}
+	types := make([]string, len(items))
+	for i, item := range items {
+		obj, _ := item.(map[string]any)
+		t, _ := obj["type"].(string)
+		if t == "" || slices.Contains(types[:i], t) {
+			return nil
+		}
+		types[i] = t
+	}
+	return types
 }
 
 // endObject is one object of an end state as compared: an applied
@@ -570,11 +596,16 @@ func fieldDiffs(id string, ref, got endObject) []fieldDiff {
 }
 
 // ignored is whether the subject's ignore path p masks path: the path
-// itself or anything below it, list indices aside.
+// itself or anything below it, list indices aside; a condition's type
+// (conditions[Active]) aside too unless p names one.
 func ignored(p, path string) bool {
+	under := func(path string) bool { return path == p || strings.HasPrefix(path, p+".") }
 	path = indexPattern.ReplaceAllString(path, "")
-	return path == p || strings.HasPrefix(path, p+".")
+	return under(path) || under(selectorPattern.ReplaceAllString(path, ""))
 }
+
+// selectorPattern is a condition's type in a compared path.
+var selectorPattern = regexp.MustCompile(`\[[^\]]*\]`)
 
 // resolves is whether the dotted path p names a field of obj, through
 // lists (any item).
@@ -586,6 +617,15 @@ func resolves(obj any, p []string) bool {
 	case map[string]any:
 		if v, ok := x[p[0]]; ok && resolves(v, p[1:]) {
 			return true
+		}
+		// A condition by its type: conditions[Active].
+		if name, typ, ok := strings.Cut(strings.TrimSuffix(p[0], "]"), "["); ok && strings.HasSuffix(p[0], "]") {
+			items, _ := x[name].([]any)
+			for _, item := range items {
+				if c, _ := item.(map[string]any); c != nil && c["type"] == typ && resolves(c, p[1:]) {
+					return true
+				}
+			}
 		}
 		// Keys with dots (labels): the rest joined may be one key.
 		for i := len(p); i > 1; i-- {

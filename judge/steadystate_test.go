@@ -698,3 +698,42 @@ func TestRecordedHeadAddressIsTheSameEndState(t *testing.T) {
 		t.Errorf("an address no pod has: %s %q, want broken on it", got.Outcome, got.Reason)
 	}
 }
+
+// TestRecordedActiveConditionIsTheSubjectsToIgnore re-judges the zoo's
+// KEDA operator (v2.18.1) recorded by `make zoo ZOO_DIR=fixtures/zoo/operators
+// ZOO_RUNS=5` (keda run 3, the restart spec): the ScaledObject's Active
+// condition is set by KEDA's polling loop (every pollingInterval, 30 s
+// by default, and at once when the operator starts), so it was Unknown
+// at the end of both short clean runs and True after the restart. The
+// conditions are compared by type, and the subject may ignore one
+// condition by its type; the others are still compared.
+func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
+	read := func() *evidence.Evidence {
+		return readEvidence(t, filepath.Join("keda", "steadystate-keda-restart-active.json"))
+	}
+	got := judged(t, catalog.SteadySameEndState.ID, read())
+	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `ScaledObject/web status.conditions[Active].status: "Unknown" in the reference, "True" after the faults`) {
+		t.Errorf("as recorded: %s %q, want broken on the Active condition, by its type", got.Outcome, got.Reason)
+	}
+	e := read()
+	e.Facts[FactSteadyIgnore] = `["status.conditions[Active]"]`
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("the Active condition ignored: %s %q, want held", got.Outcome, got.Reason)
+	}
+	for _, r := range e.Histories["steady/scaledobjects.keda.sh"] {
+		if st, ok := r.Object["status"].(map[string]any); ok {
+			for _, c := range st["conditions"].([]any) {
+				if c := c.(map[string]any); c["type"] == "Ready" {
+					c["status"] = "False"
+				}
+			}
+		}
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.conditions[Ready].status: "True" in the reference, "False" after the faults`) {
+		t.Errorf("Ready false with Active ignored: %s %q, want broken on Ready", got.Outcome, got.Reason)
+	}
+	e.Facts[FactSteadyIgnore] = `["status.conditions[Stalled]"]`
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `"status.conditions[Stalled]" names no field`) {
+		t.Errorf("a condition type no object has: %s %q, want not evaluated naming it", got.Outcome, got.Reason)
+	}
+}
