@@ -306,10 +306,12 @@ type masker struct {
 	uids      map[string]bool
 	generated [][2]string // name, masked; longest first
 	// addrs are the addresses of the end state's pods and of their nodes,
-	// by value: what the network and the scheduler chose, as a pod's node
-	// is. A controller that copies its pod's address into a status (a
-	// RayCluster's head) writes another one in every run; one that names
-	// an address no pod of the run has (a pod gone) is not masked.
+	// by value, masked to the pod's identity (Identities) and to "a node":
+	// what the network and the scheduler chose, as a pod's node is. A
+	// controller that copies its head pod's address into a status (a
+	// RayCluster's) writes another address in every run but names the
+	// same pod; one that names another pod's address, or an address no
+	// pod of the run has (a pod gone), is not masked to the same value.
 	addrs map[string]string
 }
 
@@ -318,10 +320,15 @@ func newMasker(s oracle.State, ns string) *masker {
 	if ns != "" {
 		m.ns = namespaceMask(ns)
 	}
-	for _, o := range s {
+	var ids map[string]string
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		o := s[k]
 		m.uids[string(o.GetUID())] = true
 		if o.GetKind() == "Pod" {
-			m.podAddresses(o.Object)
+			if ids == nil {
+				ids = Identities(s, ns)
+			}
+			m.podAddresses(o.Object, ids[k])
 		}
 		if g := maskedName(o); g != o.GetName() {
 			m.generated = append(m.generated, [2]string{o.GetName(), g})
@@ -331,18 +338,35 @@ func newMasker(s oracle.State, ns string) *masker {
 	return m
 }
 
-// podAddresses adds pod's addresses (status.podIP, status.podIPs) and
-// its node's (status.hostIP, status.hostIPs) to m.addrs.
-func (m *masker) podAddresses(pod map[string]any) {
-	for field, mask := range map[string]string{"podIP": "<pod address>", "hostIP": "<node address>"} {
-		if v, ok, _ := unstructured.NestedString(pod, "status", field); ok && v != "" {
-			m.addrs[v] = mask
+// podAddresses adds a pod's addresses (status.podIP, status.podIPs),
+// masked to its identity id, and its node's (status.hostIP,
+// status.hostIPs) to m.addrs. A node's address wins over a pod's (a pod
+// on the host network has its node's), and the first pod (in key order)
+// over a later one with the same address, so the masks do not depend on
+// the order the state is read in. Fields of another shape are skipped.
+func (m *masker) podAddresses(pod map[string]any, id string) {
+	status, _ := pod["status"].(map[string]any)
+	addresses := func(field string) []string {
+		var out []string
+		if v, _ := status[field].(string); v != "" {
+			out = append(out, v)
 		}
-		list, _, _ := unstructured.NestedSlice(pod, "status", field+"s")
+		list, _ := status[field+"s"].([]any)
 		for _, item := range list {
-			if ip, ok := item.(map[string]any)["ip"].(string); ok && ip != "" {
-				m.addrs[ip] = mask
+			if c, _ := item.(map[string]any); c != nil {
+				if v, _ := c["ip"].(string); v != "" {
+					out = append(out, v)
+				}
 			}
+		}
+		return out
+	}
+	for _, a := range addresses("hostIP") {
+		m.addrs[a] = "<a node's address>"
+	}
+	for _, a := range addresses("podIP") {
+		if _, taken := m.addrs[a]; !taken {
+			m.addrs[a] = "<address of " + id + ">"
 		}
 	}
 }
@@ -764,7 +788,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes, the namespace, a pod's node (and an endpoint's) and the addresses of the run's pods and their nodes masked"
+	const always = "uids, timestamps, generated names' suffixes, the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"

@@ -16,6 +16,7 @@ import (
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 var writeSteady = flag.Bool("steady.write", false, "write the constructed steady-state evidence under testdata")
@@ -694,8 +695,57 @@ func TestRecordedHeadAddressIsTheSameEndState(t *testing.T) {
 			}
 		}
 	}
-	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.head.podIP: "<pod address>" in the reference, "10.244.9.9" after the faults`) {
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.head.podIP: "<address of RayCluster/raycluster-kuberay > Pod/raycluster-kuberay-head-*>" in the reference, "10.244.9.9" after the faults`) {
 		t.Errorf("an address no pod has: %s %q, want broken on it", got.Outcome, got.Reason)
+	}
+	// Another pod's address (a worker's): masked as that pod, not the head.
+	e = read()
+	worker := ""
+	for _, r := range e.Histories["steady/pods"] {
+		if strings.Contains(r.Key, "worker") {
+			if st, ok := r.Object["status"].(map[string]any); ok {
+				if ip, _ := st["podIP"].(string); ip != "" {
+					worker = ip
+				}
+			}
+		}
+	}
+	if worker == "" {
+		t.Fatal("the recorded run has no worker pod with an address")
+	}
+	for _, r := range e.Histories["steady/rayclusters.ray.io"] {
+		if st, ok := r.Object["status"].(map[string]any); ok {
+			if head, ok := st["head"].(map[string]any); ok {
+				head["podIP"] = worker
+			}
+		}
+	}
+	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.head.podIP: "<address of RayCluster/raycluster-kuberay > Pod/raycluster-kuberay-head-*>" in the reference, "<address of RayCluster/raycluster-kuberay > Pod/raycluster-kuberay-`) || !strings.Contains(got.Reason, "worker") {
+		t.Errorf("a worker's address: %s %q, want broken naming the worker", got.Outcome, got.Reason)
+	}
+}
+
+// A pod on its node's network has its node's address: masked as a node's
+// whatever order the state is read in, never as the pod; a malformed
+// address list is skipped, not a panic.
+func TestAddressMasksAreDeterministic(t *testing.T) {
+	pod := func(name, ip, host string, list any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": name, "namespace": "ns", "uid": "uid-" + name},
+			"status":   map[string]any{"podIP": ip, "hostIP": host, "podIPs": list}}}
+	}
+	s := oracle.State{
+		"a": pod("a", "10.0.0.7", "10.0.0.7", []any{"junk", nil, map[string]any{"ip": "10.0.0.7"}}),
+		"b": pod("b", "10.244.0.3", "10.0.0.7", nil),
+	}
+	for range 50 {
+		m := newMasker(s, "ns")
+		if got := m.value("10.0.0.7"); got != "<a node's address>" {
+			t.Fatalf("the host-network pod's address: %q", got)
+		}
+		if got := m.value("10.244.0.3"); got != "<address of Pod/b>" {
+			t.Fatalf("pod b's address: %q", got)
+		}
 	}
 }
 

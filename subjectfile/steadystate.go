@@ -345,8 +345,8 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 	for i, p := range s.Ignore {
 		if before, _, ok := strings.Cut(p, "["); !ok {
 			checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
-		} else if !conditionPathPattern.MatchString(p) || !strings.HasSuffix(before, "conditions") {
-			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active]")
+		} else if !conditionPathPattern.MatchString(p) || (before != "conditions" && !strings.HasSuffix(before, ".conditions")) {
+			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active] (a type with a dot or a slash cannot be named: ignore status.conditions.<field> for all)")
 		}
 		if p == "" {
 			bad(fmt.Sprintf("%signore[%d]", at, i), "empty", "a dotted field path such as status.lastSyncTime")

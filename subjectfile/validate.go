@@ -16,7 +16,7 @@ var (
 	pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 	// conditionPathPattern is an ignore path naming a condition by its
 	// type: status.conditions[Active], and fields below it.
-	conditionPathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[[A-Za-z0-9_.-]+\](\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	conditionPathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[[A-Za-z0-9_-]+\](\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 	// resourcePattern is resource[.group][/subresource], as
 	// leaderElected.leaderOnly names them.
 	resourcePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(/[a-z]+)?$`)

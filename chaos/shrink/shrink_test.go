@@ -110,6 +110,10 @@ func TestCountLeavesOutTheReferenceRuns(t *testing.T) {
 	if got != (Tally{Broke: 2}) {
 		t.Fatalf("Count = %+v, want the two replays broken and nothing else", got)
 	}
+	broken := append([]verdict.Spec{{Name: specs[0].Name, Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/quiescent"}}}, specs[1:]...)
+	if got := Count(broken, want); got != (Tally{Broke: 2, Errs: 1}) {
+		t.Errorf("a reference run that broke: Count = %+v, want it an error", got)
+	}
 	ok, what, err := judgeCandidate(want, func() (Tally, error) { return Count(specs[:3], want), nil }, func() (Tally, error) { return got, nil }, nil)
 	if !ok || err != nil {
 		t.Errorf("a candidate broken in both confirming replays: %v, %q, %v", ok, what, err)
