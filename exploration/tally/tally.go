@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -40,7 +39,7 @@ func Specs(specs []verdict.Spec, dir string) []Spec {
 		if s.Outcome == verdict.SkippedSpec {
 			continue
 		}
-		folder := filepath.Join(dir, testenv.ArtifactsFolder(s.Name))
+		folder := filepath.Join(dir, evidence.SpecFolder(s.Name))
 		c := Spec{Spec: s, Reference: IsReference(s.Name), Evidence: filepath.Join(folder, evidence.HistoryFileName)}
 		if !c.Reference {
 			c.Schedule = filepath.Join(folder, ScheduleFile)
