@@ -387,7 +387,8 @@ func (m *masker) value(v string) string {
 	return m.ns(v)
 }
 
-// flatten adds v's leaves to out, by dotted path (list items [i]), each
+// flatten adds v's leaves to out, by dotted path (list items [i], a
+// conditions list's by type: conditions[Ready]), each
 // value as JSON, strings masked.
 func (m *masker) flatten(path string, v any, out map[string]string) {
 	join := func(k string) string {
@@ -631,7 +632,8 @@ func ignored(p, path string) bool {
 // selectorPattern is a condition's type in a compared path.
 var selectorPattern = regexp.MustCompile(`\[[^\]]*\]`)
 
-// resolves is whether the dotted path p names a field of obj, through
+// resolves is whether the dotted path p names a field of obj (a
+// condition by its type: conditions[Active]), through
 // lists (any item).
 func resolves(obj any, p []string) bool {
 	if len(p) == 0 {
