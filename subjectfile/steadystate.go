@@ -156,9 +156,10 @@ func (c Change) String() string {
 
 // Readiness decides when an object is ready. Kubernetes' status
 // conventions (kstatus) call an object with no status ready as soon as
-// it exists: a custom resource whose controller never writes a status is
-// judged only on existing, and the settles and recovers verdicts name it
-// (their "bound" figure) so that an override can be bound for it.
+// it exists: an applied custom resource (of a group outside *.k8s.io)
+// whose controller never wrote a status is judged only on existing, and
+// the settles and recovers verdicts name it (their "bound" figure) so
+// that an override can be bound for it.
 type Readiness struct {
 	// Overrides decide readiness for kinds that follow no status
 	// convention.
