@@ -38,6 +38,22 @@ type Restarter interface {
 	Restart(ctx context.Context, grace time.Duration) (map[string]string, error)
 }
 
+// Follower is a Host whose controller, once it has exited by itself, is
+// started again in place by something other than the harness (a pod's
+// kubelet restarts its container): the harness follows it back instead
+// of restarting it.
+type Follower interface {
+	// Follow waits up to timeout until the controller runs again (and is
+	// ready, where readiness is probed) and returns what it saw; a
+	// controller that did not come back is an error naming the host and
+	// its state.
+	Follow(ctx context.Context, timeout time.Duration) (map[string]string, error)
+	// Down reports whether the controller is known not to run now: gone,
+	// or exited and not yet started again. Exited, by contrast, stays
+	// true once it has exited, though it runs again.
+	Down(ctx context.Context) bool
+}
+
 // ProcessHost is a replica run as a local process.
 type ProcessHost struct{ P *proc.Proc }
 
@@ -79,7 +95,9 @@ func (h ProcessHost) Log(context.Context) ([]byte, error) { return os.ReadFile(h
 // PodHost is a replica run as a pod, its controller in container
 // Container: a kill deletes the pod with grace 0, a terminate with the
 // grace asked for; its Deployment replaces it under another name, so it
-// cannot restart in place.
+// cannot restart in place. A controller that exits by itself (a manager
+// that lost its Lease) is restarted in place by the kubelet, the pod's
+// restart policy being Always: Follow waits for it.
 type PodHost struct {
 	Kube                       kubernetes.Interface
 	Namespace, Name, Container string
@@ -90,7 +108,10 @@ type PodHost struct {
 	Seal func() error
 }
 
-var _ Host = PodHost{}
+var (
+	_ Host     = PodHost{}
+	_ Follower = PodHost{}
+)
 
 // Where is the pod's namespace and name.
 func (h PodHost) Where() map[string]string {
@@ -153,4 +174,126 @@ func (h PodHost) Exited(ctx context.Context) bool {
 // Log is the controller container's log.
 func (h PodHost) Log(ctx context.Context) ([]byte, error) {
 	return h.Kube.CoreV1().Pods(h.Namespace).GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
+}
+
+// Down: the pod is gone, or the controller container does not run (it
+// exited and the kubelet has not started it again yet).
+func (h PodHost) Down(ctx context.Context) bool {
+	pod, err := h.Kube.CoreV1().Pods(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	s := h.status(pod)
+	return s != nil && s.State.Running == nil
+}
+
+// followPoll is how often Follow reads the pod.
+const followPoll = 250 * time.Millisecond
+
+// Follow waits up to timeout until the controller container runs again
+// in the same pod, and is ready if it has a readiness probe. A pod that
+// is gone or being deleted, or whose phase is final, is an error at once;
+// a container still not running at the timeout (in CrashLoopBackOff,
+// say) is an error with its state. Its detail is the container's restart
+// count and how it last exited.
+func (h PodHost) Follow(ctx context.Context, timeout time.Duration) (map[string]string, error) {
+	pods := h.Kube.CoreV1().Pods(h.Namespace)
+	var (
+		pod    *corev1.Pod
+		getErr error
+	)
+	err := wait.PollUntilContextTimeout(ctx, followPoll, timeout, true, func(ctx context.Context) (bool, error) {
+		pod, getErr = pods.Get(ctx, h.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(getErr):
+			return false, fmt.Errorf("pod %s/%s is gone: its container %s cannot be restarted in place", h.Namespace, h.Name, h.Container)
+		case getErr != nil:
+			return false, nil
+		case pod.DeletionTimestamp != nil:
+			return false, fmt.Errorf("pod %s/%s is being deleted: its container %s will not be restarted in place (%s)", h.Namespace, h.Name, h.Container, h.state(pod))
+		case pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed:
+			return false, fmt.Errorf("pod %s/%s has ended (%s): its container %s will not be restarted in place (%s)", h.Namespace, h.Name, pod.Status.Phase, h.Container, h.state(pod))
+		}
+		return h.running(pod), nil
+	})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("follow container %s of pod %s/%s: %w", h.Container, h.Namespace, h.Name, err)
+	case wait.Interrupted(err):
+		state := fmt.Sprintf("its pod not read: %v", getErr)
+		if getErr == nil && pod != nil {
+			state = h.state(pod)
+		}
+		return nil, fmt.Errorf("container %s of pod %s/%s did not run again within %s: %s", h.Container, h.Namespace, h.Name, timeout, state)
+	default:
+		return nil, err
+	}
+	detail := map[string]string{}
+	if s := h.status(pod); s != nil {
+		detail["restarts"] = strconv.Itoa(int(s.RestartCount))
+		if t := s.LastTerminationState.Terminated; t != nil {
+			detail["exitCode"] = strconv.Itoa(int(t.ExitCode))
+			detail["reason"] = t.Reason
+		}
+	}
+	return detail, nil
+}
+
+// status is the controller container's status in pod, nil before the
+// kubelet reports one.
+func (h PodHost) status(pod *corev1.Pod) *corev1.ContainerStatus {
+	for i := range pod.Status.ContainerStatuses {
+		if pod.Status.ContainerStatuses[i].Name == h.Container {
+			return &pod.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// running reports whether the controller container runs, and is ready
+// if its spec has a readiness probe.
+func (h PodHost) running(pod *corev1.Pod) bool {
+	s := h.status(pod)
+	if s == nil || s.State.Running == nil {
+		return false
+	}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == h.Container && c.ReadinessProbe != nil {
+			return s.Ready
+		}
+	}
+	return true
+}
+
+// state says what the controller container is doing, for an error.
+func (h PodHost) state(pod *corev1.Pod) string {
+	s := h.status(pod)
+	if s == nil {
+		return fmt.Sprintf("no status for container %s (pod phase %s)", h.Container, pod.Status.Phase)
+	}
+	var now string
+	switch st := s.State; {
+	case st.Waiting != nil:
+		now = "waiting: " + st.Waiting.Reason
+		if st.Waiting.Message != "" {
+			now += ": " + st.Waiting.Message
+		}
+	case st.Terminated != nil:
+		now = fmt.Sprintf("terminated: exit code %d (%s)", st.Terminated.ExitCode, st.Terminated.Reason)
+	case st.Running != nil && !s.Ready:
+		now = "running, not ready"
+	case st.Running != nil:
+		now = "running"
+	default:
+		now = "no state"
+	}
+	now += fmt.Sprintf(", %d restart(s)", s.RestartCount)
+	if t := s.LastTerminationState.Terminated; t != nil {
+		now += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, t.Reason)
+	}
+	return now
 }

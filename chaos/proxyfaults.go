@@ -318,10 +318,15 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 }
 
 // stopped reports whether the replica behind p has exited since it
-// started.
+// started. One its kubelet restarts in place (a Follower) is stopped
+// while it is down only: once running again, after an exit before the
+// cut, it has a watch to re-watch like any other.
 func stopped(ctx context.Context, t Target, p proxy.Controller) bool {
 	for _, r := range t.Replicas {
 		if r.Proxy == p && r.Host != nil {
+			if f, ok := r.Host.(Follower); ok {
+				return f.Down(ctx)
+			}
 			return r.Host.Exited(ctx)
 		}
 	}

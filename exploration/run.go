@@ -18,10 +18,10 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/subjectfile"
@@ -259,7 +259,7 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 // schedule ran. A steadyState run's fault-free reference runs are no
 // schedules: one that broke a property or ended in an error is said so.
 func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
-	var t tally
+	var t summary
 	var took time.Duration
 	var peak int64
 	for _, run := range runs {
@@ -302,11 +302,11 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	return exploreResult(ran, findings, errs)
 }
 
-// tally counts a run's schedules, findings, errors, replays that broke
+// summary counts a run's schedules, findings, errors, replays that broke
 // the replayed schedule's properties again, steps not done, schedules
 // with such steps and reference runs; it keeps the schedules' phase times
 // and the reference runs' time.
-type tally struct {
+type summary struct {
 	ran, findings, errs, reproduced, notDone, short, refs int
 	phases                                                []explore.PhaseTimes
 	refsTook                                              time.Duration
@@ -314,12 +314,9 @@ type tally struct {
 
 // add counts one suite run's specs into t, printing its findings and
 // errors.
-func (t *tally) add(w io.Writer, c Run, run reports.Run) {
-	for _, s := range run.Specs {
-		if s.Outcome == verdict.SkippedSpec {
-			continue
-		}
-		if explore.IsReference(s.Name) {
+func (t *summary) add(w io.Writer, c Run, run reports.Run) {
+	for _, s := range tally.Specs(run.Specs, run.Dir) {
+		if s.Reference {
 			t.refs++
 			if s.Report != nil {
 				t.refsTook += s.Report.RunTime
@@ -327,8 +324,7 @@ func (t *tally) add(w io.Writer, c Run, run reports.Run) {
 			switch s.Outcome {
 			case verdict.BrokenSpec:
 				t.findings++
-				fmt.Fprintf(w, "finding: %s (no faults) broke %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
-					filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name), "history.txt"))
+				fmt.Fprintf(w, "finding: %s (no faults) broke %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "), s.Evidence)
 			case verdict.Error:
 				t.errs++
 				fmt.Fprintf(w, "error: %s: %s\n", s.Name, s.Reason)
@@ -343,9 +339,7 @@ func (t *tally) add(w io.Writer, c Run, run reports.Run) {
 		switch s.Outcome {
 		case verdict.BrokenSpec:
 			t.findings++
-			folder := filepath.Join(run.Dir, testenv.ArtifactsFolder(s.Name))
-			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "),
-				filepath.Join(folder, explore.ScheduleFile), filepath.Join(folder, "history.txt"))
+			fmt.Fprintf(w, "finding: %s broke %s\n  schedule: %s\n  evidence: %s\n", s.Name, strings.Join(s.Broken, ", "), s.Schedule, s.Evidence)
 			if strings.Join(s.Broken, ",") == c.Scheduled.Breaks {
 				t.reproduced++
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -44,8 +45,8 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
 	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "assumption explore/steps-acted did not hold: pod-deletion at 10:00:00.000 failed: no pod to delete"}
 	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}
-	reference := verdict.Spec{Name: "Exploration of a steadyState subject " + explore.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
-	unsettled := verdict.Spec{Name: "Exploration of a steadyState subject " + explore.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}
+	reference := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
+	unsettled := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}
 	for _, tc := range []struct {
 		name  string
 		specs []verdict.Spec

@@ -101,7 +101,7 @@ func TestRecordedClusterScopedObjectSameEndState(t *testing.T) {
 	cond := last["status"].(map[string]any)["conditions"].([]any)[0].(map[string]any)
 	cond["status"] = "False"
 	got := judged(t, catalog.SteadySameEndState.ID, e)
-	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `ClusterIssuer/{{.Namespace}}-selfsigned status.conditions[0].status: "True" in the reference, "False" after the faults`) {
+	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `ClusterIssuer/{{.Namespace}}-selfsigned status.conditions[Ready].status: "True" in the reference, "False" after the faults`) {
 		t.Errorf("the ClusterIssuer not ready at the end: %s %q", got.Outcome, got.Reason)
 	}
 }

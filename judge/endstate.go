@@ -322,20 +322,37 @@ func namespaceMask(ns string) func(string) string {
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // masker masks in a run's values what differs between any two runs: uids,
-// timestamps, generated names and the run's namespace.
+// timestamps, generated names, the run's namespace and its pods' and
+// their nodes' addresses.
 type masker struct {
 	ns        func(string) string
 	uids      map[string]bool
 	generated [][2]string // name, masked; longest first
+	// addrs are the addresses of the end state's pods and of their nodes,
+	// by value, masked to the pod's identity (Identities) and to "a node":
+	// what the network and the scheduler chose, as a pod's node is. A
+	// controller that copies its head pod's address into a status (a
+	// RayCluster's) writes another address in every run but names the
+	// same pod; one that names another pod's address, or an address no
+	// pod of the run has (a pod gone), is not masked to the same value.
+	addrs map[string]string
 }
 
 func newMasker(s oracle.State, ns string) *masker {
-	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}}
+	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}, addrs: map[string]string{}}
 	if ns != "" {
 		m.ns = namespaceMask(ns)
 	}
-	for _, o := range s {
+	var ids map[string]string
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		o := s[k]
 		m.uids[string(o.GetUID())] = true
+		if o.GetKind() == "Pod" {
+			if ids == nil {
+				ids = Identities(s, ns)
+			}
+			m.podAddresses(o.Object, ids[k])
+		}
 		if g := maskedName(o); g != o.GetName() {
 			m.generated = append(m.generated, [2]string{o.GetName(), g})
 		}
@@ -344,9 +361,45 @@ func newMasker(s oracle.State, ns string) *masker {
 	return m
 }
 
+// podAddresses adds a pod's addresses (status.podIP, status.podIPs),
+// masked to its identity id, and its node's (status.hostIP,
+// status.hostIPs) to m.addrs. A node's address wins over a pod's (a pod
+// on the host network has its node's), and the first pod (in key order)
+// over a later one with the same address, so the masks do not depend on
+// the order the state is read in. Fields of another shape are skipped.
+func (m *masker) podAddresses(pod map[string]any, id string) {
+	status, _ := pod["status"].(map[string]any)
+	addresses := func(field string) []string {
+		var out []string
+		if v, _ := status[field].(string); v != "" {
+			out = append(out, v)
+		}
+		list, _ := status[field+"s"].([]any)
+		for _, item := range list {
+			if c, _ := item.(map[string]any); c != nil {
+				if v, _ := c["ip"].(string); v != "" {
+					out = append(out, v)
+				}
+			}
+		}
+		return out
+	}
+	for _, a := range addresses("hostIP") {
+		m.addrs[a] = "<a node's address>"
+	}
+	for _, a := range addresses("podIP") {
+		if _, taken := m.addrs[a]; !taken {
+			m.addrs[a] = "<address of " + id + ">"
+		}
+	}
+}
+
 func (m *masker) value(v string) string {
 	if m.uids[v] || uuidPattern.MatchString(v) {
 		return "<uid>"
+	}
+	if a, ok := m.addrs[v]; ok {
+		return a
 	}
 	if _, err := time.Parse(time.RFC3339, v); err == nil {
 		return "<time>"
@@ -357,7 +410,8 @@ func (m *masker) value(v string) string {
 	return m.ns(v)
 }
 
-// flatten adds v's leaves to out, by dotted path (list items [i]), each
+// flatten adds v's leaves to out, by dotted path (list items [i], a
+// conditions list's by type: conditions[Ready]), each
 // value as JSON, strings masked.
 func (m *masker) flatten(path string, v any, out map[string]string) {
 	join := func(k string) string {
@@ -378,7 +432,12 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 		if len(x) == 0 {
 			out[path] = "[]"
 		}
+		types := conditionTypes(path, x)
 		for i, item := range x {
+			if types != nil {
+				m.flatten(fmt.Sprintf("%s[%s]", path, types[i]), item, out)
+				continue
+			}
 			m.flatten(fmt.Sprintf("%s[%d]", path, i), item, out)
 		}
 	case string:
@@ -387,6 +446,27 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 		b, _ := json.Marshal(x)
 		out[path] = string(b)
 	}
+}
+
+// conditionTypes are the types of a conditions list's items, in order,
+// when path is one (its last field is conditions) and each item has a
+// type of its own: conditions are compared by type, not by place (a
+// controller may add them in any order), and an ignore path names one as
+// status.conditions[Active]. Nil otherwise.
+func conditionTypes(path string, items []any) []string {
+	if path != "conditions" && !strings.HasSuffix(path, ".conditions") {
+		return nil
+	}
+	types := make([]string, len(items))
+	for i, item := range items {
+		obj, _ := item.(map[string]any)
+		t, _ := obj["type"].(string)
+		if t == "" || slices.Contains(types[:i], t) {
+			return nil
+		}
+		types[i] = t
+	}
+	return types
 }
 
 // endObject is one object of an end state as compared: an applied
@@ -564,13 +644,19 @@ func fieldDiffs(id string, ref, got endObject) []fieldDiff {
 }
 
 // ignored is whether the subject's ignore path p masks path: the path
-// itself or anything below it, list indices aside.
+// itself or anything below it, list indices aside; a condition's type
+// (conditions[Active]) aside too unless p names one.
 func ignored(p, path string) bool {
+	under := func(path string) bool { return path == p || strings.HasPrefix(path, p+".") }
 	path = indexPattern.ReplaceAllString(path, "")
-	return path == p || strings.HasPrefix(path, p+".")
+	return under(path) || under(selectorPattern.ReplaceAllString(path, ""))
 }
 
-// resolves is whether the dotted path p names a field of obj, through
+// selectorPattern is a condition's type in a compared path.
+var selectorPattern = regexp.MustCompile(`\[[^\]]*\]`)
+
+// resolves is whether the dotted path p names a field of obj (a
+// condition by its type: conditions[Active]), through
 // lists (any item).
 func resolves(obj any, p []string) bool {
 	if len(p) == 0 {
@@ -580,6 +666,15 @@ func resolves(obj any, p []string) bool {
 	case map[string]any:
 		if v, ok := x[p[0]]; ok && resolves(v, p[1:]) {
 			return true
+		}
+		// A condition by its type: conditions[Active].
+		if name, typ, ok := strings.Cut(strings.TrimSuffix(p[0], "]"), "["); ok && strings.HasSuffix(p[0], "]") {
+			items, _ := x[name].([]any)
+			for _, item := range items {
+				if c, _ := item.(map[string]any); c != nil && c["type"] == typ && resolves(c, p[1:]) {
+					return true
+				}
+			}
 		}
 		// Keys with dots (labels): the rest joined may be one key.
 		for i := len(p); i > 1; i-- {
@@ -718,7 +813,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes, the namespace and a pod's node (and an endpoint's) masked"
+	const always = "uids, timestamps, generated names' suffixes, the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"

@@ -419,9 +419,11 @@ func pausedPath(e *evidence.Evidence) string {
 
 // BoundText is the bound property id was judged against on e, for its
 // record's figures ("bound") and the summaries that print them: the
-// excusal cap of no-overshoot and the start cap of deleting-status. Empty
-// for the other properties (a convergence records its own bound) and
-// when e lacks the facts that set it.
+// excusal cap of no-overshoot, the start cap of deleting-status, what
+// same-end-state and no-churn compared against, and how settles and
+// recovers decided readiness. Empty for the other properties (a
+// convergence waited on records its own bound) and when e lacks the facts
+// that set it.
 func BoundText(id string, e *evidence.Evidence) string {
 	switch id {
 	case catalog.LostNoOvershoot.ID:
@@ -437,6 +439,8 @@ func BoundText(id string, e *evidence.Evidence) string {
 		return sameEndStateBound(e)
 	case catalog.SteadyNoChurn.ID:
 		return noChurnBound(e)
+	case catalog.SteadySettles.ID, catalog.SteadyRecovers.ID:
+		return readinessBound(e)
 	case catalog.FgDeletingStatus.ID:
 		window, err := time.ParseDuration(e.Facts[FactWindow])
 		if err != nil {

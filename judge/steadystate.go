@@ -564,3 +564,73 @@ func noFinalizerOnDeleting(e *evidence.Evidence) error {
 	}
 	return finalizersRefused(e, "")
 }
+
+// readinessBound is settles' and recovers' "bound" figure: how ready was
+// decided, naming each applied custom resource that never had a status
+// and has no readiness override. kstatus calls an object with no status
+// Current as soon as it exists, so for those the verdict says only that
+// they exist; the figure says so where a reader of the verdict sees it.
+// Built-in kinds with no status by design (a ConfigMap, a Service) are
+// not named. Empty when e lacks the steady-state facts.
+func readinessBound(e *evidence.Evidence) string {
+	r := read(e)
+	objects := r.fact(FactSteadyObjects)
+	src, overrides := r.steadySource(), r.overrides()
+	if r.missing() != nil || objects == "" {
+		return ""
+	}
+	keys := strings.Split(objects, ",")
+	overridden := map[string]bool{}
+	var how []string
+	for _, o := range overrides {
+		overridden[o.Kind] = true
+		switch {
+		case o.Path == "":
+			how = append(how, o.Kind+" once it exists")
+		case o.Exists:
+			how = append(how, fmt.Sprintf("%s once %s is set", o.Kind, o.Path))
+		default:
+			how = append(how, fmt.Sprintf("%s when %s is %s", o.Kind, o.Path, o.Value))
+		}
+	}
+	kind := map[string]string{}
+	hadStatus := map[string]bool{}
+	src.ReplayAfter(time.Time{}, func(_ time.Time, s oracle.State) {
+		for _, k := range keys {
+			obj := s[k]
+			if obj == nil {
+				continue
+			}
+			kind[k] = obj.GetKind() + "/" + obj.GetName()
+			if st, ok := obj.Object["status"].(map[string]any); ok && len(st) > 0 {
+				hadStatus[k] = true
+			}
+		}
+	})
+	var statusless []string
+	for _, k := range keys {
+		name, seen := kind[k]
+		if !seen || hadStatus[k] || overridden[strings.SplitN(name, "/", 2)[0]] || !customResource(k) {
+			continue
+		}
+		statusless = append(statusless, name)
+	}
+	text := "ready: kstatus Current"
+	if len(how) > 0 {
+		text += "; by the subject's overrides: " + strings.Join(how, ", ")
+	}
+	if len(statusless) > 0 {
+		text += fmt.Sprintf("; never given a status, so ready once they exist (a custom resource kstatus cannot judge; bind readiness.overrides to judge it): %s", strings.Join(statusless, ", "))
+	}
+	return text
+}
+
+// customResource says whether the applied object under the joined key k
+// (SteadyKey) is of a custom resource: its history's group has a dot and
+// is not one of Kubernetes' own (*.k8s.io); the core group and apps,
+// batch and the like have none.
+func customResource(k string) bool {
+	history, _, _ := strings.Cut(k, ":")
+	_, group, found := strings.Cut(strings.TrimPrefix(history, "steady/"), ".")
+	return found && strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+}

@@ -43,7 +43,9 @@ type SteadyState struct {
 	Readiness Readiness `json:"readiness,omitempty"`
 	// Ignore lists dotted field paths (status.lastSyncTime) masked in the
 	// end-state comparison, on every object: the field and everything
-	// below it, through lists (status.conditions.lastTransitionTime).
+	// below it, through lists (status.conditions.lastTransitionTime). A
+	// condition is named by its type: status.conditions[Active] (the
+	// comparison matches conditions by type).
 	Ignore []string `json:"ignore,omitempty"`
 	// Shared lists what the controller may leave behind by design: a
 	// kind (ConfigMap) or one object (ConfigMap/ca-bundle), a
@@ -175,7 +177,12 @@ func (c Change) String() string {
 	return "no change"
 }
 
-// Readiness decides when an object is ready.
+// Readiness decides when an object is ready. Kubernetes' status
+// conventions (kstatus) call an object with no status ready as soon as
+// it exists: an applied custom resource (of a group outside *.k8s.io)
+// whose controller never wrote a status is judged only on existing, and
+// the settles and recovers verdicts name it (their "bound" figure) so
+// that an override can be bound for it.
 type Readiness struct {
 	// Overrides decide readiness for kinds that follow no status
 	// convention.
@@ -404,7 +411,11 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 		}
 	}
 	for i, p := range s.Ignore {
-		checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
+		if before, _, ok := strings.Cut(p, "["); !ok {
+			checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
+		} else if !conditionPathPattern.MatchString(p) || (before != "conditions" && !strings.HasSuffix(before, ".conditions")) {
+			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active] (a type with a dot or a slash cannot be named: ignore status.conditions.<field> for all)")
+		}
 		if p == "" {
 			bad(fmt.Sprintf("%signore[%d]", at, i), "empty", "a dotted field path such as status.lastSyncTime")
 		}

@@ -14,6 +14,9 @@ import (
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	// conditionPathPattern is an ignore path naming a condition by its
+	// type: status.conditions[Active], and fields below it.
+	conditionPathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[[A-Za-z0-9_-]+\](\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 	// resourcePattern is resource[.group][/subresource], as
 	// leaderElected.leaderOnly names them.
 	resourcePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(/[a-z]+)?$`)

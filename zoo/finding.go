@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -115,8 +115,8 @@ type ReproTally struct {
 // the schedule's properties breaks.
 func Tally(specs []verdict.Spec, breaks []string) ReproTally {
 	t := ReproTally{Broken: map[string]int{}}
-	for _, s := range specs {
-		if s.Outcome == verdict.SkippedSpec || explore.IsReference(s.Name) {
+	for _, s := range tally.Specs(specs, "") {
+		if s.Reference {
 			continue
 		}
 		t.Replays++

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
 	"github.com/steadystate-dev/steadystate/zoo"
 )
@@ -62,7 +62,7 @@ func TestLoadFindingRefuses(t *testing.T) {
 func TestTally(t *testing.T) {
 	both := []string{"steadystate/recovers", "steadystate/same-end-state"}
 	specs := []verdict.Spec{
-		{Name: "steadyState " + explore.ReferenceSpec + " 1", Outcome: verdict.Passed},
+		{Name: "steadyState " + tally.ReferenceSpec + " 1", Outcome: verdict.Passed},
 		{Name: "schedule 01", Outcome: verdict.BrokenSpec, Broken: both},
 		{Name: "schedule 02", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/recovers"}},
 		{Name: "schedule 03", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}},
@@ -70,13 +70,13 @@ func TestTally(t *testing.T) {
 		{Name: "schedule 05", Outcome: verdict.SkippedSpec},
 	}
 	f := zoo.Finding{Name: "x", Breaks: both, AtLeast: 2}
-	tally := zoo.Tally(specs, both)
-	if tally.Replays != 4 || tally.Reproduced != 2 || tally.Held != 1 || tally.Errors != 0 ||
-		tally.Broken["steadystate/recovers"] != 3 || tally.Broken["steadystate/same-end-state"] != 2 {
-		t.Fatalf("tally %+v", tally)
+	repro := zoo.Tally(specs, both)
+	if repro.Replays != 4 || repro.Reproduced != 2 || repro.Held != 1 || repro.Errors != 0 ||
+		repro.Broken["steadystate/recovers"] != 3 || repro.Broken["steadystate/same-end-state"] != 2 {
+		t.Fatalf("tally %+v", repro)
 	}
 	var out bytes.Buffer
-	if !tally.Print(&out, f) || !strings.Contains(out.String(), "steadystate/recovers broken in 3 of 4") ||
+	if !repro.Print(&out, f) || !strings.Contains(out.String(), "steadystate/recovers broken in 3 of 4") ||
 		!strings.Contains(out.String(), "x: reproduced (2 of 4 replays, at least 2 asked") {
 		t.Errorf("printed:\n%s", out.String())
 	}

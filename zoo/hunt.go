@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/internal/testenv"
-	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -72,23 +71,15 @@ func (r HuntRow) PerMinute() float64 {
 // reference runs, findings with their schedule and evidence under dir
 // (the run's folder), errors.
 func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) {
-	for _, s := range specs {
-		if s.Outcome == verdict.SkippedSpec {
-			continue
-		}
-		folder := filepath.Join(dir, testenv.ArtifactsFolder(s.Name))
-		if explore.IsReference(s.Name) {
+	for _, s := range tally.Specs(specs, dir) {
+		if s.Reference {
 			r.References++
 		} else {
 			r.Schedules++
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
-			f := HuntFinding{Spec: s.Name, Broken: s.Broken, Evidence: filepath.Join(folder, "history.txt")}
-			if !explore.IsReference(s.Name) {
-				f.Schedule = filepath.Join(folder, explore.ScheduleFile)
-			}
-			r.Findings = append(r.Findings, f)
+			r.Findings = append(r.Findings, HuntFinding{Spec: s.Name, Broken: s.Broken, Schedule: s.Schedule, Evidence: s.Evidence})
 		case verdict.Passed:
 		default:
 			r.Errors = append(r.Errors, s.Name+": "+s.Reason)

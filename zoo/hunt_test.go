@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/suites/explore"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
 	"github.com/steadystate-dev/steadystate/zoo"
 )
@@ -18,8 +18,8 @@ import (
 // with schedules and neither.
 func TestHuntTally(t *testing.T) {
 	specs := []verdict.Spec{
-		{Name: "Exploration " + explore.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed},
-		{Name: "Exploration " + explore.ReferenceSpec + " 2 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.Passed},
 		{Name: "Exploration schedule 01 (seed 7)", Outcome: verdict.Passed},
 		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}},
 		{Name: "Exploration schedule 03 (seed 9)", Outcome: verdict.Error, Reason: "the fault proxy refused the rule"},
@@ -57,7 +57,7 @@ func TestHuntTally(t *testing.T) {
 	}
 	// A broken reference run is a finding with no schedule to replay.
 	ref := zoo.HuntRow{Subject: "x"}
-	zoo.HuntTally(&ref, []verdict.Spec{{Name: "Exploration " + explore.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}}, "/d")
+	zoo.HuntTally(&ref, []verdict.Spec{{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}}, "/d")
 	if len(ref.Findings) != 1 || ref.Findings[0].Schedule != "" || ref.Schedules != 0 {
 		t.Errorf("a broken reference run: %+v", ref)
 	}

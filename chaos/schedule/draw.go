@@ -16,8 +16,11 @@ func (g *generator) step(name string, longest time.Duration) Step {
 		st = Step{Workload: name}
 		kind = Workloads[name]
 	}
-	resources := Resources[g.capability]
 	if kind.Takes(Resource) {
+		resources := g.answered
+		if slices.Contains(watchFaults, name) {
+			resources = g.watched
+		}
 		st.Resource = g.oneOf(resources)
 	}
 	if kind.Takes(Event) {
@@ -52,7 +55,7 @@ func (g *generator) place(st *Step, from, span time.Duration) {
 // makes (of resource, when it makes one of that), with at most a tenth of
 // the horizon's delay.
 func (g *generator) after(st *Step, resource string) {
-	requests := Requests[g.capability]
+	requests := g.requests
 	if of := slices.DeleteFunc(slices.Clone(requests), func(t Trigger) bool { return t.Resource != resource }); len(of) > 0 {
 		requests = of
 	}

@@ -22,6 +22,17 @@ type Limits struct {
 	// cannot do (etcd compaction where etcd is out of reach, a successor
 	// claim where the harness controls no external name).
 	Without []string
+	// Watched and Requested are, for a steadyState subject, what its
+	// controller was seen to use beyond the roles (what the fault-free
+	// reference run's proxy recorded): the resources it watched, by name
+	// (secrets), and the requests it made (create of
+	// certificaterequests). Watch faults draw their resource among the
+	// roles and Watched, answer faults among the roles and the resources
+	// of both, triggers among the capability's Requests and Requested.
+	// Any other capability's roles name every resource it uses, and
+	// these are not drawn for it (Uses). None: the draw is the roles'.
+	Watched   []string
+	Requested []Trigger
 }
 
 // DefaultLimits draw schedules of up to 8 steps over 6s, faults of up to
@@ -50,6 +61,7 @@ func Generate(seed uint64, capability string, l Limits) Schedule {
 	g := generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), capability: capability, l: l}
 	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool { return slices.Contains(l.Without, f) })
 	g.workloads = slices.DeleteFunc(names(Workloads, capability), func(w string) bool { return slices.Contains(l.Without, w) })
+	g.used(l)
 	var steps []Step
 	// Half the schedules are unobserved windows, where lost events live.
 	switch []string{"unobserved", "unobserved", "crash", "any"}[g.rng.IntN(4)] {
@@ -77,6 +89,67 @@ type generator struct {
 	capability        string
 	l                 Limits
 	faults, workloads []string
+	// watched are the resources a watch fault draws among, answered an
+	// answer fault's, requests the triggers: the roles first, then what
+	// the subject was seen to use beyond them (Limits.Watched,
+	// Requested), in order.
+	watched, answered []string
+	requests          []Trigger
+}
+
+// watchFaults are the faults on a resource's watch; the other faults
+// that take a resource answer its requests.
+var watchFaults = []string{"watch-stall", "watch-cut", "watch-reset", "forced-relist", "event-drop", "event-delay"}
+
+// used sets what the schedule's resources and triggers are drawn among
+// (drawable).
+func (g *generator) used(l Limits) {
+	g.watched, g.answered, g.requests = drawable(g.capability, l)
+}
+
+// Drawn are the resources Generate draws fault's resource among for a
+// subject of capability: none for a fault that takes none.
+func Drawn(capability, fault string, l Limits) []string {
+	if !Faults[fault].Takes(Resource) {
+		return nil
+	}
+	watched, answered, _ := drawable(capability, l)
+	if slices.Contains(watchFaults, fault) {
+		return watched
+	}
+	return answered
+}
+
+// drawable are the resources a watch fault and an answer fault draw
+// among, and the requests a trigger does, for a subject of capability:
+// the capability's roles and requests, then those of l.Watched and
+// l.Requested the capability may name that are not among them, sorted, so
+// the draw depends on what they hold, not their order.
+func drawable(capability string, l Limits) (watched, answered []string, requests []Trigger) {
+	roles := Resources[capability]
+	extra := func(res string) bool { return !slices.Contains(roles, res) && Uses(capability, res) }
+	var seen, written []string
+	var made []Trigger
+	for _, res := range l.Watched {
+		if extra(res) {
+			seen = append(seen, res)
+		}
+	}
+	for _, t := range l.Requested {
+		if extra(t.Resource) && slices.Contains(Verbs, t.Verb) {
+			made = append(made, Trigger{Verb: t.Verb, Resource: t.Resource})
+			written = append(written, t.Resource)
+		}
+	}
+	slices.Sort(seen)
+	seen = slices.Compact(seen)
+	slices.SortFunc(made, func(a, b Trigger) int {
+		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
+	})
+	watched = append(slices.Clone(roles), seen...)
+	answered = append(slices.Clone(roles), slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(seen), written...))))...)
+	requests = append(slices.Clone(Requests[capability]), slices.Compact(made)...)
+	return watched, answered, requests
 }
 
 // any draws up to Steps steps independently: one in four a workload step
@@ -168,7 +241,7 @@ func (g *generator) undo(resource string, from time.Duration, inside func() time
 		st.At = inside()
 		return st
 	}
-	requests := slices.DeleteFunc(slices.Clone(Requests[g.capability]), func(t Trigger) bool { return t.Resource != resource })
+	requests := slices.DeleteFunc(slices.Clone(g.requests), func(t Trigger) bool { return t.Resource != resource })
 	creates := slices.DeleteFunc(slices.Clone(requests), func(t Trigger) bool { return t.Verb != "create" })
 	switch {
 	case len(creates) > 0:

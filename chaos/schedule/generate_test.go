@@ -1,6 +1,9 @@
 package schedule
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -37,5 +40,95 @@ func TestGenerateWithTinyLimitsIsValid(t *testing.T) {
 				t.Fatalf("%s seed %d drew an invalid schedule: %+v\n%+v", c, seed, p, s)
 			}
 		}
+	}
+}
+
+// A steadyState subject's controller watches and writes resources no
+// role names (cert-manager's Secrets): given what it was seen to use,
+// drawn schedules name those resources, literally, watch faults only
+// those it watched, triggers only requests it made; every schedule is
+// valid, and the draw depends on what was used, not on its order.
+func TestGenerateDrawsWhatTheSubjectUsed(t *testing.T) {
+	l := DefaultLimits
+	l.Watched = []string{"secrets", "certificates", "certificaterequests"}
+	l.Requested = []Trigger{{Verb: "create", Resource: "certificaterequests"}, {Verb: "update", Resource: "certificates"}, {Verb: "patch", Resource: "secrets"}}
+	shuffled := l
+	shuffled.Watched = []string{"certificaterequests", "secrets", "certificates", "secrets"}
+	shuffled.Requested = []Trigger{{Verb: "patch", Resource: "secrets"}, {Verb: "create", Resource: "certificaterequests", From: time.Second}, {Verb: "update", Resource: "certificates"}}
+	watched := append(slices.Clone(Resources[Steady]), l.Watched...)
+	triggers := append(slices.Clone(Requests[Steady]), l.Requested...)
+	named, after := map[string]int{}, map[Trigger]int{}
+	for seed := uint64(1); seed <= 500; seed++ {
+		s := Generate(seed, Steady, l)
+		if p := s.Validate(); len(p) > 0 {
+			t.Fatalf("seed %d drew an invalid schedule: %+v\n%+v", seed, p, s)
+		}
+		if !reflect.DeepEqual(s, Generate(seed, Steady, shuffled)) {
+			t.Fatalf("seed %d drew another schedule from the same resources in another order", seed)
+		}
+		for _, st := range s.Steps {
+			if st.Resource != "" {
+				named[st.Resource]++
+				if slices.Contains(watchFaults, st.Fault) && !slices.Contains(watched, st.Resource) {
+					t.Errorf("seed %d: %s on %s, which the subject did not watch", seed, st.Fault, st.Resource)
+				}
+			}
+			if st.After != nil {
+				tr := Trigger{Verb: st.After.Verb, Resource: st.After.Resource}
+				after[tr]++
+				if !slices.Contains(triggers, tr) {
+					t.Errorf("seed %d: a step after the next %s of %s, a request the subject did not make", seed, tr.Verb, tr.Resource)
+				}
+			}
+		}
+	}
+	for _, res := range append(slices.Clone(Resources[Steady]), "secrets", "certificates", "certificaterequests") {
+		if named[res] == 0 {
+			t.Errorf("500 seeds never named %s: named %v", res, named)
+		}
+	}
+	if got, want := Drawn(Steady, "watch-stall", shuffled), []string{"objects", "owned", "certificaterequests", "certificates", "secrets"}; !slices.Equal(got, want) {
+		t.Errorf("a watch stall draws among %v, want %v", got, want)
+	}
+	if got := Drawn(Steady, "process-kill", l); got != nil {
+		t.Errorf("a process kill takes no resource, draws among %v", got)
+	}
+	for _, tr := range l.Requested {
+		if after[tr] == 0 {
+			t.Errorf("500 seeds never placed a step after the next %s of %s: %v", tr.Verb, tr.Resource, after)
+		}
+	}
+}
+
+// With nothing used beyond the roles, or for a capability whose roles
+// name every resource it uses, the draw is the roles' alone, byte for
+// byte what it was before resources beyond them could be drawn.
+func TestGenerateWithNothingUsedIsUnchanged(t *testing.T) {
+	const before = "009f6d3a0c20de0a540659b407608c8201630a18a74984d72b734060daff852d"
+	digest := func(l Limits, except string) string {
+		h := sha256.New()
+		for _, c := range Capabilities {
+			for seed := uint64(1); seed <= 1000; seed++ {
+				cl := l
+				if c == except {
+					cl = DefaultLimits
+				}
+				data, err := Marshal(Generate(seed, c, cl))
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.Write(data)
+			}
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	if got := digest(DefaultLimits, ""); got != before {
+		t.Errorf("1000 seeds of every capability drew schedules of digest %s, want %s as before", got, before)
+	}
+	used := DefaultLimits
+	used.Watched = []string{"secrets"}
+	used.Requested = []Trigger{{Verb: "create", Resource: "secrets"}}
+	if got := digest(used, Steady); got != before {
+		t.Errorf("resources used beyond the roles changed the draw of a capability other than steadyState: digest %s, want %s", got, before)
 	}
 }

@@ -140,6 +140,9 @@ steps:
 			t.Errorf("%s: error %v does not say %q", tc.to, err, tc.want)
 		}
 	}
+	if !Uses(Steady, "network-attachment-definitions") || Uses(Steady, "secrets-") {
+		t.Error("a custom resource's plural is a DNS label")
+	}
 	if Uses(Scalable, "secrets") {
 		t.Error("a scalable subject's schedule named secrets")
 	}

@@ -80,8 +80,9 @@ var Workloads = map[string]Kind{
 	"change":       {Capabilities: []string{Steady}},
 }
 
-// Resources are what each capability's subject reads and writes, for the
-// resource of proxy faults and of triggers. "workload", "claims" and the
+// Resources are the roles each capability's subject reads and writes, for
+// the resource of proxy faults and of triggers (a steadyState schedule may
+// also name any resource by its name: Uses). "workload", "claims" and the
 // like are roles: a run maps each to the resource the subject binds (a
 // scalable subject's workload resource is replicasets, workloads or
 // clonesets); a steadyState subject's objects are the binding's objects'
@@ -109,8 +110,9 @@ var Requests = map[string][]Trigger{
 }
 
 // resourceName is a resource as the API's paths spell it: lowercase,
-// plural, with no group (secrets, certificaterequests).
-var resourceName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+// plural, with no group, a DNS label as a custom resource's plural may be
+// (secrets, certificaterequests, network-attachment-definitions).
+var resourceName = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 
 // Uses says whether a schedule of capability may name resource: one of
 // its roles, or, for any controller (steadyState), whose controller reads

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -213,10 +214,22 @@ func (t Tally) describe(want string) string {
 }
 
 // Count tallies a replay run's specs against want, the properties
-// (comma-separated, as a schedule's Breaks) a candidate must break.
+// (comma-separated, as a schedule's Breaks) a candidate must break. A
+// steadyState run's fault-free reference runs, made before every replay,
+// are no replays: counted as held, they made every confirmation fail
+// (two more specs than breaks) and the correct mode's one hold three. One
+// that did not pass is an error.
 func Count(specs []verdict.Spec, want string) Tally {
 	var t Tally
 	for _, s := range specs {
+		if tally.IsReference(s.Name) {
+			// A reference run that did not pass leaves the replay
+			// without its baseline: an error, never a hold.
+			if s.Outcome != verdict.Passed && s.Outcome != verdict.SkippedSpec {
+				t.Errs++
+			}
+			continue
+		}
 		switch {
 		case s.Outcome == verdict.BrokenSpec && strings.Join(s.Broken, ",") == want:
 			t.Broke++

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // A shrink candidate counts when it breaks exactly the wanted properties,
@@ -90,5 +92,30 @@ func TestSteadiest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A steadyState replay makes its two fault-free reference runs before the
+// schedule: Count leaves them out, so a candidate that broke in each
+// confirming replay is confirmed.
+func TestCountLeavesOutTheReferenceRuns(t *testing.T) {
+	const want = "steadystate/same-end-state,steadystate/no-churn"
+	specs := []verdict.Spec{
+		{Name: "Exploration of a steadyState subject fault-free reference run 1 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration of a steadyState subject fault-free reference run 2 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration of a steadyState subject replays s.yaml (run 1 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/no-churn"}},
+		{Name: "Exploration of a steadyState subject replays s.yaml (run 2 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/no-churn"}},
+	}
+	got := Count(specs, want)
+	if got != (Tally{Broke: 2}) {
+		t.Fatalf("Count = %+v, want the two replays broken and nothing else", got)
+	}
+	broken := append([]verdict.Spec{{Name: specs[0].Name, Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/quiescent"}}}, specs[1:]...)
+	if got := Count(broken, want); got != (Tally{Broke: 2, Errs: 1}) {
+		t.Errorf("a reference run that broke: Count = %+v, want it an error", got)
+	}
+	ok, what, err := judgeCandidate(want, func() (Tally, error) { return Count(specs[:3], want), nil }, func() (Tally, error) { return got, nil }, nil)
+	if !ok || err != nil {
+		t.Errorf("a candidate broken in both confirming replays: %v, %q, %v", ok, what, err)
 	}
 }

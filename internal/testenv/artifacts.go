@@ -3,10 +3,10 @@ package testenv
 import (
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+
+	"github.com/steadystate-dev/steadystate/evidence"
 )
 
 // SpecArtifacts is the folder a failing spec's artifacts go to:
@@ -16,10 +16,8 @@ func SpecArtifacts() string {
 }
 
 // ArtifactsFolder is the folder, under the run's artifacts, of the spec
-// whose full text is spec.
-func ArtifactsFolder(spec string) string {
-	return strings.Trim(regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(spec, "-"), "-")
-}
+// whose full text is spec (evidence.SpecFolder).
+func ArtifactsFolder(spec string) string { return evidence.SpecFolder(spec) }
 
 // artifactsRoot is the run's artifacts root.
 func artifactsRoot() string { return Run().Artifacts }

@@ -171,21 +171,40 @@ func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[
 	return seen, err == nil
 }
 
+// followTimeout bounds the wait for a replica its kubelet restarts in
+// place (a chaos.Follower): past the kubelet's first back-offs (10 s,
+// 20 s) of a container that exited more than once.
+var followTimeout = time.Minute
+
 // restartStopped starts again every replica a fault left stopped, as its
-// Deployment would; a replica that cannot restart in place is named.
+// Deployment would, and follows back every replica that its kubelet
+// restarts in place (a controller in a pod that exited by itself); a
+// replica that can do neither, or does not come back, is named. A
+// followed replica is listed with the restarts it was seen after.
 func restartStopped(ctx context.Context, t chaos.Target) (restarted []string, err error) {
 	for _, r := range t.Replicas {
 		if r.Host == nil || !r.Host.Exited(ctx) {
 			continue
 		}
-		rs, ok := r.Host.(chaos.Restarter)
-		if !ok {
+		switch h := r.Host.(type) {
+		case chaos.Restarter:
+			if _, err := h.Restart(ctx, 10*time.Second); err != nil {
+				return restarted, fmt.Errorf("restart replica %s: %w", r.Identity, err)
+			}
+			restarted = append(restarted, r.Identity)
+		case chaos.Follower:
+			detail, err := h.Follow(ctx, followTimeout)
+			if err != nil {
+				return restarted, fmt.Errorf("replica %s exited and did not come back: %w", r.Identity, err)
+			}
+			entry := fmt.Sprintf("%s (in place by its kubelet: %s restart(s)", r.Identity, detail["restarts"])
+			if code, ok := detail["exitCode"]; ok {
+				entry += ", last exit code " + code
+			}
+			restarted = append(restarted, entry+")")
+		default:
 			return restarted, fmt.Errorf("replica %s stopped and cannot be restarted in place (%v)", r.Identity, r.Host.Where())
 		}
-		if _, err := rs.Restart(ctx, 10*time.Second); err != nil {
-			return restarted, fmt.Errorf("restart replica %s: %w", r.Identity, err)
-		}
-		restarted = append(restarted, r.Identity)
 	}
 	return restarted, nil
 }

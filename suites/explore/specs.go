@@ -15,6 +15,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -29,8 +30,6 @@ const (
 	shortest = 5 * time.Second
 	// mostSpecs caps the specs a budget declares, per process.
 	mostSpecs = 5000
-	// ScheduleFile is a finding's schedule, next to its history.txt.
-	ScheduleFile = "schedule.yaml"
 )
 
 func specs(c Config) {
@@ -60,7 +59,7 @@ func specs(c Config) {
 		// their places in the source.
 		if capability == schedule.Steady {
 			for i := range references {
-				It(fmt.Sprintf("%s %d of %d", ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
+				It(fmt.Sprintf("%s %d of %d", tally.ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
 					referenceRun(ctx, i, ns, st.refs)
 				})
 			}
@@ -179,7 +178,7 @@ func keepSchedule(s schedule.Schedule) {
 	if err == nil {
 		dir := testenv.SpecArtifacts()
 		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = os.WriteFile(filepath.Join(dir, ScheduleFile), data, 0o644)
+			err = os.WriteFile(filepath.Join(dir, tally.ScheduleFile), data, 0o644)
 		}
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -60,13 +61,12 @@ func (st *stats) possible(d driver) {
 		return
 	}
 	l := drawLimits(d)
-	resources := len(schedule.Resources[st.c.Capability])
 	for name, k := range schedule.Faults {
 		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) {
 			continue
 		}
 		if k.Takes(schedule.Resource) {
-			st.all += resources * len(d.phases())
+			st.all += len(schedule.Drawn(st.c.Capability, name, l)) * len(d.phases())
 		} else {
 			st.all += len(d.phases())
 		}
@@ -95,7 +95,7 @@ func (st *stats) done(r SpecReport) {
 		return
 	}
 	v := verdict.Classify(Title, r)
-	if IsReference(r.LeafNodeText) {
+	if tally.IsReference(r.LeafNodeText) {
 		what := string(v.Outcome)
 		if v.Outcome != verdict.Passed {
 			what += ": " + strings.TrimSpace(strings.Join(v.Broken, ", ")+" "+v.Reason)

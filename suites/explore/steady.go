@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/internal/subject"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
@@ -26,9 +29,6 @@ import (
 )
 
 const (
-	// ReferenceSpec names the fault-free reference runs a steadyState
-	// exploration makes before its schedules: they are no schedules.
-	ReferenceSpec = "fault-free reference run"
 	// references is how many there are: what differs between two is
 	// masked in the comparison, as the steady-state suite does.
 	references = 2
@@ -37,11 +37,13 @@ const (
 	// of when each change was made, judged by no property (recovers and
 	// settles judge the phases once the faults are recovered).
 	FactSteadyUnderSchedule = "explore/steady-under-schedule"
+	// FactSteadyUsed is what the controller was seen to use in the first
+	// fault-free reference run beyond the roles objects and owned
+	// (steadyUse, as JSON): the resources and requests a schedule's
+	// resources and triggers were drawn among beside the roles. A kept
+	// schedule names them literally, so its replay draws nothing.
+	FactSteadyUsed = "explore/steady-used"
 )
-
-// IsReference reports whether the spec named name is a steadyState
-// exploration's fault-free reference run, not a schedule.
-func IsReference(name string) bool { return strings.Contains(name, ReferenceSpec) }
 
 // endStates are a steadyState exploration's fault-free reference runs'
 // end states, made once per exploration run by its first specs and
@@ -50,6 +52,41 @@ func IsReference(name string) bool { return strings.Contains(name, ReferenceSpec
 type endStates struct {
 	mu   sync.Mutex
 	refs []*judge.EndState
+	// use is what the controller used in the first reference run, as
+	// its proxies recorded it (controllerUse).
+	use steadyUse
+}
+
+// steadyUse is what a controller watched and requested in a run: the
+// resources it watched, by name (secrets), and the writes it made, by
+// verb and resource (create certificaterequests), each once, sorted.
+type steadyUse struct {
+	Watched   []string
+	Requested []schedule.Trigger
+}
+
+// fact is u as FactSteadyUsed records it: {"watched": ["secrets"],
+// "requested": ["create certificaterequests"]}.
+func (u steadyUse) fact() string {
+	requested := []string{}
+	for _, t := range u.Requested {
+		requested = append(requested, t.Verb+" "+t.Resource)
+	}
+	// Strings always marshal.
+	data, _ := json.Marshal(map[string][]string{"watched": append([]string{}, u.Watched...), "requested": requested})
+	return string(data)
+}
+
+func (r *endStates) used(u steadyUse) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.use = u
+}
+
+func (r *endStates) usage() steadyUse {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.use
 }
 
 func (r *endStates) add(es *judge.EndState) {
@@ -84,6 +121,10 @@ func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
 	Expect(err).NotTo(HaveOccurred())
 	refs.add(ref)
 	if i == 0 {
+		// What it used up to its end state, before the objects'
+		// deletion: what a schedule's faults and triggers, which come
+		// before it, can meet.
+		refs.used(controllerUse(testenv.Evidence().Snapshot().Proxies))
 		sc.DeleteAll(ctx)
 	}
 	var checks []oracle.Check
@@ -91,6 +132,56 @@ func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
 		checks = append(checks, testenv.Judged(p))
 	}
 	testenv.Verify(checks...)
+}
+
+// controllerUse is what the controller's requests in a run's proxy logs
+// watched and wrote, Lease and Event requests aside (its election, its
+// events: noise no finding needs): the resources of its watches, and the
+// verb and resource of each write a trigger can wait for (a status
+// update is an update of the resource, as a trigger matches it).
+func controllerUse(logs map[string]evidence.ProxyLog) steadyUse {
+	var u steadyUse
+	for _, l := range logs {
+		for _, req := range l.Requests {
+			if !req.IsResource() || req.Resource == "leases" || req.Resource == "events" || !schedule.Uses(schedule.Steady, req.Resource) {
+				continue
+			}
+			switch {
+			case req.Verb == "watch":
+				u.Watched = append(u.Watched, req.Resource)
+			case slices.Contains(schedule.Verbs, req.Verb):
+				u.Requested = append(u.Requested, schedule.Trigger{Verb: req.Verb, Resource: req.Resource})
+			}
+		}
+	}
+	slices.Sort(u.Watched)
+	slices.SortFunc(u.Requested, func(a, b schedule.Trigger) int {
+		return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Verb, b.Verb))
+	})
+	u.Watched, u.Requested = slices.Compact(u.Watched), slices.Compact(u.Requested)
+	return u
+}
+
+// beyond is u less what the roles name: the objects' resource and the
+// owned one are watched as the roles objects and owned, and the role
+// requests (schedule.Requests) are made of them; resource maps a role to
+// its resource.
+func (u steadyUse) beyond(resource func(role string) string) steadyUse {
+	roles := []string{resource("objects"), resource("owned")}
+	var out steadyUse
+	for _, res := range u.Watched {
+		if !slices.Contains(roles, res) {
+			out.Watched = append(out.Watched, res)
+		}
+	}
+	for _, t := range u.Requested {
+		if !slices.ContainsFunc(schedule.Requests[schedule.Steady], func(r schedule.Trigger) bool {
+			return r.Verb == t.Verb && resource(r.Resource) == t.Resource
+		}) {
+			out.Requested = append(out.Requested, t)
+		}
+	}
+	return out
 }
 
 // steady drives any controller by its steadyState binding, as the
@@ -109,6 +200,10 @@ type steady struct {
 	// pods says whether the objects owned pods (transitively) in the
 	// first reference run: only then is a pod deletion drawn.
 	pods bool
+	// used is what the controller watched and wrote in the first
+	// reference run beyond the roles: a schedule's faults and triggers
+	// are drawn among it too.
+	used steadyUse
 	// changing serialises change steps: each waits for the state to
 	// settle, then applies the next change.
 	changing sync.Mutex
@@ -130,6 +225,10 @@ func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 	d := &steady{sc: steadystate.StartScenario(ctx, ns), refs: refs.all()}
 	if len(d.refs) > 0 {
 		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
+	}
+	d.used = refs.usage().beyond(d.resource)
+	if len(d.used.Watched)+len(d.used.Requested) > 0 {
+		testenv.Fact(FactSteadyUsed, d.used.fact())
 	}
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
 	return d
@@ -193,9 +292,12 @@ func keyResource(key string) string {
 func (d *steady) target() chaos.Target { return d.sc.Target() }
 
 // limits leave out a change step when the binding has no change, and a
-// pod deletion when the objects own no pod.
+// pod deletion when the objects own no pod; they draw among what the
+// controller used in the first reference run beyond the roles, too.
 func (d *steady) limits() schedule.Limits {
-	return steadyLimits(len(d.target().Replicas), d.target().Etcd != "", len(d.sc.Binding().Changes) > 0, d.pods)
+	l := steadyLimits(len(d.target().Replicas), d.target().Etcd != "", len(d.sc.Binding().Changes) > 0, d.pods)
+	l.Watched, l.Requested = d.used.Watched, d.used.Requested
+	return l
 }
 
 // steadyLimits are the limits of a subject of replicas replicas, etcd in
@@ -345,12 +447,17 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 }
 
 // whileRunning is ctx, ended as soon as a replica of t has exited (a
-// process fault stopped it); stopped reports whether one has.
+// process fault stopped it); stopped reports whether one has. A replica
+// its kubelet restarts in place (a chaos.Follower) does not count: it
+// comes back by itself, so the state can settle under the steps.
 func whileRunning(ctx context.Context, t chaos.Target) (running context.Context, stopped func() bool, cancel context.CancelFunc) {
 	running, cancel = context.WithCancel(ctx)
 	var hit atomic.Bool
 	anyExited := func(ctx context.Context) bool {
 		for _, r := range t.Replicas {
+			if _, follows := r.Host.(chaos.Follower); follows {
+				continue
+			}
 			if r.Host != nil && r.Host.Exited(ctx) {
 				hit.Store(true)
 				return true

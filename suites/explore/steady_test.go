@@ -9,6 +9,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
@@ -267,5 +268,69 @@ func TestSteadyDrawsPodDeletionsWhereTheObjectsOwnPods(t *testing.T) {
 		if got := recoverWithin(tc.settle, tc.deleted); got != tc.want {
 			t.Errorf("settleWithin %s, a pod deleted %v: recovery within %s, want %s", tc.settle, tc.deleted, got, tc.want)
 		}
+	}
+}
+
+// certManagerReissue is a steadyState schedule's evidence of cert-manager
+// (testdata/cert-manager-reissue.yaml): its proxy records what the
+// controller watched and wrote.
+const certManagerReissue = "../../judge/testdata/certmanager/explore-cert-manager-steady-reissue.json"
+
+// What a controller used is read from its proxies' records: the
+// resources it watched and the writes it made, Lease and Event requests
+// aside; beyond the roles, it is what the roles do not name already.
+// cert-manager watched and wrote Secrets, which no role names (its
+// Certificates own CertificateRequests): schedules drawn with what it used
+// stall and cut the Secrets watch and wait for its Secret writes; a
+// Deployment controller's roles name all but the pods it watched.
+func TestControllerUseBeyondTheRoles(t *testing.T) {
+	e, err := evidence.Read(certManagerReissue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := evidence.ProxyLog{Requests: []proxy.Request{
+		{RequestInfo: proxy.RequestInfo{Verb: "watch", Group: "coordination.k8s.io", Resource: "leases"}},
+		{RequestInfo: proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: "cert-manager-controller"}},
+		{RequestInfo: proxy.RequestInfo{Verb: "create", Group: "events.k8s.io", Resource: "events"}},
+		{RequestInfo: proxy.RequestInfo{Verb: "get", Path: "/version"}},
+	}}
+	e.Proxies["noise"] = noise
+	roles := func(objects, owned string) func(string) string {
+		return func(role string) string {
+			return map[string]string{"objects": objects, "owned": owned}[role]
+		}
+	}
+	u := controllerUse(e.Proxies)
+	if got, want := u.fact(), `{"requested":["create certificaterequests","delete certificaterequests","update certificaterequests","update certificates","update issuers","create secrets","delete secrets","patch secrets"],"watched":["certificaterequests","certificates","clusterissuers","issuers","secrets"]}`; got != want {
+		t.Errorf("cert-manager used %s, want %s", got, want)
+	}
+	beyond := u.beyond(roles("certificates", "certificaterequests"))
+	if got, want := beyond.fact(), `{"requested":["update issuers","create secrets","delete secrets","patch secrets"],"watched":["clusterissuers","issuers","secrets"]}`; got != want {
+		t.Errorf("cert-manager used %s beyond the roles, want %s", got, want)
+	}
+	l := steadyLimits(1, true, true, false)
+	l.Watched, l.Requested = beyond.Watched, beyond.Requested
+	secrets := 0
+	for seed := range uint64(200) {
+		s := schedule.Generate(seed, schedule.Steady, l)
+		if p := s.Validate(); len(p) > 0 {
+			t.Fatalf("seed %d drew an invalid schedule: %+v", seed, p)
+		}
+		for _, st := range s.Steps {
+			if st.Resource == "secrets" && (st.Fault == "watch-stall" || st.Fault == "watch-cut") {
+				secrets++
+			}
+		}
+	}
+	if secrets == 0 {
+		t.Error("200 schedules drawn with what cert-manager used never stalled nor cut its Secrets watch")
+	}
+
+	rollout, err := evidence.Read(stuckRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := controllerUse(rollout.Proxies).beyond(roles("deployments", "replicasets")).fact(), `{"requested":[],"watched":["pods"]}`; got != want {
+		t.Errorf("the Deployment controller used %s beyond the roles, want %s", got, want)
 	}
 }

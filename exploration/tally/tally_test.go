@@ -1,0 +1,33 @@
+package tally_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/steadystate-dev/steadystate/exploration/tally"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// A run's reference runs are told from its schedules by their names; a
+// skipped spec (past the budget) ran not; a schedule is kept beside its
+// evidence, a reference run has no schedule.
+func TestSpecs(t *testing.T) {
+	specs := []verdict.Spec{
+		{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec},
+		{Name: "Exploration schedule 01 (seed 7)", Outcome: verdict.Error},
+		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.SkippedSpec},
+	}
+	got := tally.Specs(specs, "/run")
+	want := []tally.Spec{
+		{Spec: specs[0], Reference: true, Evidence: "/run/Exploration-fault-free-reference-run-1-of-2/history.txt"},
+		{Spec: specs[1], Evidence: "/run/Exploration-schedule-01-seed-7/history.txt", Schedule: "/run/Exploration-schedule-01-seed-7/schedule.yaml"},
+	}
+	if !slices.EqualFunc(got, want, func(a, b tally.Spec) bool {
+		return a.Name == b.Name && a.Reference == b.Reference && a.Evidence == b.Evidence && a.Schedule == b.Schedule
+	}) {
+		t.Errorf("specs %+v, want %+v", got, want)
+	}
+	if !tally.IsReference(specs[0].Name) || tally.IsReference(specs[1].Name) {
+		t.Error("reference runs told wrong from schedules")
+	}
+}
