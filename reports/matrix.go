@@ -302,7 +302,12 @@ func PrintFigures(w io.Writer, cells []Cell) {
 				fmt.Fprintln(tw, "SUBJECT\tSPEC\tPROPERTY\tFIGURE\tRUNS")
 				header = true
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, k.spec, k.property, k.figure, strings.Join(values[k], ", "))
+			runs := strings.Join(values[k], ", ")
+			if v := values[k]; len(v) > 1 && len(slices.Compact(slices.Clone(v))) == 1 {
+				// A bound the same in every run is said once.
+				runs = fmt.Sprintf("%s (all %d runs)", v[0], len(v))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, k.spec, k.property, k.figure, runs)
 		}
 	}
 	tw.Flush()
