@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -106,6 +107,12 @@ type PodHost struct {
 	// replica's history with it. (A terminated pod's sidecar seals itself
 	// once the controller has exited.)
 	Seal func() error
+	// Seen, when set, is the container's restart count already accounted
+	// for: the count when the replica was handed over (a crash at start
+	// is no exit of the run's), then after each Follow. Exited counts only
+	// restarts beyond it, so one restart is not reported again by every
+	// later schedule.
+	Seen *atomic.Int32
 }
 
 var (
@@ -164,11 +171,19 @@ func (h PodHost) Exited(ctx context.Context) bool {
 		return false
 	}
 	for _, c := range pod.Status.ContainerStatuses {
-		if c.Name == h.Container && (c.RestartCount > 0 || c.State.Terminated != nil) {
+		if c.Name == h.Container && (c.RestartCount > h.seen() || c.State.Terminated != nil) {
 			return true
 		}
 	}
 	return false
+}
+
+// seen is the restart count already accounted for (Seen), 0 unset.
+func (h PodHost) seen() int32 {
+	if h.Seen == nil {
+		return 0
+	}
+	return h.Seen.Load()
 }
 
 // Log is the controller container's log.
@@ -234,6 +249,9 @@ func (h PodHost) Follow(ctx context.Context, timeout time.Duration) (map[string]
 	}
 	detail := map[string]string{}
 	if s := h.status(pod); s != nil {
+		if h.Seen != nil {
+			h.Seen.Store(s.RestartCount)
+		}
 		detail["restarts"] = strconv.Itoa(int(s.RestartCount))
 		if t := s.LastTerminationState.Terminated; t != nil {
 			detail["exitCode"] = strconv.Itoa(int(t.ExitCode))

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,5 +143,30 @@ func TestStoppedForAPodRestartedInPlace(t *testing.T) {
 		if !h.Exited(t.Context()) {
 			t.Errorf("%s: a container that restarted has exited since it started", tc.name)
 		}
+	}
+}
+
+// A restart already accounted for (before the run, or followed by an
+// earlier schedule) is no exit: Exited counts restarts beyond Seen, and
+// Follow moves Seen to the count it saw.
+func TestPodHostCountsOnlyRestartsNotYetSeen(t *testing.T) {
+	seen := new(atomic.Int32)
+	seen.Store(1)
+	kube := fake.NewClientset(controllerPod(running, 1, true, false))
+	h := PodHost{Kube: kube, Namespace: "ns", Name: "x", Container: "controller", Seen: seen}
+	if h.Exited(t.Context()) {
+		t.Fatal("a restart from before the run counted as an exit")
+	}
+	kube = fake.NewClientset()
+	readsInTurn(kube, controllerPod(running, 2, true, false))
+	h.Kube = kube
+	if !h.Exited(t.Context()) {
+		t.Fatal("a new restart was not counted")
+	}
+	if _, err := h.Follow(t.Context(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() != 2 || h.Exited(t.Context()) {
+		t.Errorf("after Follow: seen %d, exited %v; want 2 and no exit", seen.Load(), h.Exited(t.Context()))
 	}
 }

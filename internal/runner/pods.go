@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,7 +113,13 @@ func StartPods(ctx context.Context, o PodOptions) (_ *Pods, err error) {
 	for _, pod := range pods {
 		m := p.mirror(pod.Name)
 		known[pod.Name] = true
-		host := chaos.PodHost{Kube: o.Kube, Namespace: o.Namespace, Name: pod.Name, Container: ControllerContainer, Seal: m.Seal}
+		seen := new(atomic.Int32)
+		for _, c := range pod.Status.ContainerStatuses {
+			if c.Name == ControllerContainer {
+				seen.Store(c.RestartCount)
+			}
+		}
+		host := chaos.PodHost{Kube: o.Kube, Namespace: o.Namespace, Name: pod.Name, Container: ControllerContainer, Seal: m.Seal, Seen: seen}
 		p.Replicas = append(p.Replicas, chaos.Replica{Identity: pod.Name, Proxy: m, Host: host})
 	}
 	for _, r := range p.Replicas {
