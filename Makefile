@@ -116,8 +116,9 @@ ifneq ($(filter $(ZOO_FINDINGS),$(FINDING)) $(words $(FINDING)),$(FINDING) 1)
 $(error zoo-repro: FINDING="$(FINDING)" is not a finding of $(ZOO_FINDINGS_DIR); give one of: $(ZOO_FINDINGS))
 endif
 endif
-# A finding on an operator needs its build (make zoo-bins, cached per version).
-ZOO_REPRO_BINS := $(if $(filter zoo-repro,$(MAKECMDGOALS)),$(if $(shell grep -s '^subject: fixtures/zoo/operators/' $(ZOO_FINDINGS_DIR)/$(FINDING).yaml),zoo-bins))
+# A finding on an operator needs its build (make zoo-bins, cached per version);
+# its subject may be quoted.
+ZOO_REPRO_BINS := $(if $(filter zoo-repro,$(MAKECMDGOALS)),$(if $(shell grep -sE '^subject: *.?fixtures/zoo/operators/' $(ZOO_FINDINGS_DIR)/$(FINDING).yaml),zoo-bins))
 zoo-repro: kube-bins steadystate $(ZOO_REPRO_BINS) ## replay a kept finding's shrunk schedule (FINDING=name, fixtures/zoo/findings) with steadystate explore; prints how many replays broke which property
 	$(GO) run ./hack/zoo -repro -finding '$(FINDING)' -findings '$(ZOO_FINDINGS_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
 

@@ -105,4 +105,14 @@ func TestZooReproNamesTheFindings(t *testing.T) {
 	if !strings.Contains(string(out), "-nodes 'on'") {
 		t.Errorf("make zoo-repro does not run with simulated nodes by default:\n%s", out)
 	}
+	// A finding on an operator builds the operators first; one on a
+	// Kubernetes controller does not.
+	if strings.Contains(string(out), "zoo-bins.sh") {
+		t.Errorf("make zoo-repro FINDING=stuck-rollout builds the operators:\n%s", out)
+	}
+	cmd = exec.Command("make", "--no-print-directory", "-n", "zoo-repro", "FINDING=cert-manager-reissue")
+	cmd.Dir = "../.."
+	if out, err = cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "hack/zoo-bins.sh") {
+		t.Errorf("make -n zoo-repro FINDING=cert-manager-reissue does not build the operators (%v):\n%s", err, out)
+	}
 }
