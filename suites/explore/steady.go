@@ -53,8 +53,10 @@ type endStates struct {
 	mu   sync.Mutex
 	refs []*judge.EndState
 	// use is what the controller used in the first reference run, as
-	// its proxies recorded it (controllerUse).
-	use steadyUse
+	// its proxies recorded it (controllerUse); announced says whether the
+	// run's status said so.
+	use       steadyUse
+	announced bool
 }
 
 // steadyUse is what a controller watched and requested in a run: the
@@ -75,6 +77,17 @@ func (u steadyUse) fact() string {
 	// Strings always marshal.
 	data, _ := json.Marshal(map[string][]string{"watched": append([]string{}, u.Watched...), "requested": requested})
 	return string(data)
+}
+
+// announce sends line as a status line, once per run: what every
+// schedule is drawn among is said when the first one starts.
+func (r *endStates) announce(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.announced {
+		r.announced = true
+		testenv.Status(line)
+	}
 }
 
 func (r *endStates) used(u steadyUse) {
@@ -229,6 +242,7 @@ func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 	d.used = refs.usage().beyond(d.resource)
 	if len(d.used.Watched)+len(d.used.Requested) > 0 {
 		testenv.Fact(FactSteadyUsed, d.used.fact())
+		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run: " + d.used.fact())
 	}
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
 	return d
