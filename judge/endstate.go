@@ -338,19 +338,17 @@ type masker struct {
 	addrs map[string]string
 }
 
-func newMasker(s oracle.State, ns string) *masker {
+// newMasker masks the values of state s of namespace ns; ids are its
+// objects' identities (Identities), which name a pod's address.
+func newMasker(s oracle.State, ns string, ids map[string]string) *masker {
 	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}, addrs: map[string]string{}}
 	if ns != "" {
 		m.ns = namespaceMask(ns)
 	}
-	var ids map[string]string
 	for _, k := range slices.Sorted(maps.Keys(s)) {
 		o := s[k]
 		m.uids[string(o.GetUID())] = true
 		if o.GetKind() == "Pod" {
-			if ids == nil {
-				ids = Identities(s, ns)
-			}
 			m.podAddresses(o.Object, ids[k])
 		}
 		if g := maskedName(o); g != o.GetName() {
@@ -485,7 +483,8 @@ func (es *EndState) compared() map[string][]endObject {
 	for k, o := range es.Objects {
 		s[k] = &unstructured.Unstructured{Object: o}
 	}
-	ids, m := Identities(s, es.Namespace), newMasker(s, es.Namespace)
+	ids := Identities(s, es.Namespace)
+	m := newMasker(s, es.Namespace, ids)
 	out := map[string][]endObject{}
 	for k, o := range s {
 		content := map[string]any{}

@@ -593,7 +593,7 @@ func readinessBound(e *evidence.Evidence) string {
 			how = append(how, fmt.Sprintf("%s when %s is %s", o.Kind, o.Path, o.Value))
 		}
 	}
-	kind := map[string]string{}
+	last := map[string]*unstructured.Unstructured{}
 	hadStatus := map[string]bool{}
 	src.ReplayAfter(time.Time{}, func(_ time.Time, s oracle.State) {
 		for _, k := range keys {
@@ -601,7 +601,7 @@ func readinessBound(e *evidence.Evidence) string {
 			if obj == nil {
 				continue
 			}
-			kind[k] = obj.GetKind() + "/" + obj.GetName()
+			last[k] = obj
 			if st, ok := obj.Object["status"].(map[string]any); ok && len(st) > 0 {
 				hadStatus[k] = true
 			}
@@ -609,11 +609,11 @@ func readinessBound(e *evidence.Evidence) string {
 	})
 	var statusless []string
 	for _, k := range keys {
-		name, seen := kind[k]
-		if !seen || hadStatus[k] || overridden[strings.SplitN(name, "/", 2)[0]] || !customResource(k) {
+		obj := last[k]
+		if obj == nil || hadStatus[k] || overridden[obj.GetKind()] || !customResource(k) {
 			continue
 		}
-		statusless = append(statusless, name)
+		statusless = append(statusless, obj.GetKind()+"/"+obj.GetName())
 	}
 	text := "ready: kstatus Current"
 	if len(how) > 0 {
@@ -630,7 +630,6 @@ func readinessBound(e *evidence.Evidence) string {
 // is not one of Kubernetes' own (*.k8s.io); the core group and apps,
 // batch and the like have none.
 func customResource(k string) bool {
-	history, _, _ := strings.Cut(k, ":")
-	_, group, found := strings.Cut(strings.TrimPrefix(history, "steady/"), ".")
+	_, group, found := strings.Cut(SteadyResource(k), ".")
 	return found && strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
 }

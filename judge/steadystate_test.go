@@ -824,7 +824,7 @@ func TestAddressMasksAreDeterministic(t *testing.T) {
 		"b": pod("b", "10.244.0.3", "10.0.0.7", nil),
 	}
 	for range 50 {
-		m := newMasker(s, "ns")
+		m := newMasker(s, "ns", Identities(s, "ns"))
 		if got := m.value("10.0.0.7"); got != "<a node's address>" {
 			t.Fatalf("the host-network pod's address: %q", got)
 		}
