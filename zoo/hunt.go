@@ -16,11 +16,14 @@ import (
 
 // HuntConfig is one hunt's configuration (`make hunt`): every subject
 // explored in turn with `steadystate explore --subject FILE --capability
-// Capability --budget Budget --seed Seed`.
+// Capability --budget Budget --seed Seed --parallel Parallel`.
 type HuntConfig struct {
 	Capability string
 	Budget     time.Duration
 	Seed       uint64
+	// Parallel is how many suite processes explore a subject side by
+	// side, a cluster each (1: one, explore's default).
+	Parallel int
 	// Steadystate is the steadystate program; Artifacts the hunt's folder
 	// (each subject's exploration in <Artifacts>/<subject>); Env is added
 	// to every exploration's environment (LOCAL_NODES=on).
@@ -44,6 +47,8 @@ type HuntRow struct {
 	Capability string        `json:"capability"`
 	Seed       uint64        `json:"seed"`
 	Budget     time.Duration `json:"budget"`
+	// Parallel is how many suite processes explored it side by side.
+	Parallel int `json:"parallel,omitempty"`
 	// Took is the exploration's wall time (cluster start and reference
 	// runs included); Schedules how many schedules it judged (the
 	// reference runs are none), References the fault-free runs.
@@ -96,7 +101,7 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 	var rows []HuntRow
 	for i, s := range subjects {
 		dir := filepath.Join(cfg.Artifacts, s.Name)
-		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Dir: dir}
+		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Parallel: max(cfg.Parallel, 1), Dir: dir}
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(subjects), s.Name)
 		if err := os.RemoveAll(dir); err != nil {
 			return rows, err
@@ -105,18 +110,23 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 			return rows, err
 		}
 		args := []string{"explore", "--subject", s.File, "--capability", cfg.Capability, "--budget", cfg.Budget.String(), "--seed", fmt.Sprint(cfg.Seed)}
+		if r.Parallel > 1 {
+			args = append(args, "--parallel", fmt.Sprint(r.Parallel))
+		}
 		fmt.Fprintf(progress, "%s: steadystate %s (artifacts %s)\n", tag, strings.Join(args, " "), dir)
 		start := time.Now()
 		logPath := filepath.Join(dir, "explore.log")
 		_, runErr := runLogged(ctx, logPath, Config{Steadystate: cfg.Steadystate, Env: cfg.Env}, "  "+tag+" | ", progress, args...)
 		r.Took = time.Since(start)
-		run := filepath.Join(dir, "explore", "run")
-		reps, err := verdict.ReadReport(filepath.Join(run, "report.json"))
-		if err != nil {
-			r.Err = fmt.Sprintf("the exploration (%v) left no report: %v; see %s", runErr, err, logPath)
-		}
-		for _, rep := range reps {
-			HuntTally(&r, verdict.Specs(rep), run)
+		for _, run := range huntRuns(filepath.Join(dir, "explore", "run"), r.Parallel) {
+			reps, err := verdict.ReadReport(filepath.Join(run, "report.json"))
+			if err != nil {
+				r.Err = fmt.Sprintf("the exploration (%v) left no report: %v; see %s", runErr, err, logPath)
+				break
+			}
+			for _, rep := range reps {
+				HuntTally(&r, verdict.Specs(rep), run)
+			}
 		}
 		fmt.Fprintf(progress, "%s: %d schedule(s) in %s (%.1f a minute), %d finding(s), %d error(s)%s\n", tag, r.Schedules, r.Took.Round(time.Second), r.PerMinute(), len(r.Findings), len(r.Errors), errSuffix(r.Err))
 		rows = append(rows, r)
@@ -125,6 +135,20 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 		}
 	}
 	return rows, writeHunt(cfg.Artifacts, rows)
+}
+
+// huntRuns are the folders an exploration of parallel suite processes
+// below run keeps its reports in: run itself for one process, its
+// shard-1 ... shard-N for more (explore --parallel).
+func huntRuns(run string, parallel int) []string {
+	if parallel <= 1 {
+		return []string{run}
+	}
+	dirs := make([]string, parallel)
+	for i := range dirs {
+		dirs[i] = filepath.Join(run, fmt.Sprintf("shard-%d", i+1))
+	}
+	return dirs
 }
 
 func errSuffix(err string) string {
@@ -138,15 +162,15 @@ func errSuffix(err string) string {
 // says whether the hunt was clean: every subject explored, no finding, no
 // error.
 func PrintHunt(w io.Writer, rows []HuntRow) bool {
-	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | WALL | SCHEDULES | PER MINUTE | FINDINGS | ERRORS |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | PROCESSES | WALL | SCHEDULES | PER MINUTE | FINDINGS | ERRORS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	clean := true
 	for _, r := range rows {
 		errs := fmt.Sprint(len(r.Errors))
 		if r.Err != "" {
 			errs = "no report"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %d | %.1f | %d | %s |\n", r.Subject, r.Capability, r.Seed, r.Budget, r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %d | %s |\n", r.Subject, r.Capability, r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
 		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
 	}
 	for _, r := range rows {

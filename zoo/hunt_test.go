@@ -2,6 +2,8 @@ package zoo_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +39,7 @@ func TestHuntTally(t *testing.T) {
 	if zoo.PrintHunt(&out, []zoo.HuntRow{r}) {
 		t.Errorf("a hunt with a finding and an error is clean:\n%s", out.String())
 	}
-	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 2m0s | 3 | 1.5 | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
+	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed lacks %q:\n%s", want, out.String())
 		}
@@ -60,5 +62,62 @@ func TestHuntTally(t *testing.T) {
 	zoo.HuntTally(&ref, []verdict.Spec{{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}}, "/d")
 	if len(ref.Findings) != 1 || ref.Findings[0].Schedule != "" || ref.Schedules != 0 {
 		t.Errorf("a broken reference run: %+v", ref)
+	}
+}
+
+// fakeExplore is a steadystate program that explores as --parallel 2
+// does: a report per suite process in explore/run/shard-1 and shard-2,
+// the first with a reference run and a passed schedule, the second with
+// a broken one; it keeps its arguments in ZOO_FAKE_ARGS.
+const fakeExplore = `#!/bin/sh
+echo "$@" > "$ZOO_FAKE_ARGS"
+for k in 1 2; do mkdir -p "$ARTIFACTS/explore/run/shard-$k"; done
+spec() { echo '{"LeafNodeType":"It","ContainerHierarchyTexts":["Exploration"],"LeafNodeText":"'"$1"'","State":"'"$2"'"}'; }
+echo '[{"SuiteDescription":"explore","SuiteSucceeded":true,"SpecReports":['"$(spec "` + tally.ReferenceSpec + ` 1 of 2" passed),$(spec "schedule 01 (seed 1)" passed)"']}]' > "$ARTIFACTS/explore/run/shard-1/report.json"
+echo '[{"SuiteDescription":"explore","SuiteSucceeded":true,"SpecReports":['"$(spec "schedule 02 (seed 2)" passed)"']}]' > "$ARTIFACTS/explore/run/shard-2/report.json"
+`
+
+// TestHuntSideBySide: a hunt of two suite processes asks explore for
+// them and counts the schedules of both processes' reports; one that
+// left a process's report out is the row's error.
+func TestHuntSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	os.WriteFile(prog, []byte(fakeExplore), 0o755)
+	t.Setenv("ZOO_FAKE_ARGS", filepath.Join(dir, "args"))
+	zooDir := filepath.Join(dir, "zoo")
+	os.MkdirAll(zooDir, 0o755)
+	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	subjects, err := zoo.Subjects(zooDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "hunt")
+	os.MkdirAll(art, 0o755)
+	var progress bytes.Buffer
+	cfg := zoo.HuntConfig{Capability: "steadyState", Budget: time.Minute, Seed: 1, Parallel: 2, Steadystate: prog, Artifacts: art}
+	rows, err := zoo.Hunt(t.Context(), cfg, subjects, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Schedules != 2 || rows[0].References != 1 || rows[0].Err != "" || rows[0].Parallel != 2 {
+		t.Fatalf("rows %+v\n%s", rows, progress.String())
+	}
+	if args, _ := os.ReadFile(filepath.Join(dir, "args")); !strings.Contains(string(args), "--parallel 2") {
+		t.Errorf("explore was asked %q, not for 2 processes", args)
+	}
+	var out bytes.Buffer
+	zoo.PrintHunt(&out, rows)
+	if want := "| job | steadyState | 1 | 1m0s | 2 |"; !strings.Contains(out.String(), want) {
+		t.Errorf("printed lacks %q:\n%s", want, out.String())
+	}
+
+	cfg.Parallel = 3
+	rows, err = zoo.Hunt(t.Context(), cfg, subjects, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || !strings.Contains(rows[0].Err, "shard-3") {
+		t.Errorf("a process that left no report is not the row's error: %+v", rows)
 	}
 }

@@ -74,6 +74,7 @@ func run(ctx context.Context) (bool, error) {
 	budget := fs.Duration("budget", 30*time.Minute, "the hunt: each subject's exploration budget")
 	seed := fs.Uint64("seed", 1, "the hunt: the explorations' seed")
 	capability := fs.String("capability", "steadyState", "the hunt: the capability explored")
+	parallel := fs.Int("parallel", 1, "the hunt: suite processes exploring each subject side by side, a cluster each")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
 	}
@@ -89,7 +90,7 @@ func run(ctx context.Context) (bool, error) {
 		return repro(ctx, *findings, *finding, *steadystate, *artifactsRoot, *nodes)
 	}
 	if *hunt {
-		return runHunt(ctx, *dir, *subjects, *steadystate, *artifactsRoot, *nodes, zoo.HuntConfig{Capability: *capability, Budget: *budget, Seed: *seed})
+		return runHunt(ctx, *dir, *subjects, *steadystate, *artifactsRoot, *nodes, zoo.HuntConfig{Capability: *capability, Budget: *budget, Seed: *seed, Parallel: *parallel})
 	}
 	if *runs < 1 {
 		return false, fmt.Errorf("zoo: -runs %d (ZOO_RUNS): give a count of 1 or more", *runs)
@@ -155,6 +156,9 @@ func runHunt(ctx context.Context, dir, subjects, steadystate, artifactsRoot, nod
 	if cfg.Budget <= 0 {
 		return false, fmt.Errorf("hunt: -budget %s (HUNT_BUDGET): give a duration above zero, such as 30m", cfg.Budget)
 	}
+	if cfg.Parallel < 1 {
+		return false, fmt.Errorf("hunt: -parallel %d (HUNT_PARALLEL): give a count of 1 or more", cfg.Parallel)
+	}
 	picked, err := zoo.Subjects(dir, items(subjects))
 	if err != nil {
 		return false, err
@@ -169,7 +173,7 @@ func runHunt(ctx context.Context, dir, subjects, steadystate, artifactsRoot, nod
 		return false, err
 	}
 	cfg.Env = []string{"LOCAL_NODES=" + nodes}
-	fmt.Fprintf(os.Stderr, "hunt: %d subject(s), %s each as %s, seed %d, on the local cluster with LOCAL_NODES=%s; artifacts in %s\n", len(picked), cfg.Budget, cfg.Capability, cfg.Seed, nodes, cfg.Artifacts)
+	fmt.Fprintf(os.Stderr, "hunt: %d subject(s), %s each as %s, seed %d, %d suite process(es) side by side, on the local cluster with LOCAL_NODES=%s; artifacts in %s\n", len(picked), cfg.Budget, cfg.Capability, cfg.Seed, cfg.Parallel, nodes, cfg.Artifacts)
 	rows, err := zoo.Hunt(ctx, cfg, picked, os.Stderr)
 	ok := zoo.PrintHunt(os.Stdout, rows)
 	fmt.Fprintf(os.Stdout, "hunt: table kept in %s (hunt.json, hunt.md)\n", cfg.Artifacts)
