@@ -691,6 +691,25 @@ func resolves(obj any, p []string) bool {
 	return false
 }
 
+// fieldPath splits an ignore path at its dots, but for those of a
+// condition's type (status.conditions[example.com/Synced].status).
+func fieldPath(p string) []string {
+	var out []string
+	start, depth := 0, 0
+	for i, r := range p {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == '.' && depth == 0:
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
 // references are the settled fault-free reference runs of the evidence:
 // none recorded is not evaluated, and so is a reference none of which
 // settled (the subject or its set-up is broken, nothing was compared).
@@ -773,7 +792,7 @@ func sameEndState(e *evidence.Evidence) error {
 		found := false
 		for _, es := range append([]*EndState{got}, refs...) {
 			for _, o := range es.Objects {
-				found = found || resolves(o, strings.Split(p, "."))
+				found = found || resolves(o, fieldPath(p))
 			}
 		}
 		if !found {

@@ -44,8 +44,9 @@ type SteadyState struct {
 	// Ignore lists dotted field paths (status.lastSyncTime) masked in the
 	// end-state comparison, on every object: the field and everything
 	// below it, through lists (status.conditions.lastTransitionTime). A
-	// condition is named by its type: status.conditions[Active] (the
-	// comparison matches conditions by type).
+	// condition is named by its type: status.conditions[Active], or
+	// status.conditions[example.com/Synced] (the comparison matches
+	// conditions by type).
 	Ignore []string `json:"ignore,omitempty"`
 	// Shared lists what the controller may leave behind by design: a
 	// kind (ConfigMap) or one object (ConfigMap/ca-bundle), a
@@ -414,7 +415,7 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 		if before, _, ok := strings.Cut(p, "["); !ok {
 			checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
 		} else if !conditionPathPattern.MatchString(p) || (before != "conditions" && !strings.HasSuffix(before, ".conditions")) {
-			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active] (a type with a dot or a slash cannot be named: ignore status.conditions.<field> for all)")
+			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q is not a field path", p), "field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active], status.conditions[example.com/Synced]")
 		}
 		if p == "" {
 			bad(fmt.Sprintf("%signore[%d]", at, i), "empty", "a dotted field path such as status.lastSyncTime")

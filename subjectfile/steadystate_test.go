@@ -121,6 +121,7 @@ func TestBadSteadyState(t *testing.T) {
 		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.steadyState.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},
 		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.steadyState.ignore[0]: "status..x" is not a field path`}},
 		{"a selector on no conditions list", "status.lastSyncTime", `"status.items[Active]"`, []string{`capabilities.steadyState.ignore[0]: "status.items[Active]" is not a field path; expected field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active]`}},
+		{"a condition type that is no type", "status.lastSyncTime", `"status.conditions[a b]"`, []string{`capabilities.steadyState.ignore[0]: "status.conditions[a b]" is not a field path`}},
 		{"an empty condition type", "status.lastSyncTime", `"status.conditions[]"`, []string{`capabilities.steadyState.ignore[0]: "status.conditions[]" is not a field path`}},
 		{"missing file", "- more.yaml", "- less.yaml", []string{"capabilities.steadyState.objects[1]:", "less.yaml"}},
 		{"manifest without name", "metadata: {name: db, labels", "metadata: {labels", []string{"capabilities.steadyState.objects[0]: Database has no metadata.name"}},

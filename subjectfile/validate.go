@@ -15,8 +15,10 @@ var (
 	namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 	// conditionPathPattern is an ignore path naming a condition by its
-	// type: status.conditions[Active], and fields below it.
-	conditionPathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[[A-Za-z0-9_-]+\](\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	// type: status.conditions[Active], and fields below it. A type may
+	// be qualified as metav1.Condition's are (a DNS prefix and a slash,
+	// dots in its name): status.conditions[example.com/Synced].
+	conditionPathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\[([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\](\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 	// resourcePattern is resource[.group][/subresource], as
 	// leaderElected.leaderOnly names them.
 	resourcePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(/[a-z]+)?$`)
