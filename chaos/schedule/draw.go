@@ -53,9 +53,13 @@ func (g *generator) place(st *Step, from, span time.Duration) {
 
 // after places st right after the subject's next request of a kind it
 // makes (of resource, when it makes one of that), with at most a tenth of
-// the horizon's delay.
+// the horizon's delay; on the clock when it makes none (Limits.Unmade).
 func (g *generator) after(st *Step, resource string) {
 	requests := g.requests
+	if len(requests) == 0 {
+		st.At = roundMS(g.duration(g.l.Horizon))
+		return
+	}
 	if of := slices.DeleteFunc(slices.Clone(requests), func(t Trigger) bool { return t.Resource != resource }); len(of) > 0 {
 		requests = of
 	}

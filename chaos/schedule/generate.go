@@ -33,6 +33,13 @@ type Limits struct {
 	// these are not drawn for it (Uses). None: the draw is the roles'.
 	Watched   []string
 	Requested []Trigger
+	// Unmade are requests of the capability's own (Requests) the
+	// subject was seen not to make (a steadyState controller that never
+	// deletes what it owns, in its fault-free reference run): triggers
+	// are not drawn on them, which would wait out their bound and leave
+	// their step undone. A step drawn after a request when none is left
+	// is placed on the clock. None: every one is drawn.
+	Unmade []Trigger
 }
 
 // DefaultLimits draw schedules of up to 8 steps over 6s, faults of up to
@@ -148,7 +155,8 @@ func drawable(capability string, l Limits) (watched, answered []string, requests
 	})
 	watched = append(slices.Clone(roles), seen...)
 	answered = append(slices.Clone(roles), slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(seen), written...))))...)
-	requests = append(slices.Clone(Requests[capability]), slices.Compact(made)...)
+	own := slices.DeleteFunc(slices.Clone(Requests[capability]), func(t Trigger) bool { return slices.Contains(l.Unmade, t) })
+	requests = append(own, slices.Compact(made)...)
 	return watched, answered, requests
 }
 

@@ -100,6 +100,48 @@ func TestGenerateDrawsWhatTheSubjectUsed(t *testing.T) {
 	}
 }
 
+// A steadyState controller that was seen not to make some of the role
+// requests (it never updates nor deletes what it owns): no step waits
+// for them; the others, and what it made beyond the roles, are still
+// drawn. One that made none of them, and nothing beyond: every step is
+// on the clock, and every schedule is valid.
+func TestGenerateLeavesOutUnmadeRequests(t *testing.T) {
+	l := DefaultLimits
+	l.Unmade = []Trigger{{Verb: "update", Resource: "owned"}, {Verb: "delete", Resource: "owned"}}
+	l.Requested = []Trigger{{Verb: "create", Resource: "services"}}
+	after := map[Trigger]int{}
+	for seed := uint64(1); seed <= 500; seed++ {
+		for _, st := range Generate(seed, Steady, l).Steps {
+			if st.After != nil {
+				after[Trigger{Verb: st.After.Verb, Resource: st.After.Resource}]++
+			}
+		}
+	}
+	for _, tr := range l.Unmade {
+		if after[tr] > 0 {
+			t.Errorf("%d steps wait for the next %s of %s, which the subject does not make", after[tr], tr.Verb, tr.Resource)
+		}
+	}
+	for _, tr := range []Trigger{{Verb: "create", Resource: "owned"}, {Verb: "update", Resource: "objects"}, {Verb: "create", Resource: "services"}} {
+		if after[tr] == 0 {
+			t.Errorf("500 seeds never placed a step after the next %s of %s: %v", tr.Verb, tr.Resource, after)
+		}
+	}
+	none := DefaultLimits
+	none.Unmade = slices.Clone(Requests[Steady])
+	for seed := uint64(1); seed <= 500; seed++ {
+		s := Generate(seed, Steady, none)
+		if p := s.Validate(); len(p) > 0 {
+			t.Fatalf("seed %d drew an invalid schedule: %+v\n%+v", seed, p, s)
+		}
+		for _, st := range s.Steps {
+			if st.After != nil {
+				t.Fatalf("seed %d: a step after the next %s of %s, and the subject makes no request", seed, st.After.Verb, st.After.Resource)
+			}
+		}
+	}
+}
+
 // With nothing used beyond the roles, or for a capability whose roles
 // name every resource it uses, the draw is the roles' alone, byte for
 // byte what it was before resources beyond them could be drawn.

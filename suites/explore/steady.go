@@ -40,8 +40,9 @@ const (
 	// FactSteadyUsed is what the controller was seen to use in the first
 	// fault-free reference run beyond the roles objects and owned
 	// (steadyUse, as JSON): the resources and requests a schedule's
-	// resources and triggers were drawn among beside the roles. A kept
-	// schedule names them literally, so its replay draws nothing.
+	// resources and triggers were drawn among beside the roles, and the
+	// role requests it did not make, on which no trigger was drawn. A
+	// kept schedule names them literally, so its replay draws nothing.
 	FactSteadyUsed = "explore/steady-used"
 )
 
@@ -65,19 +66,34 @@ type endStates struct {
 type steadyUse struct {
 	Watched   []string
 	Requested []schedule.Trigger
+	// Unmade are, beyond the roles (beyond), the role requests
+	// (schedule.Requests) the controller did not make: no trigger waits
+	// for them.
+	Unmade []schedule.Trigger
 }
 
 // fact is u as FactSteadyUsed records it: {"watched": ["secrets"],
-// "requested": ["create certificaterequests"]}.
+// "requested": ["create certificaterequests"]}, and "unmade": ["delete
+// owned"] when it has any.
 func (u steadyUse) fact() string {
-	requested := []string{}
-	for _, t := range u.Requested {
-		requested = append(requested, t.Verb+" "+t.Resource)
+	requests := func(ts []schedule.Trigger) []string {
+		out := []string{}
+		for _, t := range ts {
+			out = append(out, t.Verb+" "+t.Resource)
+		}
+		return out
+	}
+	f := map[string][]string{"watched": append([]string{}, u.Watched...), "requested": requests(u.Requested)}
+	if len(u.Unmade) > 0 {
+		f["unmade"] = requests(u.Unmade)
 	}
 	// Strings always marshal.
-	data, _ := json.Marshal(map[string][]string{"watched": append([]string{}, u.Watched...), "requested": requested})
+	data, _ := json.Marshal(f)
 	return string(data)
 }
+
+// used reports whether u holds anything to draw by.
+func (u steadyUse) used() bool { return len(u.Watched)+len(u.Requested)+len(u.Unmade) > 0 }
 
 // announce sends line as a status line, once per run: what every
 // schedule is drawn among is said when the first one starts.
@@ -177,11 +193,19 @@ func controllerUse(logs map[string]evidence.ProxyLog) steadyUse {
 
 // beyond is u less what the roles name: the objects' resource and the
 // owned one are watched as the roles objects and owned, and the role
-// requests (schedule.Requests) are made of them; resource maps a role to
-// its resource.
+// requests (schedule.Requests) are made of them; with the role requests
+// u did not make as Unmade (none when u holds nothing: no run's use to go
+// by). resource maps a role to its resource.
 func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 	roles := []string{resource("objects"), resource("owned")}
 	var out steadyUse
+	if len(u.Watched)+len(u.Requested) > 0 {
+		for _, r := range schedule.Requests[schedule.Steady] {
+			if !slices.ContainsFunc(u.Requested, func(t schedule.Trigger) bool { return t.Verb == r.Verb && t.Resource == resource(r.Resource) }) {
+				out.Unmade = append(out.Unmade, r)
+			}
+		}
+	}
 	for _, res := range u.Watched {
 		if !slices.Contains(roles, res) {
 			out.Watched = append(out.Watched, res)
@@ -240,9 +264,9 @@ func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
 	}
 	d.used = refs.usage().beyond(d.resource)
-	if len(d.used.Watched)+len(d.used.Requested) > 0 {
+	if d.used.used() {
 		testenv.Fact(FactSteadyUsed, d.used.fact())
-		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run: " + d.used.fact())
+		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + d.used.fact())
 	}
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
 	return d
@@ -310,7 +334,7 @@ func (d *steady) target() chaos.Target { return d.sc.Target() }
 // controller used in the first reference run beyond the roles, too.
 func (d *steady) limits() schedule.Limits {
 	l := steadyLimits(len(d.target().Replicas), d.target().Etcd != "", len(d.sc.Binding().Changes) > 0, d.pods)
-	l.Watched, l.Requested = d.used.Watched, d.used.Requested
+	l.Watched, l.Requested, l.Unmade = d.used.Watched, d.used.Requested, d.used.Unmade
 	return l
 }
 

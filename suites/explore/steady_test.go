@@ -282,7 +282,9 @@ const certManagerReissue = "../../judge/testdata/certmanager/explore-cert-manage
 // cert-manager watched and wrote Secrets, which no role names (its
 // Certificates own CertificateRequests): schedules drawn with what it used
 // stall and cut the Secrets watch and wait for its Secret writes; a
-// Deployment controller's roles name all but the pods it watched.
+// Deployment controller's roles name all but the pods it watched, and it
+// made every role request but a delete of what it owns, for which no
+// step waits.
 func TestControllerUseBeyondTheRoles(t *testing.T) {
 	e, err := evidence.Read(certManagerReissue)
 	if err != nil {
@@ -330,7 +332,22 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := controllerUse(rollout.Proxies).beyond(roles("deployments", "replicasets")).fact(), `{"requested":[],"watched":["pods"]}`; got != want {
+	deployments := controllerUse(rollout.Proxies).beyond(roles("deployments", "replicasets"))
+	if got, want := deployments.fact(), `{"requested":[],"unmade":["delete owned"],"watched":["pods"]}`; got != want {
 		t.Errorf("the Deployment controller used %s beyond the roles, want %s", got, want)
+	}
+	// It deleted no ReplicaSet (none past its history limit): no step
+	// waits for one.
+	l = steadyLimits(1, true, true, true)
+	l.Watched, l.Requested, l.Unmade = deployments.Watched, deployments.Requested, deployments.Unmade
+	for seed := range uint64(200) {
+		for _, st := range schedule.Generate(seed, schedule.Steady, l).Steps {
+			if st.After != nil && st.After.Verb == "delete" && st.After.Resource == "owned" {
+				t.Fatalf("seed %d: a step waits for a delete of owned, which the Deployment controller did not make", seed)
+			}
+		}
+	}
+	if (steadyUse{}).beyond(roles("deployments", "replicasets")).used() {
+		t.Error("with no run's use to go by, role requests are taken as unmade")
 	}
 }
