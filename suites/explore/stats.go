@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -124,7 +125,7 @@ func (st *stats) done(r SpecReport) {
 		shard = fmt.Sprintf("shard %d of %d: ", st.c.Shard+1, st.c.Shards)
 	}
 	line := fmt.Sprintf("%s: %s in %s [%s] | %s%d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
-		r.LeafNodeText, what, r.RunTime.Round(time.Second), PhasesOf(r), shard, st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
+		r.LeafNodeText, what, r.RunTime.Round(time.Second), phases.Of(r), shard, st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
 	st.mu.Unlock()
 	testenv.Status(line)
 }
