@@ -334,7 +334,7 @@ func (t *summary) add(w io.Writer, c Run, run reports.Run) {
 		}
 		var steps []string
 		if s.Report != nil {
-			steps = explore.NotDone(*s.Report)
+			steps = tally.NotDone(*s.Report)
 			t.times = append(t.times, phases.Of(*s.Report))
 		}
 		switch s.Outcome {

@@ -130,7 +130,7 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 		}
 	}
 	testenv.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
-	AddReportEntry(NotDoneEntry, ReportEntryVisibilityNever, notDone)
+	AddReportEntry(tally.NotDoneEntry, ReportEntryVisibilityNever, notDone)
 	// A fault that failed, or was never recovered, makes the schedule an
 	// error before its subject is judged.
 	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
