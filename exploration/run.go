@@ -26,7 +26,6 @@ import (
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -193,9 +192,9 @@ func (c *Run) capabilities() ([]string, error) {
 		}
 		bound = f.Capabilities.Bound()
 	}
-	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
+	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(schedule.Explorable, b) })
 	if len(bound) == 0 {
-		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.Subject, strings.Join(explore.Explorable, ", "))
+		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.Subject, strings.Join(schedule.Explorable, ", "))
 	}
 	return bound, nil
 }
