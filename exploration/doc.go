@@ -4,5 +4,6 @@
 // replayed, or shrunk by the shrink policy (chaos/shrink). It prints each
 // finding with the schedule kept beside its evidence, and fails on a
 // finding, on a schedule that ended in an error, and on a run in which no
-// schedule ran.
+// schedule ran. It reads the suite's report through packages tally and
+// phases and never imports the suite.
 package exploration

@@ -18,6 +18,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/chaos/shrink"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/cli"
@@ -25,7 +26,6 @@ import (
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -192,9 +192,9 @@ func (c *Run) capabilities() ([]string, error) {
 		}
 		bound = f.Capabilities.Bound()
 	}
-	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(explore.Explorable, b) })
+	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(schedule.Explorable, b) })
 	if len(bound) == 0 {
-		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.Subject, strings.Join(explore.Explorable, ", "))
+		return nil, fmt.Errorf("subject %s has no capability exploration drives (%s)", c.Subject, strings.Join(schedule.Explorable, ", "))
 	}
 	return bound, nil
 }
@@ -266,7 +266,7 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 		took, peak = max(took, run.Took), peak+run.PeakMemory
 		t.add(w, c, run)
 	}
-	ran, findings, errs, reproduced, notDone, short, refs, phases := t.ran, t.findings, t.errs, t.reproduced, t.notDone, t.short, t.refs, t.phases
+	ran, findings, errs, reproduced, notDone, short, refs, times := t.ran, t.findings, t.errs, t.reproduced, t.notDone, t.short, t.refs, t.times
 	also := ""
 	if refs > 0 {
 		also = fmt.Sprintf(" (after %d fault-free reference run(s))", refs)
@@ -280,8 +280,8 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	if notDone > 0 {
 		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
 	}
-	if len(phases) > 0 {
-		ps := explore.SummarisePhases(phases)
+	if len(times) > 0 {
+		ps := phases.Summarise(times)
 		fmt.Fprintf(w, "explore: %s\n", ps)
 		if refs > 0 {
 			fmt.Fprintf(w, "explore: the %d reference run(s) took %s together\n", refs, t.refsTook.Round(time.Second))
@@ -308,7 +308,7 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 // and the reference runs' time.
 type summary struct {
 	ran, findings, errs, reproduced, notDone, short, refs int
-	phases                                                []explore.PhaseTimes
+	times                                                 []phases.Times
 	refsTook                                              time.Duration
 }
 
@@ -333,8 +333,8 @@ func (t *summary) add(w io.Writer, c Run, run reports.Run) {
 		}
 		var steps []string
 		if s.Report != nil {
-			steps = explore.NotDone(*s.Report)
-			t.phases = append(t.phases, explore.PhasesOf(*s.Report))
+			steps = tally.NotDone(*s.Report)
+			t.times = append(t.times, phases.Of(*s.Report))
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
@@ -362,7 +362,7 @@ func (t *summary) add(w io.Writer, c Run, run reports.Run) {
 const PhasesFile = "phases.json"
 
 // writePhases keeps the run's phase summary ps in dir.
-func writePhases(dir string, ps explore.PhaseSummary) error {
+func writePhases(dir string, ps phases.Summary) error {
 	if dir == "" {
 		return nil
 	}

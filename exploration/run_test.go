@@ -10,7 +10,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -41,7 +40,7 @@ func TestExploreSubjectNames(t *testing.T) {
 // which no schedule ran, fails the command as a finding does, and the
 // summary counts the errors and the steps not done.
 func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
-	notDone := types.ReportEntry{Name: explore.NotDoneEntry, Value: types.WrapEntryValue([]string{"step 1: scale-up after the next create of pods: not done: the subject made no create of pods within 8s"})}
+	notDone := types.ReportEntry{Name: tally.NotDoneEntry, Value: types.WrapEntryValue([]string{"step 1: scale-up after the next create of pods: not done: the subject made no create of pods within 8s"})}
 	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
 	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "assumption explore/steps-acted did not hold: pod-deletion at 10:00:00.000 failed: no pod to delete"}
 	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}

@@ -39,6 +39,11 @@ const (
 // Capabilities are every capability a schedule may name.
 var Capabilities = []string{Scalable, Leader, Composite, Movable, Steady}
 
+// Explorable are the capabilities exploration can drive: those the
+// exploration suite has a driver for, today every one a schedule may
+// name.
+var Explorable = []string{Scalable, Leader, Composite, Movable, Steady}
+
 // Faults are the faults a schedule can inject, by name: the fault proxy's
 // rules on a replica's requests and watches, and the faults that act on
 // pods, processes, the Lease, the API and etcd.

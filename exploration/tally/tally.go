@@ -1,8 +1,11 @@
 package tally
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -47,4 +50,27 @@ func Specs(specs []verdict.Spec, dir string) []Spec {
 		out = append(out, c)
 	}
 	return out
+}
+
+// NotDoneEntry is the report entry of a schedule's steps that were not
+// done (their trigger never came, their replica was not there), each as
+// its spec's facts tell it.
+const NotDoneEntry = "steps not done"
+
+// NotDone reads a schedule's steps that were not done from its report, as
+// the suite made it or as read back from its JSON.
+func NotDone(r types.SpecReport) []string {
+	for _, e := range r.ReportEntries {
+		if e.Name != NotDoneEntry {
+			continue
+		}
+		if steps, ok := e.Value.GetRawValue().([]string); ok {
+			return steps
+		}
+		var steps []string
+		if err := json.Unmarshal([]byte(e.Value.AsJSON), &steps); err == nil {
+			return steps
+		}
+	}
+	return nil
 }

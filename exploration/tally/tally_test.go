@@ -1,8 +1,11 @@
 package tally_test
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -29,5 +32,31 @@ func TestSpecs(t *testing.T) {
 	}
 	if !tally.IsReference(specs[0].Name) || tally.IsReference(specs[1].Name) {
 		t.Error("reference runs told wrong from schedules")
+	}
+}
+
+// A schedule's steps not done are read from its report as the suite made
+// it and as read back from its JSON; a report without them has none.
+func TestNotDone(t *testing.T) {
+	steps := []string{"step 2: scale-up after the next create of pods: not done: no create of pods"}
+	made := types.SpecReport{ReportEntries: types.ReportEntries{
+		{Name: "schedule", Value: types.WrapEntryValue("not the steps")},
+		{Name: tally.NotDoneEntry, Value: types.WrapEntryValue(steps)},
+	}}
+	data, err := json.Marshal(made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read types.SpecReport
+	if err := json.Unmarshal(data, &read); err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]types.SpecReport{"made": made, "read back": read} {
+		if got := tally.NotDone(r); !slices.Equal(got, steps) {
+			t.Errorf("%s: not done %q, want %q", name, got, steps)
+		}
+	}
+	if got := tally.NotDone(types.SpecReport{}); got != nil {
+		t.Errorf("no entry: not done %q, want none", got)
 	}
 }

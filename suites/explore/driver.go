@@ -59,12 +59,9 @@ func start(ctx context.Context, capability, ns string, refs *endStates) driver {
 	case schedule.Steady:
 		return startSteady(ctx, ns, refs)
 	}
-	Fail(fmt.Sprintf("exploration of capability %q is not built: explore %s", capability, strings.Join(Explorable, ", ")))
+	Fail(fmt.Sprintf("exploration of capability %q is not built: explore %s", capability, strings.Join(schedule.Explorable, ", ")))
 	return nil
 }
-
-// Explorable are the capabilities exploration can drive.
-var Explorable = []string{schedule.Scalable, schedule.Leader, schedule.Composite, schedule.Movable, schedule.Steady}
 
 // pick resolves a step's replica selection over replicas (identities in
 // order), with holder the Lease holder for leader and follower ("" when

@@ -15,6 +15,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -250,7 +251,7 @@ func TestStatusLine(t *testing.T) {
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Workload: "scale-up"}, outcome{Skipped: "no create of pods"})
 	st.tried(schedule.Step{Fault: "watch-cut", Resource: "pods"}, outcome{Phase: "steady", Err: "the proxy refused the rule"})
-	notDone := types.ReportEntry{Name: NotDoneEntry, Value: types.WrapEntryValue([]string{"step 2: scale-up after the next create of pods: not done: no create of pods"})}
+	notDone := types.ReportEntry{Name: tally.NotDoneEntry, Value: types.WrapEntryValue([]string{"step 2: scale-up after the next create of pods: not done: no create of pods"})}
 	// A passed spec judged what it declares.
 	held := types.ReportEntry{Name: verdict.EntryName, Value: types.WrapEntryValue(verdict.Record{Property: catalog.LostNoOvershoot, Outcome: verdict.Held})}
 	st.done(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "schedule 1", State: types.SpecStatePassed,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
@@ -106,15 +107,15 @@ func declared(c Config) int {
 func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
 	// What the spec's cleanups do (the subject's stop, the namespace's
 	// deletion) is its tear-down, however its body ended.
-	defer enter(TearDown)
+	defer enter(phases.TearDown)
 	d := start(ctx, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })
 	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
-	enter(Steps)
+	enter(phases.Steps)
 	outcomes := execute(ctx, testenv.Timeline(), d, s)
-	enter(Convergence)
+	enter(phases.Convergence)
 	var notDone []string
 	faults := 0
 	for _, o := range outcomes {
@@ -129,13 +130,13 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 		}
 	}
 	testenv.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
-	AddReportEntry(NotDoneEntry, ReportEntryVisibilityNever, notDone)
+	AddReportEntry(tally.NotDoneEntry, ReportEntryVisibilityNever, notDone)
 	// A fault that failed, or was never recovered, makes the schedule an
 	// error before its subject is judged.
 	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
 		verify()
 	}
-	enter(Convergence)
+	enter(phases.Convergence)
 	restarted, err := restartStopped(ctx, d.target())
 	Expect(err).NotTo(HaveOccurred())
 	if len(restarted) > 0 {
@@ -148,10 +149,10 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 // fault step that ran acted (catalog.ExploreStepsActed), then the
 // driver's checks. Every driver's judgement ends with it. Its checks'
 // times go to the schedule's phases: a convergence property's to
-// Convergence (its wait), the others' to Judging.
+// phases.Convergence (its wait), the others' to phases.Judging.
 func verify(checks ...oracle.Check) {
 	GinkgoHelper()
-	enter(Judging)
+	enter(phases.Judging)
 	testenv.Verify(timedPhases(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...))...)
 }
 

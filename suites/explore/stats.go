@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -115,7 +115,7 @@ func (st *stats) done(r SpecReport) {
 		reason, _, _ := strings.Cut(v.Reason, "\n")
 		what = "error: " + reason
 	}
-	if n := len(NotDone(r)); n > 0 {
+	if n := len(tally.NotDone(r)); n > 0 {
 		what += fmt.Sprintf(" (%d step(s) not done)", n)
 	}
 	minutes := time.Since(st.start).Minutes()
@@ -124,30 +124,7 @@ func (st *stats) done(r SpecReport) {
 		shard = fmt.Sprintf("shard %d of %d: ", st.c.Shard+1, st.c.Shards)
 	}
 	line := fmt.Sprintf("%s: %s in %s [%s] | %s%d schedules, %.1f/min, coverage %d/%d, findings %d, errors %d",
-		r.LeafNodeText, what, r.RunTime.Round(time.Second), PhasesOf(r), shard, st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
+		r.LeafNodeText, what, r.RunTime.Round(time.Second), phases.Of(r), shard, st.schedules, float64(st.schedules)/max(minutes, 1.0/60), len(st.covered), st.all, st.findings, st.errors)
 	st.mu.Unlock()
 	testenv.Status(line)
-}
-
-// NotDoneEntry is the report entry of a schedule's steps that were not
-// done (their trigger never came, their replica was not there), each as
-// its spec's facts tell it.
-const NotDoneEntry = "steps not done"
-
-// NotDone reads a schedule's steps that were not done from its report, as
-// the suite made it or as read back from its JSON.
-func NotDone(r types.SpecReport) []string {
-	for _, e := range r.ReportEntries {
-		if e.Name != NotDoneEntry {
-			continue
-		}
-		if steps, ok := e.Value.GetRawValue().([]string); ok {
-			return steps
-		}
-		var steps []string
-		if err := json.Unmarshal([]byte(e.Value.AsJSON), &steps); err == nil {
-			return steps
-		}
-	}
-	return nil
 }

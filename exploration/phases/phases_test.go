@@ -1,4 +1,4 @@
-package explore
+package phases
 
 import (
 	"encoding/json"
@@ -9,10 +9,10 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// mark is a PhaseEntry for phase at t; asJSON reads it back as a report
+// mark is an Entry for phase at t; asJSON reads it back as a report
 // read from its JSON does (no raw value).
 func mark(phase int, t time.Time, asJSON bool) types.ReportEntry {
-	e := types.ReportEntry{Name: PhaseEntry, Time: t, Value: types.WrapEntryValue(PhaseNames[phase])}
+	e := types.ReportEntry{Name: Entry, Time: t, Value: types.WrapEntryValue(Names[phase])}
 	if asJSON {
 		data, err := json.Marshal(e)
 		if err != nil {
@@ -42,22 +42,22 @@ func TestPhasesOfASpec(t *testing.T) {
 			mark(Judging, at(25), asJSON),
 			mark(TearDown, at(26), asJSON),
 		}}
-		got := PhasesOf(r)
-		want := PhaseTimes{4 * time.Second, 6 * time.Second, 14 * time.Second, 2 * time.Second, 4 * time.Second}
+		got := Of(r)
+		want := Times{4 * time.Second, 6 * time.Second, 14 * time.Second, 2 * time.Second, 4 * time.Second}
 		if got != want {
 			t.Errorf("JSON %v: phases %v, want %v", asJSON, got, want)
 		}
 		if got.Total() != r.EndTime.Sub(r.StartTime) {
 			t.Errorf("JSON %v: phases total %s, the spec took %s", asJSON, got.Total(), r.EndTime.Sub(r.StartTime))
 		}
-		if lastPhase(r.ReportEntries) != TearDown {
-			t.Errorf("JSON %v: last phase %d, want tear-down", asJSON, lastPhase(r.ReportEntries))
+		if Last(r.ReportEntries) != TearDown {
+			t.Errorf("JSON %v: last phase %d, want tear-down", asJSON, Last(r.ReportEntries))
 		}
 	}
 	// A spec that failed in its set-up has its time there until its
 	// tear-down.
 	failed := types.SpecReport{StartTime: t0, EndTime: at(9), ReportEntries: types.ReportEntries{mark(TearDown, at(7), false)}}
-	if got, want := PhasesOf(failed), (PhaseTimes{SetUp: 7 * time.Second, TearDown: 2 * time.Second}); got != want {
+	if got, want := Of(failed), (Times{SetUp: 7 * time.Second, TearDown: 2 * time.Second}); got != want {
 		t.Errorf("failed set-up: phases %v, want %v", got, want)
 	}
 }
@@ -65,21 +65,21 @@ func TestPhasesOfASpec(t *testing.T) {
 // The summary: the median per phase (the middle one, or the mean of the
 // two middle ones), each phase's share of all the schedules' time, and
 // the median schedule's total.
-func TestSummarisePhases(t *testing.T) {
+func TestSummarise(t *testing.T) {
 	s := time.Second
-	schedules := []PhaseTimes{
+	schedules := []Times{
 		{4 * s, 2 * s, 10 * s, 1 * s, 3 * s}, // 20s
 		{6 * s, 4 * s, 20 * s, 1 * s, 9 * s}, // 40s
 		{2 * s, 6 * s, 30 * s, 1 * s, 1 * s}, // 40s
 		{8 * s, 8 * s, 40 * s, 1 * s, 3 * s}, // 60s
 	}
-	got := SummarisePhases(schedules)
+	got := Summarise(schedules)
 	if got.Schedules != 4 || got.MedianSeconds != 40 {
 		t.Errorf("schedules %d, median %gs, want 4 and 40s", got.Schedules, got.MedianSeconds)
 	}
 	// Of 160s in all: set-up 20s, steps 20s, convergence 100s, judging
 	// 4s, tear-down 16s.
-	want := []PhaseFigure{{"set-up", 5, 0.125}, {"steps", 5, 0.125}, {"convergence", 25, 0.625}, {"judging", 1, 0.025}, {"tear-down", 3, 0.1}}
+	want := []Figure{{"set-up", 5, 0.125}, {"steps", 5, 0.125}, {"convergence", 25, 0.625}, {"judging", 1, 0.025}, {"tear-down", 3, 0.1}}
 	var shares float64
 	for i, f := range got.Phases {
 		if f.Phase != want[i].Phase || f.MedianSeconds != want[i].MedianSeconds || math.Abs(f.Share-want[i].Share) > 1e-9 {
@@ -90,29 +90,12 @@ func TestSummarisePhases(t *testing.T) {
 	if math.Abs(shares-1) > 1e-9 {
 		t.Errorf("shares add up to %g, want 1", shares)
 	}
-	odd := SummarisePhases(schedules[:3])
+	odd := Summarise(schedules[:3])
 	if odd.MedianSeconds != 40 || odd.Phases[Convergence].MedianSeconds != 20 || odd.Phases[TearDown].MedianSeconds != 3 {
 		t.Errorf("three schedules: %+v, want a median of 40s, convergence 20s, tear-down 3s", odd)
 	}
-	none := SummarisePhases(nil)
+	none := Summarise(nil)
 	if none.Schedules != 0 || none.MedianSeconds != 0 || none.Phases[SetUp].Share != 0 {
 		t.Errorf("no schedules: %+v, want zeros", none)
-	}
-}
-
-// Processes side by side draw as many schedules each as one alone.
-func TestDeclaredSchedules(t *testing.T) {
-	for _, tc := range []struct {
-		c    Config
-		want int
-	}{
-		{Config{Budget: 5 * time.Minute}, 61},
-		{Config{Budget: 5 * time.Minute, Shards: 1}, 61},
-		{Config{Budget: 5 * time.Minute, Shards: 3}, 183},
-		{Config{Budget: 100 * time.Hour, Shards: 2}, 2 * mostSpecs},
-	} {
-		if got := declared(tc.c); got != tc.want {
-			t.Errorf("%+v: %d schedules, want %d", tc.c, got, tc.want)
-		}
 	}
 }
