@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/heartbeat"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/internal/progress"
 )
 
 // heartbeatEvery is how often a running spec is reported when nothing
@@ -51,7 +51,7 @@ func follow(r io.Reader, out io.Writer, suite string, start time.Time, statusOnl
 	lines := bufio.NewScanner(r)
 	lines.Buffer(make([]byte, 64*1024), 1024*1024)
 	for lines.Scan() {
-		var e testenv.ProgressEvent
+		var e progress.Event
 		if json.Unmarshal(lines.Bytes(), &e) != nil {
 			continue
 		}

@@ -151,7 +151,7 @@ func Converges(ctx context.Context, p verdict.Property, bound func() judge.Bound
 // Timeline starts the spec's fault timeline, part of its evidence.
 func Timeline() *chaos.Timeline {
 	tl := chaos.NewTimeline()
-	tl.Observe(progress.fault)
+	tl.Observe(counter.fault)
 	specEvidence().AddTimeline(tl)
 	return tl
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/internal/progress"
 )
 
 // Lifecycle declares a suite's set-up and tear-down in Ginkgo's global
@@ -28,11 +29,11 @@ func Lifecycle(setup, connect any) {
 	SynchronizedBeforeSuite(setup, connect)
 	ReportAfterEach(NoteFailure)
 	SynchronizedAfterSuite(runTeardowns, TeardownCluster)
-	ReportBeforeSuite(func(r Report) { progress.specs(r.PreRunStats.SpecsThatWillRun) })
+	ReportBeforeSuite(func(r Report) { counter.specs(r.PreRunStats.SpecsThatWillRun) })
 	ReportBeforeEach(func(r SpecReport) {
 		// Specs a filter left out are reported too, already skipped.
 		if r.State != types.SpecStateSkipped {
-			progress.spec(r.FullText())
+			counter.spec(r.FullText())
 		}
 	})
 }
@@ -69,31 +70,11 @@ func runTeardowns(ctx SpecContext) {
 	}
 }
 
-// Progress receives a suite's progress events, one JSON ProgressEvent per
+// Progress receives a suite's progress events, one JSON progress.Event per
 // line: which spec of how many is running, and each fault as it starts
 // and ends. A runner sets it once before RunSpecs (`steadystate suite`
 // sets it to the file descriptor its parent passes); nil sends none.
 var Progress io.Writer
-
-// ProgressEvent is one line of Progress.
-type ProgressEvent struct {
-	// Spec of Specs is running, named Text (set on a spec's start).
-	Spec  int    `json:"spec,omitempty"`
-	Specs int    `json:"specs,omitempty"`
-	Text  string `json:"text,omitempty"`
-	// Fault started (Active) or ended, on Target.
-	Fault  string `json:"fault,omitempty"`
-	Target string `json:"target,omitempty"`
-	Active bool   `json:"active,omitempty"`
-	// Status is a line a suite composes itself (exploration's schedules
-	// and findings so far), printed as it is.
-	Status string `json:"status,omitempty"`
-	// PeakMemory is the suite process's peak resident memory in bytes,
-	// sent once its specs are done: its fault proxies and recorders run
-	// in it (the cluster's and the subject's processes are its children
-	// and not counted).
-	PeakMemory int64 `json:"peakMemory,omitempty"`
-}
 
 // SendPeakMemory sends this process's peak resident memory (VmHWM) to the
 // run's progress; nothing where the kernel does not say.
@@ -106,7 +87,7 @@ func SendPeakMemory() {
 		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
 			var n int64
 			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), &n); err == nil {
-				send(ProgressEvent{PeakMemory: n << 10})
+				send(progress.Event{PeakMemory: n << 10})
 			}
 			return
 		}
@@ -114,7 +95,7 @@ func SendPeakMemory() {
 }
 
 // Status sends a status line to the run's progress.
-func Status(line string) { send(ProgressEvent{Status: line}) }
+func Status(line string) { send(progress.Event{Status: line}) }
 
 // progressState counts the specs; reporter nodes and faults may run on
 // other goroutines than the spec's.
@@ -123,7 +104,7 @@ type progressState struct {
 	n, total int
 }
 
-var progress progressState
+var counter progressState
 
 func (p *progressState) specs(total int) {
 	p.mu.Lock()
@@ -134,19 +115,19 @@ func (p *progressState) specs(total int) {
 func (p *progressState) spec(text string) {
 	p.mu.Lock()
 	p.n++
-	e := ProgressEvent{Spec: p.n, Specs: p.total, Text: text}
+	e := progress.Event{Spec: p.n, Specs: p.total, Text: text}
 	p.mu.Unlock()
 	send(e)
 }
 
 // fault is a timeline's observer: each fault as it starts and ends.
 func (p *progressState) fault(inj chaos.Injection, active bool) {
-	send(ProgressEvent{Fault: inj.Fault, Target: inj.Target, Active: active})
+	send(progress.Event{Fault: inj.Fault, Target: inj.Target, Active: active})
 }
 
 var sendMu sync.Mutex
 
-func send(e ProgressEvent) {
+func send(e progress.Event) {
 	if Progress == nil {
 		return
 	}
