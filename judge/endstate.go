@@ -563,7 +563,9 @@ func (d fieldDiff) String() string {
 }
 
 // diffEnds lists every field in which got differs from ref, in order.
-func diffEnds(ref, got map[string][]endObject) []fieldDiff {
+// Generated siblings that hold the same contents in both, but for fields
+// masked (nil: none), are the same (sameSiblings).
+func diffEnds(ref, got map[string][]endObject, masked func(fieldDiff) bool) []fieldDiff {
 	var out []fieldDiff
 	ids := slices.Sorted(maps.Keys(ref))
 	for id := range got {
@@ -572,7 +574,11 @@ func diffEnds(ref, got map[string][]endObject) []fieldDiff {
 		}
 	}
 	slices.Sort(ids)
+	same := sameSiblings(ids, ref, got, masked)
 	for _, id := range ids {
+		if same[id] {
+			continue
+		}
 		r, g := ref[id], got[id]
 		if len(r) != len(g) {
 			kind := ""
@@ -589,6 +595,63 @@ func diffEnds(ref, got map[string][]endObject) []fieldDiff {
 		}
 	}
 	return out
+}
+
+// sameSiblings are the identities among ids of generated siblings, the
+// objects of one kind under one owner whose names were generated
+// (ReplicaSet/heir > Pod/web-*, ReplicaSet/heir > Pod/heir-*), whose
+// contents are the same in ref and got taken together, whatever their
+// names, but for the fields masked (nil: none). A generated name's prefix
+// says which owner made the object, not what it is: a ReplicaSet that
+// adopts the pods of another deleted with propagationPolicy Orphan, then
+// scales down to its replicas, keeps some of its own and some adopted,
+// chosen among equally ranked pods at random, and either end is the same
+// state. Siblings whose contents differ, or that number differently, are
+// compared by identity as every object is.
+func sameSiblings(ids []string, ref, got map[string][]endObject, masked func(fieldDiff) bool) map[string]bool {
+	groups := map[string][]string{}
+	for _, id := range ids {
+		owner, last, ok := cutLast(id, " > ")
+		if !ok || !strings.HasSuffix(last, "*") {
+			continue
+		}
+		kind, _, _ := strings.Cut(last, "/")
+		g := owner + " > " + kind
+		groups[g] = append(groups[g], id)
+	}
+	same := map[string]bool{}
+	for _, members := range groups {
+		if len(members) < 2 {
+			continue
+		}
+		var r, g []endObject
+		for _, id := range members {
+			r, g = append(r, ref[id]...), append(g, got[id]...)
+		}
+		if len(r) != len(g) {
+			continue
+		}
+		alike := true
+		for i, j := range pairing(r, g) {
+			for _, d := range fieldDiffs("", r[i], g[j]) {
+				alike = alike && masked != nil && masked(d)
+			}
+		}
+		if alike {
+			for _, id := range members {
+				same[id] = true
+			}
+		}
+	}
+	return same
+}
+
+// cutLast cuts s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // pairing matches each of r (objects of one identity: a ReplicaSet's
@@ -750,7 +813,7 @@ func learned(refs []*EndState) map[string]bool {
 	}
 	first := refs[0].compared()
 	for _, ref := range refs[1:] {
-		for _, d := range diffEnds(first, ref.compared()) {
+		for _, d := range diffEnds(first, ref.compared(), nil) {
 			out[d.mask()] = true
 		}
 	}
@@ -802,13 +865,15 @@ func sameEndState(e *evidence.Evidence) error {
 	if len(unresolved) > 0 {
 		return fmt.Errorf("%w: %s names no field of any object of the end states compared; expected a dotted path of a field the objects or what they own have, such as status.lastSyncTime", oracle.ErrNotEvaluated, strings.Join(unresolved, ", "))
 	}
-	masked := learned(refs)
+	learnt := learned(refs)
+	masked := func(d fieldDiff) bool {
+		return learnt[d.mask()] || slices.ContainsFunc(ignore, func(p string) bool { return d.path != countPath && ignored(p, d.path) })
+	}
 	var diffs []string
-	for _, d := range diffEnds(refs[0].compared(), got.compared()) {
-		if masked[d.mask()] || slices.ContainsFunc(ignore, func(p string) bool { return d.path != countPath && ignored(p, d.path) }) {
-			continue
+	for _, d := range diffEnds(refs[0].compared(), got.compared(), masked) {
+		if !masked(d) {
+			diffs = append(diffs, d.String())
 		}
-		diffs = append(diffs, d.String())
 	}
 	if len(diffs) == 0 {
 		return nil
@@ -831,7 +896,7 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes, the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
+	const always = "uids, timestamps, generated names' suffixes (and prefixes, between objects of one kind and owner that hold the same), the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
 	ignore := ""
 	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
 		ignore = ", and the subject's ignore paths"

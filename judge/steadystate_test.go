@@ -439,7 +439,7 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 	}
 	ref := run("steady-aaaaa", "1abcd", "11111111-1111-1111-1111-111111111111", 8080, 1)
 	same := run("steady-bbbbb", "2wxyz", "22222222-2222-2222-2222-222222222222", 8080, 1)
-	if d := diffEnds(ref.compared(), same.compared()); len(d) != 0 {
+	if d := diffEnds(ref.compared(), same.compared(), nil); len(d) != 0 {
 		t.Errorf("the same end state in another run differs: %v", d)
 	}
 	// An endpoint's node is its pod's, the scheduler's choice (the zoo's
@@ -454,11 +454,11 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 	}
 	endpoint(ref, "kwok-node-1", true)
 	endpoint(same, "kwok-node-0", true)
-	if d := diffEnds(ref.compared(), same.compared()); len(d) != 0 {
+	if d := diffEnds(ref.compared(), same.compared(), nil); len(d) != 0 {
 		t.Errorf("an endpoint on another node differs: %v", d)
 	}
 	endpoint(same, "kwok-node-0", false)
-	if d := diffEnds(ref.compared(), same.compared()); len(d) != 1 || !strings.Contains(d[0].String(), "endpoints[0].conditions.ready: true in the reference, false after the faults") {
+	if d := diffEnds(ref.compared(), same.compared(), nil); len(d) != 1 || !strings.Contains(d[0].String(), "endpoints[0].conditions.ready: true in the reference, false after the faults") {
 		t.Errorf("an endpoint not ready: %v", d)
 	}
 	for _, es := range []*EndState{ref, same} {
@@ -467,12 +467,12 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 		}
 	}
 	other := run("steady-bbbbb", "2wxyz", "u2", 80, 1)
-	d := diffEnds(ref.compared(), other.compared())
+	d := diffEnds(ref.compared(), other.compared(), nil)
 	if len(d) != 1 || d[0].String() != "Service/web > EndpointSlice/web-* ports[0].port: 8080 in the reference, 80 after the faults" {
 		t.Errorf("a changed port: %v", d)
 	}
 	two := run("steady-bbbbb", "2wxyz", "u2", 8080, 2)
-	d = diffEnds(ref.compared(), two.compared())
+	d = diffEnds(ref.compared(), two.compared(), nil)
 	if len(d) != 1 || d[0].String() != "Service/web > EndpointSlice/web-*: 1 objects in the reference, 2 after the faults" {
 		t.Errorf("a second slice: %v", d)
 	}
@@ -672,14 +672,14 @@ func TestClusterScopedObjectsMatchAcrossRuns(t *testing.T) {
 	if ids := Identities(oracle.State{SteadyKey(issuers, "", "steady-aaaaa-selfsigned"): {Object: ref.Objects[ref.Roots[0]]}}, "steady-aaaaa"); ids[SteadyKey(issuers, "", "steady-aaaaa-selfsigned")] != "ClusterIssuer/{{.Namespace}}-selfsigned" {
 		t.Errorf("the cluster-scoped object's identity: %v", ids)
 	}
-	if d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-bbbbb").compared()); len(d) != 0 {
+	if d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-bbbbb").compared(), nil); len(d) != 0 {
 		t.Errorf("the same end state in another run differs: %v", d)
 	}
-	d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "false", "steady-bbbbb").compared())
+	d := diffEnds(ref.compared(), run("steady-bbbbb", "u2", "false", "steady-bbbbb").compared(), nil)
 	if len(d) != 1 || d[0].String() != `ClusterIssuer/{{.Namespace}}-selfsigned status.conditions[Ready].status: "True" in the reference, "False" after the faults` {
 		t.Errorf("the cluster-scoped object not ready: %v", d)
 	}
-	d = diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-ccccc").compared())
+	d = diffEnds(ref.compared(), run("steady-bbbbb", "u2", "true", "steady-ccccc").compared(), nil)
 	if len(d) != 1 || d[0].String() != `Certificate/web > CertificateRequest/web-1 spec.issuerRef.name: "{{.Namespace}}-selfsigned" in the reference, "steady-ccccc-selfsigned" after the faults` {
 		t.Errorf("a request naming another run's issuer: %v", d)
 	}

@@ -97,7 +97,7 @@ func TestPodsArePairedByContent(t *testing.T) {
 	// "a"), the faulted run's node-1 pod (volume "c").
 	ref := map[string][]endObject{"Pod/web-*": {pod("kwok-node-0", "a"), pod("kwok-node-1", "b")}}
 	got := map[string][]endObject{"Pod/web-*": {pod("kwok-node-1", "c"), pod("kwok-node-0", "d")}}
-	for _, d := range diffEnds(ref, got) {
+	for _, d := range diffEnds(ref, got, nil) {
 		if d.path != "spec.volumes[0].name" {
 			t.Errorf("a difference other than the varying volume name: %s", d)
 		}
