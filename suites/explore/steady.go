@@ -92,8 +92,8 @@ func (u steadyUse) fact() string {
 	return string(data)
 }
 
-// used reports whether u holds anything to draw by.
-func (u steadyUse) used() bool { return len(u.Watched)+len(u.Requested)+len(u.Unmade) > 0 }
+// empty reports whether u holds nothing to draw by.
+func (u steadyUse) empty() bool { return len(u.Watched)+len(u.Requested)+len(u.Unmade) == 0 }
 
 // announce sends line as a status line, once per run: what every
 // schedule is drawn among is said when the first one starts.
@@ -264,7 +264,7 @@ func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
 	}
 	d.used = refs.usage().beyond(d.resource)
-	if d.used.used() {
+	if !d.used.empty() {
 		testenv.Fact(FactSteadyUsed, d.used.fact())
 		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + d.used.fact())
 	}

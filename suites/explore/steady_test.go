@@ -347,7 +347,7 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 			}
 		}
 	}
-	if (steadyUse{}).beyond(roles("deployments", "replicasets")).used() {
+	if !(steadyUse{}).beyond(roles("deployments", "replicasets")).empty() {
 		t.Error("with no run's use to go by, role requests are taken as unmade")
 	}
 }
