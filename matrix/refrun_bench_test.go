@@ -47,21 +47,23 @@ const (
 // the runs recorded.
 //
 // It reports medians: refs-ms, the two specs together (what every
-// steady-state suite run pays before its faulted specs); ref-run-ms, a
-// reference run from the objects' apply to its end state (both specs);
-// its split, setup-ms (the spec's start to the apply: namespace,
-// recorders, the controller's start), settle-ms (the apply to the
-// change, which comes once the state settled: ready for the settle
-// window W, 2 s), ready-ms (the apply to the state ready for good, from
-// the recorded histories as the settles judge reads them) and change-ms
-// (the change to the end state, W included); and for the first spec,
-// quiet-ms (the quiet window, 5 s, unless the controller writes) and
-// delete-ms (the deletion to nothing left behind and the spec judged).
-// Run it with `make bench`, which builds bin/steadystate and bin/refctl
-// first.
+// steady-state suite run pays before its faulted specs), and first-ms
+// and second-ms, each spec's; ref-run-ms, a reference run from the
+// objects' apply to its end state (both specs), and its split: settle-ms
+// (the apply to the change, which comes once the state settled: ready
+// for the settle window W, 2 s), ready-ms (the apply to the state ready
+// for good, from the recorded histories as the settles judge reads them)
+// and change-ms (the change to the end state, W included); setup-1-ms
+// and setup-2-ms, each spec's start to the apply (namespace, recorders,
+// the controller's start); and for the first spec, quiet-ms (the quiet
+// window, 5 s, unless the controller writes) and delete-ms (the deletion
+// to nothing left behind and the spec judged). What a spec took beyond
+// these is its judging and tear-down. Each suite run's figures are
+// logged. Run it with `make bench`, which builds bin/steadystate and
+// bin/refctl first.
 func BenchmarkReferenceRun(b *testing.B) {
 	program, refctl := requireSuiteBinaries(b)
-	var refs, runs, setups, settles, readies, changes, quiets, deletes []time.Duration
+	var refs, firsts, seconds, runs, settles, readies, changes, setups1, setups2, quiets, deletes []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
@@ -76,6 +78,7 @@ func BenchmarkReferenceRun(b *testing.B) {
 			b.Fatalf("suite run %d: %s", i, r.Err)
 		}
 		var pair time.Duration
+		var line []string
 		ran := 0
 		for _, s := range r.Specs {
 			first := strings.HasSuffix(s.Name, firstReference)
@@ -86,31 +89,42 @@ func BenchmarkReferenceRun(b *testing.B) {
 				b.Fatalf("suite run %d: %q %s (%s): its times are not a reference run's; see %s", i, s.Name, s.Outcome, s.Reason, filepath.Join(dir, "ginkgo.log"))
 			}
 			ran++
-			pair += s.Report.RunTime
+			took := s.Report.RunTime
+			pair += took
 			t, err := referenceTimes(filepath.Join(dir, evidence.SpecFolder(s.Name), evidence.FileName), first)
 			if err != nil {
 				b.Fatalf("suite run %d: %q: %v", i, s.Name, err)
 			}
-			runs, setups, settles, readies, changes = append(runs, t.run), append(setups, t.setup), append(settles, t.settle), append(readies, t.ready), append(changes, t.change)
+			runs, settles, readies, changes = append(runs, t.run), append(settles, t.settle), append(readies, t.ready), append(changes, t.change)
 			if first {
-				quiets, deletes = append(quiets, t.quiet), append(deletes, t.delete)
+				firsts, setups1, quiets, deletes = append(firsts, took), append(setups1, t.setup), append(quiets, t.quiet), append(deletes, t.delete)
+				line = append(line, fmt.Sprintf("first %s (set-up %s, run %s: ready %s, settled %s, changed %s; quiet %s, deletion %s)", ms(took), ms(t.setup), ms(t.run), ms(t.ready), ms(t.settle), ms(t.change), ms(t.quiet), ms(t.delete)))
+			} else {
+				seconds, setups2 = append(seconds, took), append(setups2, t.setup)
+				line = append(line, fmt.Sprintf("second %s (set-up %s, run %s: ready %s, settled %s, changed %s)", ms(took), ms(t.setup), ms(t.run), ms(t.ready), ms(t.settle), ms(t.change)))
 			}
 		}
 		if ran != 2 {
 			b.Fatalf("suite run %d ran %d of its 2 fault-free specs; see %s", i, ran, filepath.Join(dir, "ginkgo.log"))
 		}
 		refs = append(refs, pair)
+		b.Logf("suite run %d: reference runs %s: %s", i, ms(pair), strings.Join(line, "; "))
 	}
-	b.ReportMetric(medianMS(refs), "refs-ms")
-	b.ReportMetric(medianMS(runs), "ref-run-ms")
-	b.ReportMetric(medianMS(setups), "setup-ms")
-	b.ReportMetric(medianMS(settles), "settle-ms")
-	b.ReportMetric(medianMS(readies), "ready-ms")
-	b.ReportMetric(medianMS(changes), "change-ms")
-	b.ReportMetric(medianMS(quiets), "quiet-ms")
-	b.ReportMetric(medianMS(deletes), "delete-ms")
+	for _, m := range []struct {
+		unit string
+		ds   []time.Duration
+	}{
+		{"refs-ms", refs}, {"first-ms", firsts}, {"second-ms", seconds},
+		{"ref-run-ms", runs}, {"settle-ms", settles}, {"ready-ms", readies}, {"change-ms", changes},
+		{"setup-1-ms", setups1}, {"setup-2-ms", setups2}, {"quiet-ms", quiets}, {"delete-ms", deletes},
+	} {
+		b.ReportMetric(medianMS(m.ds), m.unit)
+	}
 	b.ReportMetric(0, "ns/op") // a loop's wall time holds the suite's cluster start: read the medians
 }
+
+// ms is d rounded to the millisecond, for the log lines.
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 // refTimes are where one reference run's time went.
 type refTimes struct {
