@@ -150,9 +150,10 @@ explore: $(CLUSTER_BINS) ## seeded random fault schedules against SUBJECT (SUBJE
 
 test: lint unit e2e ## everything CI runs
 
-bench: kube-bins ## cluster start/stop (with and without simulated nodes), 1,000 pods to Ready and gone, proxy latency and watch throughput (medians), the oracle on 10k-1M events, the steady-state judges on 100k events, proxy and history memory at 10k-1M events
+bench: kube-bins steadystate ## cluster start/stop (with and without simulated nodes), 1,000 pods to Ready and gone, the steady-state suite's fault-free reference runs of the reference composite, proxy latency and watch throughput (medians), the oracle on 10k-1M events, the steady-state judges on 100k events, proxy and history memory at 10k-1M events
 	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
 	$(GO) test -run '^$$' -bench ThousandPods -benchtime 1x ./cluster/local
+	$(GO) test -run '^$$' -bench ReferenceRun -benchtime 5x ./matrix
 	$(GO) test -run '^$$' -bench AddedLatency -benchtime 500x ./chaos/proxy
 	$(GO) test -run '^$$' -bench WatchThroughput -benchtime 5x ./chaos/proxy
 	$(GO) test -run '^$$' -bench JudgeScaledHistory -benchtime 3x -benchmem ./judge
