@@ -162,6 +162,34 @@ func TestDropAndDelayMatchingEvents(t *testing.T) {
 	}
 }
 
+// TestDropLeavesAWatchListWhole: a watch-list's initial events are the
+// list the informer replaces its store with; a drop of every ADDED event
+// active when the informer lists leaves them whole (as it leaves a LIST
+// answer), and drops the ADDED events of objects created after.
+func TestDropLeavesAWatchListWhole(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	e.createCM(t, "listed", nil)
+	drop := e.addRule(t, Rule{Action: Drop, Match: configMaps, Event: EventMatch{Types: []string{"ADDED"}}})
+	before := e.proxy.LastRequestID()
+	inf := e.startInformer(t, e.victimConfig(true))
+	eventually(t, 10*time.Second, "the listed object", func() bool { return inf.Has(e.ns, "listed") })
+	if !relisted(e.requestsSince(before, configMaps)) {
+		t.Fatalf("the informer did not list: %+v", e.requestsSince(before, configMaps))
+	}
+	e.createCM(t, "later", nil)
+	eventually(t, 10*time.Second, "the later ADDED to be dropped", func() bool {
+		for _, ev := range e.proxy.Events() {
+			if ev.Fault == drop && !ev.Delivered && ev.Name == "later" {
+				return true
+			}
+		}
+		return false
+	})
+	if inf.Has(e.ns, "later") {
+		t.Error("the informer saw an ADDED event the drop should have dropped")
+	}
+}
+
 func TestPartitionRefusesOrBlackholesEverything(t *testing.T) {
 	e := newEnv(t, cluster(t))
 	victim := kubernetes.NewForConfigOrDie(e.victimConfig(false))

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,20 @@ type EventMeta struct {
 type frame struct {
 	raw  []byte
 	meta EventMeta
+	// initial says the frame is one of a watch-list's initial events
+	// (sendInitialEvents), up to and with the bookmark that ends them:
+	// the list an informer replaces its store with.
+	initial bool
+}
+
+// initialEventsEnd is the annotation of the bookmark that ends a
+// watch-list's initial events, as it reads in either encoding.
+var initialEventsEnd = []byte("k8s.io/initial-events-end")
+
+// endsInitialEvents reports whether f is the bookmark that ends a
+// watch-list's initial events.
+func (f frame) endsInitialEvents() bool {
+	return f.meta.Type == "BOOKMARK" && bytes.Contains(f.raw, initialEventsEnd)
 }
 
 // frameReader splits a watch response body into events.

@@ -239,15 +239,24 @@ type eventVerdict struct {
 	rule  string // the rule responsible
 }
 
-func (s *ruleSet) forEvent(watch RequestInfo, e EventMeta) eventVerdict {
+// forEvent is what the rules do to f, an event of watch. A watch-list's
+// initial events are a list, whole or not at all, as a LIST answer is:
+// a stall or a blackhole holds them (the list comes late), no rule drops
+// or delays one of them (which would make the informer's store lack an
+// object that exists, a state no fault of the API server or the network
+// can make).
+func (s *ruleSet) forEvent(watch RequestInfo, f frame) eventVerdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	e := f.meta
 	var v eventVerdict
 	for _, r := range s.orderedLocked() {
 		id := r.id
 		switch {
 		case r.Action == Partition && r.Blackhole, r.Action == Stall && r.Match.Matches(watch):
 			return eventVerdict{hold: true, rule: id}
+		case f.initial:
+			// A list's item: neither dropped nor delayed.
 		case r.Action == Drop && r.Match.Matches(watch) && r.Event.Matches(e):
 			v.drop, v.rule = true, id
 		case r.Action == Delay && r.Match.Matches(watch) && r.Event.Matches(e) && !v.drop:

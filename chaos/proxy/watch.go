@@ -122,8 +122,11 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 	frames := make(chan frameOrErr, 64)
 	go func() {
 		reader := newFrameReader(resp.Body, resp.Header.Get("Content-Type"))
+		initial := info.SendInitialEvents
 		for {
 			f, err := reader.next()
+			f.initial = initial && err == nil
+			initial = initial && !f.endsInitialEvents()
 			select {
 			case frames <- frameOrErr{f, err}:
 			case <-done:
@@ -200,7 +203,7 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 		case <-changes:
 			changes = p.rules.watchChanges()
 			for len(held) > 0 && !aw.isCut() {
-				v := p.rules.forEvent(info, held[0].meta)
+				v := p.rules.forEvent(info, held[0])
 				if v.hold {
 					holder = v.rule
 					break
@@ -220,7 +223,7 @@ func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, 
 				return // the API server ended the watch; so do we
 			}
 			p.rvs.observe(info.GroupResource(), it.f.meta.ResourceVersion)
-			v := p.rules.forEvent(info, it.f.meta)
+			v := p.rules.forEvent(info, it.f)
 			if v.hold && len(held) == 0 {
 				holder = v.rule
 			}
