@@ -86,12 +86,14 @@ func Stall(resource string, d time.Duration) *ProxyRule {
 	return &ProxyRule{Label: "watch-stall", Rule: proxy.Rule{Action: proxy.Stall, Match: proxy.Match{Resource: resource}}, Duration: d}
 }
 
-// DropEvents drops the watch events on resource that ev selects.
+// DropEvents drops the watch events on resource that ev selects (a
+// watch-list's initial events, a list, pass whole).
 func DropEvents(resource string, ev proxy.EventMatch, d time.Duration) *ProxyRule {
 	return &ProxyRule{Label: "event-drop", Rule: proxy.Rule{Action: proxy.Drop, Match: proxy.Match{Resource: resource}, Event: ev}, Duration: d}
 }
 
-// DelayEvents delays the watch events on resource that ev selects.
+// DelayEvents delays the watch events on resource that ev selects (a
+// watch-list's initial events, a list, pass in time).
 func DelayEvents(resource string, ev proxy.EventMatch, by, d time.Duration) *ProxyRule {
 	return &ProxyRule{Label: "event-delay", Rule: proxy.Rule{Action: proxy.Delay, Match: proxy.Match{Resource: resource}, Event: ev, Delay: metav1.Duration{Duration: by}}, Duration: d}
 }

@@ -2,8 +2,6 @@ package exploration_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,7 +10,7 @@ import (
 // suites and judge what they recorded import no Ginkgo suite package
 // (suites/...) and neither Ginkgo's DSL nor gomega: they read the
 // suites' reports and evidence as data. A new import across that line
-// fails here, naming the path to it.
+// fails here, naming the package that crosses it.
 func TestRunnersAndJudgesStayApartFromTheSuites(t *testing.T) {
 	const module = "github.com/steadystate-dev/steadystate/"
 	roots := []string{"exploration/...", "zoo", "matrix", "judge", "oracle", "verdict", "evidence", "chaos/..."}
@@ -20,9 +18,14 @@ func TestRunnersAndJudgesStayApartFromTheSuites(t *testing.T) {
 	for _, r := range roots {
 		args = append(args, module+r)
 	}
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...).Output()
+	// go test puts its own Go first on PATH.
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list: %v\n%s", err, stderr)
 	}
 	forbidden := func(p string) bool {
 		return strings.HasPrefix(p, module+"suites") || p == "github.com/onsi/ginkgo/v2" || strings.HasPrefix(p, "github.com/onsi/gomega")

@@ -567,14 +567,8 @@ func (d fieldDiff) String() string {
 // masked (nil: none), are the same (sameSiblings).
 func diffEnds(ref, got map[string][]endObject, masked func(fieldDiff) bool) []fieldDiff {
 	var out []fieldDiff
-	ids := slices.Sorted(maps.Keys(ref))
-	for id := range got {
-		if _, ok := ref[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	same := sameSiblings(ids, ref, got, masked)
+	ids := endIDs(ref, got)
+	same, _ := sameSiblings(ids, ref, got, masked)
 	for _, id := range ids {
 		if same[id] {
 			continue
@@ -590,11 +584,23 @@ func diffEnds(ref, got map[string][]endObject, masked func(fieldDiff) bool) []fi
 			out = append(out, fieldDiff{object: id, kind: kind, path: countPath, ref: strconv.Itoa(len(r)), got: strconv.Itoa(len(g))})
 			continue
 		}
-		for i, j := range pairing(r, g) {
+		for i, j := range pairing(r, g, masked) {
 			out = append(out, fieldDiffs(id, r[i], g[j])...)
 		}
 	}
 	return out
+}
+
+// endIDs are the identities of either end state, sorted.
+func endIDs(ref, got map[string][]endObject) []string {
+	ids := slices.Collect(maps.Keys(ref))
+	for id := range got {
+		if _, ok := ref[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // sameSiblings are the identities among ids of generated siblings, the
@@ -607,8 +613,10 @@ func diffEnds(ref, got map[string][]endObject, masked func(fieldDiff) bool) []fi
 // scales down to its replicas, keeps some of its own and some adopted,
 // chosen among equally ranked pods at random, and either end is the same
 // state. Siblings whose contents differ, or that number differently, are
-// compared by identity as every object is.
-func sameSiblings(ids []string, ref, got map[string][]endObject, masked func(fieldDiff) bool) map[string]bool {
+// compared by identity as every object is. The fields in which the paired
+// siblings of the groups found the same differ (all masked) come back too.
+func sameSiblings(ids []string, ref, got map[string][]endObject, masked func(fieldDiff) bool) (map[string]bool, []fieldDiff) {
+	var diffs []fieldDiff
 	groups := map[string][]string{}
 	for _, id := range ids {
 		owner, last, ok := cutLast(id, " > ")
@@ -632,18 +640,21 @@ func sameSiblings(ids []string, ref, got map[string][]endObject, masked func(fie
 			continue
 		}
 		alike := true
-		for i, j := range pairing(r, g) {
+		var ds []fieldDiff
+		for i, j := range pairing(r, g, masked) {
 			for _, d := range fieldDiffs("", r[i], g[j]) {
 				alike = alike && masked != nil && masked(d)
+				ds = append(ds, d)
 			}
 		}
 		if alike {
 			for _, id := range members {
 				same[id] = true
 			}
+			diffs = append(diffs, ds...)
 		}
 	}
-	return same
+	return same, diffs
 }
 
 // cutLast cuts s around the last sep.
@@ -656,21 +667,32 @@ func cutLast(s, sep string) (before, after string, found bool) {
 
 // pairing matches each of r (objects of one identity: a ReplicaSet's
 // pods, say) with one of g, of as many: in order, each to the one left
-// that differs from it in the fewest fields. Pairing by position would
-// let a field that varies anyway (a generated volume name) decide the
-// order, and report a pod on node 0 and one on node 1 as two pods that
-// changed nodes. pairing[i] is r[i]'s match in g.
-func pairing(r, g []endObject) []int {
+// that differs from it in the fewest fields not masked (nil: none), then
+// in the fewest fields. Pairing by position would let a field that varies
+// anyway (a generated volume name) decide the order, and report a pod on
+// node 0 and one on node 1 as two pods that changed nodes. pairing[i] is
+// r[i]'s match in g.
+func pairing(r, g []endObject, masked func(fieldDiff) bool) []int {
 	out := make([]int, len(r))
 	taken := make([]bool, len(g))
 	for i := range r {
-		best, fewest := -1, 0
+		best, fewest, fewestAll := -1, 0, 0
 		for j := range g {
 			if taken[j] {
 				continue
 			}
-			if n := len(fieldDiffs("", r[i], g[j])); best < 0 || n < fewest {
-				best, fewest = j, n
+			ds := fieldDiffs("", r[i], g[j])
+			n := len(ds)
+			if masked != nil {
+				n = 0
+				for _, d := range ds {
+					if !masked(d) {
+						n++
+					}
+				}
+			}
+			if best < 0 || n < fewest || (n == fewest && len(ds) < fewestAll) {
+				best, fewest, fewestAll = j, n, len(ds)
 			}
 		}
 		out[i], taken[best] = best, true
@@ -812,8 +834,15 @@ func learned(refs []*EndState) map[string]bool {
 		return out
 	}
 	first := refs[0].compared()
+	all := func(fieldDiff) bool { return true }
 	for _, ref := range refs[1:] {
-		for _, d := range diffEnds(first, ref.compared(), nil) {
+		other := ref.compared()
+		// Generated siblings that number the same are one state here as
+		// in the comparison: what varies between them is learned field by
+		// field, not their counts by prefix (which would then mask any
+		// count of them).
+		_, siblings := sameSiblings(endIDs(first, other), first, other, all)
+		for _, d := range append(siblings, diffEnds(first, other, all)...) {
 			out[d.mask()] = true
 		}
 	}

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -65,5 +67,53 @@ func TestRecordedGeneratedSiblingsAreOneState(t *testing.T) {
 	got := judged(t, catalog.SteadySameEndState.ID, e)
 	if got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "ReplicaSet/heir > Pod/heir-*: 0 objects in the reference, 1 after the faults") {
 		t.Errorf("a kept pod with another label: %s %q, want broken naming heir's pods", got.Outcome, got.Reason)
+	}
+}
+
+// TestSiblingsVaryingBetweenReferencesMaskNoCount: the two reference runs
+// may keep differently made siblings too (the ReplicaSet's tie-break is
+// its pods' UIDs). What varies between them is learned field by field,
+// never as their counts by prefix, which would then excuse any number of
+// pods: on the recorded gc-orphan evidence, with the second reference's
+// pods made by heir, a faulted run that kept no pod, or one of its two,
+// is broken, and one that kept both still holds.
+func TestSiblingsVaryingBetweenReferencesMaskNoCount(t *testing.T) {
+	for _, keep := range [][]string{nil, {"web-8bltg"}, {"web-8bltg", "heir-zdm52"}} {
+		e := readEvidence(t, filepath.Join("gc-orphan", "steadystate-gc-orphan-restart-siblings.json"))
+		var refs []*EndState
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+			t.Fatal(err)
+		}
+		objects := map[string]map[string]any{}
+		for k, o := range refs[1].Objects {
+			md := o["metadata"].(map[string]any)
+			if md["generateName"] == "web-" {
+				md["generateName"] = "heir-"
+				md["name"] = "heir-" + strings.TrimPrefix(md["name"].(string), "web-")
+				k = strings.Replace(k, "/web-", "/heir-", 1)
+			}
+			objects[k] = o
+		}
+		refs[1].Objects = objects
+		data, _ := json.Marshal(refs)
+		e.Facts[FactSteadyReferences] = string(data)
+		if learnt := learned(refs); learnt["ReplicaSet/heir > Pod/heir-*\x00"+countPath] || learnt["ReplicaSet/heir > Pod/web-*\x00"+countPath] {
+			t.Fatalf("the references' differently made pods were learned as counts that vary: %v", learnt)
+		}
+		// The faulted run keeps the pods named, of the two it ended with.
+		var pods []oracle.EventRecord
+		for _, r := range e.Histories["steady/pods"] {
+			if name, _ := r.Object["metadata"].(map[string]any)["name"].(string); slices.Contains(keep, name) {
+				pods = append(pods, r)
+			}
+		}
+		e.Histories["steady/pods"] = pods
+		want := verdict.Broken
+		if len(keep) == 2 {
+			want = verdict.Held
+		}
+		if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != want {
+			t.Errorf("a faulted run that kept %v where both references kept 2 pods: %s %q, want %s", keep, got.Outcome, got.Reason, want)
+		}
 	}
 }

@@ -118,15 +118,19 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 		logPath := filepath.Join(dir, "explore.log")
 		_, runErr := runLogged(ctx, logPath, Config{Steadystate: cfg.Steadystate, Env: cfg.Env}, "  "+tag+" | ", progress, args...)
 		r.Took = time.Since(start)
+		var missing []string
 		for _, run := range huntRuns(filepath.Join(dir, "explore", "run"), r.Parallel) {
 			reps, err := verdict.ReadReport(filepath.Join(run, "report.json"))
 			if err != nil {
-				r.Err = fmt.Sprintf("the exploration (%v) left no report: %v; see %s", runErr, err, logPath)
-				break
+				missing = append(missing, err.Error())
+				continue
 			}
 			for _, rep := range reps {
 				HuntTally(&r, verdict.Specs(rep), run)
 			}
+		}
+		if len(missing) > 0 {
+			r.Err = fmt.Sprintf("the exploration (%v) left no report: %s; see %s", runErr, strings.Join(missing, "; "), logPath)
 		}
 		fmt.Fprintf(progress, "%s: %d schedule(s) in %s (%.1f a minute), %d finding(s), %d error(s)%s\n", tag, r.Schedules, r.Took.Round(time.Second), r.PerMinute(), len(r.Findings), len(r.Errors), errSuffix(r.Err))
 		rows = append(rows, r)

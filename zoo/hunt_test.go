@@ -68,7 +68,7 @@ func TestHuntTally(t *testing.T) {
 // fakeExplore is a steadystate program that explores as --parallel 2
 // does: a report per suite process in explore/run/shard-1 and shard-2,
 // the first with a reference run and a passed schedule, the second with
-// a broken one; it keeps its arguments in ZOO_FAKE_ARGS.
+// another passed schedule; it keeps its arguments in ZOO_FAKE_ARGS.
 const fakeExplore = `#!/bin/sh
 echo "$@" > "$ZOO_FAKE_ARGS"
 for k in 1 2; do mkdir -p "$ARTIFACTS/explore/run/shard-$k"; done
@@ -83,17 +83,21 @@ echo '[{"SuiteDescription":"explore","SuiteSucceeded":true,"SpecReports":['"$(sp
 func TestHuntSideBySide(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "steadystate")
-	os.WriteFile(prog, []byte(fakeExplore), 0o755)
-	t.Setenv("ZOO_FAKE_ARGS", filepath.Join(dir, "args"))
 	zooDir := filepath.Join(dir, "zoo")
-	os.MkdirAll(zooDir, 0o755)
-	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	for _, err := range []error{os.WriteFile(prog, []byte(fakeExplore), 0o755), os.MkdirAll(zooDir, 0o755), os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("ZOO_FAKE_ARGS", filepath.Join(dir, "args"))
 	subjects, err := zoo.Subjects(zooDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	art := filepath.Join(dir, "hunt")
-	os.MkdirAll(art, 0o755)
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var progress bytes.Buffer
 	cfg := zoo.HuntConfig{Capability: "steadyState", Budget: time.Minute, Seed: 1, Parallel: 2, Steadystate: prog, Artifacts: art}
 	rows, err := zoo.Hunt(t.Context(), cfg, subjects, &progress)
@@ -117,7 +121,7 @@ func TestHuntSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !strings.Contains(rows[0].Err, "shard-3") {
-		t.Errorf("a process that left no report is not the row's error: %+v", rows)
+	if len(rows) != 1 || !strings.Contains(rows[0].Err, "shard-3") || rows[0].Schedules != 2 {
+		t.Errorf("a process that left no report is not the row's error, or the others' schedules were not counted: %+v", rows)
 	}
 }

@@ -42,7 +42,7 @@ type frame struct {
 
 // initialEventsEnd is the annotation of the bookmark that ends a
 // watch-list's initial events, as it reads in either encoding.
-var initialEventsEnd = []byte("k8s.io/initial-events-end")
+var initialEventsEnd = []byte(metav1.InitialEventsAnnotationKey)
 
 // endsInitialEvents reports whether f is the bookmark that ends a
 // watch-list's initial events.

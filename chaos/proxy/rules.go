@@ -25,10 +25,12 @@ const (
 	// expired resource version: Status code 410, reason Expired, message
 	// "too old resource version: X (Y)".
 	Expire Action = "expire"
-	// Drop drops the watch events that match Event.
+	// Drop drops the watch events that match Event, but for a
+	// watch-list's initial events, which are a list (forEvent).
 	Drop Action = "drop"
 	// Delay delays the watch events that match Event by Delay, holding the
-	// stream behind them so order is kept.
+	// stream behind them so order is kept, but for a watch-list's initial
+	// events.
 	Delay Action = "delay"
 	// Partition refuses every request (the connection is reset) and cuts
 	// every watch; with Blackhole, requests hang instead until the rule is
