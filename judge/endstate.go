@@ -196,7 +196,8 @@ func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []stri
 // Identities names the objects of s as two runs of the same objects can
 // match them: by kind and name, a generated name's suffix masked
 // (metadata.generateName followed by *), a CronJob's Job's scheduled
-// minute masked (scheduledName) and the run's namespace ns written
+// minute masked (scheduledName), a generated or scheduled name another
+// name begins with masked there too, and the run's namespace ns written
 // {{.Namespace}}, behind the identities of its owners (the controller
 // owner, or else the first one in s): Claim/steady > Composite/steady.
 func Identities(s oracle.State, ns string) map[string]string {
@@ -270,22 +271,28 @@ func scheduledName(o *unstructured.Unstructured) (string, bool) {
 	return "", false
 }
 
-// scheduledNames are the names scheduledName masks in s, longest first,
-// each with its mask: what a CronJob's Job's pods are named after.
+// scheduledNames are the names of s that differ from run to run, longest
+// first, each with its mask: a CronJob's Job's (scheduledName), what its
+// pods are named after, and a generated name (w-abcde: w-*), what the
+// objects its owner makes are often named after (a Job named w-abcde
+// names its pods w-abcde-xyz12).
 func scheduledNames(s oracle.State) [][2]string {
 	var out [][2]string
 	for _, o := range s {
 		if m, ok := scheduledName(o); ok {
 			out = append(out, [2]string{o.GetName(), m})
+		} else if g := o.GetGenerateName(); g != "" && len(o.GetName()) > len(g) && strings.HasPrefix(o.GetName(), g) {
+			out = append(out, [2]string{o.GetName(), g + "*"})
 		}
 	}
 	slices.SortFunc(out, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
 	return out
 }
 
-// unscheduled is name with a CronJob's Job's name it begins with masked
-// (scheduled: scheduledNames): its pod tick-29928955-x7k2p is
-// tick-*-x7k2p.
+// unscheduled is name with a CronJob's Job's or a generated name it
+// begins with masked (scheduled: scheduledNames): the pod
+// tick-29928955-x7k2p of the Job tick-29928955 is tick-*-x7k2p, the
+// pods w-abcde-* of the Job w-abcde are w-*-*.
 func unscheduled(name string, scheduled [][2]string) string {
 	for _, p := range scheduled {
 		if name == p[0] || strings.HasPrefix(name, p[0]+"-") {

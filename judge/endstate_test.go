@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -115,5 +117,33 @@ func TestSiblingsVaryingBetweenReferencesMaskNoCount(t *testing.T) {
 		if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != want {
 			t.Errorf("a faulted run that kept %v where both references kept 2 pods: %s %q, want %s", keep, got.Outcome, got.Reason, want)
 		}
+	}
+}
+
+// TestGeneratedOwnersNameTheirChildren: a Job whose name was generated
+// (w-abcde) names its pods after it (w-abcde-xyz12); two runs generate
+// other names, and their pods are the same identity all the same.
+func TestGeneratedOwnersNameTheirChildren(t *testing.T) {
+	run := func(job, pod string) map[string]string {
+		obj := func(kind, name, generate, owner, ownerUID, uid string) *unstructured.Unstructured {
+			md := map[string]any{"name": name, "namespace": "ns", "uid": uid}
+			if generate != "" {
+				md["generateName"] = generate
+			}
+			if owner != "" {
+				md["ownerReferences"] = []any{map[string]any{"kind": "X", "name": owner, "uid": ownerUID, "controller": true}}
+			}
+			return &unstructured.Unstructured{Object: map[string]any{"kind": kind, "metadata": md}}
+		}
+		s := oracle.State{
+			"w":   obj("Widget", "w", "", "", "", "u-w"),
+			"job": obj("Job", job, "w-", "w", "u-w", "u-job"),
+			"pod": obj("Pod", pod, job+"-", job, "u-job", "u-pod"),
+		}
+		return Identities(s, "ns")
+	}
+	a, b := run("w-abcde", "w-abcde-xyz12"), run("w-fghij", "w-fghij-qrs34")
+	if a["pod"] != b["pod"] || a["pod"] != "Widget/w > Job/w-* > Pod/w-*-*" {
+		t.Errorf("the pods of generated Jobs: %q and %q, want both Widget/w > Job/w-* > Pod/w-*-*", a["pod"], b["pod"])
 	}
 }
