@@ -48,7 +48,50 @@ const (
 	// FactSteadyShared lists what the controller may leave behind by
 	// design: kinds, or Kind/name, comma-separated.
 	FactSteadyShared = "steadystate/shared"
+	// FactSteadyStale is, after a schedule's faults, what the controller
+	// had not watched again when its quiet window was due (Stale): set
+	// only when something was stale.
+	FactSteadyStale = "steadystate/stale-watches"
 )
+
+// Stale is what a controller had not watched again, after the faults,
+// within a bound: each resource a replica watched when the first fault
+// began and had no watch open of when the wait ended.
+type Stale struct {
+	Resources []string `json:"resources"`
+	Within    string   `json:"within"`
+}
+
+// StaleWatches are the resources, each once and sorted, that a replica
+// of logs (its requests) had a watch open of at before and none at at. A
+// controller whose watch is not back after a partition (client-go's
+// reflector waits up to 30 s between failed lists) acts on a stale view:
+// it may write what it wrote already, answered 409, until the watch is
+// back. That is recovering, not a hot loop.
+func StaleWatches(logs map[string][]proxy.Request, before, at time.Time) []string {
+	open := func(r proxy.Request, t time.Time) bool {
+		return r.Verb == "watch" && !r.Start.After(t) && (r.End.IsZero() || r.End.After(t))
+	}
+	var out []string
+	for _, reqs := range logs {
+		was, is := map[string]bool{}, map[string]bool{}
+		for _, r := range reqs {
+			if open(r, before) {
+				was[r.Resource] = true
+			}
+			if open(r, at) {
+				is[r.Resource] = true
+			}
+		}
+		for res := range was {
+			if !is[res] {
+				out = append(out, res)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // SteadyHistory is the name of the history recording resource (plural,
 // with its group but for the core group: configmaps, deployments.apps).
@@ -292,14 +335,22 @@ func quiescent(e *evidence.Evidence) error {
 // QuiescentUnbound says why quiescent is not bound, "" when it is owed:
 // a run that watched no quiet window (FactSteadyQuiet) because its state
 // did not settle again, a phase of FactSteadyRecover or FactSteadySettle
-// broken (an exploration schedule's, once its faults were recovered).
-// Quiescence is owed by a settled state only: not judged then, never a
+// broken (an exploration schedule's, once its faults were recovered), or
+// because the controller had not watched again what it watched before the
+// faults (FactSteadyStale). Quiescence is owed by a settled state, and a
+// controller whose view is current, only: not judged then, never a
 // pass and never a finding (recovers or settles is the finding). A run
 // that recorded a window, or evidence that does not tell (a phase not
 // evaluated, a fact missing), is quiescent's to judge.
 func QuiescentUnbound(e *evidence.Evidence) string {
 	if _, ok := e.Facts[FactSteadyQuiet]; ok {
 		return ""
+	}
+	if v, ok := e.Facts[FactSteadyStale]; ok {
+		var st Stale
+		if json.Unmarshal([]byte(v), &st) == nil && len(st.Resources) > 0 {
+			return fmt.Sprintf("the controller did not watch %s again within %s of the faults' recovery: quiescence is owed by a controller whose view is current, and no quiet window was watched", strings.Join(st.Resources, ", "), st.Within)
+		}
 	}
 	for _, fact := range []string{FactSteadyRecover, FactSteadySettle} {
 		if _, ok := e.Facts[fact]; !ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -870,5 +871,41 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 	e.Facts[FactSteadyIgnore] = `["status.conditions[Stalled]"]`
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `"status.conditions[Stalled]" names no field`) {
 		t.Errorf("a condition type no object has: %s %q, want not evaluated naming it", got.Outcome, got.Reason)
+	}
+}
+
+// TestRecordedStaleWatchIsRecovering re-judges an exploration schedule of
+// the correct reference composite (`steadystate explore --subject
+// composite --capability steadyState --budget 15m --seed 1 --parallel 6`,
+// schedule 0020): a 3.6 s partition left its Composite informer backing
+// off, and it listed again 5.3 s after the partition ended; meanwhile,
+// reconciling a change, it updated its Composite from a stale view, 409
+// after 409, into the quiet window, which broke quiescent. Its Composite
+// watch was not open when the quiet window began, and was once it had
+// come back; with that recorded, quiescence is not owed.
+func TestRecordedStaleWatchIsRecovering(t *testing.T) {
+	e := readEvidence(t, filepath.Join("composite", "explore-composite-steady-stale-watch.json"))
+	if got := judged(t, catalog.SteadyQuiescent.ID, e); got.Outcome != verdict.Broken {
+		t.Fatalf("as recorded: %s %q, want broken (the 409s in the quiet window)", got.Outcome, got.Reason)
+	}
+	var q QuietWindow
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyQuiet]), &q); err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string][]proxy.Request{}
+	for id, l := range e.Proxies {
+		logs[id] = l.Requests
+	}
+	first := e.Faults[0].Start
+	if got := StaleWatches(logs, first, q.From); !slices.Equal(got, []string{"composites"}) {
+		t.Errorf("stale when the quiet window began: %v, want [composites]", got)
+	}
+	if got := StaleWatches(logs, first, e.End); len(got) != 0 {
+		t.Errorf("stale at the end, the watch back: %v, want none", got)
+	}
+	delete(e.Facts, FactSteadyQuiet)
+	e.Facts[FactSteadyStale] = `{"resources":["composites"],"within":"30s"}`
+	if why := QuiescentUnbound(e); !strings.Contains(why, "did not watch composites again within 30s") {
+		t.Errorf("quiescence with a stale watch: %q, want not owed, naming it", why)
 	}
 }
