@@ -206,14 +206,14 @@ func Identities(s oracle.State, ns string) map[string]string {
 		byUID[string(o.GetUID())] = k
 	}
 	out := map[string]string{}
-	scheduled := scheduledNames(s)
+	varying := varyingNames(s)
 	var name func(k string, depth int) string
 	name = func(k string, depth int) string {
 		if id, ok := out[k]; ok {
 			return id
 		}
 		o := s[k]
-		id := o.GetKind() + "/" + maskNamespace(unscheduled(maskedName(o), scheduled), ns)
+		id := o.GetKind() + "/" + maskNamespace(unvaried(maskedName(o), varying), ns)
 		if owner := ownerKey(o, byUID); owner != "" && owner != k && depth < 16 {
 			id = name(owner, depth+1) + " > " + id
 		}
@@ -271,30 +271,27 @@ func scheduledName(o *unstructured.Unstructured) (string, bool) {
 	return "", false
 }
 
-// scheduledNames are the names of s that differ from run to run, longest
-// first, each with its mask: a CronJob's Job's (scheduledName), what its
-// pods are named after, and a generated name (w-abcde: w-*), what the
-// objects its owner makes are often named after (a Job named w-abcde
-// names its pods w-abcde-xyz12).
-func scheduledNames(s oracle.State) [][2]string {
+// varyingNames are the names of s that differ from run to run, longest
+// first, each with its mask (maskedName): a generated name (w-abcde: w-*),
+// what the objects its owner makes are often named after (a Job named
+// w-abcde names its pods w-abcde-xyz12), and a CronJob's Job's, what its
+// pods are named after.
+func varyingNames(s oracle.State) [][2]string {
 	var out [][2]string
 	for _, o := range s {
-		if m, ok := scheduledName(o); ok {
+		if m := maskedName(o); m != o.GetName() {
 			out = append(out, [2]string{o.GetName(), m})
-		} else if g := o.GetGenerateName(); g != "" && len(o.GetName()) > len(g) && strings.HasPrefix(o.GetName(), g) {
-			out = append(out, [2]string{o.GetName(), g + "*"})
 		}
 	}
 	slices.SortFunc(out, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
 	return out
 }
 
-// unscheduled is name with a CronJob's Job's or a generated name it
-// begins with masked (scheduled: scheduledNames): the pod
-// tick-29928955-x7k2p of the Job tick-29928955 is tick-*-x7k2p, the
-// pods w-abcde-* of the Job w-abcde are w-*-*.
-func unscheduled(name string, scheduled [][2]string) string {
-	for _, p := range scheduled {
+// unvaried is name with a varying name it begins with masked (varying:
+// varyingNames): the pod tick-29928955-x7k2p of the Job tick-29928955 is
+// tick-*-x7k2p, the pods w-abcde-* of the Job w-abcde are w-*-*.
+func unvaried(name string, varying [][2]string) string {
+	for _, p := range varying {
 		if name == p[0] || strings.HasPrefix(name, p[0]+"-") {
 			return p[1] + name[len(p[0]):]
 		}

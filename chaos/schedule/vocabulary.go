@@ -41,8 +41,8 @@ var Capabilities = []string{Scalable, Leader, Composite, Movable, Steady}
 
 // Explorable are the capabilities exploration can drive: those the
 // exploration suite has a driver for, today every one a schedule may
-// name.
-var Explorable = []string{Scalable, Leader, Composite, Movable, Steady}
+// name (a capability it cannot drive is listed apart, here).
+var Explorable = Capabilities
 
 // Faults are the faults a schedule can inject, by name: the fault proxy's
 // rules on a replica's requests and watches, and the faults that act on

@@ -496,7 +496,7 @@ func watchesBack(ctx context.Context, t chaos.Target, within time.Duration) []st
 	if len(faults) == 0 {
 		return nil
 	}
-	first := slices.MinFunc(faults, func(a, b chaos.Injection) int { return a.Start.Compare(b.Start) }).Start
+	first := faults[0].Start // in order of injection
 	var stale []string
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, within, true, func(context.Context) (bool, error) {
 		logs := map[string][]proxy.Request{}
