@@ -104,12 +104,15 @@ func SteadyKey(history, namespace, name string) string {
 
 // ReadinessOverride decides readiness of a kind that follows no status
 // convention: the field at Path has Value (as text), or, with Exists, is
-// there (Path "": the object exists).
+// there (Path "": the object exists). With StatusOwed, a rule the
+// reference runs taught (StatusOwed), not the subject: an object of Kind
+// is not ready while it has no status, and kstatus decides once it has.
 type ReadinessOverride struct {
-	Kind   string `json:"kind"`
-	Path   string `json:"path,omitempty"`
-	Value  string `json:"value,omitempty"`
-	Exists bool   `json:"exists,omitempty"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path,omitempty"`
+	Value      string `json:"value,omitempty"`
+	Exists     bool   `json:"exists,omitempty"`
+	StatusOwed bool   `json:"statusOwed,omitempty"`
 }
 
 // SettlePhase is one moment after which the state must settle: the
@@ -140,12 +143,18 @@ type Deletion struct {
 	Within  string    `json:"within"`
 }
 
-// ObjectReady decides an object's readiness: an override for its kind, or
-// kstatus (Current is ready). The reason says why not.
+// ObjectReady decides an object's readiness: the first override for its
+// kind, or kstatus (Current is ready). The reason says why not.
 func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) (bool, string) {
 	for _, o := range overrides {
 		if o.Kind != obj.GetKind() {
 			continue
+		}
+		if o.StatusOwed {
+			if !hasStatus(obj.Object) {
+				return false, "no status yet; every clean reference run ended with one"
+			}
+			break
 		}
 		if o.Path == "" {
 			return true, ""
@@ -173,6 +182,48 @@ func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) 
 		return false, why
 	}
 	return true, ""
+}
+
+// hasStatus says whether obj has a status with something in it.
+func hasStatus(obj map[string]any) bool {
+	st, ok := obj["status"].(map[string]any)
+	return ok && len(st) > 0
+}
+
+// StatusOwed are the readiness rules the settled reference runs teach:
+// each kind of applied object that ended every one of them with a status
+// is not ready while it has none. kstatus calls an object with no status
+// Current, so without the rule a faulted run's end state could be taken
+// before the controller had written any: a difference of the harness's
+// making. Sorted by kind; none without a settled reference run.
+func StatusOwed(refs []*EndState) []ReadinessOverride {
+	var owed map[string]bool // kind: every root of it had a status
+	for _, ref := range refs {
+		if ref.NotReady != "" {
+			continue
+		}
+		kinds := map[string]bool{}
+		for _, k := range ref.Roots {
+			obj := ref.Objects[k]
+			kind, _ := obj["kind"].(string)
+			with, seen := kinds[kind]
+			kinds[kind] = hasStatus(obj) && (with || !seen)
+		}
+		if owed == nil {
+			owed = kinds
+			continue
+		}
+		for kind := range owed {
+			owed[kind] = owed[kind] && kinds[kind]
+		}
+	}
+	var out []ReadinessOverride
+	for _, kind := range slices.Sorted(maps.Keys(owed)) {
+		if owed[kind] {
+			out = append(out, ReadinessOverride{Kind: kind, StatusOwed: true})
+		}
+	}
+	return out
 }
 
 // owned is the keys of the objects of s that keys' objects own, by
@@ -232,10 +283,18 @@ func (r *reader) steadySource() oracle.Source {
 	return oracle.Join(oracle.NewHistory(), others)
 }
 
+// overrides are the subject's readiness overrides, then the rules the
+// reference runs the evidence carries teach (StatusOwed), as the suite
+// decided readiness live: the subject's win for a kind both name.
 func (r *reader) overrides() []ReadinessOverride {
 	var out []ReadinessOverride
 	if _, ok := r.e.Facts[FactSteadyReadiness]; ok {
 		r.json(FactSteadyReadiness, &out)
+	}
+	if _, ok := r.e.Facts[FactSteadyReferences]; ok {
+		var refs []*EndState
+		r.json(FactSteadyReferences, &refs)
+		out = append(out, StatusOwed(refs)...)
 	}
 	return out
 }
@@ -632,10 +691,15 @@ func readinessBound(e *evidence.Evidence) string {
 	}
 	keys := strings.Split(objects, ",")
 	overridden := map[string]bool{}
-	var how []string
+	var how, owed []string
 	for _, o := range overrides {
+		if overridden[o.Kind] {
+			continue // the first rule of a kind decides (ObjectReady)
+		}
 		overridden[o.Kind] = true
 		switch {
+		case o.StatusOwed:
+			owed = append(owed, o.Kind)
 		case o.Path == "":
 			how = append(how, o.Kind+" once it exists")
 		case o.Exists:
@@ -669,6 +733,9 @@ func readinessBound(e *evidence.Evidence) string {
 	text := "ready: kstatus Current"
 	if len(how) > 0 {
 		text += "; by the subject's overrides: " + strings.Join(how, ", ")
+	}
+	if len(owed) > 0 {
+		text += "; not before they have a status, as every clean reference run ended with one: " + strings.Join(owed, ", ")
 	}
 	if len(statusless) > 0 {
 		text += fmt.Sprintf("; never given a status, so ready once they exist (a custom resource kstatus cannot judge; bind readiness.overrides to judge it): %s", strings.Join(statusless, ", "))

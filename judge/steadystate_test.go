@@ -733,6 +733,14 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 // it Current once it exists, which the verdict must not pass off as more.
 func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 	e := constructSteady("correct")
+	const learned = "ready: kstatus Current; not before they have a status, as every clean reference run ended with one: Widget"
+	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
+		if got := BoundText(id, e); got != learned {
+			t.Errorf("%s with a status, compared with references: %q", id, got)
+		}
+	}
+	// A run with no references to learn from (a reference run itself).
+	delete(e.Facts, FactSteadyReferences)
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != "ready: kstatus Current" {
 			t.Errorf("%s with a status: %q", id, got)
@@ -907,5 +915,104 @@ func TestRecordedStaleWatchIsRecovering(t *testing.T) {
 	e.Facts[FactSteadyStale] = `{"resources":["composites"],"within":"30s"}`
 	if why := QuiescentUnbound(e); !strings.Contains(why, "did not watch composites again within 30s") {
 		t.Errorf("quiescence with a stale watch: %q, want not owed, naming it", why)
+	}
+}
+
+// TestRecordedStatuslessClaimIsNotReady: schedule 0281 of a six-process
+// exploration of the correct composite controller. After the faults, the
+// harness took the end state while the Claim had an empty status: kstatus
+// calls that Current, and the run then broke same-end-state (the
+// reference's conditions absent) and quiescent (the controller's status
+// write came in the quiet window) on a difference of the harness's
+// making. Every clean reference run ended with the Claim's status, so the
+// Claim is not ready without one: the end state says it had not settled,
+// and recovers cannot hold on the evidence, which ends before the status
+// came.
+func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
+	e := readEvidence(t, filepath.Join("composite", "explore-composite-steady-statusless-end.json"))
+	var refs []*EndState
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+		t.Fatal(err)
+	}
+	if got := StatusOwed(refs); len(got) != 1 || got[0] != (ReadinessOverride{Kind: "Claim", StatusOwed: true}) {
+		t.Errorf("learned from the references: %+v, want the Claim's status owed", got)
+	}
+	end, err := EndStateOf(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(end.NotReady, "Claim") || !strings.Contains(end.NotReady, "no status yet") {
+		t.Errorf("end state's readiness: %q, want the Claim not ready for want of a status", end.NotReady)
+	}
+	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome == verdict.Held {
+		t.Errorf("recovers: held, want not held while the Claim had no status (%q)", got.Reason)
+	}
+	// Without the references, kstatus alone decides, as before.
+	delete(e.Facts, FactSteadyReferences)
+	if end, err := EndStateOf(e); err != nil || end.NotReady != "" {
+		t.Errorf("without references: %v, not ready %q; want ready by kstatus", err, end.NotReady)
+	}
+}
+
+// TestStatusOwed: a kind is owed a status when every root of it ended
+// every settled reference run with one; an unsettled reference teaches
+// nothing, and a rule of the subject's for the kind comes first.
+func TestStatusOwed(t *testing.T) {
+	claim := func(status map[string]any) map[string]any {
+		o := map[string]any{"kind": "Claim", "metadata": map[string]any{"name": "c"}}
+		if status != nil {
+			o["status"] = status
+		}
+		return o
+	}
+	cm := map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "m"}}
+	ref := func(notReady string, objs ...map[string]any) *EndState {
+		es := &EndState{NotReady: notReady, Objects: map[string]map[string]any{}}
+		for i, o := range objs {
+			k := fmt.Sprintf("h:ns/%d", i)
+			es.Roots = append(es.Roots, k)
+			es.Objects[k] = o
+		}
+		return es
+	}
+	with := claim(map[string]any{"phase": "Ready"})
+	for _, tc := range []struct {
+		name string
+		refs []*EndState
+		want []string
+	}{
+		{"every reference with a status", []*EndState{ref("", with, cm), ref("", with, cm)}, []string{"Claim"}},
+		{"one without", []*EndState{ref("", with), ref("", claim(nil))}, nil},
+		{"an empty status is none", []*EndState{ref("", claim(map[string]any{}))}, nil},
+		{"one of two claims without", []*EndState{ref("", with, claim(nil))}, nil},
+		{"an unsettled reference teaches nothing", []*EndState{ref("x is not ready", claim(nil)), ref("", with)}, []string{"Claim"}},
+		{"no settled reference", []*EndState{ref("x is not ready", with)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, o := range StatusOwed(tc.refs) {
+				got = append(got, o.Kind)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	owed := []ReadinessOverride{{Kind: "Claim", StatusOwed: true}}
+	u := func(o map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: o} }
+	if ok, why := ObjectReady(u(claim(nil)), owed); ok || !strings.Contains(why, "no status yet") {
+		t.Errorf("no status: %v %q, want not ready", ok, why)
+	}
+	if ok, why := ObjectReady(u(with), owed); !ok {
+		t.Errorf("a status kstatus calls Current: not ready %q", why)
+	}
+	stalled := claim(map[string]any{"conditions": []any{map[string]any{"type": "Stalled", "status": "True", "reason": "Broken"}}})
+	if ok, _ := ObjectReady(u(stalled), owed); ok {
+		t.Errorf("a status kstatus calls Failed: ready, want kstatus to decide once there is a status")
+	}
+	subject := append([]ReadinessOverride{{Kind: "Claim", Path: ""}}, owed...)
+	if ok, why := ObjectReady(u(claim(nil)), subject); !ok {
+		t.Errorf("the subject's override first: not ready %q", why)
 	}
 }

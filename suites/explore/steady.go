@@ -269,6 +269,7 @@ func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
 		testenv.Fact(FactSteadyUsed, d.used.fact())
 		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + d.used.fact())
 	}
+	d.sc.CompareWith(d.refs)
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)
 	return d
 }
@@ -579,7 +580,7 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	within := recoverWithin(d.sc.Binding().SettleWithin.Duration, drawn)
 	settled := d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
 	d.sc.End()
-	d.sc.CompareWith(d.refs)
+	d.sc.RecordDisturbed()
 	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
 	// Whether quiescence is owed is decided from the evidence, as
 	// validate re-makes it (judge.OfflineNotBound); the wait's own

@@ -23,7 +23,7 @@ import (
 type Scenario struct {
 	sc *scenario
 	// mu guards the scenario's record of the writes another party made
-	// (DeletedOwn, from a schedule's fault step, CompareWith).
+	// (DeletedOwn, from a schedule's fault step, RecordDisturbed).
 	mu sync.Mutex
 }
 
@@ -112,21 +112,20 @@ func (s *Scenario) End() { s.sc.end() }
 
 // CompareWith records refs, the fault-free runs' end states, and the
 // subject's ignore paths for the faulted run's judges
-// (judge.FactSteadyReferences, FactSteadyIgnore), with the writes the
-// harness made around the faults (judge.FactSteadyDisturbed): the
-// binding's changes, and the pods of the controller's own a schedule's
-// pod deletions took (DeletedOwn), whose re-creation is owed, not churn.
-func (s *Scenario) CompareWith(refs []*judge.EndState) {
+// (judge.FactSteadyReferences, FactSteadyIgnore), and decides readiness
+// from then on as the judges do with them (judge.StatusOwed). Call it
+// before Apply.
+func (s *Scenario) CompareWith(refs []*judge.EndState) { s.sc.compareWith(refs) }
+
+// RecordDisturbed records the writes the harness made around the faults
+// (judge.FactSteadyDisturbed): the binding's changes, and the pods of the
+// controller's own a schedule's pod deletions took (DeletedOwn), whose
+// re-creation is owed, not churn.
+func (s *Scenario) RecordDisturbed() {
 	s.mu.Lock()
 	disturbed := mustJSON(s.sc.disturbed)
 	s.mu.Unlock()
 	testenv.Fact(judge.FactSteadyDisturbed, disturbed)
-	if len(refs) > 0 {
-		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
-	}
-	if len(s.sc.b.Ignore) > 0 {
-		testenv.Fact(judge.FactSteadyIgnore, mustJSON(s.sc.b.Ignore))
-	}
 }
 
 // OwnedPods are the names of the live pods the objects own now (by

@@ -382,11 +382,16 @@ func (sc *scenario) keepReference(settled bool) {
 	references = append(references, ref)
 }
 
-// compareWithReferences records this suite run's references and the
-// subject's ignore paths for the faulted run's judges.
-func (sc *scenario) compareWithReferences() {
-	if len(references) > 0 {
-		testenv.Fact(judge.FactSteadyReferences, mustJSON(references))
+// compareWith records refs, the fault-free runs' end states, and the
+// subject's ignore paths for the faulted run's judges
+// (judge.FactSteadyReferences, FactSteadyIgnore), and decides readiness
+// from then on as the judges do with them: an applied kind every
+// reference ended with a status is not ready without one
+// (judge.StatusOwed). Call it before the objects are applied.
+func (sc *scenario) compareWith(refs []*judge.EndState) {
+	if len(refs) > 0 {
+		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
+		sc.overrides = append(sc.overrides, judge.StatusOwed(refs)...)
 	}
 	if len(sc.b.Ignore) > 0 {
 		testenv.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))

@@ -62,6 +62,7 @@ func steadySpecs() {
 				Skip(fmt.Sprintf("not judged with subjects in %s: this suite's restart of a replica is validated only for local processes so far (SUBJECT_PLACEMENT=processes)", p))
 			}
 			sc := start(ctx, ns)
+			sc.compareWith(references)
 			sc.apply(ctx)
 			who, err := sc.firstWrite(ctx)
 			// A controller that writes only once something changes (the
@@ -80,7 +81,6 @@ func steadySpecs() {
 			// the end state is compared with theirs.
 			sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", inj.End), done)
 			sc.end()
-			sc.compareWithReferences()
 			checks := []oracle.Check{
 				testenv.Judged(catalog.SteadyRestarted),
 				testenv.Judged(catalog.SteadyRecovers),
@@ -106,6 +106,7 @@ func steadySpecs() {
 		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
 			return func(ctx SpecContext) {
 				sc := start(ctx, ns)
+				sc.compareWith(references)
 				if !sc.settledFirst(ctx) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
