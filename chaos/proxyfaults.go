@@ -224,6 +224,10 @@ func (WatchCut) Recover(context.Context, Target) error { return nil }
 const (
 	DetailWatches  = "watches"
 	DetailResource = "resource"
+	// DetailRelisted names the replicas, comma-separated, that listed the
+	// resource afresh by themselves (ListsAfresh) instead of taking the
+	// 410: their cut watch-list had not synced.
+	DetailRelisted = "relisted"
 )
 
 // ForcedRelist makes the subject relist Resource: its watches are cut and
@@ -236,7 +240,7 @@ const (
 // version (sendInitialEvents=true), which reaches the same end without
 // the 410 (a watch-list cut before its initial events arrived, say because
 // a stall held them, is followed by another such watch-list, which no 410
-// can answer; these replicas are named in Detail["relisted"], and their
+// can answer; these replicas are named in Detail[DetailRelisted], and their
 // unused 410 rule is removed at once); or stopped (a process fault at the
 // same moment: it lists afresh when it starts again, and re-watches
 // nothing until then; named in Detail["stopped"]). It fails after Timeout
@@ -262,7 +266,7 @@ func (f *ForcedRelist) Available(t Target) error {
 // cuts the watches, and waits until each replica that had a watch took
 // its 410, or made a fresh list of Resource after the mark (a LIST, or a
 // watch-list from no resource version: then its 410 rule is removed, and
-// the replica named in Detail["relisted"]), or stopped.
+// the replica named in Detail[DetailRelisted]), or stopped.
 func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) {
 	rs, err := proxied(t, f.Replicas)
 	if err != nil {
@@ -271,9 +275,14 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 	// The mark is taken before the 410 rules are armed, so every request
 	// that could take one comes after it. A replica whose log could not be
 	// read has no mark: only its 410 or its stop count.
+	// Only a replica with a watch-list of Resource open (one from no
+	// resource version, which may not have synced) can relist by itself
+	// when it is cut: one with a resumed watch re-watches from its
+	// resource version and takes the 410, and a LIST it makes meanwhile
+	// for its own ends is no relist of its cache.
 	marks := map[proxy.Controller]uint64{}
 	for _, r := range rs {
-		if id, ok := newestRequest(r.Proxy); ok {
+		if id, ok := newestRequest(r.Proxy); ok && watchListOpen(r.Proxy.RequestsAfter(0), f.Resource) {
 			marks[r.Proxy] = id
 		}
 	}
@@ -340,7 +349,7 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	for key, names := range map[string][]string{"stopped": stoppedReplicas, "relisted": relistedReplicas} {
+	for key, names := range map[string][]string{"stopped": stoppedReplicas, DetailRelisted: relistedReplicas} {
 		if len(names) > 0 {
 			slices.Sort(names)
 			inj.Detail[key] = strings.Join(names, ",")
@@ -398,16 +407,33 @@ func answered(reqs []proxy.Request, id string) bool {
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return r.Fault == id })
 }
 
-// relisted reports whether one of reqs lists resource afresh: a LIST, or
-// a watch-list (a watch with sendInitialEvents=true), in flight or done.
-// A watch-list from a resource version is left out: it is resumable, so
-// it takes the 410 rule itself, which the log names only once it ended.
-func relisted(reqs []proxy.Request, resource string) bool {
+// watchListOpen reports whether one of reqs is a watch-list of resource
+// from no resource version still open.
+func watchListOpen(reqs []proxy.Request, resource string) bool {
 	m := proxy.Match{Resource: resource}
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool {
-		fromNone := r.ResourceVersion == "" || r.ResourceVersion == "0"
-		return m.Matches(r.RequestInfo) && (r.Verb == "list" || r.Verb == "watch" && r.SendInitialEvents && fromNone)
+		return m.Matches(r.RequestInfo) && r.Verb == "watch" && r.SendInitialEvents && fromNoVersion(r.RequestInfo) && r.End.IsZero()
 	})
+}
+
+// fromNoVersion says whether a request names no resource version to start
+// from ("" or "0").
+func fromNoVersion(info proxy.RequestInfo) bool {
+	return info.ResourceVersion == "" || info.ResourceVersion == "0"
+}
+
+// relisted reports whether one of reqs lists resource afresh
+// (ListsAfresh), in flight or done.
+func relisted(reqs []proxy.Request, resource string) bool {
+	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return ListsAfresh(r.RequestInfo, resource) })
+}
+
+// ListsAfresh says whether a request lists resource afresh: a LIST, or a
+// watch-list (a watch with sendInitialEvents=true) from no resource
+// version. A watch-list from a resource version is left out: it is
+// resumable, so it takes a forced relist's 410 itself.
+func ListsAfresh(info proxy.RequestInfo, resource string) bool {
+	return (proxy.Match{Resource: resource}).Matches(info) && (info.Verb == "list" || info.Verb == "watch" && info.SendInitialEvents && fromNoVersion(info))
 }
 
 // Recover removes any 410 rule not yet used.

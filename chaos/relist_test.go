@@ -233,19 +233,28 @@ func TestForcedRelistCountsAFreshListAfterTheCut(t *testing.T) {
 		name     string
 		onCut    []proxy.Request
 		relisted string // "": the 410 was taken; "-": Inject fails
+		// resumed: the replica's open watch resumed from a resource
+		// version (else a watch-list from none).
+		resumed bool
 	}{
-		{"the re-watch took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7"}, Fault: "expire-1"}}, ""},
-		{"a watch-list", []proxy.Request{watchList}, "r0"},
-		{"a watch-list from a resource version took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7", SendInitialEvents: true}, Fault: "expire-1"}}, ""},
-		{"a LIST", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "r0"},
-		{"a LIST of another resource", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "secrets"}}}, "-"},
-		{"nothing after the cut", nil, "-"},
+		{"the re-watch took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7"}, Fault: "expire-1"}}, "", false},
+		{"a watch-list", []proxy.Request{watchList}, "r0", false},
+		{"a watch-list from a resource version took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7", SendInitialEvents: true}, Fault: "expire-1"}}, "", false},
+		{"a LIST", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "r0", false},
+		{"a LIST of another resource", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "secrets"}}}, "-", false},
+		{"nothing after the cut", nil, "-", false},
+		{"a LIST after a resumed watch's cut", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "-", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// The replica's first watch-list, before the fault, is no relist.
 			first := watchList
 			first.ID = 1
+			if tc.resumed {
+				// It re-watches from its resource version and takes the
+				// 410: a LIST of its own meanwhile is no relist.
+				first.SendInitialEvents, first.ResourceVersion = false, "5"
+			}
 			p := &relistProxy{reqs: []proxy.Request{first}, onCut: tc.onCut}
 			target := Target{Replicas: []Replica{{Identity: "r0", Proxy: p}}}
 			// Injected by hand, so the removals are seen before Recover's.
