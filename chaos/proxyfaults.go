@@ -224,16 +224,27 @@ func (WatchCut) Recover(context.Context, Target) error { return nil }
 const (
 	DetailWatches  = "watches"
 	DetailResource = "resource"
+	// DetailRelisted names the replicas, comma-separated, that listed the
+	// resource afresh by themselves (ListsAfresh) instead of taking the
+	// 410: their cut watch-list had not synced.
+	DetailRelisted = "relisted"
 )
 
 // ForcedRelist makes the subject relist Resource: its watches are cut and
 // the re-watch is answered with the 410 Expired event the watch cache
 // sends, so client-go drops its resource version and lists again. Objects
 // created and deleted while the watch was stalled are then never seen.
-// Inject returns once every replica that had a watch has re-watched and got
-// its 410, or has stopped (a process fault at the same moment: it lists
-// afresh when it starts again, and re-watches nothing until then), or
-// fails after Timeout (default 30s).
+// Inject returns once every replica that had a watch has done one of
+// three things since the fault began: re-watched and got its 410; listed
+// Resource afresh by itself, with a LIST or a watch-list from no resource
+// version (sendInitialEvents=true), which reaches the same end without
+// the 410 (a watch-list cut before its initial events arrived, say because
+// a stall held them, is followed by another such watch-list, which no 410
+// can answer; these replicas are named in Detail[DetailRelisted], and their
+// unused 410 rule is removed at once); or stopped (a process fault at the
+// same moment: it lists afresh when it starts again, and re-watches
+// nothing until then; named in Detail["stopped"]). It fails after Timeout
+// (default 30s).
 type ForcedRelist struct {
 	Resource string
 	Replicas []string
@@ -251,9 +262,30 @@ func (f *ForcedRelist) Available(t Target) error {
 	return err
 }
 
-// Inject arms a one-shot 410 per replica, cuts the watches, and waits for
-// the re-watches to take the 410s.
+// Inject marks each replica's proxy log, arms a one-shot 410 per replica,
+// cuts the watches, and waits until each replica that had a watch took
+// its 410, or made a fresh list of Resource after the mark (a LIST, or a
+// watch-list from no resource version: then its 410 rule is removed, and
+// the replica named in Detail[DetailRelisted]), or stopped.
 func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) {
+	rs, err := proxied(t, f.Replicas)
+	if err != nil {
+		return Injection{}, err
+	}
+	// The mark is taken before the 410 rules are armed, so every request
+	// that could take one comes after it. A replica whose log could not be
+	// read has no mark: only its 410 or its stop count.
+	// Only a replica with a watch-list of Resource open (one from no
+	// resource version, which may not have synced) can relist by itself
+	// when it is cut: one with a resumed watch re-watches from its
+	// resource version and takes the 410, and a LIST it makes meanwhile
+	// for its own ends is no relist of its cache.
+	marks := map[proxy.Controller]uint64{}
+	for _, r := range rs {
+		if id, ok := newestRequest(r.Proxy); ok && watchListOpen(r.Proxy.RequestsAfter(0), f.Resource) {
+			marks[r.Proxy] = id
+		}
+	}
 	f.expire = &ProxyRule{Label: "expire", Replicas: f.Replicas,
 		Rule: proxy.Rule{Action: proxy.Expire, Match: proxy.Match{Resource: f.Resource}, Count: 1}}
 	inj, err := f.expire.Inject(ctx, t)
@@ -284,12 +316,18 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		timeout = 30 * time.Second
 	}
 	deadline := time.Now().Add(timeout)
-	var stoppedReplicas []string
+	var stoppedReplicas, relistedReplicas []string
 	for len(pending) > 0 {
 		for p, id := range pending {
+			mark, marked := marks[p]
+			since := p.RequestsAfter(mark)
 			switch {
-			case answered(p, id):
+			case answered(since, id):
 				delete(pending, p)
+			case marked && relisted(since, f.Resource):
+				delete(pending, p)
+				relistedReplicas = append(relistedReplicas, p.Replica())
+				f.removeExpire(p, id)
 			case stopped(ctx, t, p):
 				delete(pending, p)
 				stoppedReplicas = append(stoppedReplicas, p.Replica())
@@ -311,12 +349,41 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if len(stoppedReplicas) > 0 {
-		slices.Sort(stoppedReplicas)
-		inj.Detail["stopped"] = strings.Join(stoppedReplicas, ",")
+	for key, names := range map[string][]string{"stopped": stoppedReplicas, DetailRelisted: relistedReplicas} {
+		if len(names) > 0 {
+			slices.Sort(names)
+			inj.Detail[key] = strings.Join(names, ",")
+		}
 	}
 	inj.End = time.Now()
 	return inj, nil
+}
+
+// removeExpire removes the 410 rule id of a replica that relisted by
+// itself, before a later re-watch of its own can take it; one that cannot
+// be removed now stays for Recover.
+func (f *ForcedRelist) removeExpire(p proxy.Controller, id string) {
+	f.expire.mu.Lock()
+	defer f.expire.mu.Unlock()
+	if p.RemoveRule(id) == nil {
+		delete(f.expire.applied, p)
+	}
+}
+
+// newestRequest is the ID of the newest request in p's log, and whether
+// the log could be read: later requests have larger IDs.
+func newestRequest(p proxy.Controller) (uint64, bool) {
+	if l, ok := p.(interface{ LastRequestID() uint64 }); ok {
+		return l.LastRequestID(), true
+	}
+	var newest uint64
+	for _, r := range p.Requests() {
+		newest = max(newest, r.ID)
+	}
+	if c, ok := p.(interface{ Complete() error }); ok && c.Complete() != nil {
+		return 0, false
+	}
+	return newest, true
 }
 
 // stopped reports whether the replica behind p has exited since it
@@ -335,14 +402,38 @@ func stopped(ctx context.Context, t Target, p proxy.Controller) bool {
 	return false
 }
 
-// answered reports whether a request was answered by rule id.
-func answered(p proxy.Controller, id string) bool {
-	for _, r := range p.Requests() {
-		if r.Fault == id {
-			return true
-		}
-	}
-	return false
+// answered reports whether one of reqs was answered by rule id.
+func answered(reqs []proxy.Request, id string) bool {
+	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return r.Fault == id })
+}
+
+// watchListOpen reports whether one of reqs is a watch-list of resource
+// from no resource version still open.
+func watchListOpen(reqs []proxy.Request, resource string) bool {
+	m := proxy.Match{Resource: resource}
+	return slices.ContainsFunc(reqs, func(r proxy.Request) bool {
+		return m.Matches(r.RequestInfo) && r.Verb == "watch" && r.SendInitialEvents && fromNoVersion(r.RequestInfo) && r.End.IsZero()
+	})
+}
+
+// fromNoVersion says whether a request names no resource version to start
+// from ("" or "0").
+func fromNoVersion(info proxy.RequestInfo) bool {
+	return info.ResourceVersion == "" || info.ResourceVersion == "0"
+}
+
+// relisted reports whether one of reqs lists resource afresh
+// (ListsAfresh), in flight or done.
+func relisted(reqs []proxy.Request, resource string) bool {
+	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return ListsAfresh(r.RequestInfo, resource) })
+}
+
+// ListsAfresh says whether a request lists resource afresh: a LIST, or a
+// watch-list (a watch with sendInitialEvents=true) from no resource
+// version. A watch-list from a resource version is left out: it is
+// resumable, so it takes a forced relist's 410 itself.
+func ListsAfresh(info proxy.RequestInfo, resource string) bool {
+	return (proxy.Match{Resource: resource}).Matches(info) && (info.Verb == "list" || info.Verb == "watch" && info.SendInitialEvents && fromNoVersion(info))
 }
 
 // Recover removes any 410 rule not yet used.

@@ -1,8 +1,17 @@
 package chaos
 
 import (
+	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/cluster/local"
@@ -92,6 +101,183 @@ func TestSyntheticAndRealExpiryLookAlikeToAnInformer(t *testing.T) {
 			}
 			if n := len(tl.Injections()); n < 2 {
 				t.Errorf("timeline has %d injections, want the stall and the expiry", n)
+			}
+		})
+	}
+}
+
+// TestForcedRelistOfAWatchListItsStallHeld is a forced relist that cuts a
+// watch-list whose initial events a stall still holds: the reflector never
+// synced, so it has no resource version to resume from, and watches again
+// with another watch-list, which no 410 can answer. It lists afresh by
+// itself, which is what the relist is for: Inject must return, naming the
+// replica in Detail["relisted"], and remove the 410 rule nobody took.
+//
+// client-go treats a watch-list that closes within a second of opening
+// with no event as a "very short watch" and falls back to a LIST, which
+// the 410 then answers on the resumed watch after it; the reflector's
+// clock is stepped past that second, so it takes the path a watch-list
+// held for longer takes, without the test waiting for it.
+func TestForcedRelistOfAWatchListItsStallHeld(t *testing.T) {
+	c := cluster(t)
+	ns := c.Namespace(t, "relist-unsynced")
+	target, p := proxiedTarget(t, c)
+	createConfigMap(t, c, ns, "listed")
+	configMaps := proxy.Match{Resource: "configmaps"}
+
+	tl := NewTimeline()
+	stall, err := Begin(t.Context(), tl, Stall("configmaps", 0), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stall.End(t.Context())
+
+	clock := clocktesting.NewFakeClock(time.Now())
+	kube := kubernetes.NewForConfigOrDie(p.RESTConfig())
+	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	reflector := cache.NewReflectorWithOptions(cache.NewListWatchFromClient(kube.CoreV1().RESTClient(), "configmaps", ns, fields.Everything()),
+		&corev1.ConfigMap{}, store, cache.ReflectorOptions{Name: "relist-unsynced", Clock: clock})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); reflector.RunWithContext(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	// The stall holds the watch-list's initial events, the bookmark that
+	// ends them last.
+	eventually(t, 10*time.Second, "the stall to hold the watch-list's initial events", func() bool { return p.Held() >= 1 })
+	watches := requestsOf(p.Requests(), configMaps)
+	if len(watches) != 1 || watches[0].Verb != "watch" || !watches[0].SendInitialEvents || watches[0].ResourceVersion != "" {
+		t.Fatalf("want the reflector's one watch-list of configmaps, got %+v", watches)
+	}
+	clock.Step(time.Second)
+
+	before := p.LastRequestID()
+	// Injected by hand, not by Inject, so that its Recover, which removes
+	// whatever 410 rule is left, comes after the look at what is left.
+	relist := &ForcedRelist{Resource: "configmaps", Timeout: 10 * time.Second}
+	defer relist.Recover(t.Context(), target)
+	inj, err := relist.Inject(t.Context(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := requestsOf(p.RequestsAfter(before), configMaps)
+	if slices.ContainsFunc(after, func(r proxy.Request) bool { return r.Verb == "list" }) {
+		t.Fatalf("the reflector fell back to a LIST, not the path this test is about: %+v", after)
+	}
+	if len(after) == 0 || !after[0].SendInitialEvents || after[0].ResourceVersion != "" {
+		t.Fatalf("want the reflector to watch again with a watch-list from no resource version, got %+v", after)
+	}
+	if inj.Detail["relisted"] != "r0" {
+		t.Errorf("detail relisted=%q, want r0: %v", inj.Detail["relisted"], inj.Detail)
+	}
+	if len(relist.expire.applied) != 0 {
+		t.Errorf("the unused 410 rule %s was left for Recover", Rules(inj)["r0"])
+	}
+	stall.End(t.Context())
+	eventually(t, 10*time.Second, "the reflector to sync from its second watch-list", func() bool {
+		_, ok, _ := store.GetByKey(ns + "/listed")
+		return ok
+	})
+}
+
+// requestsOf is the requests of reqs that m selects.
+func requestsOf(reqs []proxy.Request, m proxy.Match) []proxy.Request {
+	return slices.DeleteFunc(reqs, func(r proxy.Request) bool { return !m.Matches(r.RequestInfo) })
+}
+
+// relistProxy is a replica's proxy whose log the test writes: onCut adds
+// what the replica asks after its watch is cut.
+type relistProxy struct {
+	proxy.Controller
+	mu      sync.Mutex
+	reqs    []proxy.Request
+	removed []string
+	onCut   []proxy.Request
+}
+
+func (p *relistProxy) Replica() string                    { return "r0" }
+func (p *relistProxy) AddRule(proxy.Rule) (string, error) { return "expire-1", nil }
+
+func (p *relistProxy) RemoveRule(id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.removed = append(p.removed, id)
+	return nil
+}
+
+func (p *relistProxy) CutWatches(proxy.Match) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.onCut {
+		r.ID = uint64(len(p.reqs) + 1)
+		p.reqs = append(p.reqs, r)
+	}
+	return 1, nil
+}
+
+func (p *relistProxy) Requests() []proxy.Request { return p.RequestsAfter(0) }
+
+func (p *relistProxy) RequestsAfter(id uint64) []proxy.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(p.reqs), func(r proxy.Request) bool { return r.ID <= id })
+}
+
+// A forced relist counts a replica done when its re-watch took the 410,
+// or when it listed the resource afresh after the cut (a LIST or a
+// watch-list, then its 410 rule is removed at once); never for a
+// watch-list from before the fault, nor a list of another resource.
+func TestForcedRelistCountsAFreshListAfterTheCut(t *testing.T) {
+	watchList := proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", SendInitialEvents: true}}
+	cases := []struct {
+		name     string
+		onCut    []proxy.Request
+		relisted string // "": the 410 was taken; "-": Inject fails
+		// resumed: the replica's open watch resumed from a resource
+		// version (else a watch-list from none).
+		resumed bool
+	}{
+		{"the re-watch took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7"}, Fault: "expire-1"}}, "", false},
+		{"a watch-list", []proxy.Request{watchList}, "r0", false},
+		{"a watch-list from a resource version took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7", SendInitialEvents: true}, Fault: "expire-1"}}, "", false},
+		{"a LIST", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "r0", false},
+		{"a LIST of another resource", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "secrets"}}}, "-", false},
+		{"nothing after the cut", nil, "-", false},
+		{"a LIST after a resumed watch's cut", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "-", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The replica's first watch-list, before the fault, is no relist.
+			first := watchList
+			first.ID = 1
+			if tc.resumed {
+				// It re-watches from its resource version and takes the
+				// 410: a LIST of its own meanwhile is no relist.
+				first.SendInitialEvents, first.ResourceVersion = false, "5"
+			}
+			p := &relistProxy{reqs: []proxy.Request{first}, onCut: tc.onCut}
+			target := Target{Replicas: []Replica{{Identity: "r0", Proxy: p}}}
+			// Injected by hand, so the removals are seen before Recover's.
+			relist := &ForcedRelist{Resource: "configmaps", Timeout: 200 * time.Millisecond}
+			inj, err := relist.Inject(t.Context(), target)
+			if tc.relisted == "-" {
+				if err == nil {
+					t.Fatalf("the relist acted: %v", inj.Detail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inj.Detail["relisted"] != tc.relisted {
+				t.Errorf("detail relisted=%q, want %q", inj.Detail["relisted"], tc.relisted)
+			}
+			if removed := tc.relisted != ""; removed != slices.Contains(p.removed, "expire-1") {
+				t.Errorf("rules removed by Inject %v; want the unused 410 rule removed: %v", p.removed, removed)
+			}
+			p.removed = nil
+			if relist.Recover(t.Context(), target); tc.relisted != "" && len(p.removed) > 0 {
+				t.Errorf("Recover removed %v, which Inject had removed", p.removed)
 			}
 		})
 	}

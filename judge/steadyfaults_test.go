@@ -89,6 +89,8 @@ func TestSteadyFaultPremises(t *testing.T) {
 		{"missed-events", "dropped nothing of the write", func(e *evidence.Evidence) { e.Proxies["steady-0"].Events[0].Name = "w2" }, verdict.Broken, "the drop dropped no event of Widget ns/w1"},
 		{"missed-events", "relisted another resource", func(e *evidence.Evidence) { e.Faults[1].Detail[chaos.DetailResource] = "configmaps" }, verdict.Broken, "no forced relist of widgets.example.org answered"},
 		{"missed-events", "no 410 reached it", func(e *evidence.Evidence) { e.Proxies["steady-0"].Events[1].Delivered = false }, verdict.Broken, "with 410 Expired"},
+		{"missed-events", "it listed afresh by itself", relistedBySelf(true), verdict.Held, ""},
+		{"missed-events", "named as relisted, no fresh list logged", relistedBySelf(false), verdict.Broken, "nor saw it list afresh"},
 		{"missed-events", "the relist failed", func(e *evidence.Evidence) {
 			e.Faults[1].Error = "replicas [steady-0] did not re-watch widgets within 30s of the cut"
 		}, verdict.Broken, "did not re-watch"},
@@ -115,6 +117,23 @@ func TestSteadyFaultPremises(t *testing.T) {
 		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
 			t.Errorf("%s, %s: %s %q, want %s with %q", tc.pattern, tc.name, got.Outcome, got.Reason, tc.want, tc.reason)
 		}
+	}
+}
+
+// relistedBySelf makes the missed-events run's forced relist one whose
+// replica listed widgets afresh by itself (its cut watch-list had not
+// synced) instead of taking the 410, with that watch-list in the proxy
+// log (logged) or not.
+func relistedBySelf(logged bool) func(e *evidence.Evidence) {
+	return func(e *evidence.Evidence) {
+		p := e.Proxies["steady-0"]
+		p.Events[1].Delivered = false
+		if logged {
+			at := e.Faults[1].Start.Add(20 * time.Millisecond)
+			p.Requests = append(p.Requests, proxy.Request{ID: 900, Replica: "steady-0", RequestInfo: proxy.RequestInfo{Verb: "watch", Group: "example.org", Resource: "widgets", Namespace: "ns", SendInitialEvents: true}, Code: 200, Start: at})
+		}
+		e.Proxies["steady-0"] = p
+		e.Faults[1].Detail[chaos.DetailRelisted] = "steady-0"
 	}
 }
 
