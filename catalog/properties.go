@@ -88,7 +88,7 @@ var (
 // Steady state: any controller, judged on the objects it reconciles
 // without properties written for it (kstatus readiness, its proxy log).
 var (
-	SteadySettles       = p("steadystate/settles", verdict.Convergence, "after the objects are applied and after each change, every object and everything it owns (by ownerReferences, transitively) is ready (kstatus Current, or the subject's readiness override) within T and stays so for W")
+	SteadySettles       = p("steadystate/settles", verdict.Convergence, "after the objects are applied and after each change, every object and everything it owns (by ownerReferences, transitively) is ready (kstatus Current, or the subject's readiness override; after the last change of a faulted run, not without a status where every clean reference run ended with one) within T and stays so for W")
 	SteadyRecovers      = p("steadystate/recovers", verdict.Convergence, "after each fault is recovered, every object and everything it owns is ready again within T and stays so for W")
 	SteadyQuiescent     = p("steadystate/quiescent", verdict.Invariant, "once settled, with nothing changing, the controller makes no writes for the quiet window (Lease and Event writes aside)")
 	SteadyRestarted     = p("steadystate/restarted-after-first-write", verdict.Assumption, "the controller was restarted (killed, then started again) after its first write of an object was answered")

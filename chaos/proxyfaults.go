@@ -220,31 +220,35 @@ func (f WatchCut) Inject(_ context.Context, t Target) (Injection, error) {
 func (WatchCut) Recover(context.Context, Target) error { return nil }
 
 // The details of a forced relist's injection besides its 410 rules
-// (DetailRules): how many watches were cut, and of what resource.
+// (DetailRules): how many watches were cut, of what resource, and the
+// replicas that did not take their 410 (comma-separated identities).
 const (
 	DetailWatches  = "watches"
 	DetailResource = "resource"
-	// DetailRelisted names the replicas, comma-separated, that listed the
-	// resource afresh by themselves (ListsAfresh) instead of taking the
-	// 410: their cut watch-list had not synced.
+	// DetailRelisted names the replicas that started over by themselves
+	// (StartsOver) instead of taking the 410: their cut watch-list had not
+	// synced.
 	DetailRelisted = "relisted"
+	// DetailStopped names the replicas that stopped instead.
+	DetailStopped = "stopped"
 )
 
 // ForcedRelist makes the subject relist Resource: its watches are cut and
 // the re-watch is answered with the 410 Expired event the watch cache
 // sends, so client-go drops its resource version and lists again. Objects
 // created and deleted while the watch was stalled are then never seen.
+//
 // Inject returns once every replica that had a watch has done one of
-// three things since the fault began: re-watched and got its 410; listed
-// Resource afresh by itself, with a LIST or a watch-list from no resource
-// version (sendInitialEvents=true), which reaches the same end without
-// the 410 (a watch-list cut before its initial events arrived, say because
-// a stall held them, is followed by another such watch-list, which no 410
-// can answer; these replicas are named in Detail[DetailRelisted], and their
-// unused 410 rule is removed at once); or stopped (a process fault at the
-// same moment: it lists afresh when it starts again, and re-watches
-// nothing until then; named in Detail["stopped"]). It fails after Timeout
-// (default 30s).
+// three things: re-watched and taken its 410; started over by itself
+// (StartsOver: a watch-list from no resource version), which reaches the
+// same end without the 410 (client-go's reflector does so when a
+// watch-list it had open is cut before its initial events ended, say
+// because a stall held them; a synced one re-watches from its resource
+// version and takes the 410); or stopped (a process fault at the same
+// moment: it lists afresh when it starts again, and re-watches nothing
+// until then). The last two are named in the injection's Detail
+// (DetailRelisted, DetailStopped), and a replica that started over has its
+// unused 410 rule removed at once. It fails after Timeout (default 30s).
 type ForcedRelist struct {
 	Resource string
 	Replicas []string
@@ -264,9 +268,7 @@ func (f *ForcedRelist) Available(t Target) error {
 
 // Inject marks each replica's proxy log, arms a one-shot 410 per replica,
 // cuts the watches, and waits until each replica that had a watch took
-// its 410, or made a fresh list of Resource after the mark (a LIST, or a
-// watch-list from no resource version: then its 410 rule is removed, and
-// the replica named in Detail[DetailRelisted]), or stopped.
+// its 410, or started over by itself after the mark, or stopped.
 func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) {
 	rs, err := proxied(t, f.Replicas)
 	if err != nil {
@@ -275,14 +277,11 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 	// The mark is taken before the 410 rules are armed, so every request
 	// that could take one comes after it. A replica whose log could not be
 	// read has no mark: only its 410 or its stop count.
-	// Only a replica with a watch-list of Resource open (one from no
-	// resource version, which may not have synced) can relist by itself
-	// when it is cut: one with a resumed watch re-watches from its
-	// resource version and takes the 410, and a LIST it makes meanwhile
-	// for its own ends is no relist of its cache.
 	marks := map[proxy.Controller]uint64{}
+	identity := map[proxy.Controller]string{}
 	for _, r := range rs {
-		if id, ok := newestRequest(r.Proxy); ok && watchListOpen(r.Proxy.RequestsAfter(0), f.Resource) {
+		identity[r.Proxy] = r.Identity
+		if id, ok := newestRequest(r.Proxy); ok {
 			marks[r.Proxy] = id
 		}
 	}
@@ -299,7 +298,7 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		n, err := p.CutWatches(proxy.Match{Resource: f.Resource})
 		if err != nil {
 			f.expire.mu.Unlock()
-			return inj, fmt.Errorf("replica %s: %w", p.Replica(), err)
+			return inj, fmt.Errorf("replica %s: %w", identity[p], err)
 		}
 		if n > 0 {
 			pending[p] = id
@@ -316,7 +315,7 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		timeout = 30 * time.Second
 	}
 	deadline := time.Now().Add(timeout)
-	var stoppedReplicas, relistedReplicas []string
+	named := map[string][]string{}
 	for len(pending) > 0 {
 		for p, id := range pending {
 			mark, marked := marks[p]
@@ -324,13 +323,13 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 			switch {
 			case answered(since, id):
 				delete(pending, p)
-			case marked && relisted(since, f.Resource):
+			case marked && startedOver(since, f.Resource, inj.Start):
 				delete(pending, p)
-				relistedReplicas = append(relistedReplicas, p.Replica())
+				named[DetailRelisted] = append(named[DetailRelisted], identity[p])
 				f.removeExpire(p, id)
 			case stopped(ctx, t, p):
 				delete(pending, p)
-				stoppedReplicas = append(stoppedReplicas, p.Replica())
+				named[DetailStopped] = append(named[DetailStopped], identity[p])
 			}
 		}
 		if len(pending) == 0 {
@@ -339,8 +338,9 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		if time.Now().After(deadline) {
 			var late []string
 			for p := range pending {
-				late = append(late, p.Replica())
+				late = append(late, identity[p])
 			}
+			slices.Sort(late)
 			return inj, fmt.Errorf("replicas %v did not re-watch %s within %s of the cut", late, f.Resource, timeout)
 		}
 		select {
@@ -349,17 +349,15 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	for key, names := range map[string][]string{"stopped": stoppedReplicas, DetailRelisted: relistedReplicas} {
-		if len(names) > 0 {
-			slices.Sort(names)
-			inj.Detail[key] = strings.Join(names, ",")
-		}
+	for key, names := range named {
+		slices.Sort(names)
+		inj.Detail[key] = strings.Join(names, ",")
 	}
 	inj.End = time.Now()
 	return inj, nil
 }
 
-// removeExpire removes the 410 rule id of a replica that relisted by
+// removeExpire removes the 410 rule id of a replica that started over by
 // itself, before a later re-watch of its own can take it; one that cannot
 // be removed now stays for Recover.
 func (f *ForcedRelist) removeExpire(p proxy.Controller, id string) {
@@ -407,33 +405,23 @@ func answered(reqs []proxy.Request, id string) bool {
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return r.Fault == id })
 }
 
-// watchListOpen reports whether one of reqs is a watch-list of resource
-// from no resource version still open.
-func watchListOpen(reqs []proxy.Request, resource string) bool {
-	m := proxy.Match{Resource: resource}
+// startedOver reports whether one of reqs, begun at from or later, starts
+// resource over (StartsOver), in flight or done.
+func startedOver(reqs []proxy.Request, resource string, from time.Time) bool {
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool {
-		return m.Matches(r.RequestInfo) && r.Verb == "watch" && r.SendInitialEvents && fromNoVersion(r.RequestInfo) && r.End.IsZero()
+		return !r.Start.Before(from) && StartsOver(r.RequestInfo, resource)
 	})
 }
 
-// fromNoVersion says whether a request names no resource version to start
-// from ("" or "0").
-func fromNoVersion(info proxy.RequestInfo) bool {
-	return info.ResourceVersion == "" || info.ResourceVersion == "0"
-}
-
-// relisted reports whether one of reqs lists resource afresh
-// (ListsAfresh), in flight or done.
-func relisted(reqs []proxy.Request, resource string) bool {
-	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return ListsAfresh(r.RequestInfo, resource) })
-}
-
-// ListsAfresh says whether a request lists resource afresh: a LIST, or a
-// watch-list (a watch with sendInitialEvents=true) from no resource
-// version. A watch-list from a resource version is left out: it is
-// resumable, so it takes a forced relist's 410 itself.
-func ListsAfresh(info proxy.RequestInfo, resource string) bool {
-	return (proxy.Match{Resource: resource}).Matches(info) && (info.Verb == "list" || info.Verb == "watch" && info.SendInitialEvents && fromNoVersion(info))
+// StartsOver says whether a request starts resource over: a watch-list
+// (a watch with sendInitialEvents=true) from no resource version, which
+// client-go's reflector opens when it has no resource version to resume
+// from (it never synced, or a 410 took it). A LIST is not counted: the
+// reflector falls back to one when a watch-list fails at once, and then
+// watches from the list's resource version, which takes the 410 itself;
+// another LIST is the controller's own business, not its cache's.
+func StartsOver(info proxy.RequestInfo, resource string) bool {
+	return (proxy.Match{Resource: resource}).Matches(info) && info.Verb == "watch" && info.SendInitialEvents && !info.Resumable()
 }
 
 // Recover removes any 410 rule not yet used.

@@ -111,7 +111,7 @@ func TestSyntheticAndRealExpiryLookAlikeToAnInformer(t *testing.T) {
 // synced, so it has no resource version to resume from, and watches again
 // with another watch-list, which no 410 can answer. It lists afresh by
 // itself, which is what the relist is for: Inject must return, naming the
-// replica in Detail["relisted"], and remove the 410 rule nobody took.
+// replica in Detail[DetailRelisted], and remove the 410 rule nobody took.
 //
 // client-go treats a watch-list that closes within a second of opening
 // with no event as a "very short watch" and falls back to a LIST, which
@@ -167,8 +167,8 @@ func TestForcedRelistOfAWatchListItsStallHeld(t *testing.T) {
 	if len(after) == 0 || !after[0].SendInitialEvents || after[0].ResourceVersion != "" {
 		t.Fatalf("want the reflector to watch again with a watch-list from no resource version, got %+v", after)
 	}
-	if inj.Detail["relisted"] != "r0" {
-		t.Errorf("detail relisted=%q, want r0: %v", inj.Detail["relisted"], inj.Detail)
+	if inj.Detail[DetailRelisted] != "r0" {
+		t.Errorf("detail relisted=%q, want r0: %v", inj.Detail[DetailRelisted], inj.Detail)
 	}
 	if len(relist.expire.applied) != 0 {
 		t.Errorf("the unused 410 rule %s was left for Recover", Rules(inj)["r0"])
@@ -209,7 +209,7 @@ func (p *relistProxy) CutWatches(proxy.Match) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.onCut {
-		r.ID = uint64(len(p.reqs) + 1)
+		r.ID, r.Start = uint64(len(p.reqs)+1), time.Now()
 		p.reqs = append(p.reqs, r)
 	}
 	return 1, nil
@@ -224,37 +224,30 @@ func (p *relistProxy) RequestsAfter(id uint64) []proxy.Request {
 }
 
 // A forced relist counts a replica done when its re-watch took the 410,
-// or when it listed the resource afresh after the cut (a LIST or a
-// watch-list, then its 410 rule is removed at once); never for a
-// watch-list from before the fault, nor a list of another resource.
+// or when it started the resource over after the cut (a watch-list from
+// no resource version, then its 410 rule is removed at once); never for a
+// watch-list from before the fault, a LIST (the reflector watches from
+// its resource version after one, and takes the 410), nor a watch-list of
+// another resource.
 func TestForcedRelistCountsAFreshListAfterTheCut(t *testing.T) {
 	watchList := proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", SendInitialEvents: true}}
 	cases := []struct {
 		name     string
 		onCut    []proxy.Request
 		relisted string // "": the 410 was taken; "-": Inject fails
-		// resumed: the replica's open watch resumed from a resource
-		// version (else a watch-list from none).
-		resumed bool
 	}{
-		{"the re-watch took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7"}, Fault: "expire-1"}}, "", false},
-		{"a watch-list", []proxy.Request{watchList}, "r0", false},
-		{"a watch-list from a resource version took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7", SendInitialEvents: true}, Fault: "expire-1"}}, "", false},
-		{"a LIST", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "r0", false},
-		{"a LIST of another resource", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "secrets"}}}, "-", false},
-		{"nothing after the cut", nil, "-", false},
-		{"a LIST after a resumed watch's cut", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "-", true},
+		{"the re-watch took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7"}, Fault: "expire-1"}}, ""},
+		{"a watch-list", []proxy.Request{watchList}, "r0"},
+		{"a watch-list from a resource version took the 410", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "configmaps", ResourceVersion: "7", SendInitialEvents: true}, Fault: "expire-1"}}, ""},
+		{"a LIST", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "list", Resource: "configmaps"}}}, "-"},
+		{"a watch-list of another resource", []proxy.Request{{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: "secrets", SendInitialEvents: true}}}, "-"},
+		{"nothing after the cut", nil, "-"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// The replica's first watch-list, before the fault, is no relist.
 			first := watchList
-			first.ID = 1
-			if tc.resumed {
-				// It re-watches from its resource version and takes the
-				// 410: a LIST of its own meanwhile is no relist.
-				first.SendInitialEvents, first.ResourceVersion = false, "5"
-			}
+			first.ID, first.Start = 1, time.Now()
 			p := &relistProxy{reqs: []proxy.Request{first}, onCut: tc.onCut}
 			target := Target{Replicas: []Replica{{Identity: "r0", Proxy: p}}}
 			// Injected by hand, so the removals are seen before Recover's.
@@ -269,8 +262,8 @@ func TestForcedRelistCountsAFreshListAfterTheCut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if inj.Detail["relisted"] != tc.relisted {
-				t.Errorf("detail relisted=%q, want %q", inj.Detail["relisted"], tc.relisted)
+			if inj.Detail[DetailRelisted] != tc.relisted {
+				t.Errorf("detail relisted=%q, want %q", inj.Detail[DetailRelisted], tc.relisted)
 			}
 			if removed := tc.relisted != ""; removed != slices.Contains(p.removed, "expire-1") {
 				t.Errorf("rules removed by Inject %v; want the unused 410 rule removed: %v", p.removed, removed)

@@ -76,7 +76,9 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	r := read(e)
 	var m EndMark
 	r.json(FactSteadyEnd, &m)
-	src, overrides := r.steadySource(), r.overrides()
+	// The end state comes after every change: the kinds the references
+	// taught are owed a status are not ready without one.
+	src, overrides := r.steadySource(), WithStatusOwed(r.overrides(), r.statusOwed())
 	names := r.fact(FactSteadyHistories)
 	r.proxyLogs()
 	if err := r.missing(); err != nil {

@@ -172,7 +172,7 @@ func staleView(e *evidence.Evidence) error {
 // missedEvents is the missed-events premise: another party wrote while the
 // watches' events were dropped, the drop dropped that write's event, and
 // then the forced relist of that object's resource answered a re-watch of
-// the controller with 410 Expired (or the controller listed it afresh by
+// the controller with 410 Expired (or the controller started over by
 // itself, its cut watch-list not synced); no relist failed.
 func missedEvents(e *evidence.Evidence) error {
 	drops, err := Injected(e.Faults, faultDrop)
@@ -217,15 +217,16 @@ func missedEvents(e *evidence.Evidence) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("after the drop of the event of %s at %s, no forced relist of %s answered a re-watch of the controller with 410 Expired, nor saw it list afresh by itself", ev.Kind+" "+ev.Namespace+"/"+ev.Name, ev.At.Format("15:04:05.000"), res)
+		return fmt.Errorf("after the drop of the event of %s at %s, no forced relist of %s answered a re-watch of the controller with 410 Expired, nor saw it start over by itself", ev.Kind+" "+ev.Namespace+"/"+ev.Name, ev.At.Format("15:04:05.000"), res)
 	}
 	return fmt.Errorf("no drop saw a write of the harness while it lasted (%d writes)", len(ds))
 }
 
 // relisted reports whether a forced relist reached a replica: its 410
-// was delivered, or the replica listed the resource afresh by itself
-// while the relist acted (chaos.DetailRelisted: its cut watch-list had
-// not synced, and the proxy log shows the fresh list).
+// was delivered, or the replica started over by itself while the relist
+// acted (chaos.DetailRelisted: its cut watch-list had not synced, and the
+// proxy log shows the watch-list from no resource version,
+// chaos.StartsOver).
 func relisted(e *evidence.Evidence, relist chaos.Injection) (bool, error) {
 	rules := chaos.Rules(relist)
 	if len(rules) == 0 {
@@ -243,7 +244,7 @@ func relisted(e *evidence.Evidence, relist chaos.Injection) (bool, error) {
 			return true, nil
 		}
 		if slices.Contains(self, replica) && slices.ContainsFunc(p.Requests, func(r proxy.Request) bool {
-			return !r.Start.Before(relist.Start) && !r.Start.After(relist.End) && chaos.ListsAfresh(r.RequestInfo, relist.Detail[chaos.DetailResource])
+			return !r.Start.Before(relist.Start) && !r.Start.After(relist.End) && chaos.StartsOver(r.RequestInfo, relist.Detail[chaos.DetailResource])
 		}) {
 			return true, nil
 		}

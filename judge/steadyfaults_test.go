@@ -90,7 +90,11 @@ func TestSteadyFaultPremises(t *testing.T) {
 		{"missed-events", "relisted another resource", func(e *evidence.Evidence) { e.Faults[1].Detail[chaos.DetailResource] = "configmaps" }, verdict.Broken, "no forced relist of widgets.example.org answered"},
 		{"missed-events", "no 410 reached it", func(e *evidence.Evidence) { e.Proxies["steady-0"].Events[1].Delivered = false }, verdict.Broken, "with 410 Expired"},
 		{"missed-events", "it listed afresh by itself", relistedBySelf(true), verdict.Held, ""},
-		{"missed-events", "named as relisted, no fresh list logged", relistedBySelf(false), verdict.Broken, "nor saw it list afresh"},
+		{"missed-events", "named as relisted, no fresh list logged", relistedBySelf(false), verdict.Broken, "nor saw it start over"},
+		{"missed-events", "a fresh list logged, not named as relisted", func(e *evidence.Evidence) {
+			relistedBySelf(true)(e)
+			delete(e.Faults[1].Detail, chaos.DetailRelisted)
+		}, verdict.Broken, "nor saw it start over"},
 		{"missed-events", "the relist failed", func(e *evidence.Evidence) {
 			e.Faults[1].Error = "replicas [steady-0] did not re-watch widgets within 30s of the cut"
 		}, verdict.Broken, "did not re-watch"},
@@ -121,9 +125,9 @@ func TestSteadyFaultPremises(t *testing.T) {
 }
 
 // relistedBySelf makes the missed-events run's forced relist one whose
-// replica listed widgets afresh by itself (its cut watch-list had not
-// synced) instead of taking the 410, with that watch-list in the proxy
-// log (logged) or not.
+// replica started widgets over by itself (its cut watch-list had not
+// synced) instead of taking the 410, with its watch-list from no resource
+// version in the proxy log (logged) or not.
 func relistedBySelf(logged bool) func(e *evidence.Evidence) {
 	return func(e *evidence.Evidence) {
 		p := e.Proxies["steady-0"]

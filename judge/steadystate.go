@@ -36,6 +36,11 @@ const (
 	// FactSteadyReadiness is the subject's readiness overrides, as JSON
 	// ([]ReadinessOverride); absent, kstatus decides every kind.
 	FactSteadyReadiness = "steadystate/readiness"
+	// FactSteadyStatusOwed is the kinds the reference runs taught are
+	// owed a status (StatusOwed), as JSON ([]string): recorded by a
+	// faulted run with its references, and applied to its phases after
+	// the last change (SettlePhase.Final) and to its end state.
+	FactSteadyStatusOwed = "steadystate/status-owed"
 	// FactSteadySettle and FactSteadyRecover are the phases settles and
 	// recovers judge, as JSON ([]SettlePhase).
 	FactSteadySettle  = "steadystate/settle"
@@ -105,8 +110,9 @@ func SteadyKey(history, namespace, name string) string {
 // ReadinessOverride decides readiness of a kind that follows no status
 // convention: the field at Path has Value (as text), or, with Exists, is
 // there (Path "": the object exists). With StatusOwed, a rule the
-// reference runs taught (StatusOwed), not the subject: an object of Kind
-// is not ready while it has no status, and kstatus decides once it has.
+// reference runs taught (StatusOwed), not the subject's: an object of
+// Kind is not ready while it has no status, and kstatus decides once it
+// has.
 type ReadinessOverride struct {
 	Kind       string `json:"kind"`
 	Path       string `json:"path,omitempty"`
@@ -125,6 +131,10 @@ type SettlePhase struct {
 	Within  string    `json:"within"`
 	Window  string    `json:"window"`
 	Objects []string  `json:"objects"`
+	// Final says every change had been made: the state is to be the one
+	// the reference runs ended in, and the kinds they taught are owed a
+	// status (FactSteadyStatusOwed) are not ready without one.
+	Final bool `json:"final,omitempty"`
 }
 
 // QuietWindow is when nothing changed and the controller was watched for
@@ -190,22 +200,31 @@ func hasStatus(obj map[string]any) bool {
 	return ok && len(st) > 0
 }
 
-// StatusOwed are the readiness rules the settled reference runs teach:
-// each kind of applied object that ended every one of them with a status
-// is not ready while it has none. kstatus calls an object with no status
-// Current, so without the rule a faulted run's end state could be taken
-// before the controller had written any: a difference of the harness's
-// making. Sorted by kind; none without a settled reference run.
-func StatusOwed(refs []*EndState) []ReadinessOverride {
-	var owed map[string]bool // kind: every root of it had a status
+// StatusOwed are the kinds the settled reference runs teach are owed a
+// status: each kind of applied object of which every object, applied or
+// owned, ended every one of them with a status. kstatus calls an object
+// with no status Current, so without the rule a faulted run's end state
+// could be taken before the controller had written any: a difference of
+// the harness's making. The references saw only their end, so the rule
+// holds only once every change has been made (SettlePhase.Final). Sorted;
+// none without a settled reference run.
+func StatusOwed(refs []*EndState) []string {
+	var owed map[string]bool // kind: every object of it had a status
 	for _, ref := range refs {
 		if ref.NotReady != "" {
 			continue
 		}
-		kinds := map[string]bool{}
+		applied := map[string]bool{}
 		for _, k := range ref.Roots {
-			obj := ref.Objects[k]
+			kind, _ := ref.Objects[k]["kind"].(string)
+			applied[kind] = true
+		}
+		kinds := map[string]bool{}
+		for _, obj := range ref.Objects {
 			kind, _ := obj["kind"].(string)
+			if !applied[kind] {
+				continue
+			}
 			with, seen := kinds[kind]
 			kinds[kind] = hasStatus(obj) && (with || !seen)
 		}
@@ -217,11 +236,22 @@ func StatusOwed(refs []*EndState) []ReadinessOverride {
 			owed[kind] = owed[kind] && kinds[kind]
 		}
 	}
-	var out []ReadinessOverride
+	var out []string
 	for _, kind := range slices.Sorted(maps.Keys(owed)) {
 		if owed[kind] {
-			out = append(out, ReadinessOverride{Kind: kind, StatusOwed: true})
+			out = append(out, kind)
 		}
+	}
+	return out
+}
+
+// WithStatusOwed is overrides, the subject's, followed by a rule for each
+// kind owed a status (StatusOwed): the subject's rule for a kind comes
+// first and decides.
+func WithStatusOwed(overrides []ReadinessOverride, kinds []string) []ReadinessOverride {
+	out := slices.Clip(overrides)
+	for _, k := range kinds {
+		out = append(out, ReadinessOverride{Kind: k, StatusOwed: true})
 	}
 	return out
 }
@@ -283,18 +313,20 @@ func (r *reader) steadySource() oracle.Source {
 	return oracle.Join(oracle.NewHistory(), others)
 }
 
-// overrides are the subject's readiness overrides, then the rules the
-// reference runs the evidence carries teach (StatusOwed), as the suite
-// decided readiness live: the subject's win for a kind both name.
 func (r *reader) overrides() []ReadinessOverride {
 	var out []ReadinessOverride
 	if _, ok := r.e.Facts[FactSteadyReadiness]; ok {
 		r.json(FactSteadyReadiness, &out)
 	}
-	if _, ok := r.e.Facts[FactSteadyReferences]; ok {
-		var refs []*EndState
-		r.json(FactSteadyReferences, &refs)
-		out = append(out, StatusOwed(refs)...)
+	return out
+}
+
+// statusOwed is the kinds the run recorded as owed a status
+// (FactSteadyStatusOwed); none when it recorded none.
+func (r *reader) statusOwed() []string {
+	var out []string
+	if _, ok := r.e.Facts[FactSteadyStatusOwed]; ok {
+		r.json(FactSteadyStatusOwed, &out)
 	}
 	return out
 }
@@ -307,7 +339,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 		r := read(e)
 		var phases []SettlePhase
 		r.json(fact, &phases)
-		src, overrides := r.steadySource(), r.overrides()
+		src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -330,7 +362,11 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			if cut {
 				until = e.End
 			}
-			_, err := c.Check(src, AllReady(ph.Objects, overrides), until)
+			ready := overrides
+			if ph.Final {
+				ready = WithStatusOwed(overrides, owed)
+			}
+			_, err := c.Check(src, AllReady(ph.Objects, ready), until)
 			switch {
 			case err != nil && cut:
 				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)
@@ -685,21 +721,16 @@ func noFinalizerOnDeleting(e *evidence.Evidence) error {
 func readinessBound(e *evidence.Evidence) string {
 	r := read(e)
 	objects := r.fact(FactSteadyObjects)
-	src, overrides := r.steadySource(), r.overrides()
+	src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
 	if r.missing() != nil || objects == "" {
 		return ""
 	}
 	keys := strings.Split(objects, ",")
 	overridden := map[string]bool{}
-	var how, owed []string
+	var how []string
 	for _, o := range overrides {
-		if overridden[o.Kind] {
-			continue // the first rule of a kind decides (ObjectReady)
-		}
 		overridden[o.Kind] = true
 		switch {
-		case o.StatusOwed:
-			owed = append(owed, o.Kind)
 		case o.Path == "":
 			how = append(how, o.Kind+" once it exists")
 		case o.Exists:
@@ -717,7 +748,7 @@ func readinessBound(e *evidence.Evidence) string {
 				continue
 			}
 			last[k] = obj
-			if st, ok := obj.Object["status"].(map[string]any); ok && len(st) > 0 {
+			if hasStatus(obj.Object) {
 				hadStatus[k] = true
 			}
 		}
@@ -734,8 +765,9 @@ func readinessBound(e *evidence.Evidence) string {
 	if len(how) > 0 {
 		text += "; by the subject's overrides: " + strings.Join(how, ", ")
 	}
+	owed = slices.DeleteFunc(owed, func(k string) bool { return overridden[k] })
 	if len(owed) > 0 {
-		text += "; not before they have a status, as every clean reference run ended with one: " + strings.Join(owed, ", ")
+		text += "; after the last change, not before they have a status, as every clean reference run ended with one: " + strings.Join(owed, ", ")
 	}
 	if len(statusless) > 0 {
 		text += fmt.Sprintf("; never given a status, so ready once they exist (a custom resource kstatus cannot judge; bind readiness.overrides to judge it): %s", strings.Join(statusless, ", "))

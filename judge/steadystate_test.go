@@ -733,14 +733,14 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 // it Current once it exists, which the verdict must not pass off as more.
 func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 	e := constructSteady("correct")
-	const learned = "ready: kstatus Current; not before they have a status, as every clean reference run ended with one: Widget"
+	e.Facts[FactSteadyStatusOwed] = `["Widget"]`
+	const learned = "ready: kstatus Current; after the last change, not before they have a status, as every clean reference run ended with one: Widget"
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != learned {
-			t.Errorf("%s with a status, compared with references: %q", id, got)
+			t.Errorf("%s with a status owed: %q", id, got)
 		}
 	}
-	// A run with no references to learn from (a reference run itself).
-	delete(e.Facts, FactSteadyReferences)
+	delete(e.Facts, FactSteadyStatusOwed)
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != "ready: kstatus Current" {
 			t.Errorf("%s with a status: %q", id, got)
@@ -925,18 +925,38 @@ func TestRecordedStaleWatchIsRecovering(t *testing.T) {
 // reference's conditions absent) and quiescent (the controller's status
 // write came in the quiet window) on a difference of the harness's
 // making. Every clean reference run ended with the Claim's status, so the
-// Claim is not ready without one: the end state says it had not settled,
-// and recovers cannot hold on the evidence, which ends before the status
-// came.
+// Claim is owed one: recorded so (as the harness now records it, before
+// the objects are applied), the end state says it had not settled, and
+// recovers, after the last change, cannot hold on the evidence, which
+// ends before the status came. As recorded, the run is judged as it ran.
 func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	e := readEvidence(t, filepath.Join("composite", "explore-composite-steady-statusless-end.json"))
 	var refs []*EndState
 	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
 		t.Fatal(err)
 	}
-	if got := StatusOwed(refs); len(got) != 1 || got[0] != (ReadinessOverride{Kind: "Claim", StatusOwed: true}) {
-		t.Errorf("learned from the references: %+v, want the Claim's status owed", got)
+	if got := StatusOwed(refs); !slices.Equal(got, []string{"Claim"}) {
+		t.Errorf("learned from the references: %v, want the Claim owed a status", got)
 	}
+	if end, err := EndStateOf(e); err != nil || end.NotReady != "" {
+		t.Fatalf("as recorded: %v, not ready %q; want ready by kstatus, as the run judged it", err, end.NotReady)
+	}
+	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
+		t.Fatalf("recovers as recorded: %s %q, want held, as the run judged it", got.Outcome, got.Reason)
+	}
+	e.Facts[FactSteadyStatusOwed] = `["Claim"]`
+	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
+		t.Errorf("recovers in a phase not after the last change: %s %q, want held (the references say nothing of it)", got.Outcome, got.Reason)
+	}
+	var phases []SettlePhase
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover]), &phases); err != nil {
+		t.Fatal(err)
+	}
+	for i := range phases {
+		phases[i].Final = true // every change was made before the faults were recovered
+	}
+	b, _ := json.Marshal(phases)
+	e.Facts[FactSteadyRecover] = string(b)
 	end, err := EndStateOf(e)
 	if err != nil {
 		t.Fatal(err)
@@ -946,11 +966,6 @@ func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	}
 	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome == verdict.Held {
 		t.Errorf("recovers: held, want not held while the Claim had no status (%q)", got.Reason)
-	}
-	// Without the references, kstatus alone decides, as before.
-	delete(e.Facts, FactSteadyReferences)
-	if end, err := EndStateOf(e); err != nil || end.NotReady != "" {
-		t.Errorf("without references: %v, not ready %q; want ready by kstatus", err, end.NotReady)
 	}
 }
 
@@ -975,6 +990,10 @@ func TestStatusOwed(t *testing.T) {
 		}
 		return es
 	}
+	owning := func(es *EndState, o map[string]any) *EndState {
+		es.Objects["h:ns/owned"] = o
+		return es
+	}
 	with := claim(map[string]any{"phase": "Ready"})
 	for _, tc := range []struct {
 		name string
@@ -987,19 +1006,17 @@ func TestStatusOwed(t *testing.T) {
 		{"one of two claims without", []*EndState{ref("", with, claim(nil))}, nil},
 		{"an unsettled reference teaches nothing", []*EndState{ref("x is not ready", claim(nil)), ref("", with)}, []string{"Claim"}},
 		{"no settled reference", []*EndState{ref("x is not ready", with)}, nil},
+		{"an owned claim without", []*EndState{owning(ref("", with), claim(nil))}, nil},
+		{"an owned object of another kind without", []*EndState{owning(ref("", with), cm)}, []string{"Claim"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, o := range StatusOwed(tc.refs) {
-				got = append(got, o.Kind)
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := StatusOwed(tc.refs); !slices.Equal(got, tc.want) {
 				t.Errorf("%v, want %v", got, tc.want)
 			}
 		})
 	}
 
-	owed := []ReadinessOverride{{Kind: "Claim", StatusOwed: true}}
+	owed := WithStatusOwed(nil, []string{"Claim"})
 	u := func(o map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: o} }
 	if ok, why := ObjectReady(u(claim(nil)), owed); ok || !strings.Contains(why, "no status yet") {
 		t.Errorf("no status: %v %q, want not ready", ok, why)
@@ -1011,7 +1028,7 @@ func TestStatusOwed(t *testing.T) {
 	if ok, _ := ObjectReady(u(stalled), owed); ok {
 		t.Errorf("a status kstatus calls Failed: ready, want kstatus to decide once there is a status")
 	}
-	subject := append([]ReadinessOverride{{Kind: "Claim", Path: ""}}, owed...)
+	subject := WithStatusOwed([]ReadinessOverride{{Kind: "Claim", Path: ""}}, []string{"Claim"})
 	if ok, why := ObjectReady(u(claim(nil)), subject); !ok {
 		t.Errorf("the subject's override first: not ready %q", why)
 	}

@@ -183,10 +183,10 @@ func (c Change) String() string {
 // it exists: an applied custom resource (of a group outside *.k8s.io)
 // whose controller never wrote a status is judged only on existing, and
 // the settles and recovers verdicts name it (their "bound" figure) so
-// that an override can be bound for it. In a faulted run, a kind of
-// applied object that ended every clean reference run with a status is
-// not ready while it has none: the end state is not taken before the
-// controller has written one.
+// that an override can be bound for it. In a faulted run, once every
+// change has been made, an object of an applied kind whose objects all
+// ended every settled clean reference run with a status is not ready
+// without one, unless an override decides the kind.
 type Readiness struct {
 	// Overrides decide readiness for kinds that follow no status
 	// convention.

@@ -38,7 +38,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 		return len(e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})) > 0
 	})
 	rewatch := e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})[0]
-	if rewatch.SendInitialEvents || !resumable(rewatch.RequestInfo) {
+	if rewatch.SendInitialEvents || !rewatch.RequestInfo.Resumable() {
 		t.Errorf("after a cut the informer should resume from its resource version, got %+v", rewatch.RequestInfo)
 	}
 	if lists := e.requestsSince(before, Match{Verbs: []string{"list"}, Resource: "configmaps"}); len(lists) > 0 {

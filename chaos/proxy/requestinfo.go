@@ -29,6 +29,12 @@ type RequestInfo struct {
 // IsResource reports whether the request names an API resource.
 func (r RequestInfo) IsResource() bool { return r.Resource != "" }
 
+// Resumable says whether a watch resumes from a resource version ("" and
+// "0" name none): the only kind the API server can answer with 410.
+func (r RequestInfo) Resumable() bool {
+	return r.ResourceVersion != "" && r.ResourceVersion != "0"
+}
+
 // IsWrite reports whether the request writes an object: create, update,
 // patch, delete or deletecollection of a resource.
 func (r RequestInfo) IsWrite() bool {

@@ -15,7 +15,7 @@ import (
 // by one.
 func (p *Proxy) serveWatch(w *statusWriter, r *http.Request, info RequestInfo, rec *Request) {
 	expireID := ""
-	if resumable(info) {
+	if info.Resumable() {
 		if _, id, ok := p.rules.take(Expire, info, nil); ok {
 			expireID = id
 		}
@@ -81,12 +81,6 @@ func copyBody(w http.ResponseWriter, resp *http.Response) {
 			return
 		}
 	}
-}
-
-// resumable reports whether a watch resumes from a resource version, the
-// only kind the API server can answer with 410.
-func resumable(info RequestInfo) bool {
-	return info.ResourceVersion != "" && info.ResourceVersion != "0"
 }
 
 func expiredStatus(requested string, newest uint64) *metav1.Status {

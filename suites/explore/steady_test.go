@@ -170,7 +170,7 @@ func TestRelistOfAStoppedReplicaActs(t *testing.T) {
 		f.(*chaos.ForcedRelist).Timeout = 200 * time.Millisecond
 		inj, err := chaos.Inject(t.Context(), chaos.NewTimeline(), f, d.target())
 		switch {
-		case exited && (err != nil || inj.Detail["stopped"] != "r0"):
+		case exited && (err != nil || inj.Detail[chaos.DetailStopped] != "r0"):
 			t.Errorf("a stopped replica's relist: %v, detail %v; want it acted, naming r0 stopped", err, inj.Detail)
 		case !exited && err == nil:
 			t.Errorf("a running replica that never re-watched: the relist acted")

@@ -118,8 +118,8 @@ func (s *Scenario) End() { s.sc.end() }
 func (s *Scenario) CompareWith(refs []*judge.EndState) { s.sc.compareWith(refs) }
 
 // RecordDisturbed records the writes the harness made around the faults
-// (judge.FactSteadyDisturbed): the binding's changes, and the pods of the
-// controller's own a schedule's pod deletions took (DeletedOwn), whose
+// (judge.FactSteadyDisturbed): the binding's changes, and the controller's
+// own pods that a schedule's pod deletions took (DeletedOwn), whose
 // re-creation is owed, not churn.
 func (s *Scenario) RecordDisturbed() {
 	s.mu.Lock()

@@ -64,8 +64,13 @@ type scenario struct {
 	objects   []object
 	src       oracle.Source
 	overrides []judge.ReadinessOverride
-	applied   time.Time
-	phases    map[string][]judge.SettlePhase
+	// owed are the kinds the reference runs taught are owed a status
+	// (judge.StatusOwed), from the phase after the last change on; made
+	// counts the changes made.
+	owed    []string
+	made    int
+	applied time.Time
+	phases  map[string][]judge.SettlePhase
 	// recorded are the recorded resources by name (resourceName).
 	recorded map[string]schema.GroupVersionResource
 	// clusterScoped are the recorded resources of a cluster-scoped kind,
@@ -249,17 +254,22 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 
 // settleWithin is settle with within in place of T.
 func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
-	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live()}
+	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
+	ready := sc.overrides
+	if ph.Final {
+		ready = judge.WithStatusOwed(sc.overrides, sc.owed)
+	}
 	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
-	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, sc.overrides))
+	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ready))
 	return err == nil
 }
 
 // change applies one change and returns when it was made.
 func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time {
 	i := sc.changeIndex(c)
+	sc.made++
 	o := sc.objects[i]
 	t := subjectfile.ObjectName{Kind: o.u.GetKind(), Name: o.u.GetName()}
 	res := sc.resource(o)
@@ -384,14 +394,17 @@ func (sc *scenario) keepReference(settled bool) {
 
 // compareWith records refs, the fault-free runs' end states, and the
 // subject's ignore paths for the faulted run's judges
-// (judge.FactSteadyReferences, FactSteadyIgnore), and decides readiness
-// from then on as the judges do with them: an applied kind every
-// reference ended with a status is not ready without one
-// (judge.StatusOwed). Call it before the objects are applied.
+// (judge.FactSteadyReferences, FactSteadyIgnore), with the kinds they
+// teach are owed a status (judge.StatusOwed, FactSteadyStatusOwed): from
+// the phase after the last change on, an object of such a kind is not
+// ready without one, live as for the judges. Call it before the objects
+// are applied.
 func (sc *scenario) compareWith(refs []*judge.EndState) {
 	if len(refs) > 0 {
 		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
-		sc.overrides = append(sc.overrides, judge.StatusOwed(refs)...)
+		if sc.owed = judge.StatusOwed(refs); len(sc.owed) > 0 {
+			testenv.Fact(judge.FactSteadyStatusOwed, mustJSON(sc.owed))
+		}
 	}
 	if len(sc.b.Ignore) > 0 {
 		testenv.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
