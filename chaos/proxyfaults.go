@@ -266,24 +266,17 @@ func (f *ForcedRelist) Available(t Target) error {
 	return err
 }
 
-// Inject marks each replica's proxy log, arms a one-shot 410 per replica,
-// cuts the watches, and waits until each replica that had a watch took
-// its 410, or started over by itself after the mark, or stopped.
+// Inject arms a one-shot 410 per replica, cuts the watches, and waits
+// until each replica that had a watch took its 410, or started over by
+// itself since the 410 was armed, or stopped.
 func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) {
 	rs, err := proxied(t, f.Replicas)
 	if err != nil {
 		return Injection{}, err
 	}
-	// The mark is taken before the 410 rules are armed, so every request
-	// that could take one comes after it. A replica whose log could not be
-	// read has no mark: only its 410 or its stop count.
-	marks := map[proxy.Controller]uint64{}
 	identity := map[proxy.Controller]string{}
 	for _, r := range rs {
 		identity[r.Proxy] = r.Identity
-		if id, ok := newestRequest(r.Proxy); ok {
-			marks[r.Proxy] = id
-		}
 	}
 	f.expire = &ProxyRule{Label: "expire", Replicas: f.Replicas,
 		Rule: proxy.Rule{Action: proxy.Expire, Match: proxy.Match{Resource: f.Resource}, Count: 1}}
@@ -318,12 +311,11 @@ func (f *ForcedRelist) Inject(ctx context.Context, t Target) (Injection, error) 
 	named := map[string][]string{}
 	for len(pending) > 0 {
 		for p, id := range pending {
-			mark, marked := marks[p]
-			since := p.RequestsAfter(mark)
+			reqs := p.Requests()
 			switch {
-			case answered(since, id):
+			case answered(reqs, id):
 				delete(pending, p)
-			case marked && startedOver(since, f.Resource, inj.Start):
+			case startedOver(reqs, f.Resource, inj.Start):
 				delete(pending, p)
 				named[DetailRelisted] = append(named[DetailRelisted], identity[p])
 				f.removeExpire(p, id)
@@ -368,22 +360,6 @@ func (f *ForcedRelist) removeExpire(p proxy.Controller, id string) {
 	}
 }
 
-// newestRequest is the ID of the newest request in p's log, and whether
-// the log could be read: later requests have larger IDs.
-func newestRequest(p proxy.Controller) (uint64, bool) {
-	if l, ok := p.(interface{ LastRequestID() uint64 }); ok {
-		return l.LastRequestID(), true
-	}
-	var newest uint64
-	for _, r := range p.Requests() {
-		newest = max(newest, r.ID)
-	}
-	if c, ok := p.(interface{ Complete() error }); ok && c.Complete() != nil {
-		return 0, false
-	}
-	return newest, true
-}
-
 // stopped reports whether the replica behind p has exited since it
 // started. One its kubelet restarts in place (a Follower) is stopped
 // while it is down only: once running again, after an exit before the
@@ -405,8 +381,9 @@ func answered(reqs []proxy.Request, id string) bool {
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool { return r.Fault == id })
 }
 
-// startedOver reports whether one of reqs, begun at from or later, starts
-// resource over (StartsOver), in flight or done.
+// startedOver reports whether one of reqs, begun at from or later (the
+// 410's arming: as the missed-events premise reads it), starts resource
+// over (StartsOver), in flight or done.
 func startedOver(reqs []proxy.Request, resource string, from time.Time) bool {
 	return slices.ContainsFunc(reqs, func(r proxy.Request) bool {
 		return !r.Start.Before(from) && StartsOver(r.RequestInfo, resource)

@@ -137,6 +137,16 @@ type SettlePhase struct {
 	Final bool `json:"final,omitempty"`
 }
 
+// Readiness is how the phase's readiness is decided, live and offline:
+// the subject's overrides and, in a Final phase, the kinds owed a status
+// (WithStatusOwed).
+func (ph SettlePhase) Readiness(overrides []ReadinessOverride, owed []string) []ReadinessOverride {
+	if ph.Final {
+		return WithStatusOwed(overrides, owed)
+	}
+	return overrides
+}
+
 // QuietWindow is when nothing changed and the controller was watched for
 // writes.
 type QuietWindow struct {
@@ -362,11 +372,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			if cut {
 				until = e.End
 			}
-			ready := overrides
-			if ph.Final {
-				ready = WithStatusOwed(overrides, owed)
-			}
-			_, err := c.Check(src, AllReady(ph.Objects, ready), until)
+			_, err := c.Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed)), until)
 			switch {
 			case err != nil && cut:
 				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)

@@ -257,12 +257,8 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
-	ready := sc.overrides
-	if ph.Final {
-		ready = judge.WithStatusOwed(sc.overrides, sc.owed)
-	}
 	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
-	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ready))
+	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
 	return err == nil
 }
 
