@@ -119,3 +119,29 @@ func TestCountLeavesOutTheReferenceRuns(t *testing.T) {
 		t.Errorf("a candidate broken in both confirming replays: %v, %q, %v", ok, what, err)
 	}
 }
+
+// A seeded bug that needs no fault (release-finalizer-early) breaks its
+// property in the fault-free reference run too, every time. Counted as an
+// error, that run made every confirmation fail ("again in only 1 of 2"),
+// so the shrink could not keep the empty schedule the bug needs.
+func TestCountTakesAReferenceRunBrokenAsWantedForTheBugAtWork(t *testing.T) {
+	const want = "steadystate/leaves-nothing-behind"
+	ref := verdict.Spec{Name: "Exploration of a steadyState subject fault-free reference run 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{want}}
+	replay := verdict.Spec{Name: "Exploration of a steadyState subject replays schedule.yaml (run 1 of 1)", Outcome: verdict.BrokenSpec, Broken: []string{want}}
+	run := []verdict.Spec{ref, replay}
+	if got := Count(run, want); got != (Tally{Broke: 1}) {
+		t.Fatalf("Count = %+v, want the replay broken and the reference run not counted", got)
+	}
+	ok, what, err := judgeCandidate(want, func() (Tally, error) { return Count(run, want), nil }, func() (Tally, error) { return Count(run, want), nil }, nil)
+	if !ok || err != nil {
+		t.Errorf("the empty schedule of a bug that needs no fault, broken in its confirming replay: %v, %q, %v", ok, what, err)
+	}
+	other := verdict.Spec{Name: ref.Name, Outcome: verdict.BrokenSpec, Broken: []string{want, "steadystate/quiescent"}}
+	if got := Count([]verdict.Spec{other, replay}, want); got != (Tally{Broke: 1, Errs: 1}) {
+		t.Errorf("a reference run that broke more than the wanted properties: Count = %+v, want it an error", got)
+	}
+	errored := verdict.Spec{Name: ref.Name, Outcome: verdict.Error}
+	if got := Count([]verdict.Spec{errored, replay}, want); got != (Tally{Broke: 1, Errs: 1}) {
+		t.Errorf("a reference run in an error: Count = %+v, want it an error", got)
+	}
+}
