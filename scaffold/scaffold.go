@@ -32,8 +32,16 @@ type Project struct {
 	// Kinds are the kinds the CRDs define, for the readiness comment.
 	Kinds []string
 	// Manager is the manager's program, and Main the package it is built
-	// from ("" when the program was given).
-	Manager, Main string
+	// from ("" when the program was given); MainFrom says how Main was
+	// found when not by kubebuilder's layout (the project's Dockerfile).
+	Manager, Main, MainFrom string
+	// MetricsFlag and HealthFlag are the manager's flags for the metrics
+	// and health probe addresses, set to 0 in the draft (several replicas
+	// share one host): kubebuilder's names, unless the manager's --help
+	// lists others (ReadFlags), "" when it lists flags and none of the kind.
+	MetricsFlag, HealthFlag string
+	// FlagsFrom says the flags were read from the manager's --help.
+	FlagsFrom bool
 	// Webhooks says the project has config/webhook: the draft turns them
 	// off (kubebuilder's ENABLE_WEBHOOKS=false).
 	Webhooks bool
@@ -69,7 +77,7 @@ func Kubebuilder(dir string) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
-	p := Project{Dir: abs, Name: filepath.Base(abs)}
+	p := Project{Dir: abs, Name: filepath.Base(abs), MetricsFlag: kubebuilderMetrics, HealthFlag: kubebuilderHealth}
 	if data, err := os.ReadFile(filepath.Join(abs, "PROJECT")); err == nil {
 		var meta struct {
 			ProjectName string `json:"projectName"`
@@ -84,10 +92,15 @@ func Kubebuilder(dir string) (Project, error) {
 	if p.Samples, err = manifests(abs, "config/samples", "at least one sample object of those kinds (kubebuilder's config/samples)"); err != nil {
 		return Project{}, err
 	}
+	if main := dockerfileMain(abs); main != "" {
+		p.Main, p.MainFrom = main, "the package the project's Dockerfile builds"
+	}
 	for _, main := range []string{"cmd", "."} {
+		if p.Main != "" {
+			break
+		}
 		if _, err := os.Stat(filepath.Join(abs, main, "main.go")); err == nil {
 			p.Main = "./" + strings.TrimPrefix(main, ".")
-			break
 		}
 	}
 	if p.Main == "" {
@@ -108,10 +121,150 @@ func Kubebuilder(dir string) (Project, error) {
 		return Project{}, err
 	}
 	if p.Webhooks {
-		// The draft sets kubebuilder's webhook switch itself.
+		// The draft sets kubebuilder's webhook switch itself, and leaves
+		// out the arguments that would serve webhooks another way.
 		p.Manifest.Env = slices.DeleteFunc(p.Manifest.Env, func(e corev1.EnvVar) bool { return e.Name == "ENABLE_WEBHOOKS" })
+		p.Manifest.drop(func(name string) bool { return strings.Contains(name, "webhook") })
 	}
 	return p, nil
+}
+
+// dockerfileMain is the main package the project's Dockerfile builds (the
+// last package or file argument of its first go build), as ./dir or ".";
+// "" without a Dockerfile, a go build or Go files there. A project whose
+// cmd/main.go is a stub for kubebuilder's layout builds its manager from
+// elsewhere, and its Dockerfile says where.
+func dockerfileMain(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		_, build, ok := strings.Cut(line, "go build")
+		if !ok {
+			continue
+		}
+		for _, sep := range []string{"&&", ";", "||"} {
+			build, _, _ = strings.Cut(build, sep)
+		}
+		fields := strings.Fields(build)
+		target := ""
+		for i := 0; i < len(fields); i++ {
+			f := fields[i]
+			switch {
+			case slices.Contains([]string{"-o", "-ldflags", "-tags", "-gcflags", "-asmflags", "-mod", "-modfile", "-p", "-pkgdir", "-overlay", "-buildmode", "-installsuffix"}, f):
+				i++ // a flag's value
+			case strings.HasPrefix(f, "-"):
+			default:
+				target = strings.Trim(f, `"'`)
+			}
+		}
+		if target == "" {
+			return ""
+		}
+		pkg := target
+		if strings.HasSuffix(target, ".go") {
+			pkg = filepath.Dir(target)
+		}
+		pkg = filepath.Clean(pkg)
+		if goFiles, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go")); len(goFiles) == 0 || filepath.IsAbs(pkg) || strings.HasPrefix(pkg, "..") {
+			return ""
+		}
+		if pkg == "." {
+			return "."
+		}
+		return "./" + filepath.ToSlash(pkg)
+	}
+	return ""
+}
+
+// kubebuilder's flags for the metrics and health probe addresses.
+const (
+	kubebuilderMetrics = "metrics-bind-address"
+	kubebuilderHealth  = "health-probe-bind-address"
+)
+
+// drop moves the arguments whose flag name (without dashes and value)
+// matches out of c.Args into c.Dropped.
+func (c *Container) drop(match func(name string) bool) {
+	var kept []string
+	for _, a := range c.Args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && match(name) {
+			c.Dropped = append(c.Dropped, a)
+			continue
+		}
+		kept = append(kept, a)
+	}
+	c.Args = kept
+}
+
+// ReadFlags asks the manager for its flags (its --help, for at most 10
+// s) and takes from them the ones for the metrics and health probe
+// addresses, which the draft turns off; a manager that lists no flags
+// keeps kubebuilder's names. The manager's arguments carried over from its
+// manifest lose those flags too.
+func (p *Project) ReadFlags(ctx context.Context) {
+	if _, err := os.Stat(p.Manager); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.Manager, "--help")
+	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
+	out, _ := cmd.CombinedOutput() // flag and cobra exit 0 or 2 on --help; the text is what counts
+	names := FlagNames(string(out))
+	if len(names) == 0 {
+		return
+	}
+	p.MetricsFlag = pickFlag(names, "metrics")
+	p.HealthFlag = pickFlag(names, "health", "probe")
+	p.FlagsFrom = true
+	p.Manifest.drop(func(name string) bool { return name != "" && (name == p.MetricsFlag || name == p.HealthFlag) })
+}
+
+// FlagNames are the flag names (without dashes) a program's --help text
+// lists: Go's flag package ("  -name value") and pflag's and cobra's
+// ("  -n, --name string") alike.
+func FlagNames(help string) []string {
+	var names []string
+	for _, line := range strings.Split(help, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "-") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if !strings.HasPrefix(f, "-") {
+				break
+			}
+			name, _, _ := strings.Cut(strings.TrimRight(strings.TrimLeft(f, "-"), ","), "=")
+			if name != "" && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
+// pickFlag is the first of names that names any of topics and an address
+// (addr, address or port): kubebuilder's name when listed, "" for none.
+func pickFlag(names []string, topics ...string) string {
+	for _, want := range []string{kubebuilderMetrics, kubebuilderHealth} {
+		for _, t := range topics {
+			if strings.Contains(want, t) && slices.Contains(names, want) {
+				return want
+			}
+		}
+	}
+	for _, n := range names {
+		addr := strings.Contains(n, "addr") || strings.HasSuffix(n, "port")
+		for _, t := range topics {
+			if addr && strings.Contains(n, t) {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 // droppedArgs are the manager flags a local run sets itself or leaves off.
@@ -177,7 +330,7 @@ func managerContainer(file string) (Container, error) {
 // Files drafts a project from CRD and sample files and a manager program
 // (not a kubebuilder layout).
 func Files(name, manager string, crds, samples []string) (Project, error) {
-	p := Project{Name: name, Manager: manager}
+	p := Project{Name: name, Manager: manager, MetricsFlag: kubebuilderMetrics, HealthFlag: kubebuilderHealth}
 	if p.Manager == "" {
 		return Project{}, errors.New("no manager program: give the controller's program (--command)")
 	}
@@ -291,16 +444,18 @@ name: {{q .P.Name}}
 run:
   # One process per replica, started with KUBECONFIG pointing at the replica's fault proxy,
   # so every request and event the controller sees goes through the harness.{{if .P.Main}}
-  # The manager is built from {{.P.Main}} into bin/manager (init built it; rebuild it after
-  # changing the code: go build -o bin/manager {{.P.Main}}).{{end}}
-  # Metrics and health probes are turned off: several replicas run on one host.{{with .P.Manifest.Args}}
+  # The manager is built from {{.P.Main}} into bin/manager{{with .P.MainFrom}}
+  # ({{.}}){{end}}; init built it: rebuild it after changing the code with
+  # go build -o bin/manager {{.P.Main}}.{{end}}
+  # Metrics and health probes are turned off: several replicas run on one host{{if .P.FlagsFrom}}
+  # (the flags as the manager's --help lists them){{end}}.{{with .P.Manifest.Args}}
   # The arguments after those are config/manager/manager.yaml's.{{end}}{{with .P.Manifest.Dropped}}
   # Left out of manager.yaml's arguments (leader election is the leader suite's to bind;
-  # metrics and probes are off): {{join .}}.{{end}}
+  # metrics, probes and webhooks are off): {{join .}}.{{end}}
   command:
-    - {{q .P.Manager}}
-    - --metrics-bind-address=0
-    - --health-probe-bind-address=0{{range .P.Manifest.Args}}
+    - {{q .P.Manager}}{{with .P.MetricsFlag}}
+    - --{{.}}=0{{end}}{{with .P.HealthFlag}}
+    - --{{.}}=0{{end}}{{range .P.Manifest.Args}}
     - {{q .}}{{end}}{{if .P.Webhooks}}
   # The project serves webhooks; they are off here (kubebuilder's switch), so the
   # controller runs without certificates. Bind {{"{{"}}.CertDir{{"}}"}} and {{"{{"}}.Port{{"}}"}} to test them.{{end}}{{if .P.Manifest.Env}}
@@ -365,6 +520,7 @@ func (p Project) WriteFile(ctx context.Context, out string, noBuild bool, progre
 			return err
 		}
 	}
+	p.ReadFlags(ctx)
 	var b bytes.Buffer
 	if err := p.Write(&b, out); err != nil {
 		return err

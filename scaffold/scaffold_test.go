@@ -2,8 +2,11 @@ package scaffold
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +119,105 @@ func TestKubebuilderManagerManifest(t *testing.T) {
 	}
 	if _, err := Kubebuilder(dir); err == nil || !strings.Contains(err.Error(), "no Deployment with a container named manager") {
 		t.Errorf("a manager.yaml with no Deployment: %v", err)
+	}
+}
+
+// A project whose cmd/main.go is a stub for kubebuilder's layout (as some
+// operators keep) builds its manager from the package its Dockerfile
+// builds; a Dockerfile naming no package of the project is passed over.
+func TestKubebuilderMainFromTheDockerfile(t *testing.T) {
+	for _, tc := range []struct {
+		dockerfile, main string
+		fromDockerfile   bool
+	}{
+		{"FROM golang AS builder\nRUN go build -o mariadb-operator cmd/controller/*.go\n", "./cmd/controller", true},
+		{"RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} go build -a -ldflags \"-s\" -o manager ./cmd/controller && cp manager /out\n", "./cmd/controller", true},
+		{"RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -a -o manager cmd/main.go\n", "./cmd", true},
+		{"RUN go build -o manager ./cmd/missing\n", "./cmd", false},
+		{"FROM scratch\n", "./cmd", false},
+	} {
+		dir := project(t)
+		if err := os.MkdirAll(filepath.Join(dir, "cmd", "controller"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cmd", "controller", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(tc.dockerfile), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Kubebuilder(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Main != tc.main || (p.MainFrom != "") != tc.fromDockerfile {
+			t.Errorf("Dockerfile %q: main %q (%q), want %q", tc.dockerfile, p.Main, p.MainFrom, tc.main)
+		}
+	}
+}
+
+// The flags of Go's flag package and of cobra, as managers print them.
+func TestFlagNames(t *testing.T) {
+	for _, tc := range []struct{ file, metrics, health string }{
+		{"testdata/help/flag.txt", "metrics-bind-address", "health-probe-bind-address"},
+		{"testdata/help/cobra.txt", "metrics-addr", "health-addr"},
+	} {
+		help, err := os.ReadFile(tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := FlagNames(string(help))
+		if !slices.Contains(names, "leader-elect") || slices.Contains(names, "") {
+			t.Errorf("%s: names %v", tc.file, names)
+		}
+		if m, h := pickFlag(names, "metrics"), pickFlag(names, "health", "probe"); m != tc.metrics || h != tc.health {
+			t.Errorf("%s: metrics %q, health %q; want %q, %q", tc.file, m, h, tc.metrics, tc.health)
+		}
+	}
+	if got := pickFlag([]string{"verbose", "kubeconfig"}, "metrics"); got != "" {
+		t.Errorf("a manager with no metrics flag: %q", got)
+	}
+}
+
+// The draft turns off the metrics and probes by the flags the manager
+// lists, and leaves out manager.yaml's arguments for those flags and for
+// webhooks when the project serves them; a manager that lists no flags
+// keeps kubebuilder's names.
+func TestDraftUsesTheManagersOwnFlags(t *testing.T) {
+	dir := project(t)
+	help, err := filepath.Abs("testdata/help/cobra.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "manager"), []byte("#!/bin/sh\ncat "+help+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "config", "manager", "manager.yaml")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("- --guestbook-page-size=20"), []byte("- --guestbook-page-size=20\n          - --metrics-addr=:8080\n          - --webhook\n          - --webhook-port=9443"), 1)
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Kubebuilder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "steadystate.yaml")
+	if err := p.WriteFile(context.Background(), out, true, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	f, err := subjectfile.Load(out, subjectfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.Run.Command[1:], " "); got != "--metrics-addr=0 --health-addr=0 --guestbook-page-size=20" {
+		t.Errorf("arguments %q: want the manager's own metrics and health flags off, webhooks and the manifest's metrics address left out", got)
+	}
+	draft, _ := os.ReadFile(out)
+	if want := "--leader-elect, --health-probe-bind-address=:8081, --webhook, --webhook-port=9443, --metrics-addr=:8080"; !strings.Contains(string(draft), want) {
+		t.Errorf("the draft does not name what it left out, %q:\n%s", want, draft)
 	}
 }
