@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // SteadyState binds what every controller has: the objects it reconciles,
@@ -195,7 +197,9 @@ type Readiness struct {
 
 // ReadinessOverride says an object of Kind is ready when the field at Path
 // has Value (compared as text), or, with Exists, when the field is there
-// at all. Path "" with Exists: the object exists.
+// at all. Path "" with Exists: the object exists. Kind is an applied
+// object's, or that of an object they own: a built-in kind, or one a CRD
+// of run.manifests defines.
 type ReadinessOverride struct {
 	Kind   string `json:"kind"`
 	Path   string `json:"path,omitempty"`
@@ -323,6 +327,49 @@ func (s *SteadyState) IsShared(kind, name string) bool {
 	return slices.Contains(s.Shared, kind) || slices.Contains(s.Shared, kind+"/"+name)
 }
 
+// servedKind says whether kind is one the cluster will serve for the
+// subject: a built-in kind of client-go, or one a CustomResourceDefinition
+// in run.manifests defines. An owned object's kind (a Deployment an
+// operator makes, a custom resource it creates) may need a readiness
+// override as much as an applied one's.
+func (f *File) servedKind(kind string) bool {
+	for gvk := range scheme.Scheme.AllKnownTypes() {
+		if gvk.Kind == kind && gvk.Version != runtime.APIVersionInternal {
+			return true
+		}
+	}
+	for _, m := range f.Run.Manifests {
+		files, err := f.manifest(m)
+		if err != nil {
+			continue
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				continue
+			}
+			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+			for {
+				var crd struct {
+					Kind string `json:"kind"`
+					Spec struct {
+						Names struct {
+							Kind string `json:"kind"`
+						} `json:"names"`
+					} `json:"spec"`
+				}
+				if dec.Decode(&crd) != nil {
+					break
+				}
+				if crd.Kind == "CustomResourceDefinition" && crd.Spec.Names.Kind == kind {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func (s *SteadyState) validate(f *File, bad func(field, problem, expected string)) {
 	const at = "capabilities.steadyState."
 	if f.APIVersion != APIVersion {
@@ -401,8 +448,8 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 		switch {
 		case o.Kind == "":
 			bad(field+".kind", "missing", "the kind the override decides readiness for")
-		case len(kinds) > 0 && !kinds[o.Kind]:
-			bad(field+".kind", fmt.Sprintf("%q is not the kind of any of the objects", o.Kind), "a kind among the objects")
+		case len(kinds) > 0 && !kinds[o.Kind] && !f.servedKind(o.Kind):
+			bad(field+".kind", fmt.Sprintf("%q is not the kind of any of the objects, of a CRD in run.manifests, nor a built-in kind", o.Kind), "a kind among the objects or of what they own: one the subject's CRDs define, or a built-in kind such as Deployment")
 		}
 		checkPath(field+".path", o.Path)
 		switch {

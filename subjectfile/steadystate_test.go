@@ -116,7 +116,7 @@ func TestBadSteadyState(t *testing.T) {
 		{"two actions", "- delete: {kind: ConfigMap, name: settings, propagationPolicy: Orphan}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.steadyState.changes[2]: 2 of patch, delete and scale set"}},
 		{"bad propagation policy", "propagationPolicy: Orphan", "propagationPolicy: orphan", []string{`capabilities.steadyState.changes[2].delete.propagationPolicy: "orphan" is not a propagation policy`, "expected one of Foreground, Background, Orphan, or none"}},
 		{"propagation policy on a patch", "merge: {spec: {size: 2}}}", "merge: {spec: {size: 2}}, propagationPolicy: Orphan}", []string{"capabilities.steadyState.changes[0].patch.propagationPolicy: unknown field"}},
-		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Secret, exists: true}", []string{`capabilities.steadyState.readiness.overrides[0].kind: "Secret" is not the kind of any of the objects`, "expected a kind among the objects"}},
+		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Databse, exists: true}", []string{`capabilities.steadyState.readiness.overrides[0].kind: "Databse" is not the kind of any of the objects, of a CRD in run.manifests, nor a built-in kind`, "expected a kind among the objects or of what they own"}},
 		{"override without value", "path: status.phase, value: Bound", "path: status.phase", []string{"capabilities.steadyState.readiness.overrides[1].value: missing"}},
 		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.steadyState.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},
 		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.steadyState.ignore[0]: "status..x" is not a field path`}},
@@ -308,5 +308,35 @@ func TestCarriesNamespace(t *testing.T) {
 	}
 	if subjectfile.CarriesNamespace("x", "") {
 		t.Error("an empty namespace is carried by nothing")
+	}
+}
+
+// The objects an operator makes are judged too (everything the applied
+// objects own), so a readiness override may name their kind: a built-in
+// kind, or one a CRD of run.manifests defines. A kind of neither is a
+// typo, refused as above.
+func TestOverrideForAnOwnedKind(t *testing.T) {
+	dir := t.TempDir()
+	crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: users.example.org}\nspec:\n  group: example.org\n  names: {kind: User, plural: users}\n"
+	if err := os.WriteFile(filepath.Join(dir, "crds.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"+crd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		kind string
+		ok   bool
+	}{{"User", true}, {"StatefulSet", true}, {"PersistentVolumeClaim", true}, {"Usr", false}} {
+		text := strings.Replace(steady, "run: {command: [/bin/true]}", "run: {command: [/bin/true], manifests: [crds.yaml]}", 1)
+		text = strings.Replace(text, "{kind: ConfigMap, exists: true}", "{kind: "+tc.kind+", exists: true}", 1)
+		if err := os.WriteFile(filepath.Join(dir, "more.yaml"), []byte(more), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := subjectfile.Load(path, subjectfile.Options{})
+		if (err == nil) != tc.ok {
+			t.Errorf("an override for %s: %v, want accepted %v", tc.kind, err, tc.ok)
+		}
 	}
 }
