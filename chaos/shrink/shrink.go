@@ -156,7 +156,7 @@ func (p Policy) Run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil {
 			return interrupted(err)
 		}
-		fmt.Fprintf(stdout, "shrink: the correct mode held in %d of %d replays (%d broke a property, %d errors)\n", ct.Held, p.Repeat, ct.Broke+ct.Other, ct.Errs)
+		fmt.Fprintf(stdout, "shrink: the correct mode held in %d of %d replays (%d broke a property, %d errors; %d fault-free reference run(s) broke %s)\n", ct.Held, p.Repeat, ct.Broke+ct.Other, ct.Errs, ct.Ref, want)
 	}
 	fmt.Fprintf(stdout, "shrunk schedule: %s\n", file)
 	if t.Broke == 0 {
@@ -191,15 +191,20 @@ func judgeCandidate(want string, replay, confirm, againstCorrect func() (Tally, 
 	if err != nil {
 		return false, "", err
 	}
-	if ct.Held != 1 {
+	if ct.Ref > 0 {
+		return false, "breaks it, but the correct mode broke it too, in a fault-free reference run: no evidence of the bug", nil
+	}
+	if ct.Held != 1 || ct.Errs > 0 {
 		return false, "breaks it, but the correct mode did not hold either (" + ct.describe(want) + "): no evidence of the bug", nil
 	}
 	return true, "breaks it; the correct mode holds", nil
 }
 
 // Tally counts a replay run's specs: those that broke exactly the wanted
-// properties, those that broke others, those that held, and errors.
-type Tally struct{ Broke, Other, Held, Errs int }
+// properties, those that broke others, those that held, and errors; Ref
+// counts the fault-free reference runs that broke exactly the wanted
+// properties (no replays, but against the correct mode no hold either).
+type Tally struct{ Broke, Other, Held, Errs, Ref int }
 
 func (t Tally) describe(want string) string {
 	switch {
@@ -218,9 +223,10 @@ func (t Tally) describe(want string) string {
 // steadyState run's fault-free reference runs, made before every replay,
 // are no replays: counted as held, they made every confirmation fail
 // (two more specs than breaks) and the correct mode's one hold three. One
-// that broke exactly want is not counted either: the bug at work with no
+// that broke exactly want is counted apart (Ref): the bug at work with no
 // fault at all (a seeded bug that needs none), which the shrink may take
-// to no steps. One that did not pass otherwise is an error.
+// to no steps; but the correct mode's breaking it is no hold. One that did
+// not pass otherwise is an error.
 func Count(specs []verdict.Spec, want string) Tally {
 	var t Tally
 	for _, s := range specs {
@@ -228,8 +234,10 @@ func Count(specs []verdict.Spec, want string) Tally {
 			// A reference run that did not pass, but for breaking what
 			// the replays must break, leaves the replay without its
 			// baseline: an error, never a hold.
-			wanted := s.Outcome == verdict.BrokenSpec && strings.Join(s.Broken, ",") == want
-			if s.Outcome != verdict.Passed && s.Outcome != verdict.SkippedSpec && !wanted {
+			switch {
+			case s.Outcome == verdict.BrokenSpec && strings.Join(s.Broken, ",") == want:
+				t.Ref++
+			case s.Outcome != verdict.Passed && s.Outcome != verdict.SkippedSpec:
 				t.Errs++
 			}
 			continue

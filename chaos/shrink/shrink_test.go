@@ -30,6 +30,8 @@ func TestJudgeCandidate(t *testing.T) {
 		{"breaks, correct breaks too", of(Tally{Broke: 1}, nil), nil, of(Tally{Broke: 1}, nil), false, "no evidence of the bug", ""},
 		{"breaks, correct breaks others", of(Tally{Broke: 1}, nil), nil, of(Tally{Other: 1}, nil), false, "breaks other properties", ""},
 		{"breaks, correct errs", of(Tally{Broke: 1}, nil), nil, of(Tally{Errs: 1}, nil), false, "an error", ""},
+		{"breaks, correct holds but its reference run errs", of(Tally{Broke: 1}, nil), nil, of(Tally{Held: 1, Errs: 1}, nil), false, "an error", ""},
+		{"breaks, correct holds but its reference run breaks it", of(Tally{Broke: 1}, nil), nil, of(Tally{Held: 1, Ref: 1}, nil), false, "in a fault-free reference run", ""},
 		{"does not break", of(Tally{Held: 1}, nil), notRun, notRun, false, "does not break " + want, ""},
 		{"breaks others", of(Tally{Other: 1}, nil), notRun, notRun, false, "not exactly " + want, ""},
 		{"replay fails", of(Tally{}, boom), notRun, notRun, false, "", "did not start"},
@@ -129,12 +131,19 @@ func TestCountTakesAReferenceRunBrokenAsWantedForTheBugAtWork(t *testing.T) {
 	ref := verdict.Spec{Name: "Exploration of a steadyState subject fault-free reference run 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{want}}
 	replay := verdict.Spec{Name: "Exploration of a steadyState subject replays schedule.yaml (run 1 of 1)", Outcome: verdict.BrokenSpec, Broken: []string{want}}
 	run := []verdict.Spec{ref, replay}
-	if got := Count(run, want); got != (Tally{Broke: 1}) {
-		t.Fatalf("Count = %+v, want the replay broken and the reference run not counted", got)
+	if got := Count(run, want); got != (Tally{Broke: 1, Ref: 1}) {
+		t.Fatalf("Count = %+v, want the replay broken and the reference run counted apart", got)
 	}
 	ok, what, err := judgeCandidate(want, func() (Tally, error) { return Count(run, want), nil }, func() (Tally, error) { return Count(run, want), nil }, nil)
 	if !ok || err != nil {
 		t.Errorf("the empty schedule of a bug that needs no fault, broken in its confirming replay: %v, %q, %v", ok, what, err)
+	}
+	// The correct mode's fault-free run breaking it is no hold of the
+	// correct mode, however its replay ends.
+	held := verdict.Spec{Name: replay.Name, Outcome: verdict.Passed}
+	ok, what, err = judgeCandidate(want, func() (Tally, error) { return Count(run, want), nil }, nil, func() (Tally, error) { return Count([]verdict.Spec{ref, held}, want), nil })
+	if ok || err != nil {
+		t.Errorf("a correct mode whose reference run broke it: %v, %q, %v; want no evidence of the bug", ok, what, err)
 	}
 	other := verdict.Spec{Name: ref.Name, Outcome: verdict.BrokenSpec, Broken: []string{want, "steadystate/quiescent"}}
 	if got := Count([]verdict.Spec{other, replay}, want); got != (Tally{Broke: 1, Errs: 1}) {
