@@ -212,7 +212,7 @@ func (p *Project) ReadFlags(ctx context.Context) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.Manager, "--help")
 	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
-	cmd.WaitDelay = time.Second // a child left holding its output does not hold init
+	cmd.WaitDelay = time.Second    // a child left holding its output does not hold init
 	out, _ := cmd.CombinedOutput() // flag and cobra exit 0 or 2 on --help; the text is what counts
 	names := FlagNames(string(out))
 	if len(names) == 0 {
