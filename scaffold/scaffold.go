@@ -130,52 +130,93 @@ func Kubebuilder(dir string) (Project, error) {
 }
 
 // dockerfileMain is the main package the project's Dockerfile builds (the
-// last package or file argument of its first go build), as ./dir or ".";
-// "" without a Dockerfile, a go build or Go files there. A project whose
-// cmd/main.go is a stub for kubebuilder's layout builds its manager from
-// elsewhere, and its Dockerfile says where.
+// last package or file argument of its first go build of a package of the
+// project), as ./dir or "."; "" without a Dockerfile or such a go build. A
+// project whose cmd/main.go is a stub for kubebuilder's layout builds its
+// manager from elsewhere, and its Dockerfile says where. Comments are
+// passed over, a line continued with a backslash is read whole, and a go
+// build of a program from elsewhere (a tool of the image) is passed over.
 func dockerfileMain(dir string) string {
 	data, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
 	if err != nil {
 		return ""
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		_, build, ok := strings.Cut(line, "go build")
-		if !ok {
+	var lines []string
+	joined := ""
+	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") {
+			continue // a comment, also between continued lines
+		}
+		if cont, ok := strings.CutSuffix(strings.TrimRight(line, " \t"), "\\"); ok {
+			joined += cont + " "
 			continue
 		}
-		for _, sep := range []string{"&&", ";", "||"} {
-			build, _, _ = strings.Cut(build, sep)
+		lines = append(lines, joined+line)
+		joined = ""
+	}
+	lines = append(lines, joined)
+	for _, line := range lines {
+		if pkg := goBuildPackage(dir, line); pkg != "" {
+			return pkg
 		}
-		fields := strings.Fields(build)
-		target := ""
-		for i := 0; i < len(fields); i++ {
-			f := fields[i]
-			switch {
-			case slices.Contains([]string{"-o", "-ldflags", "-tags", "-gcflags", "-asmflags", "-mod", "-modfile", "-p", "-pkgdir", "-overlay", "-buildmode", "-installsuffix"}, f):
-				i++ // a flag's value
-			case strings.HasPrefix(f, "-"):
-			default:
-				target = strings.Trim(f, `"'`)
-			}
-		}
-		if target == "" {
-			return ""
-		}
-		pkg := target
-		if strings.HasSuffix(target, ".go") {
-			pkg = filepath.Dir(target)
-		}
-		pkg = filepath.Clean(pkg)
-		if goFiles, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go")); len(goFiles) == 0 || filepath.IsAbs(pkg) || strings.HasPrefix(pkg, "..") {
-			return ""
-		}
-		if pkg == "." {
-			return "."
-		}
-		return "./" + filepath.ToSlash(pkg)
 	}
 	return ""
+}
+
+// goBuildPackage is the package of dir that line's first go build
+// command builds, as dockerfileMain says it; "" for none.
+func goBuildPackage(dir, line string) string {
+	build, ok := "", false
+	for rest := line; ; {
+		i := strings.Index(rest, "go build")
+		if i < 0 {
+			break
+		}
+		after := rest[i+len("go build"):]
+		// "go build" as a command: not the end of another word (cargo
+		// build), and followed by its arguments or nothing.
+		if (i == 0 || strings.ContainsRune(" \t;&|(`\"'", rune(rest[i-1]))) && (after == "" || after[0] == ' ' || after[0] == '\t') {
+			build, ok = after, true
+			break
+		}
+		rest = after
+	}
+	if !ok {
+		return ""
+	}
+	for _, sep := range []string{"&&", ";", "||", "|"} {
+		build, _, _ = strings.Cut(build, sep)
+	}
+	fields := strings.Fields(build)
+	target := ""
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case slices.Contains([]string{"-o", "-ldflags", "-tags", "-gcflags", "-asmflags", "-mod", "-modfile", "-p", "-pkgdir", "-overlay", "-buildmode", "-installsuffix", "-C", "-pgo", "-toolexec", "-compiler", "-gccgoflags", "-coverpkg", "-covermode"}, f):
+			i++ // a flag's value
+		case strings.HasPrefix(f, "-"):
+		default:
+			target = strings.Trim(f, `"'`)
+		}
+	}
+	if target == "" {
+		return ""
+	}
+	pkg := target
+	if strings.HasSuffix(target, ".go") {
+		pkg = filepath.Dir(target)
+	}
+	pkg = filepath.Clean(pkg)
+	if filepath.IsAbs(pkg) || strings.HasPrefix(pkg, "..") || strings.ContainsAny(pkg, "*?[") {
+		return ""
+	}
+	if goFiles, _ := filepath.Glob(filepath.Join(dir, pkg, "*.go")); len(goFiles) == 0 {
+		return ""
+	}
+	if pkg == "." {
+		return "."
+	}
+	return "./" + filepath.ToSlash(pkg)
 }
 
 // kubebuilder's flags for the metrics and health probe addresses.

@@ -134,6 +134,13 @@ func TestKubebuilderMainFromTheDockerfile(t *testing.T) {
 		{"RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} go build -a -ldflags \"-s\" -o manager ./cmd/controller && cp manager /out\n", "./cmd/controller", true},
 		{"RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -a -o manager cmd/main.go\n", "./cmd", true},
 		{"RUN go build -o manager ./cmd/missing\n", "./cmd", false},
+		// A commented-out build is no build; a continued line is read whole.
+		{"# RUN go build -o manager cmd/main.go\nRUN CGO_ENABLED=0 go build -a \\\n    -o manager \\\n    ./cmd/controller\n", "./cmd/controller", true},
+		// A tool of the image built first, from elsewhere, is passed over.
+		{"RUN go build -o /usr/bin/dlv github.com/go-delve/delve/cmd/dlv\nRUN go build -o manager cmd/controller/main.go\n", "./cmd/controller", true},
+		// Another tool's build is no go build.
+		{"RUN cargo build --release cmd/controller\n", "./cmd", false},
+		{"RUN go build -o manager cmd/*/main.go\n", "./cmd", false},
 		{"FROM scratch\n", "./cmd", false},
 	} {
 		dir := project(t)
