@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -328,13 +330,17 @@ func (s *SteadyState) IsShared(kind, name string) bool {
 }
 
 // servedKind says whether kind is one the cluster will serve for the
-// subject: a built-in kind of client-go, or one a CustomResourceDefinition
-// in run.manifests defines. An owned object's kind (a Deployment an
-// operator makes, a custom resource it creates) may need a readiness
-// override as much as an applied one's.
+// subject: a built-in kind of client-go (an object's, with metadata: not
+// a list, options or an event of a watch), or one a
+// CustomResourceDefinition in run.manifests defines. An owned object's
+// kind (a Deployment an operator makes, a custom resource it creates) may
+// need a readiness override as much as an applied one's.
 func (f *File) servedKind(kind string) bool {
-	for gvk := range scheme.Scheme.AllKnownTypes() {
-		if gvk.Kind == kind && gvk.Version != runtime.APIVersionInternal {
+	for gvk, t := range scheme.Scheme.AllKnownTypes() {
+		if gvk.Kind != kind || gvk.Version == runtime.APIVersionInternal {
+			continue
+		}
+		if _, ok := reflect.New(t).Interface().(metav1.Object); ok {
 			return true
 		}
 	}
@@ -350,18 +356,14 @@ func (f *File) servedKind(kind string) bool {
 			}
 			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 			for {
-				var crd struct {
-					Kind string `json:"kind"`
-					Spec struct {
-						Names struct {
-							Kind string `json:"kind"`
-						} `json:"names"`
-					} `json:"spec"`
-				}
-				if dec.Decode(&crd) != nil {
+				// A map, not a struct: another object's spec of
+				// another shape is no reason to stop reading.
+				var doc map[string]any
+				if dec.Decode(&doc) != nil {
 					break
 				}
-				if crd.Kind == "CustomResourceDefinition" && crd.Spec.Names.Kind == kind {
+				defined, _, _ := unstructured.NestedString(doc, "spec", "names", "kind")
+				if doc["kind"] == "CustomResourceDefinition" && defined == kind {
 					return true
 				}
 			}

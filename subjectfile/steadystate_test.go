@@ -318,13 +318,18 @@ func TestCarriesNamespace(t *testing.T) {
 func TestOverrideForAnOwnedKind(t *testing.T) {
 	dir := t.TempDir()
 	crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: users.example.org}\nspec:\n  group: example.org\n  names: {kind: User, plural: users}\n"
-	if err := os.WriteFile(filepath.Join(dir, "crds.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"+crd), 0o644); err != nil {
+	// An object of another shape before the CRD (a spec that is text)
+	// does not stop the reading.
+	other := "apiVersion: example.org/v1\nkind: Odd\nmetadata: {name: odd}\nspec: text\n---\n"
+	if err := os.WriteFile(filepath.Join(dir, "crds.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n"+other+crd), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		kind string
 		ok   bool
-	}{{"User", true}, {"StatefulSet", true}, {"PersistentVolumeClaim", true}, {"Usr", false}} {
+	}{{"User", true}, {"StatefulSet", true}, {"PersistentVolumeClaim", true}, {"Usr", false},
+		// Kinds the scheme knows that are no object's: a list, options.
+		{"DeploymentList", false}, {"DeleteOptions", false}, {"WatchEvent", false}} {
 		text := strings.Replace(steady, "run: {command: [/bin/true]}", "run: {command: [/bin/true], manifests: [crds.yaml]}", 1)
 		text = strings.Replace(text, "{kind: ConfigMap, exists: true}", "{kind: "+tc.kind+", exists: true}", 1)
 		if err := os.WriteFile(filepath.Join(dir, "more.yaml"), []byte(more), 0o644); err != nil {
