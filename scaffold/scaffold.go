@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/template"
 	"time"
 
@@ -253,8 +254,15 @@ func (p *Project) ReadFlags(ctx context.Context) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.Manager, "--help")
 	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
-	cmd.WaitDelay = time.Second    // a child left holding its output does not hold init
+	cmd.WaitDelay = time.Second // a child left holding its output does not hold init
+	// Its own process group, ended whole: a manager that does not know
+	// --help and starts, or leaves a child behind, leaves nothing running.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, _ := cmd.CombinedOutput() // flag and cobra exit 0 or 2 on --help; the text is what counts
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in its group
+	}
 	names := FlagNames(string(out))
 	if len(names) == 0 {
 		return

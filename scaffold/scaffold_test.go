@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
@@ -226,5 +228,45 @@ func TestDraftUsesTheManagersOwnFlags(t *testing.T) {
 	draft, _ := os.ReadFile(out)
 	if want := "--leader-elect, --health-probe-bind-address=:8081, --webhook, --webhook-port=9443, --metrics-addr=:8080"; !strings.Contains(string(draft), want) {
 		t.Errorf("the draft does not name what it left out, %q:\n%s", want, draft)
+	}
+}
+
+// A manager whose --help leaves a child behind holding its output (or
+// that does not know --help and starts) leaves nothing running after
+// init: its process group is ended whole.
+func TestReadFlagsLeavesNothingRunning(t *testing.T) {
+	dir := t.TempDir()
+	help, err := filepath.Abs("testdata/help/cobra.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "child.pid")
+	manager := filepath.Join(dir, "manager")
+	script := "#!/bin/sh\ncat " + help + "\nsleep 300 &\necho $! > " + pidFile + "\n"
+	if err := os.WriteFile(manager, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Project{Manager: manager}
+	p.ReadFlags(context.Background())
+	if p.MetricsFlag != "metrics-addr" {
+		t.Errorf("metrics flag %q, want the help's metrics-addr", p.MetricsFlag)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(data))
+	// SIGKILL was sent before ReadFlags returned; the child is gone once
+	// the kernel has delivered it (a zombie until its reaper takes it).
+	gone := func(context.Context) (bool, error) {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return true, nil
+		}
+		_, after, _ := strings.Cut(string(stat), ") ")
+		return strings.HasPrefix(after, "Z") || strings.HasPrefix(after, "X"), nil
+	}
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, gone); err != nil {
+		t.Errorf("the manager's child %s still runs after ReadFlags returned", pid)
 	}
 }
