@@ -496,9 +496,13 @@ run:
   # so every request and event the controller sees goes through the harness.{{if .P.Main}}
   # The manager is built from {{.P.Main}} into bin/manager{{with .P.MainFrom}}
   # ({{.}}){{end}}; init built it: rebuild it after changing the code with
-  # go build -o bin/manager {{.P.Main}}.{{end}}
+  # go build -o bin/manager {{.P.Main}}.{{end}}{{if or .P.MetricsFlag .P.HealthFlag}}
   # Metrics and health probes are turned off: several replicas run on one host{{if .P.FlagsFrom}}
-  # (the flags as the manager's --help lists them){{end}}.{{with .P.Manifest.Args}}
+  # (the flags as the manager's --help lists them){{end}}.{{end}}{{if not .P.MetricsFlag}}
+  # Its --help lists no flag for a metrics address: if it serves metrics on a fixed port,
+  # the replicas collide; turn them off here.{{end}}{{if not .P.HealthFlag}}
+  # Its --help lists no flag for a health probe address: if it serves probes on a fixed
+  # port, the replicas collide; turn them off here.{{end}}{{with .P.Manifest.Args}}
   # The arguments after those are config/manager/manager.yaml's.{{end}}{{with .P.Manifest.Dropped}}
   # Left out of manager.yaml's arguments (leader election is the leader suite's to bind;
   # metrics, probes and webhooks are off): {{join .}}.{{end}}

@@ -270,3 +270,35 @@ func TestReadFlagsLeavesNothingRunning(t *testing.T) {
 		t.Errorf("the manager's child %s still runs after ReadFlags returned", pid)
 	}
 }
+
+// A manager whose --help lists flags but none for a metrics or probe
+// address is given none, and the draft says so rather than claim them off.
+func TestDraftSaysWhatItCouldNotTurnOff(t *testing.T) {
+	dir := project(t)
+	if err := os.WriteFile(filepath.Join(dir, "bin", "manager"), []byte("#!/bin/sh\necho '  -leader-elect'\necho '  -zap-devel'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Kubebuilder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "steadystate.yaml")
+	if err := p.WriteFile(context.Background(), out, true, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	draft, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lists no flag for a metrics address", "lists no flag for a health probe address"} {
+		if !strings.Contains(string(draft), want) {
+			t.Errorf("the draft does not say %q:\n%s", want, draft)
+		}
+	}
+	if strings.Contains(string(draft), "are turned off") {
+		t.Errorf("the draft says metrics and probes are turned off with no flag for them:\n%s", draft)
+	}
+	if _, err := subjectfile.Load(out, subjectfile.Options{}); err != nil {
+		t.Error(err)
+	}
+}
