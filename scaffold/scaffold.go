@@ -307,9 +307,10 @@ func pickFlag(names []string, topics ...string) string {
 		}
 	}
 	for _, n := range names {
-		addr := strings.Contains(n, "addr") || strings.HasSuffix(n, "port")
+		l := strings.ToLower(n) // metricsAddr as well as metrics-addr
+		addr := strings.Contains(l, "addr") || strings.HasSuffix(l, "port")
 		for _, t := range topics {
-			if addr && strings.Contains(n, t) {
+			if addr && strings.Contains(l, t) {
 				return n
 			}
 		}

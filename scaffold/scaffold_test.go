@@ -183,6 +183,9 @@ func TestFlagNames(t *testing.T) {
 			t.Errorf("%s: metrics %q, health %q; want %q, %q", tc.file, m, h, tc.metrics, tc.health)
 		}
 	}
+	if m, h := pickFlag([]string{"metricsAddr", "healthProbePort"}, "metrics"), pickFlag([]string{"metricsAddr", "healthProbePort"}, "health", "probe"); m != "metricsAddr" || h != "healthProbePort" {
+		t.Errorf("flags in camelCase: metrics %q, health %q", m, h)
+	}
 	if got := pickFlag([]string{"verbose", "kubeconfig"}, "metrics"); got != "" {
 		t.Errorf("a manager with no metrics flag: %q", got)
 	}
