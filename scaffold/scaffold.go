@@ -164,27 +164,30 @@ func dockerfileMain(dir string) string {
 	return ""
 }
 
-// goBuildPackage is the package of dir that line's first go build
-// command builds, as dockerfileMain says it; "" for none.
+// goBuildPackage is the package of dir that a go build command of line
+// builds, the first of them that builds one, as dockerfileMain says it;
+// "" for none.
 func goBuildPackage(dir, line string) string {
-	build, ok := "", false
 	for rest := line; ; {
 		i := strings.Index(rest, "go build")
 		if i < 0 {
-			break
+			return ""
 		}
 		after := rest[i+len("go build"):]
 		// "go build" as a command: not the end of another word (cargo
 		// build), and followed by its arguments or nothing.
 		if (i == 0 || strings.ContainsRune(" \t;&|(`\"'", rune(rest[i-1]))) && (after == "" || after[0] == ' ' || after[0] == '\t') {
-			build, ok = after, true
-			break
+			if pkg := buildTarget(dir, after); pkg != "" {
+				return pkg
+			}
 		}
 		rest = after
 	}
-	if !ok {
-		return ""
-	}
+}
+
+// buildTarget is the package of dir that a go build with the arguments
+// build (up to the end of its shell command) builds; "" for none.
+func buildTarget(dir, build string) string {
 	for _, sep := range []string{"&&", ";", "||", "|"} {
 		build, _, _ = strings.Cut(build, sep)
 	}

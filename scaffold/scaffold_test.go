@@ -140,6 +140,7 @@ func TestKubebuilderMainFromTheDockerfile(t *testing.T) {
 		{"# RUN go build -o manager cmd/main.go\nRUN CGO_ENABLED=0 go build -a \\\n    -o manager \\\n    ./cmd/controller\n", "./cmd/controller", true},
 		// A tool of the image built first, from elsewhere, is passed over.
 		{"RUN go build -o /usr/bin/dlv github.com/go-delve/delve/cmd/dlv\nRUN go build -o manager cmd/controller/main.go\n", "./cmd/controller", true},
+		{"RUN go build -o /usr/bin/dlv github.com/go-delve/delve/cmd/dlv && go build -o manager ./cmd/controller\n", "./cmd/controller", true},
 		// Another tool's build is no go build.
 		{"RUN cargo build --release cmd/controller\n", "./cmd", false},
 		{"RUN go build -o manager cmd/*/main.go\n", "./cmd", false},
