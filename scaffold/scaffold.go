@@ -256,7 +256,9 @@ func (p *Project) ReadFlags(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.Manager, "--help")
-	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
+	// No cluster to reach: neither a kubeconfig nor, in a pod, the
+	// in-cluster one.
+	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent", "KUBERNETES_SERVICE_HOST=", "KUBERNETES_SERVICE_PORT=")
 	cmd.WaitDelay = time.Second // a child left holding its output does not hold init
 	// Its own process group, ended whole: a manager that does not know
 	// --help and starts, or leaves a child behind, leaves nothing running.
