@@ -214,14 +214,7 @@ func TestDraftUsesTheManagersOwnFlags(t *testing.T) {
 	if err := os.WriteFile(manifest, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Kubebuilder(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "steadystate.yaml")
-	if err := p.WriteFile(context.Background(), out, true, io.Discard); err != nil {
-		t.Fatal(err)
-	}
+	out := writeDraft(t, dir)
 	f, err := subjectfile.Load(out, subjectfile.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -282,14 +275,7 @@ func TestDraftSaysWhatItCouldNotTurnOff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bin", "manager"), []byte("#!/bin/sh\necho '  -leader-elect'\necho '  -zap-devel'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Kubebuilder(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "steadystate.yaml")
-	if err := p.WriteFile(context.Background(), out, true, io.Discard); err != nil {
-		t.Fatal(err)
-	}
+	out := writeDraft(t, dir)
 	draft, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -305,4 +291,19 @@ func TestDraftSaysWhatItCouldNotTurnOff(t *testing.T) {
 	if _, err := subjectfile.Load(out, subjectfile.Options{}); err != nil {
 		t.Error(err)
 	}
+}
+
+// writeDraft reads the kubebuilder project in dir and writes its draft
+// (the manager in bin/ as it is), returning the draft's path.
+func writeDraft(t *testing.T, dir string) string {
+	t.Helper()
+	p, err := Kubebuilder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "steadystate.yaml")
+	if err := p.WriteFile(context.Background(), out, true, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
