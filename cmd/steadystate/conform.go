@@ -18,7 +18,9 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 	cmd := cli.New("conform", "conform --subject FILE [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]",
 		"Run every suite the subject file's capabilities allow (or those of --capabilities) against the\n"+
 			"controller it describes, once, and write a results bundle with a summary; the bundle's digest,\n"+
-			"published apart, lets anyone check it with steadystate verify. See docs/conformance.md.")
+			"published apart, lets anyone check it with steadystate verify. Evidence, report and bundle go\n"+
+			"to $ARTIFACTS (default _artifacts/); LOCAL_NODES=on gives the local cluster a scheduler and\n"+
+			"simulated nodes. See docs/conformance.md and docs/settings.md.")
 	fs := cmd.FS
 	fs.StringVar(&c.Subject, "subject", "", "the subject file")
 	fs.StringVar(&c.Out, "out", "", "the bundle to write")
