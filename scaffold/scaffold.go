@@ -18,6 +18,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // Project is what a subject file is drafted from: where the controller's
@@ -39,7 +41,7 @@ type Project struct {
 	// MetricsFlag and HealthFlag are the manager's flags for the metrics
 	// and health probe addresses, set to 0 in the draft (several replicas
 	// share one host): kubebuilder's names, unless the manager's --help
-	// lists others (ReadFlags), "" when it lists flags and none of the kind.
+	// lists others (readFlags), "" when it lists flags and none of the kind.
 	MetricsFlag, HealthFlag string
 	// FlagsFrom says the flags were read from the manager's --help.
 	FlagsFrom bool
@@ -115,7 +117,7 @@ func Kubebuilder(dir string) (Project, error) {
 	if _, err := os.Stat(filepath.Join(abs, "config", "webhook")); err == nil {
 		p.Webhooks = true
 	}
-	if p.Kinds, err = kinds(p.CRDs); err != nil {
+	if p.Kinds, err = subjectfile.DefinedKinds(p.CRDs); err != nil {
 		return Project{}, err
 	}
 	if p.Manifest, err = managerContainer(filepath.Join(abs, "config", "manager", "manager.yaml")); err != nil {
@@ -244,12 +246,12 @@ func (c *Container) drop(match func(name string) bool) {
 	c.Args = kept
 }
 
-// ReadFlags asks the manager for its flags (its --help, for at most 10
+// readFlags asks the manager for its flags (its --help, for at most 10
 // s) and takes from them the ones for the metrics and health probe
 // addresses, which the draft turns off; a manager that lists no flags
 // keeps kubebuilder's names. The manager's arguments carried over from its
 // manifest lose those flags too.
-func (p *Project) ReadFlags(ctx context.Context) {
+func (p *Project) readFlags(ctx context.Context) {
 	if _, err := os.Stat(p.Manager); err != nil {
 		return
 	}
@@ -268,7 +270,7 @@ func (p *Project) ReadFlags(ctx context.Context) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in its group
 	}
-	names := FlagNames(string(out))
+	names := flagNames(string(out))
 	if len(names) == 0 {
 		return
 	}
@@ -278,10 +280,10 @@ func (p *Project) ReadFlags(ctx context.Context) {
 	p.Manifest.drop(func(name string) bool { return name != "" && (name == p.MetricsFlag || name == p.HealthFlag) })
 }
 
-// FlagNames are the flag names (without dashes) a program's --help text
+// flagNames are the flag names (without dashes) a program's --help text
 // lists: Go's flag package ("  -name value") and pflag's and cobra's
 // ("  -n, --name string") alike.
-func FlagNames(help string) []string {
+func flagNames(help string) []string {
 	var names []string
 	for _, line := range strings.Split(help, "\n") {
 		line = strings.TrimSpace(line)
@@ -407,7 +409,7 @@ func Files(name, manager string, crds, samples []string) (Project, error) {
 	}
 	p.CRDs, p.Samples = crds, samples
 	var err error
-	p.Kinds, err = kinds(crds)
+	p.Kinds, err = subjectfile.DefinedKinds(crds)
 	return p, err
 }
 
@@ -431,35 +433,6 @@ func manifests(dir, rel, what string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-// kinds reads the kinds the CRD files define.
-func kinds(files []string) ([]string, error) {
-	var out []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		for _, doc := range bytes.Split(data, []byte("\n---")) {
-			var crd struct {
-				Kind string `json:"kind"`
-				Spec struct {
-					Names struct {
-						Kind string `json:"kind"`
-					} `json:"names"`
-				} `json:"spec"`
-			}
-			if err := yaml.Unmarshal(doc, &crd); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if crd.Kind == "CustomResourceDefinition" && crd.Spec.Names.Kind != "" {
-				out = append(out, crd.Spec.Names.Kind)
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }
 
 // Write writes the drafted subject file, to be saved at out (paths in it
@@ -580,7 +553,7 @@ func (p Project) WriteFile(ctx context.Context, out string, noBuild bool, progre
 			return err
 		}
 	}
-	p.ReadFlags(ctx)
+	p.readFlags(ctx)
 	var b bytes.Buffer
 	if err := p.Write(&b, out); err != nil {
 		return err

@@ -176,7 +176,7 @@ func TestFlagNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := FlagNames(string(help))
+		names := flagNames(string(help))
 		if !slices.Contains(names, "leader-elect") || slices.Contains(names, "") {
 			t.Errorf("%s: names %v", tc.file, names)
 		}
@@ -244,7 +244,7 @@ func TestReadFlagsLeavesNothingRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Project{Manager: manager}
-	p.ReadFlags(context.Background())
+	p.readFlags(context.Background())
 	if p.MetricsFlag != "metrics-addr" {
 		t.Errorf("metrics flag %q, want the help's metrics-addr", p.MetricsFlag)
 	}
@@ -253,7 +253,7 @@ func TestReadFlagsLeavesNothingRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := strings.TrimSpace(string(data))
-	// SIGKILL was sent before ReadFlags returned; the child is gone once
+	// SIGKILL was sent before readFlags returned; the child is gone once
 	// the kernel has delivered it (a zombie until its reaper takes it).
 	gone := func(context.Context) (bool, error) {
 		stat, err := os.ReadFile("/proc/" + pid + "/stat")
@@ -264,7 +264,7 @@ func TestReadFlagsLeavesNothingRunning(t *testing.T) {
 		return strings.HasPrefix(after, "Z") || strings.HasPrefix(after, "X"), nil
 	}
 	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, gone); err != nil {
-		t.Errorf("the manager's child %s still runs after ReadFlags returned", pid)
+		t.Errorf("the manager's child %s still runs after readFlags returned", pid)
 	}
 }
 

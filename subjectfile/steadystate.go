@@ -329,13 +329,9 @@ func (s *SteadyState) IsShared(kind, name string) bool {
 	return slices.Contains(s.Shared, kind) || slices.Contains(s.Shared, kind+"/"+name)
 }
 
-// servedKind says whether kind is one the cluster will serve for the
-// subject: a built-in kind of client-go (an object's, with metadata: not
-// a list, options or an event of a watch), or one a
-// CustomResourceDefinition in run.manifests defines. An owned object's
-// kind (a Deployment an operator makes, a custom resource it creates) may
-// need a readiness override as much as an applied one's.
-func (f *File) servedKind(kind string) bool {
+// builtinKind says whether kind is a built-in kind of client-go (an
+// object's, with metadata: not a list, options or an event of a watch).
+func builtinKind(kind string) bool {
 	for gvk, t := range scheme.Scheme.AllKnownTypes() {
 		if gvk.Kind != kind || gvk.Version == runtime.APIVersionInternal {
 			continue
@@ -344,32 +340,53 @@ func (f *File) servedKind(kind string) bool {
 			return true
 		}
 	}
-	for _, m := range f.Run.Manifests {
-		files, err := f.manifest(m)
+	return false
+}
+
+// DefinedKinds are the kinds the CustomResourceDefinitions in files
+// define, sorted, each once. Each document is read as a map: an object of
+// another shape beside a CRD is no reason to stop reading; a file that is
+// no YAML is an error naming it.
+func DefinedKinds(files []string) ([]string, error) {
+	var out []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				continue
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
 			}
-			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-			for {
-				// A map, not a struct: another object's spec of
-				// another shape is no reason to stop reading.
-				var doc map[string]any
-				if dec.Decode(&doc) != nil {
-					break
-				}
-				defined, _, _ := unstructured.NestedString(doc, "spec", "names", "kind")
-				if doc["kind"] == "CustomResourceDefinition" && defined == kind {
-					return true
-				}
+			if defined, _, _ := unstructured.NestedString(doc, "spec", "names", "kind"); doc["kind"] == "CustomResourceDefinition" && defined != "" {
+				out = append(out, defined)
 			}
 		}
 	}
-	return false
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// crdKinds are the kinds the CRDs of run.manifests define; a manifest
+// that cannot be read is left to its own check (run.manifests).
+func (f *File) crdKinds() []string {
+	var files []string
+	for _, m := range f.Run.Manifests {
+		if fs, err := f.manifest(m); err == nil {
+			files = append(files, fs...)
+		}
+	}
+	var out []string
+	for _, file := range files {
+		if kinds, err := DefinedKinds([]string{file}); err == nil {
+			out = append(out, kinds...)
+		}
+	}
+	return out
 }
 
 func (s *SteadyState) validate(f *File, bad func(field, problem, expected string)) {
@@ -445,12 +462,23 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 			}
 		}
 	}
+	// An owned object's kind (a Deployment an operator makes, a custom
+	// resource it creates) may need a readiness override as much as an
+	// applied one's: a built-in kind, or one a CRD of run.manifests
+	// defines, is served for the objects.
+	var crdKinds []string
+	for _, o := range s.Readiness.Overrides {
+		if o.Kind != "" && !kinds[o.Kind] {
+			crdKinds = f.crdKinds()
+			break
+		}
+	}
 	for i, o := range s.Readiness.Overrides {
 		field := fmt.Sprintf("%sreadiness.overrides[%d]", at, i)
 		switch {
 		case o.Kind == "":
 			bad(field+".kind", "missing", "the kind the override decides readiness for")
-		case len(kinds) > 0 && !kinds[o.Kind] && !f.servedKind(o.Kind):
+		case len(kinds) > 0 && !kinds[o.Kind] && !slices.Contains(crdKinds, o.Kind) && !builtinKind(o.Kind):
 			bad(field+".kind", fmt.Sprintf("%q is not the kind of any of the objects, of a CRD in run.manifests, nor a built-in kind", o.Kind), "a kind among the objects or of what they own: one the subject's CRDs define, or a built-in kind such as Deployment")
 		}
 		checkPath(field+".path", o.Path)
