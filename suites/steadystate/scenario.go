@@ -189,14 +189,45 @@ func mustJSON(v any) string {
 
 // apply creates the objects, in order.
 func (sc *scenario) apply(ctx context.Context) {
+	if left := sc.earlier(ctx); len(left) > 0 {
+		Fail(fmt.Sprintf("objects of an earlier run are still in the cluster, in namespaces being deleted: %s; this run's controller would meet them (it may watch every namespace), so the run would not be judged on its own objects", strings.Join(left, ", ")))
+	}
 	sc.applied = time.Now()
 	for _, o := range sc.objects {
 		_, err := sc.resource(o).Create(ctx, o.u, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "apply %s %s", o.u.GetKind(), o.u.GetName())
-		if o.u.GetNamespace() == "" {
-			sc.deleteAtEnd(o)
+		sc.deleteAtEnd(o)
+	}
+}
+
+// earlier lists the objects of the applied kinds left in another
+// namespace of the harness's that is being deleted: an earlier run's, as
+// its deletion goes on in the background. Every run deletes what it
+// applied and waits for it to go (deleteAtEnd), so there are none; one
+// found means a run did not, and this run would meet it.
+func (sc *scenario) earlier(ctx context.Context) []string {
+	kube := testenv.Get().Kube
+	nss, err := kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: testenv.NamespaceLabel})
+	Expect(err).NotTo(HaveOccurred(), "list the harness's namespaces")
+	var left []string
+	for _, ns := range nss.Items {
+		if ns.Name == sc.ns || ns.DeletionTimestamp == nil {
+			continue
+		}
+		seen := map[schema.GroupVersionResource]bool{}
+		for _, o := range sc.objects {
+			if o.u.GetNamespace() == "" || seen[o.gvr] {
+				continue
+			}
+			seen[o.gvr] = true
+			list, err := sc.dyn.Resource(o.gvr).Namespace(ns.Name).List(ctx, metav1.ListOptions{})
+			Expect(err).NotTo(HaveOccurred(), "list %s in namespace %s", o.gvr.Resource, ns.Name)
+			for _, u := range list.Items {
+				left = append(left, fmt.Sprintf("%s %s/%s", u.GetKind(), ns.Name, u.GetName()))
+			}
 		}
 	}
+	return left
 }
 
 // named are the resources of the cluster-scoped objects, whose writes
@@ -211,12 +242,16 @@ func (sc *scenario) named() []string {
 	return out
 }
 
-// deleteAtEnd deletes a cluster-scoped object when the spec ends, as the
-// namespace's deletion does the others, and waits until it is gone or the
-// binding's goneWithin passed: registered once the controller started, it
-// runs while the controller still does (cleanups run last first), so that
-// a finalizer of its own is released and the next spec's controller finds
-// nothing of this run's. A spec that deleted it already finds it gone.
+// deleteAtEnd deletes an applied object when the spec ends and waits
+// until it is gone or the binding's goneWithin passed: registered once the
+// controller started, it runs while the controller still does (cleanups
+// run last first), so that a finalizer of its own is released and the
+// next spec's controller finds nothing of this run's. The namespace's
+// deletion is not enough: it goes on in the background, and a controller
+// that watches every namespace met the previous spec's objects in the
+// next (MetalLB gave a deleted run's Service an address from the next
+// run's pool, and kept it). A cluster-scoped object no namespace's
+// deletion removes at all. A spec that deleted it already finds it gone.
 func (sc *scenario) deleteAtEnd(o object) {
 	name, res := o.u.GetName(), sc.resource(o)
 	DeferCleanup(func(ctx SpecContext) {
