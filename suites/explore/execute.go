@@ -153,14 +153,18 @@ func triggerWithin(tr schedule.Trigger) time.Duration {
 }
 
 // awaitRequest waits until a replica's proxy logs a request of the
-// trigger's verb and resource after its mark, and returns when it saw it.
+// trigger's verb and resource after its mark, answered, and returns when
+// it saw it. A request still in flight does not count: a step right after
+// a create must find what it created (a pod deletion takes the pod the
+// subject just made; begun but not yet answered, the API server has not
+// made it, and the deletion took an older pod).
 func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64) (time.Time, bool) {
 	resource := d.resource(tr.Resource)
 	var seen time.Time
 	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerWithin(tr), true, func(context.Context) (bool, error) {
 		for p, mark := range marks {
 			for _, req := range p.RequestsAfter(mark) {
-				if req.Verb == tr.Verb && req.Resource == resource {
+				if req.Verb == tr.Verb && req.Resource == resource && !req.End.IsZero() {
 					seen = time.Now()
 					return true, nil
 				}

@@ -43,10 +43,27 @@ func (p *fakeProxy) RequestsAfter(id uint64) []proxy.Request {
 	return slices.DeleteFunc(p.Requests(), func(r proxy.Request) bool { return r.ID <= id })
 }
 
+// log logs an answered request.
 func (p *fakeProxy) log(verb, resource string) {
+	id := p.begin(verb, resource)
+	p.answer(id)
+}
+
+// begin logs a request in flight, as the proxy does while the API server
+// has not answered it, and returns its ID.
+func (p *fakeProxy) begin(verb, resource string) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.reqs = append(p.reqs, proxy.Request{ID: uint64(len(p.reqs) + 1), RequestInfo: proxy.RequestInfo{Verb: verb, Resource: resource}})
+	id := uint64(len(p.reqs) + 1)
+	p.reqs = append(p.reqs, proxy.Request{ID: id, RequestInfo: proxy.RequestInfo{Verb: verb, Resource: resource}, Start: time.Now()})
+	return id
+}
+
+// answer ends the request id.
+func (p *fakeProxy) answer(id uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reqs[id-1].End, p.reqs[id-1].Code = time.Now(), 201
 }
 
 func (p *fakeProxy) AddRule(r proxy.Rule) (string, error) {
@@ -121,6 +138,38 @@ func TestStepsWaitForTheirTrigger(t *testing.T) {
 	}
 	if out[0].Skipped != "" || !strings.Contains(out[1].Skipped, "no delete of workload") {
 		t.Errorf("outcomes %+v", out)
+	}
+}
+
+// A step right after a request waits until that request is answered:
+// begun, the API server has not acted on it yet (a create's object does
+// not exist), and a pod deletion right after a create would take another
+// pod. The lost create's replay missed its race this way.
+func TestATriggerWaitsForTheAnswer(t *testing.T) {
+	p := &fakeProxy{}
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	s := schedule.Schedule{Capability: schedule.Scalable, Steps: []schedule.Step{
+		{After: &schedule.Trigger{Verb: "create", Resource: "pods"}, Workload: "scale-up"},
+	}}
+	done := make(chan time.Time)
+	go func() {
+		// The subject's create begins a little after the start, and
+		// is answered a little after that.
+		timer := time.NewTimer(50 * time.Millisecond)
+		<-timer.C
+		id := p.begin("create", "pods")
+		timer.Reset(100 * time.Millisecond)
+		<-timer.C
+		p.answer(id)
+		done <- p.Requests()[0].End
+	}()
+	out := execute(context.Background(), chaos.NewTimeline(), d, s)
+	answered := <-done
+	if len(d.did) != 1 || out[0].Skipped != "" {
+		t.Fatalf("did %v, outcomes %+v; want the scale-up", d.did, out)
+	}
+	if d.at[0].Before(answered) {
+		t.Errorf("the scale-up ran at %s, while its trigger was in flight (answered at %s)", d.at[0].Format("15:04:05.000"), answered.Format("15:04:05.000"))
 	}
 }
 
