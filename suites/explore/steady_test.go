@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -349,5 +350,66 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 	}
 	if !(steadyUse{}).beyond(roles("deployments", "replicasets")).empty() {
 		t.Error("with no run's use to go by, role requests are taken as unmade")
+	}
+}
+
+// metallbNoopStatus is a steadyState schedule's evidence, recorded by
+// `steadystate explore --subject fixtures/zoo/operators/metallb.yaml
+// --replay testdata/metallb-noop-status.yaml`: MetalLB v0.15.2's
+// controller, its refused status writes retried with controller-runtime's
+// backoff; the retry at +42.3 s, 6 s into the quiet window with the state
+// long settled, wrote the Service's status to no effect (no event
+// follows it).
+const metallbNoopStatus = "../../judge/testdata/explore-metallb-steady-noop-status.json"
+
+// The MetalLB finding's evidence re-judges offline as it ran: quiescent
+// broken on the one status write in the quiet window, every other
+// property held; and the same evidence with its quiet window ended just
+// before that write holds quiescent, so the verdict is the write's, not
+// the window's or the faults'.
+func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
+	if _, err := schedule.Load(filepath.Join("testdata", "metallb-noop-status.yaml")); err != nil {
+		t.Fatalf("the MetalLB finding's schedule: %v", err)
+	}
+	e, err := evidence.Read(metallbNoopStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]verdict.Outcome{}
+	for _, r := range e.Records {
+		recorded[r.ID] = r.Outcome
+	}
+	for _, p := range judged[schedule.Steady] {
+		want := verdict.Held
+		if p.ID == catalog.SteadyQuiescent.ID {
+			want = verdict.Broken
+		}
+		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
+		if got.Outcome != want || recorded[p.ID] != want {
+			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want)
+		}
+		if p.ID == catalog.SteadyQuiescent.ID && !strings.Contains(got.Reason, "update services/status") {
+			t.Errorf("quiescent broken for %q, want the Service's status write", got.Reason)
+		}
+	}
+	var q judge.QuietWindow
+	if err := json.Unmarshal([]byte(e.Facts[judge.FactSteadyQuiet]), &q); err != nil {
+		t.Fatalf("the recorded quiet window: %v", err)
+	}
+	var last time.Time
+	for _, l := range e.Proxies {
+		for _, req := range l.Requests {
+			if req.Verb == "update" && req.Resource == "services" && !req.Start.Before(q.From) && !req.Start.After(q.To) {
+				last = req.Start
+			}
+		}
+	}
+	if last.IsZero() {
+		t.Fatal("no status write in the recorded quiet window: this test's premise changed")
+	}
+	cut, _ := json.Marshal(judge.QuietWindow{From: q.From, To: last.Add(-time.Millisecond)})
+	e.Facts[judge.FactSteadyQuiet] = string(cut)
+	if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.Held {
+		t.Errorf("quiescent over the quiet window before the write: %s (%s), want held", got.Outcome, got.Reason)
 	}
 }

@@ -189,8 +189,16 @@ func mustJSON(v any) string {
 
 // apply creates the objects, in order.
 func (sc *scenario) apply(ctx context.Context) {
-	if left := sc.earlier(ctx); len(left) > 0 {
-		Fail(fmt.Sprintf("objects of an earlier run are still in the cluster, in namespaces being deleted: %s; this run's controller would meet them (it may watch every namespace), so the run would not be judged on its own objects", strings.Join(left, ", ")))
+	// An earlier run's objects its namespace's deletion is still
+	// removing (another suite's, or a run that ended in an error) are
+	// waited for; still there after goneWithin, the run is an error.
+	var left []string
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, sc.b.GoneWithin.Duration, true, func(ctx context.Context) (bool, error) {
+		left = sc.earlier(ctx)
+		return len(left) == 0, nil
+	})
+	if len(left) > 0 {
+		Fail(fmt.Sprintf("objects of an earlier run are still in the cluster %s after the run began, in namespaces being deleted: %s; this run's controller would meet them (it may watch every namespace), so the run would not be judged on its own objects", sc.b.GoneWithin.Duration, strings.Join(left, ", ")))
 	}
 	sc.applied = time.Now()
 	for _, o := range sc.objects {
@@ -202,9 +210,10 @@ func (sc *scenario) apply(ctx context.Context) {
 
 // earlier lists the objects of the applied kinds left in another
 // namespace of the harness's that is being deleted: an earlier run's, as
-// its deletion goes on in the background. Every run deletes what it
-// applied and waits for it to go (deleteAtEnd), so there are none; one
-// found means a run did not, and this run would meet it.
+// its deletion goes on in the background. Every run of this suite deletes
+// what it applied and waits for it to go (deleteAtEnd), so there are none
+// of its own; one found is another suite's or a failed run's, and this
+// run would meet it.
 func (sc *scenario) earlier(ctx context.Context) []string {
 	kube := testenv.Get().Kube
 	nss, err := kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: testenv.NamespaceLabel})
