@@ -68,7 +68,7 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 					return
 				}
 				var ok bool
-				if at, ok = awaitRequest(ctx, d, *st.After, requestMarks(d.target())); !ok {
+				if at, ok = awaitRequest(ctx, d, *st.After, requestMarks(d.target()), !proxyRule[st.Fault]); !ok {
 					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerWithin(*st.After))
 					return
 				}
@@ -152,19 +152,30 @@ func triggerWithin(tr schedule.Trigger) time.Duration {
 	return triggerTimeout
 }
 
+// proxyRule are the faults that are rules of the fault proxy: they act on
+// the requests and watch events after them.
+var proxyRule = map[string]bool{
+	"watch-stall": true, "watch-cut": true, "watch-reset": true, "forced-relist": true,
+	"event-drop": true, "event-delay": true, "partition-refuse": true, "partition-blackhole": true,
+	"answer-429": true, "answer-500": true, "answer-409": true,
+}
+
 // awaitRequest waits until a replica's proxy logs a request of the
-// trigger's verb and resource after its mark, answered, and returns when
-// it saw it. A request still in flight does not count: a step right after
-// a create must find what it created (a pod deletion takes the pod the
-// subject just made; begun but not yet answered, the API server has not
-// made it, and the deletion took an older pod).
-func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64) (time.Time, bool) {
+// trigger's verb and resource after its mark, and returns when it saw it;
+// with answered, only once the request was answered. A step that acts
+// through the API server (a workload step, a pod deletion, a process
+// fault) waits for the answer: right after a create it must find what was
+// created (a pod deletion takes the pod the subject just made; begun but
+// not answered, the API server has not made it, and the deletion took an
+// older pod). A rule of the fault proxy goes in as the request begins, so
+// that the subject's next request is already the rule's.
+func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64, answered bool) (time.Time, bool) {
 	resource := d.resource(tr.Resource)
 	var seen time.Time
 	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerWithin(tr), true, func(context.Context) (bool, error) {
 		for p, mark := range marks {
 			for _, req := range p.RequestsAfter(mark) {
-				if req.Verb == tr.Verb && req.Resource == resource && !req.End.IsZero() {
+				if req.Verb == tr.Verb && req.Resource == resource && (!answered || !req.End.IsZero()) {
 					seen = time.Now()
 					return true, nil
 				}

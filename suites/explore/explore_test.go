@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -170,6 +171,39 @@ func TestATriggerWaitsForTheAnswer(t *testing.T) {
 	}
 	if d.at[0].Before(answered) {
 		t.Errorf("the scale-up ran at %s, while its trigger was in flight (answered at %s)", d.at[0].Format("15:04:05.000"), answered.Format("15:04:05.000"))
+	}
+}
+
+// A rule of the fault proxy right after a request goes in while the
+// request is still in flight: the subject's next request is the rule's.
+func TestAProxyRuleGoesInAsItsTriggerBegins(t *testing.T) {
+	p := &fakeProxy{}
+	d := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Proxy: p}}}}
+	s := schedule.Schedule{Capability: schedule.Scalable, Steps: []schedule.Step{
+		{After: &schedule.Trigger{Verb: "update", Resource: "pods"}, Fault: "answer-500", Resource: "pods", For: 10 * time.Millisecond},
+	}}
+	ruled := make(chan bool)
+	go func() {
+		timer := time.NewTimer(50 * time.Millisecond)
+		<-timer.C
+		id := p.begin("update", "pods")
+		// Answered only once the rule is in, or after a second.
+		err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, time.Second, true, func(context.Context) (bool, error) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return len(p.rules) > 0, nil
+		})
+		p.answer(id)
+		ruled <- err == nil
+	}()
+	out := execute(context.Background(), chaos.NewTimeline(), d, s)
+	if !<-ruled {
+		t.Errorf("the rule was not in while its trigger was in flight (outcome %+v)", out[0])
+	}
+	for name := range proxyRule {
+		if _, ok := schedule.Faults[name]; !ok {
+			t.Errorf("proxyRule names %q, not a fault of the vocabulary", name)
+		}
 	}
 }
 

@@ -138,6 +138,21 @@ func start(ctx context.Context, ns string) *scenario {
 			sc.clusterScoped[resourceName(gvr)] = true
 		}
 	}
+	// What earlier runs left goes before this run's controller starts
+	// and meets it, and before anything is recorded.
+	earlier := testenv.EarlierRuns{Kube: env.Kube, Dyn: sc.dyn, Own: ns, Poll: 250 * time.Millisecond}
+	for _, o := range sc.objects {
+		if o.u.GetNamespace() != "" && !slices.Contains(earlier.Resources, o.gvr) {
+			earlier.Resources = append(earlier.Resources, o.gvr)
+		}
+	}
+	stripped, err := earlier.Clear(ctx, b.GoneWithin.Duration)
+	if len(stripped) > 0 {
+		fmt.Fprintf(GinkgoWriter, "removed the finalizers of what earlier runs left in namespaces being deleted, still there after %s: %s\n", b.GoneWithin.Duration, strings.Join(stripped, ", "))
+	}
+	if err != nil {
+		Fail(err.Error())
+	}
 	histories := map[string]*oracle.History{}
 	var names []string
 	sc.recorded = map[string]schema.GroupVersionResource{}
@@ -189,54 +204,12 @@ func mustJSON(v any) string {
 
 // apply creates the objects, in order.
 func (sc *scenario) apply(ctx context.Context) {
-	// An earlier run's objects its namespace's deletion is still
-	// removing (another suite's, or a run that ended in an error) are
-	// waited for; still there after goneWithin, the run is an error.
-	var left []string
-	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, sc.b.GoneWithin.Duration, true, func(ctx context.Context) (bool, error) {
-		left = sc.earlier(ctx)
-		return len(left) == 0, nil
-	})
-	if len(left) > 0 {
-		Fail(fmt.Sprintf("objects of an earlier run are still in the cluster %s after the run began, in namespaces being deleted: %s; this run's controller would meet them (it may watch every namespace), so the run would not be judged on its own objects", sc.b.GoneWithin.Duration, strings.Join(left, ", ")))
-	}
 	sc.applied = time.Now()
 	for _, o := range sc.objects {
 		_, err := sc.resource(o).Create(ctx, o.u, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred(), "apply %s %s", o.u.GetKind(), o.u.GetName())
 		sc.deleteAtEnd(o)
 	}
-}
-
-// earlier lists the objects of the applied kinds left in another
-// namespace of the harness's that is being deleted: an earlier run's, as
-// its deletion goes on in the background. Every run of this suite deletes
-// what it applied and waits for it to go (deleteAtEnd), so there are none
-// of its own; one found is another suite's or a failed run's, and this
-// run would meet it.
-func (sc *scenario) earlier(ctx context.Context) []string {
-	kube := testenv.Get().Kube
-	nss, err := kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: testenv.NamespaceLabel})
-	Expect(err).NotTo(HaveOccurred(), "list the harness's namespaces")
-	var left []string
-	for _, ns := range nss.Items {
-		if ns.Name == sc.ns || ns.DeletionTimestamp == nil {
-			continue
-		}
-		seen := map[schema.GroupVersionResource]bool{}
-		for _, o := range sc.objects {
-			if o.u.GetNamespace() == "" || seen[o.gvr] {
-				continue
-			}
-			seen[o.gvr] = true
-			list, err := sc.dyn.Resource(o.gvr).Namespace(ns.Name).List(ctx, metav1.ListOptions{})
-			Expect(err).NotTo(HaveOccurred(), "list %s in namespace %s", o.gvr.Resource, ns.Name)
-			for _, u := range list.Items {
-				left = append(left, fmt.Sprintf("%s %s/%s", u.GetKind(), ns.Name, u.GetName()))
-			}
-		}
-	}
-	return left
 }
 
 // named are the resources of the cluster-scoped objects, whose writes
@@ -264,12 +237,22 @@ func (sc *scenario) named() []string {
 func (sc *scenario) deleteAtEnd(o object) {
 	name, res := o.u.GetName(), sc.resource(o)
 	DeferCleanup(func(ctx SpecContext) {
-		background := metav1.DeletePropagationBackground
-		err := res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
+		cur, err := res.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return
 		}
-		Expect(err).NotTo(HaveOccurred(), "delete %s %s at the end of the spec", o.u.GetKind(), name)
+		Expect(err).NotTo(HaveOccurred(), "get %s %s at the end of the spec", o.u.GetKind(), name)
+		// One being deleted already (by a change, with its own
+		// propagation) is waited for, not deleted again: a second
+		// delete would replace its propagation's finalizers.
+		if cur.GetDeletionTimestamp() == nil {
+			background := metav1.DeletePropagationBackground
+			err = res.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
+			if apierrors.IsNotFound(err) {
+				return
+			}
+			Expect(err).NotTo(HaveOccurred(), "delete %s %s at the end of the spec", o.u.GetKind(), name)
+		}
 		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.GoneWithin.Duration, true, func(ctx context.Context) (bool, error) {
 			_, err := res.Get(ctx, name, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil
