@@ -68,17 +68,7 @@ const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollo
 // now records quiescent not bound), and re-judged it is not evaluated,
 // never a pass nor a finding.
 func TestSteadyScheduleRejudgesOffline(t *testing.T) {
-	if _, err := schedule.Load(filepath.Join("testdata", "stuck-rollout.yaml")); err != nil {
-		t.Fatalf("the stuck rollout's schedule: %v", err)
-	}
-	e, err := evidence.Read(stuckRollout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded := map[string]verdict.Outcome{}
-	for _, r := range e.Records {
-		recorded[r.ID] = r.Outcome
-	}
+	e, recorded := keptFinding(t, "stuck-rollout.yaml", stuckRollout)
 	want := map[string]verdict.Outcome{
 		catalog.SteadyRecovers.ID: verdict.Broken, catalog.SteadySameEndState.ID: verdict.Broken,
 		catalog.SteadyNoChurn.ID: verdict.Held, catalog.SteadyNoFinalizer.ID: verdict.Held, catalog.SteadyLeavesNothing.ID: verdict.Held,
@@ -368,17 +358,7 @@ const metallbNoopStatus = "../../judge/testdata/explore-metallb-steady-noop-stat
 // before that write holds quiescent, so the verdict is the write's, not
 // the window's or the faults'.
 func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
-	if _, err := schedule.Load(filepath.Join("testdata", "metallb-noop-status.yaml")); err != nil {
-		t.Fatalf("the MetalLB finding's schedule: %v", err)
-	}
-	e, err := evidence.Read(metallbNoopStatus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded := map[string]verdict.Outcome{}
-	for _, r := range e.Records {
-		recorded[r.ID] = r.Outcome
-	}
+	e, recorded := keptFinding(t, "metallb-noop-status.yaml", metallbNoopStatus)
 	for _, p := range judged[schedule.Steady] {
 		want := verdict.Held
 		if p.ID == catalog.SteadyQuiescent.ID {
@@ -412,4 +392,23 @@ func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
 	if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.Held {
 		t.Errorf("quiescent over the quiet window before the write: %s (%s), want held", got.Outcome, got.Reason)
 	}
+}
+
+// keptFinding loads a kept finding's schedule (testdata/name) and the
+// recorded evidence of one of its replays, and returns the evidence and
+// the outcome the run recorded for each property.
+func keptFinding(t *testing.T, name, recordedEvidence string) (*evidence.Evidence, map[string]verdict.Outcome) {
+	t.Helper()
+	if _, err := schedule.Load(filepath.Join("testdata", name)); err != nil {
+		t.Fatalf("the finding's schedule: %v", err)
+	}
+	e, err := evidence.Read(recordedEvidence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]verdict.Outcome{}
+	for _, r := range e.Records {
+		recorded[r.ID] = r.Outcome
+	}
+	return e, recorded
 }
