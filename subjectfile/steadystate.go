@@ -294,18 +294,12 @@ func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, err
 	if err != nil {
 		return nil, err
 	}
+	ms, err := documents([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("not a YAML manifest: %v", err)
+	}
 	var out []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(text)), 4096)
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return nil, fmt.Errorf("not a YAML manifest: %v", err)
-		}
-		if m == nil {
-			continue
-		}
+	for _, m := range ms {
 		u := &unstructured.Unstructured{Object: m}
 		switch {
 		case u.GetAPIVersion() == "" || u.GetKind() == "":
@@ -343,6 +337,24 @@ func builtinKind(kind string) bool {
 	return false
 }
 
+// documents are the YAML (or JSON) documents of data, each read as a map;
+// empty ones are left out.
+func documents(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+}
+
 // DefinedKinds are the kinds the CustomResourceDefinitions in files
 // define, sorted, each once. Each document is read as a map: an object of
 // another shape beside a CRD is no reason to stop reading; a file that is
@@ -354,14 +366,11 @@ func DefinedKinds(files []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			var doc map[string]any
-			if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("%s: %w", file, err)
-			}
+		docs, err := documents(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		for _, doc := range docs {
 			if defined, _, _ := unstructured.NestedString(doc, "spec", "names", "kind"); doc["kind"] == "CustomResourceDefinition" && defined != "" {
 				out = append(out, defined)
 			}

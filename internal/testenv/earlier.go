@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -75,30 +74,26 @@ func (e EarlierRuns) left(ctx context.Context) ([]leftover, error) {
 // objects whose finalizers it removed, and an error naming what is still
 // there after that, or the list that failed.
 func (e EarlierRuns) Clear(ctx context.Context, within time.Duration) (stripped []string, err error) {
+	// await polls until nothing is left or within passes; what is left
+	// then is returned, with no error unless a list failed or ctx ended.
 	await := func() ([]leftover, error) {
 		var left []leftover
-		var listErr error
-		pollErr := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(ctx context.Context) (bool, error) {
-			left, listErr = e.left(ctx)
-			return listErr == nil && len(left) == 0, nil
+		err := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(ctx context.Context) (bool, error) {
+			var err error
+			left, err = e.left(ctx)
+			return err == nil && len(left) == 0, err
 		})
-		if listErr != nil {
-			return left, listErr
-		}
-		if ctx.Err() != nil {
-			return left, ctx.Err()
-		}
-		if len(left) > 0 {
+		if wait.Interrupted(err) && ctx.Err() == nil {
 			return left, nil
 		}
-		return nil, pollErr
+		return left, err
 	}
 	left, err := await()
 	if err != nil || len(left) == 0 {
 		return nil, err
 	}
 	for _, l := range left {
-		_, err := e.Dyn.Resource(l.gvr).Namespace(l.u.GetNamespace()).Patch(ctx, l.u.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		err := EditFinalizers(ctx, e.Dyn.Resource(l.gvr).Namespace(l.u.GetNamespace()), l.u.GetName(), func([]string) []string { return nil })
 		if err != nil && !apierrors.IsNotFound(err) {
 			return stripped, fmt.Errorf("remove the finalizers of %s: %w", l, err)
 		}
