@@ -210,12 +210,21 @@ func (m *Matrix) notPassed() []string {
 	return out
 }
 
+// sideBySide says how many runs went side by side, when more than one
+// did.
+func (m *Matrix) sideBySide() string {
+	if m.Parallel < 2 {
+		return ""
+	}
+	return fmt.Sprintf(", %d side by side", m.Parallel)
+}
+
 // Print writes the matrix as text: the verdicts, the per-spec times, the
 // wall times, the runs that did not pass, and a closing line. ok says
 // whether every run of every subject passed.
 func (m *Matrix) Print(w io.Writer) (ok bool) {
 	v, good, all := m.verdicts()
-	fmt.Fprintf(w, "\nzoo: %d subject(s) x %d run(s), %s in all (%s)\n", len(m.Results), m.Runs, m.Took.Round(time.Second), Legend)
+	fmt.Fprintf(w, "\nzoo: %d subject(s) x %d run(s)%s, %s in all (%s)\n", len(m.Results), m.Runs, m.sideBySide(), m.Took.Round(time.Second), Legend)
 	v.text(w)
 	fmt.Fprintln(w)
 	m.specs().text(w)
@@ -234,8 +243,8 @@ func (m *Matrix) Print(w io.Writer) (ok bool) {
 // Markdown writes the matrix as Markdown, for the docs.
 func (m *Matrix) Markdown(w io.Writer) {
 	v, good, all := m.verdicts()
-	fmt.Fprintf(w, "%d subject(s) x %d run(s), started %s, %s in all; %d of %d suite runs passed (%s).\n\n",
-		len(m.Results), m.Runs, m.Started.UTC().Format(time.RFC3339), m.Took.Round(time.Second), good, all, Legend)
+	fmt.Fprintf(w, "%d subject(s) x %d run(s)%s, started %s, %s in all; %d of %d suite runs passed (%s).\n\n",
+		len(m.Results), m.Runs, m.sideBySide(), m.Started.UTC().Format(time.RFC3339), m.Took.Round(time.Second), good, all, Legend)
 	v.markdown(w)
 	fmt.Fprintln(w)
 	m.specs().markdown(w)

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/reports"
@@ -36,6 +37,10 @@ type Config struct {
 	// conform runs (its --capabilities); a subject that binds none of
 	// them is refused by conform.
 	Capabilities []string
+	// Parallel is how many conform runs go side by side, a local cluster
+	// each (1 when unset): the runs of every subject are taken in order
+	// by that many workers.
+	Parallel int
 }
 
 // Subject is one subject file of the zoo.
@@ -103,7 +108,10 @@ type Matrix struct {
 	Started time.Time
 	Took    time.Duration
 	Runs    int
-	Results []Result
+	// Parallel is how many conform runs went side by side (their wall
+	// times count the others' load on the machine).
+	Parallel int `json:",omitempty"`
+	Results  []Result
 }
 
 var (
@@ -114,31 +122,91 @@ var (
 	progressLine = regexp.MustCompile(`^([a-z]+ \[[0-9hms.]+\] |conform: \[|conform: bundle )`)
 )
 
-// RunAll runs every subject cfg.Runs times, one run at a time, with
-// numbered progress on progress, and returns the matrix; it writes it as
-// zoo.json and zoo.md into cfg.Artifacts as well.
+// RunAll runs every subject cfg.Runs times, cfg.Parallel runs at a time
+// (one when unset), with numbered progress on progress, and returns the
+// matrix; it writes it as zoo.json and zoo.md into cfg.Artifacts as well.
+// When ctx ends, no run starts; the runs that finished are in the matrix
+// it returns with ctx's error.
 func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Writer) (*Matrix, error) {
-	m := &Matrix{Started: time.Now(), Runs: cfg.Runs}
-	total, step := len(subjects)*cfg.Runs, 0
-	for _, s := range subjects {
-		res := Result{Subject: s}
+	workers := max(cfg.Parallel, 1)
+	m := &Matrix{Started: time.Now(), Runs: cfg.Runs, Parallel: workers}
+	if workers == 1 {
+		m.Parallel = 0
+	}
+	progress = &lockedWriter{w: progress}
+	type slot struct {
+		subject, n int
+		tag, dir   string
+	}
+	runs := make([][]*Run, len(subjects))
+	var queue []slot
+	for i, s := range subjects {
+		runs[i] = make([]*Run, cfg.Runs)
 		for n := 1; n <= cfg.Runs; n++ {
-			step++
-			dir := filepath.Join(cfg.Artifacts, s.Name, fmt.Sprint(n))
-			tag := fmt.Sprintf("[%d/%d] %s run %d/%d", step, total, s.Name, n, cfg.Runs)
-			fmt.Fprintf(progress, "%s: conform (artifacts %s)\n", tag, dir)
-			r := runOnce(ctx, cfg, s, n, dir, tag, progress)
-			fmt.Fprintf(progress, "%s: %s in %s; verify: %s\n", tag, runVerdict(r), r.Took.Round(time.Second), r.Verified)
-			res.Runs = append(res.Runs, r)
-			if ctx.Err() != nil {
-				m.Results = append(m.Results, res)
-				return m, ctx.Err()
+			queue = append(queue, slot{subject: i, n: n,
+				dir: filepath.Join(cfg.Artifacts, s.Name, fmt.Sprint(n))})
+		}
+	}
+	for k := range queue {
+		q := &queue[k]
+		q.tag = fmt.Sprintf("[%d/%d] %s run %d/%d", k+1, len(queue), subjects[q.subject].Name, q.n, cfg.Runs)
+	}
+	next := make(chan slot)
+	var wg sync.WaitGroup
+	for range min(workers, len(queue)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for q := range next {
+				fmt.Fprintf(progress, "%s: conform (artifacts %s)\n", q.tag, q.dir)
+				r := runOnce(ctx, cfg, subjects[q.subject], q.n, q.dir, q.tag, progress)
+				fmt.Fprintf(progress, "%s: %s in %s; verify: %s\n", q.tag, runVerdict(r), r.Took.Round(time.Second), r.Verified)
+				if ctx.Err() == nil {
+					runs[q.subject][q.n-1] = &r
+				}
+			}
+		}()
+	}
+	for _, q := range queue {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case next <- q:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	for i, s := range subjects {
+		res := Result{Subject: s}
+		for _, r := range runs[i] {
+			if r != nil {
+				res.Runs = append(res.Runs, *r)
 			}
 		}
-		m.Results = append(m.Results, res)
+		if len(res.Runs) > 0 || ctx.Err() == nil {
+			m.Results = append(m.Results, res)
+		}
 	}
 	m.Took = time.Since(m.Started)
+	if ctx.Err() != nil {
+		return m, ctx.Err()
+	}
 	return m, m.write(cfg.Artifacts)
+}
+
+// lockedWriter lets the side-by-side runs write their progress lines
+// whole, one at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // runOnce runs conform on s in dir, then verify on its bundle.

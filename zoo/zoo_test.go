@@ -160,6 +160,57 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 	}
 }
 
+// TestRunAllSideBySide: with Parallel 2, two conform runs are under way
+// at once (each fake run waits, up to 20 s, until the other has started,
+// and leaves no matrix if it never does), and the matrix keeps each
+// subject's runs in order and says how many went side by side.
+func TestRunAllSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	os.WriteFile(prog, []byte(`#!/bin/sh
+case "$1" in
+conform)
+  touch "$ZOO_FAKE_GATE/$$"
+  i=0
+  until [ $(ls "$ZOO_FAKE_GATE" | wc -l) -ge 2 ]; do
+    i=$((i+1)); [ $i -gt 400 ] && { echo "no other run started"; exit 1; }
+    sleep 0.05
+  done
+  mkdir -p "$ARTIFACTS/conform"
+  cp "$ZOO_FAKE_DIR/run1.json" "$ARTIFACTS/conform/matrix.json"
+  echo "conform: bundle x, manifest digest sha256:0123456789012345678901234567890123456789012345678901234567890123" ;;
+verify) echo "re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ" ;;
+esac
+`), 0o755)
+	t.Setenv("ZOO_FAKE_DIR", mustAbs(t, "testdata"))
+	gate := filepath.Join(dir, "gate")
+	os.MkdirAll(gate, 0o755)
+	t.Setenv("ZOO_FAKE_GATE", gate)
+	zooDir := filepath.Join(dir, "zoo")
+	os.MkdirAll(zooDir, 0o755)
+	for _, n := range []string{"job", "cronjob"} {
+		os.WriteFile(filepath.Join(zooDir, n+".yaml"), nil, 0o644)
+	}
+	subjects, _ := zoo.Subjects(zooDir, nil)
+	art := filepath.Join(dir, "artifacts")
+	var progress bytes.Buffer
+	cfg := zoo.Config{Dir: zooDir, Runs: 1, Steadystate: prog, Artifacts: art, Parallel: 2}
+	m, err := zoo.RunAll(t.Context(), cfg, subjects, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if !m.Print(&out) {
+		t.Errorf("the runs did not both pass side by side:\n%s\n%s", out.String(), progress.String())
+	}
+	if len(m.Results) != 2 || m.Results[0].Subject.Name != "cronjob" || len(m.Results[1].Runs) != 1 || m.Results[1].Runs[0].N != 1 {
+		t.Errorf("results %+v", m.Results)
+	}
+	if !strings.Contains(out.String(), "2 subject(s) x 1 run(s), 2 side by side") {
+		t.Errorf("the matrix does not say the runs went side by side:\n%s", out.String())
+	}
+}
+
 // TestRunWithoutMatrixIsAnError: a conform run that leaves no matrix is
 // an error run, never a pass.
 func TestRunWithoutMatrixIsAnError(t *testing.T) {

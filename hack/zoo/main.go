@@ -6,7 +6,8 @@
 // runs go below it, in zoo/) and -nodes (LOCAL_NODES for the runs, default
 // on: the zoo's workloads need pods that run) and -capabilities
 // (ZOO_CAPABILITIES: only those capabilities' suites, conform's
-// --capabilities).
+// --capabilities) and -parallel (ZOO_PARALLEL, default 1: conform runs
+// side by side, a local cluster each).
 //
 // With -repro -finding NAME (`make zoo-repro FINDING=NAME`) it reproduces
 // a kept finding instead: the file NAME.yaml of -findings (default
@@ -74,7 +75,7 @@ func run(ctx context.Context) (bool, error) {
 	budget := fs.Duration("budget", 30*time.Minute, "the hunt: each subject's exploration budget")
 	seed := fs.Uint64("seed", 1, "the hunt: the explorations' seed")
 	capability := fs.String("capability", "steadyState", "the hunt: the capability explored")
-	parallel := fs.Int("parallel", 1, "the hunt: suite processes exploring each subject side by side, a cluster each")
+	parallel := fs.Int("parallel", 1, "conform runs side by side, a cluster each (the hunt: suite processes exploring each subject side by side)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
 	}
@@ -95,6 +96,9 @@ func run(ctx context.Context) (bool, error) {
 	if *runs < 1 {
 		return false, fmt.Errorf("zoo: -runs %d (ZOO_RUNS): give a count of 1 or more", *runs)
 	}
+	if *parallel < 1 {
+		return false, fmt.Errorf("zoo: -parallel %d (ZOO_PARALLEL): give a count of 1 or more", *parallel)
+	}
 	pick := items(*subjects)
 	artifacts, err := filepath.Abs(filepath.Join(*artifactsRoot, "zoo"))
 	if err != nil {
@@ -105,7 +109,7 @@ func run(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	cfg := zoo.Config{Dir: *dir, Subjects: pick, Runs: *runs, Steadystate: program,
-		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + *nodes}}
+		Artifacts: artifacts, Env: []string{"LOCAL_NODES=" + *nodes}, Parallel: *parallel}
 	cfg.Capabilities = items(*capabilities)
 	picked, err := zoo.Subjects(cfg.Dir, cfg.Subjects)
 	if err != nil {
@@ -114,7 +118,7 @@ func run(ctx context.Context) (bool, error) {
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(os.Stderr, "zoo: %d subject(s) x %d run(s) on the local cluster with simulated nodes LOCAL_NODES=%s; artifacts in %s\n", len(picked), *runs, *nodes, artifacts)
+	fmt.Fprintf(os.Stderr, "zoo: %d subject(s) x %d run(s), %d at a time, each on a local cluster of its own with simulated nodes LOCAL_NODES=%s; artifacts in %s\n", len(picked), *runs, *parallel, *nodes, artifacts)
 	m, err := zoo.RunAll(ctx, cfg, picked, os.Stderr)
 	if m != nil {
 		ok := m.Print(os.Stdout)
