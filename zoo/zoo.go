@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/reports"
@@ -253,6 +254,10 @@ func runOnce(ctx context.Context, cfg Config, s Subject, n int, dir, tag string,
 	return r
 }
 
+// stopGrace is how long an interrupted steadystate run has to stop what
+// it started before it is killed.
+const stopGrace = 2 * time.Minute
+
 // runLogged runs steadystate with args, its output into logPath and
 // (each line after prefix) into progress, and returns the output.
 func runLogged(ctx context.Context, logPath string, cfg Config, prefix string, progress io.Writer, args ...string) (string, error) {
@@ -262,6 +267,12 @@ func runLogged(ctx context.Context, logPath string, cfg Config, prefix string, p
 	}
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, cfg.Steadystate, args...)
+	// Ended early (Ctrl-C, SIGTERM), a run is interrupted, not killed: it
+	// stops its cluster and the subject itself; killed only if it has not
+	// within stopGrace. Killed with this process, it goes with it.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = stopGrace
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(append(os.Environ(), "ARTIFACTS="+filepath.Dir(logPath)), cfg.Env...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw

@@ -2,12 +2,15 @@ package zoo_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -208,6 +211,54 @@ esac
 	}
 	if !strings.Contains(out.String(), "2 subject(s) x 1 run(s), 2 side by side") {
 		t.Errorf("the matrix does not say the runs went side by side:\n%s", out.String())
+	}
+}
+
+// TestRunAllInterruptsItsRuns: ended early, the zoo interrupts the run
+// under way (SIGINT, so it stops what it started) rather than killing
+// it, waits for it, and starts no other.
+func TestRunAllInterruptsItsRuns(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	os.WriteFile(prog, []byte(`#!/bin/sh
+trap 'echo stopped > "$ZOO_FAKE_GATE/stopped"; exit 3' INT
+touch "$ZOO_FAKE_GATE/started-$$"
+while :; do sleep 0.05; done
+`), 0o755)
+	gate := filepath.Join(dir, "gate")
+	os.MkdirAll(gate, 0o755)
+	t.Setenv("ZOO_FAKE_GATE", gate)
+	zooDir := filepath.Join(dir, "zoo")
+	os.MkdirAll(zooDir, 0o755)
+	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	subjects, _ := zoo.Subjects(zooDir, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for {
+			if started, _ := filepath.Glob(filepath.Join(gate, "started-*")); len(started) > 0 {
+				cancel()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	m, err := zoo.RunAll(ctx, zoo.Config{Dir: zooDir, Runs: 3, Steadystate: prog, Artifacts: dir}, subjects, &bytes.Buffer{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunAll ended with %v, not the cancellation", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(gate, "stopped")); err != nil || string(data) != "stopped\n" {
+		t.Errorf("the run was not interrupted: %q, %v", data, err)
+	}
+	if started, _ := filepath.Glob(filepath.Join(gate, "started-*")); len(started) != 1 {
+		t.Errorf("%d runs started, want the one under way", len(started))
+	}
+	if len(m.Results) != 0 {
+		t.Errorf("an interrupted run is in the matrix: %+v", m.Results)
 	}
 }
 
