@@ -59,6 +59,13 @@ func TestChoose(t *testing.T) {
 // run.pod.binary must be static; both are refused before anything starts.
 func TestPlacement(t *testing.T) {
 	dir := t.TempDir()
+	// The built-in subject files run the local build's
+	// kube-controller-manager: stand-ins let them load without a build.
+	bins := t.TempDir()
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+		os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"), 0o755)
+	}
+	t.Setenv("KUBE_BIN_DIR", bins)
 	file := func(name, pod string) string {
 		path := filepath.Join(dir, name+".yaml")
 		os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha2\nkind: Subject\nname: "+name+"\nrun:\n  command: [/bin/true]\n"+pod+
