@@ -135,6 +135,10 @@ type SettlePhase struct {
 	// the reference runs ended in, and the kinds they taught are owed a
 	// status (FactSteadyStatusOwed) are not ready without one.
 	Final bool `json:"final,omitempty"`
+	// WatchesBack, after faults, is when the controller was seen to
+	// watch again each resource it watched when the first fault began
+	// (StaleWatches), when that was after Since: W counted from then.
+	WatchesBack time.Time `json:"watchesBack,omitzero"`
 }
 
 // Readiness is how the phase's readiness is decided, live and offline:

@@ -17,7 +17,6 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/internal/subject"
@@ -486,32 +485,6 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 	return nil
 }
 
-// watchesBack waits, up to within, until every replica of t watches
-// again each resource it watched when the first fault began (one of the
-// run's timeline), and returns those it does not (judge.StaleWatches):
-// none when no fault acted. The quiet window waits for it: a controller
-// whose informer is still backing off after a partition writes from a
-// stale view (409s) until its watch is back, and that is its recovery.
-func watchesBack(ctx context.Context, t chaos.Target, within time.Duration) []string {
-	faults := testenv.Evidence().Snapshot().Faults
-	if len(faults) == 0 {
-		return nil
-	}
-	first := faults[0].Start // in order of injection
-	var stale []string
-	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, within, true, func(context.Context) (bool, error) {
-		logs := map[string][]proxy.Request{}
-		for _, r := range t.Replicas {
-			if r.Proxy != nil {
-				logs[r.Identity] = r.Proxy.Requests()
-			}
-		}
-		stale = judge.StaleWatches(logs, first, time.Now())
-		return len(stale) == 0, nil
-	})
-	return stale
-}
-
 // whileRunning is ctx, ended as soon as a replica of t has exited (a
 // process fault stopped it); stopped reports whether one has. A replica
 // its kubelet restarts in place (a chaos.Follower) does not count: it
@@ -590,7 +563,8 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 		why = unsettledNotQuiet
 	}
 	if why == "" {
-		if stale := watchesBack(ctx, d.target(), within); len(stale) > 0 {
+		// The recovery's settle waited for them, up to T from it.
+		if _, stale := steadystate.WatchesBack(ctx, d.target(), time.Until(recovered.Add(within))); len(stale) > 0 {
 			// Strings always marshal.
 			data, _ := json.Marshal(judge.Stale{Resources: stale, Within: within.String()})
 			testenv.Fact(judge.FactSteadyStale, string(data))

@@ -279,14 +279,56 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 	return sc.settleWithin(ctx, fact, what, since, sc.b.SettleWithin.Duration)
 }
 
-// settleWithin is settle with within in place of T.
+// settleWithin is settle with within in place of T. After faults
+// (judge.FactSteadyRecover) the window W starts no earlier than when the
+// controller watched again each resource it watched when the first fault
+// began (WatchesBack): until then its objects may look settled only
+// because it has not seen what changed meanwhile, and the end state taken
+// after the window would be its stale view's.
 func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
 	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
+	if fact == judge.FactSteadyRecover {
+		if at, stale := WatchesBack(ctx, sc.target, time.Until(since.Add(within))); len(stale) == 0 && at.After(since) {
+			c.Since, c.Within = at, max(within-at.Sub(since), 0)
+			ph.WatchesBack = at
+			sc.phases[fact][len(sc.phases[fact])-1] = ph
+			testenv.Fact(fact, mustJSON(sc.phases[fact]))
+		}
+	}
 	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
 	return err == nil
+}
+
+// WatchesBack waits, up to within, until every replica of t watches again
+// each resource it watched when the first fault began (one of the run's
+// timeline), and returns when it was seen to, or those it does not
+// (judge.StaleWatches); zero and none when no fault acted. A controller
+// whose informer is still backing off after a partition (client-go's
+// reflector waits up to 30 s between failed lists) acts on a stale view
+// until its watch is back, and that is its recovery.
+func WatchesBack(ctx context.Context, t chaos.Target, within time.Duration) (time.Time, []string) {
+	faults := testenv.Evidence().Snapshot().Faults
+	if len(faults) == 0 {
+		return time.Time{}, nil
+	}
+	first := faults[0].Start // in order of injection
+	var stale []string
+	at := time.Now()
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(within, 0), true, func(context.Context) (bool, error) {
+		logs := map[string][]proxy.Request{}
+		for _, r := range t.Replicas {
+			if r.Proxy != nil {
+				logs[r.Identity] = r.Proxy.Requests()
+			}
+		}
+		at = time.Now()
+		stale = judge.StaleWatches(logs, first, at)
+		return len(stale) == 0, nil
+	})
+	return at, stale
 }
 
 // change applies one change and returns when it was made.
