@@ -13,8 +13,13 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 )
 
-// relistTimeout bounds a forced relist's wait for the re-watches.
-const relistTimeout = 10 * time.Second
+// relistTimeout bounds a forced relist's wait for the re-watches: past
+// the longest pause of client-go's reflector between failed lists and
+// watches (its backoff stops at an interval of 30 to 60 s). A controller
+// whose watches ended at once a few times in a row (a 410, a cut, a
+// partition's refusals) may wait that long before it watches again, and
+// that is not the harness's to call an error.
+const relistTimeout = 65 * time.Second
 
 // noTarget is why a fault step whose replica is not there when it is due
 // is not done, as one whose trigger never came.
