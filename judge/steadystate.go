@@ -98,6 +98,32 @@ func StaleWatches(logs map[string][]proxy.Request, before, at time.Time) []strin
 	return slices.Compact(out)
 }
 
+// WatchesBackAt is when every replica of logs watched again each resource
+// it watched when the first fault began (before) and not at since (the
+// recovery): the latest start of the watches of those resources open at
+// at. It is since when none was stale then, and zero when one has no
+// watch open at at.
+func WatchesBackAt(logs map[string][]proxy.Request, before, since, at time.Time) time.Time {
+	back := since
+	for id, reqs := range logs {
+		for _, res := range StaleWatches(map[string][]proxy.Request{id: reqs}, before, since) {
+			var start time.Time
+			for _, r := range reqs {
+				if r.Verb == "watch" && r.Resource == res && !r.Start.After(at) && (r.End.IsZero() || r.End.After(at)) && r.Start.After(start) {
+					start = r.Start
+				}
+			}
+			if start.IsZero() {
+				return time.Time{}
+			}
+			if start.After(back) {
+				back = start
+			}
+		}
+	}
+	return back
+}
+
 // SteadyHistory is the name of the history recording resource (plural,
 // with its group but for the core group: configmaps, deployments.apps).
 func SteadyHistory(resource string) string { return "steady/" + resource }
@@ -135,10 +161,23 @@ type SettlePhase struct {
 	// the reference runs ended in, and the kinds they taught are owed a
 	// status (FactSteadyStatusOwed) are not ready without one.
 	Final bool `json:"final,omitempty"`
-	// WatchesBack, after faults, is when the controller was seen to
-	// watch again each resource it watched when the first fault began
-	// (StaleWatches), when that was after Since: W counted from then.
+	// WatchesBack, after faults, is when the controller watched again
+	// each resource it watched when the first fault began and not when
+	// they were recovered (WatchesBackAt), when that was after Since: W
+	// is counted from then, within what is left of T.
 	WatchesBack time.Time `json:"watchesBack,omitzero"`
+}
+
+// Convergence is the phase's wait for its objects to be ready, within T
+// and for W (within, window), from Since, or from WatchesBack when the
+// controller watched again only after Since: until then its objects may
+// look ready only because it has not seen what changed meanwhile.
+func (ph SettlePhase) Convergence(within, window time.Duration) oracle.Convergence {
+	c := oracle.Convergence{Since: ph.Since, Within: within, Window: window}
+	if ph.WatchesBack.After(ph.Since) {
+		c.Since, c.Within = ph.WatchesBack, max(within-ph.WatchesBack.Sub(ph.Since), 0)
+	}
+	return c
 }
 
 // Readiness is how the phase's readiness is decided, live and offline:
@@ -367,7 +406,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			if err := errors.Join(err1, err2); err != nil {
 				return fmt.Errorf("%w: fact %q, phase %q: %w", oracle.ErrNotEvaluated, fact, ph.What, err)
 			}
-			c := oracle.Convergence{Since: ph.Since, Within: within, Window: window}
+			c := ph.Convergence(within, window)
 			until := ph.Since.Add(within + window)
 			if i+1 < len(phases) && phases[i+1].Since.Before(until) {
 				until = phases[i+1].Since

@@ -58,4 +58,73 @@ func TestRecordedEndStateTakenBeforeTheWatchesWereBack(t *testing.T) {
 	if d := back.Sub(since); d < 5*time.Second || d > 6*time.Second {
 		t.Errorf("watched again %s after the recovery; the log says 5.4 s", d)
 	}
+	// The recovery's wait, as the harness now makes it and the judge
+	// re-makes it: W from the ScaledObjects' watch, within what is left
+	// of T, so the end state comes after KEDA's HPA update.
+	if got := WatchesBackAt(logs, first, since, hpaUpdate); !got.Equal(back) {
+		t.Errorf("WatchesBackAt %v, want the ScaledObjects' watch at %v", got, back)
+	}
+	ph := phases[0]
+	ph.WatchesBack = WatchesBackAt(logs, first, since, hpaUpdate)
+	c := ph.Convergence(time.Minute, 5*time.Second)
+	if !c.Since.Equal(back) || c.Within != time.Minute-back.Sub(since) || c.Window != 5*time.Second {
+		t.Errorf("the recovery's wait %+v, want from %v within %s", c, back, time.Minute-back.Sub(since))
+	}
+	if end := c.Since.Add(c.Window); !end.After(hpaUpdate) {
+		t.Errorf("the earliest end state %v is not after the HPA update %v", end, hpaUpdate)
+	}
+}
+
+// TestSettlePhaseConvergence: a phase's wait is from Since unless the
+// controller watched again later, then from then within what is left of
+// T (none past it).
+func TestSettlePhaseConvergence(t *testing.T) {
+	since := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		back      time.Time
+		from      time.Time
+		within, w time.Duration
+	}{
+		{time.Time{}, since, time.Minute, time.Minute},
+		{since, since, time.Minute, time.Minute},
+		{since.Add(-time.Second), since, time.Minute, time.Minute},
+		{since.Add(5 * time.Second), since.Add(5 * time.Second), time.Minute, 55 * time.Second},
+		{since.Add(2 * time.Minute), since.Add(2 * time.Minute), time.Minute, 0},
+	} {
+		c := SettlePhase{Since: since, WatchesBack: tc.back}.Convergence(tc.within, 5*time.Second)
+		if !c.Since.Equal(tc.from) || c.Within != tc.w || c.Window != 5*time.Second {
+			t.Errorf("watches back %v: %+v, want from %v within %s", tc.back, c, tc.from, tc.w)
+		}
+	}
+}
+
+// TestWatchesBackAt: the latest start among the watches of what was
+// stale at the recovery; the recovery when nothing was; zero when one is
+// still not watched.
+func TestWatchesBackAt(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	w := func(res string, start, end float64) proxy.Request {
+		r := proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "watch", Resource: res}, Start: at(start)}
+		if end > 0 {
+			r.End = at(end)
+		}
+		return r
+	}
+	first, since, now := at(2), at(5), at(20)
+	for _, tc := range []struct {
+		name string
+		logs map[string][]proxy.Request
+		want time.Time
+	}{
+		{"not cut", map[string][]proxy.Request{"a": {w("pods", 1, 0)}}, since},
+		{"cut and back before the recovery", map[string][]proxy.Request{"a": {w("pods", 1, 3), w("pods", 4, 0)}}, since},
+		{"cut, back after", map[string][]proxy.Request{"a": {w("pods", 1, 3), w("pods", 9, 0)}}, at(9)},
+		{"the later of two replicas", map[string][]proxy.Request{"a": {w("pods", 1, 3), w("pods", 9, 0)}, "b": {w("nodes", 1, 3), w("nodes", 12, 0)}}, at(12)},
+		{"not back", map[string][]proxy.Request{"a": {w("pods", 1, 3)}}, time.Time{}},
+	} {
+		if got := WatchesBackAt(tc.logs, first, since, now); !got.Equal(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

@@ -203,7 +203,11 @@ func (m *Matrix) notPassed() []string {
 				if kind == reports.Passed || kind == reports.PassedWithGaps {
 					continue
 				}
-				out = append(out, fmt.Sprintf("%s run %d, %s: %s: %s (%s)", r.Subject.Name, i+1, c.Suite, kind, detail, run.Dir))
+				n := i + 1 // a run of each conform run, in order
+				if i < len(r.Runs) {
+					n = r.Runs[i].N
+				}
+				out = append(out, fmt.Sprintf("%s run %d, %s: %s: %s (%s)", r.Subject.Name, n, c.Suite, kind, detail, run.Dir))
 			}
 		}
 	}

@@ -126,14 +126,11 @@ var (
 // RunAll runs every subject cfg.Runs times, cfg.Parallel runs at a time
 // (one when unset), with numbered progress on progress, and returns the
 // matrix; it writes it as zoo.json and zoo.md into cfg.Artifacts as well.
-// When ctx ends, no run starts; the runs that finished are in the matrix
-// it returns with ctx's error.
+// When ctx ends, no run starts and those under way are interrupted; the
+// runs that finished are in the matrix it returns with ctx's error, and
+// nothing is written.
 func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Writer) (*Matrix, error) {
-	workers := max(cfg.Parallel, 1)
-	m := &Matrix{Started: time.Now(), Runs: cfg.Runs, Parallel: workers}
-	if workers == 1 {
-		m.Parallel = 0
-	}
+	m := &Matrix{Started: time.Now(), Runs: cfg.Runs}
 	progress = &lockedWriter{w: progress}
 	type slot struct {
 		subject, n int
@@ -152,17 +149,26 @@ func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Wri
 		q := &queue[k]
 		q.tag = fmt.Sprintf("[%d/%d] %s run %d/%d", k+1, len(queue), subjects[q.subject].Name, q.n, cfg.Runs)
 	}
+	workers := min(max(cfg.Parallel, 1), len(queue))
+	if workers > 1 {
+		m.Parallel = workers
+	}
 	next := make(chan slot)
 	var wg sync.WaitGroup
-	for range min(workers, len(queue)) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for q := range next {
+				if ctx.Err() != nil {
+					continue // ended while the slot was handed over: not started
+				}
 				fmt.Fprintf(progress, "%s: conform (artifacts %s)\n", q.tag, q.dir)
 				r := runOnce(ctx, cfg, subjects[q.subject], q.n, q.dir, q.tag, progress)
 				fmt.Fprintf(progress, "%s: %s in %s; verify: %s\n", q.tag, runVerdict(r), r.Took.Round(time.Second), r.Verified)
-				if ctx.Err() == nil {
+				// A run the end interrupted says nothing; one whose
+				// bundle verify accepted had finished.
+				if ctx.Err() == nil || r.VerifiedOK {
 					runs[q.subject][q.n-1] = &r
 				}
 			}

@@ -164,8 +164,8 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 }
 
 // TestRunAllSideBySide: with Parallel 2, two conform runs are under way
-// at once (each fake run waits, up to 20 s, until the other has started,
-// and leaves no matrix if it never does), and the matrix keeps each
+// at once (each fake run waits, up to 20 s, until another has started,
+// and leaves no matrix if none does), and the matrix keeps each
 // subject's runs in order and says how many went side by side.
 func TestRunAllSideBySide(t *testing.T) {
 	dir := t.TempDir()
@@ -197,7 +197,7 @@ esac
 	subjects, _ := zoo.Subjects(zooDir, nil)
 	art := filepath.Join(dir, "artifacts")
 	var progress bytes.Buffer
-	cfg := zoo.Config{Dir: zooDir, Runs: 1, Steadystate: prog, Artifacts: art, Parallel: 2}
+	cfg := zoo.Config{Dir: zooDir, Runs: 2, Steadystate: prog, Artifacts: art, Parallel: 2}
 	m, err := zoo.RunAll(t.Context(), cfg, subjects, &progress)
 	if err != nil {
 		t.Fatal(err)
@@ -206,10 +206,15 @@ esac
 	if !m.Print(&out) {
 		t.Errorf("the runs did not both pass side by side:\n%s\n%s", out.String(), progress.String())
 	}
-	if len(m.Results) != 2 || m.Results[0].Subject.Name != "cronjob" || len(m.Results[1].Runs) != 1 || m.Results[1].Runs[0].N != 1 {
-		t.Errorf("results %+v", m.Results)
+	if len(m.Results) != 2 || m.Results[0].Subject.Name != "cronjob" {
+		t.Fatalf("results %+v", m.Results)
 	}
-	if !strings.Contains(out.String(), "2 subject(s) x 1 run(s), 2 side by side") {
+	for _, r := range m.Results {
+		if len(r.Runs) != 2 || r.Runs[0].N != 1 || r.Runs[1].N != 2 {
+			t.Errorf("%s's runs %+v, want runs 1 and 2 in order", r.Subject.Name, r.Runs)
+		}
+	}
+	if !strings.Contains(out.String(), "2 subject(s) x 2 run(s), 2 side by side") {
 		t.Errorf("the matrix does not say the runs went side by side:\n%s", out.String())
 	}
 }
@@ -256,6 +261,11 @@ while :; do sleep 0.05; done
 	}
 	if started, _ := filepath.Glob(filepath.Join(gate, "started-*")); len(started) != 1 {
 		t.Errorf("%d runs started, want the one under way", len(started))
+	}
+	for _, n := range []string{"2", "3"} {
+		if _, err := os.Stat(filepath.Join(dir, "job", n)); err == nil {
+			t.Errorf("run %s was set up after the end", n)
+		}
 	}
 	if len(m.Results) != 0 {
 		t.Errorf("an interrupted run is in the matrix: %+v", m.Results)

@@ -48,6 +48,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl-C interrupts the runs, which stop their clusters; a
+	// second one kills the zoo, and its runs with it.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	ok, err := run(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -120,12 +126,16 @@ func run(ctx context.Context) (bool, error) {
 	}
 	fmt.Fprintf(os.Stderr, "zoo: %d subject(s) x %d run(s), %d at a time, each on a local cluster of its own with simulated nodes LOCAL_NODES=%s; artifacts in %s\n", len(picked), *runs, *parallel, *nodes, artifacts)
 	m, err := zoo.RunAll(ctx, cfg, picked, os.Stderr)
-	if m != nil {
-		ok := m.Print(os.Stdout)
-		fmt.Fprintf(os.Stdout, "zoo: matrix kept in %s (zoo.json, zoo.md)\n", artifacts)
-		return ok, err
+	if m == nil {
+		return false, err
 	}
-	return false, err
+	ok := m.Print(os.Stdout)
+	if ctx.Err() != nil {
+		fmt.Fprintf(os.Stdout, "zoo: interrupted; the matrix of the runs that finished is not kept\n")
+		return false, err
+	}
+	fmt.Fprintf(os.Stdout, "zoo: matrix kept in %s (zoo.json, zoo.md)\n", artifacts)
+	return ok, err
 }
 
 // items are the comma-separated items of list, trimmed, empty ones left

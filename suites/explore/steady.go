@@ -563,8 +563,9 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 		why = unsettledNotQuiet
 	}
 	if why == "" {
-		// The recovery's settle waited for them, up to T from it.
-		if _, stale := steadystate.WatchesBack(ctx, d.target(), time.Until(recovered.Add(within))); len(stale) > 0 {
+		// The recovery's settle waited for them, up to T from it; a
+		// watch they meet being opened again has a moment more.
+		if _, stale := steadystate.WatchesBack(ctx, d.target(), recovered, max(time.Until(recovered.Add(within)), 5*time.Second)); len(stale) > 0 {
 			// Strings always marshal.
 			data, _ := json.Marshal(judge.Stale{Resources: stale, Within: within.String()})
 			testenv.Fact(judge.FactSteadyStale, string(data))

@@ -282,41 +282,48 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 // settleWithin is settle with within in place of T. After faults
 // (judge.FactSteadyRecover) the window W starts no earlier than when the
 // controller watched again each resource it watched when the first fault
-// began (WatchesBack): until then its objects may look settled only
-// because it has not seen what changed meanwhile, and the end state taken
-// after the window would be its stale view's.
+// began (WatchesBack, judge.SettlePhase.Convergence): until then its
+// objects may look settled only because it has not seen what changed
+// meanwhile, and the end state taken after the window would be its stale
+// view's.
 func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
-	c := oracle.Convergence{Since: since, Within: within, Window: sc.b.SettleWindow.Duration}
 	if fact == judge.FactSteadyRecover {
-		if at, stale := WatchesBack(ctx, sc.target, time.Until(since.Add(within))); len(stale) == 0 && at.After(since) {
-			c.Since, c.Within = at, max(within-at.Sub(since), 0)
-			ph.WatchesBack = at
+		back, stale := WatchesBack(ctx, sc.target, since, time.Until(since.Add(within)))
+		if len(stale) > 0 {
+			fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller did not watch again: %s; the state is waited for from the recovery\n", within, strings.Join(stale, ", "))
+		}
+		if back.After(since) {
+			ph.WatchesBack = back
 			sc.phases[fact][len(sc.phases[fact])-1] = ph
 			testenv.Fact(fact, mustJSON(sc.phases[fact]))
 		}
 	}
+	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
 	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
 	return err == nil
 }
 
 // WatchesBack waits, up to within, until every replica of t watches again
 // each resource it watched when the first fault began (one of the run's
-// timeline), and returns when it was seen to, or those it does not
-// (judge.StaleWatches); zero and none when no fault acted. A controller
-// whose informer is still backing off after a partition (client-go's
-// reflector waits up to 30 s between failed lists) acts on a stale view
-// until its watch is back, and that is its recovery.
-func WatchesBack(ctx context.Context, t chaos.Target, within time.Duration) (time.Time, []string) {
+// timeline; judge.StaleWatches), and returns when, from the proxy logs,
+// the last of those it did not watch at since came back
+// (judge.WatchesBackAt: since when none), or those it still does not
+// watch. It returns zero and none when no fault acted or no replica has a
+// proxy to tell. A controller whose informer is still backing off after a
+// partition (client-go's reflector pauses up to 30 to 60 s between failed
+// lists) acts on a stale view until its watch is back, and that is its
+// recovery.
+func WatchesBack(ctx context.Context, t chaos.Target, since time.Time, within time.Duration) (time.Time, []string) {
 	faults := testenv.Evidence().Snapshot().Faults
 	if len(faults) == 0 {
 		return time.Time{}, nil
 	}
 	first := faults[0].Start // in order of injection
 	var stale []string
-	at := time.Now()
+	var back time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(within, 0), true, func(context.Context) (bool, error) {
 		logs := map[string][]proxy.Request{}
 		for _, r := range t.Replicas {
@@ -324,11 +331,16 @@ func WatchesBack(ctx context.Context, t chaos.Target, within time.Duration) (tim
 				logs[r.Identity] = r.Proxy.Requests()
 			}
 		}
-		at = time.Now()
-		stale = judge.StaleWatches(logs, first, at)
+		if len(logs) == 0 {
+			return true, nil
+		}
+		now := time.Now()
+		if stale = judge.StaleWatches(logs, first, now); len(stale) == 0 {
+			back = judge.WatchesBackAt(logs, first, since, now)
+		}
 		return len(stale) == 0, nil
 	})
-	return at, stale
+	return back, stale
 }
 
 // change applies one change and returns when it was made.
