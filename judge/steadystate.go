@@ -53,9 +53,10 @@ const (
 	// FactSteadyShared lists what the controller may leave behind by
 	// design: kinds, or Kind/name, comma-separated.
 	FactSteadyShared = "steadystate/shared"
-	// FactSteadyStale is, after a schedule's faults, what the controller
-	// had not watched again when its quiet window was due (Stale): set
-	// only when something was stale.
+	// FactSteadyStale is, after faults, what the controller had not
+	// watched again within T of their recovery (Stale), when the
+	// recovery's settle gave up waiting for it: set only when something
+	// was stale.
 	FactSteadyStale = "steadystate/stale-watches"
 )
 

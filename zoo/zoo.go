@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -131,7 +132,7 @@ var (
 // nothing is written.
 func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Writer) (*Matrix, error) {
 	m := &Matrix{Started: time.Now(), Runs: cfg.Runs}
-	progress = &lockedWriter{w: progress}
+	progress = &proc.SyncWriter{W: progress}
 	type slot struct {
 		subject, n int
 		tag, dir   string
@@ -201,19 +202,6 @@ func RunAll(ctx context.Context, cfg Config, subjects []Subject, progress io.Wri
 		return m, ctx.Err()
 	}
 	return m, m.write(cfg.Artifacts)
-}
-
-// lockedWriter lets the side-by-side runs write their progress lines
-// whole, one at a time.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // runOnce runs conform on s in dir, then verify on its bundle.

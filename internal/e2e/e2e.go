@@ -19,6 +19,7 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/suites"
 )
@@ -123,7 +124,7 @@ func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, 
 		fmt.Fprintf(c.Stderr, "e2e: suite %s started\n", s.Name)
 		mu.Unlock()
 		var out bytes.Buffer
-		w := &lockedWriter{w: &out}
+		w := &proc.SyncWriter{W: &out}
 		passed, noReport = runSuite(ctx, c, s, report, w, w)
 		result := "passed"
 		if !passed {
@@ -138,18 +139,6 @@ func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, 
 		fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, noReport)
 	}
 	return passed, noReport
-}
-
-// lockedWriter is a child's stdout and stderr in one buffer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // runSuite runs suite s in a child process writing its JSON report to

@@ -556,21 +556,12 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.sc.RecordDisturbed()
 	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
 	// Whether quiescence is owed is decided from the evidence, as
-	// validate re-makes it (judge.OfflineNotBound); the wait's own
-	// verdict stands when the evidence does not tell.
+	// validate re-makes it (judge.OfflineNotBound: among others, a watch
+	// the recovery's settle found not back, judge.FactSteadyStale); the
+	// wait's own verdict stands when the evidence does not tell.
 	why := judge.QuiescentUnbound(testenv.Evidence().Snapshot())
 	if why == "" && !settled {
 		why = unsettledNotQuiet
-	}
-	if why == "" {
-		// The recovery's settle waited for them, up to T from it; a
-		// watch they meet being opened again has a moment more.
-		if _, stale := steadystate.WatchesBack(ctx, d.target(), recovered, max(time.Until(recovered.Add(within)), 5*time.Second)); len(stale) > 0 {
-			// Strings always marshal.
-			data, _ := json.Marshal(judge.Stale{Resources: stale, Within: within.String()})
-			testenv.Fact(judge.FactSteadyStale, string(data))
-			why = judge.QuiescentUnbound(testenv.Evidence().Snapshot())
-		}
 	}
 	if why == "" {
 		d.sc.Quiet(ctx)

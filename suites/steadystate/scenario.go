@@ -294,6 +294,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		back, stale := WatchesBack(ctx, sc.target, since, time.Until(since.Add(within)))
 		if len(stale) > 0 {
 			fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller did not watch again: %s; the state is waited for from the recovery\n", within, strings.Join(stale, ", "))
+			testenv.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String()}))
 		}
 		if back.After(since) {
 			ph.WatchesBack = back
