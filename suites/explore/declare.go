@@ -1,6 +1,10 @@
 package explore
 
 import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -32,4 +36,11 @@ func judges(capability, replay string) Labels {
 		}
 	}
 	return testenv.Judges(append([]verdict.Property{catalog.ExploreStepsActed}, judged[capability]...)...)
+}
+
+// replaySpec names run i (from 0) of a replay's n: its number padded to
+// the width of n, so that reports listing the runs by name list them in
+// order (run 02 before run 10).
+func replaySpec(replay string, i, n int) string {
+	return fmt.Sprintf("replays %s (run %0*d of %d)", filepath.Base(replay), len(strconv.Itoa(n)), i+1, n)
 }

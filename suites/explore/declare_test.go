@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -19,5 +20,22 @@ func TestDeclaredSchedules(t *testing.T) {
 		if got := declared(tc.c); got != tc.want {
 			t.Errorf("%+v: %d schedules, want %d", tc.c, got, tc.want)
 		}
+	}
+}
+
+// A replay's runs sort by name in the order they ran.
+func TestReplaySpecsSortInRunOrder(t *testing.T) {
+	var names []string
+	for i := range 12 {
+		names = append(names, replaySpec("/kept/schedule.yaml", i, 12))
+	}
+	if !slices.IsSorted(names) {
+		t.Errorf("replay specs do not sort in run order: %q", names)
+	}
+	if got, want := names[1], "replays schedule.yaml (run 02 of 12)"; got != want {
+		t.Errorf("run 2 of 12 is %q, want %q", got, want)
+	}
+	if got, want := replaySpec("s.yaml", 0, 1), "replays s.yaml (run 1 of 1)"; got != want {
+		t.Errorf("run 1 of 1 is %q, want %q", got, want)
 	}
 }

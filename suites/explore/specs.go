@@ -68,7 +68,7 @@ func specs(c Config) {
 
 		if c.Replay != "" {
 			for i := range max(c.Repeat, 1) {
-				It(fmt.Sprintf("replays %s (run %d of %d)", filepath.Base(c.Replay), i+1, max(c.Repeat, 1)), judges(c.Capability, c.Replay), func(ctx SpecContext) {
+				It(replaySpec(c.Replay, i, max(c.Repeat, 1)), judges(c.Capability, c.Replay), func(ctx SpecContext) {
 					s, err := schedule.Load(c.Replay)
 					Expect(err).NotTo(HaveOccurred())
 					st.run(ctx, ns, s.Capability, func(driver) schedule.Schedule { return s })
