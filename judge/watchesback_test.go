@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // TestRecordedEndStateTakenBeforeTheWatchesWereBack: a hunt's schedule on
@@ -125,6 +129,50 @@ func TestWatchesBackAt(t *testing.T) {
 	} {
 		if got := WatchesBackAt(tc.logs, first, since, now); !got.Equal(tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestRecoveryJudgedFromTheWatchesReturn: the recovered-state property
+// over a constructed run whose widget turns not ready after the
+// controller's restart (6.5 s), while its watches are not yet back (they
+// are at 7 s when back is set). It holds when the widget is ready again
+// by the watches' return, or within what is left of T (2 s, so 1.5 s)
+// after it and for W (1 s); it breaks when the widget is ready too late to
+// hold W by T+W, or ready at the return but not for W from it, which a
+// judgement from the recovery itself (no return recorded) lets pass. A
+// broken one names the last mismatch, also when the state did not match
+// from the start.
+func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		notReady, ready float64
+		back            float64
+		want            verdict.Outcome
+		reason          string
+	}{
+		{"ready again before the watches return", 6.6, 6.9, 7, verdict.Held, ""},
+		{"ready again within T", 6.6, 8.3, 7, verdict.Held, ""},
+		{"ready again only after T", 6.6, 8.6, 7, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
+		{"not ready for W from the watches' return", 7.6, 10, 7, verdict.Broken, "is not ready"},
+		{"the same, judged from the recovery", 7.6, 10, 0, verdict.Held, ""},
+	} {
+		e := constructSteadyRun("correct")
+		r := &steadyRun{t0: e.Start, widgets: e.Histories[steadyWidgets]}
+		fin := "example.org/cleanup"
+		r.widget(tc.notReady, "MODIFIED", widget(2, 2, "False", false, fin))
+		r.widget(tc.ready, "MODIFIED", widget(2, 2, "True", false, fin))
+		slices.SortStableFunc(r.widgets, func(a, b oracle.EventRecord) int { return a.At.Compare(b.At) })
+		e.Histories[steadyWidgets] = r.widgets
+		ph := SettlePhase{What: "the controller's restart", Since: r.at(6.5), Within: "2s", Window: "1s", Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}}
+		if tc.back > 0 {
+			ph.WatchesBack = r.at(tc.back)
+		}
+		b, _ := json.Marshal([]SettlePhase{ph})
+		e.Facts[FactSteadyRecover] = string(b)
+		got := oracle.Judge(e.Start, catalog.SteadyRecovers, Offline[catalog.SteadyRecovers.ID](e))
+		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
+			t.Errorf("%s: %s (%s), want %s saying %q", tc.name, got.Outcome, got.Reason, tc.want, tc.reason)
 		}
 	}
 }

@@ -50,9 +50,8 @@ type Source interface {
 // now are left out.
 func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 	// Intervals of matching, from the state at Since onwards.
-	matching, _ := m(h.StateAt(c.Since))
+	matching, lastWhy := m(h.StateAt(c.Since))
 	start := c.Since
-	lastWhy := ""
 	var best *Result
 	consider := func(end time.Time) {
 		if matching && end.Sub(start) >= c.Window && best == nil {
