@@ -135,14 +135,15 @@ func TestWatchesBackAt(t *testing.T) {
 
 // TestRecoveryJudgedFromTheWatchesReturn: the recovered-state property
 // over a constructed run whose widget turns not ready after the
-// controller's restart (6.5 s), while its watches are not yet back (they
-// are at 7 s when back is set). It holds when the widget is ready again
-// by the watches' return, or within what is left of T (2 s, so 1.5 s)
-// after it and for W (1 s); it breaks when the widget is ready too late to
-// hold W by T+W, or ready at the return but not for W from it, which a
-// judgement from the recovery itself (no return recorded) lets pass. A
-// broken one names the last mismatch, also when the state did not match
-// from the start.
+// controller's restart (6.5 s) and is ready again later, the watches back
+// at 7 s (none recorded in the last case). It holds when the widget is
+// ready again before the watches return, or soon enough after to hold W
+// (1 s) by the phase's end, T+W (3 s) after the restart; it breaks when
+// it is ready too late for that. The last two cases are where the return
+// decides: a widget ready at the return but not for W from it breaks,
+// while a judgement from the restart itself lets it pass on the second
+// before. A broken one names the last mismatch, also when the state did
+// not match from the start.
 func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 	for _, tc := range []struct {
 		name            string

@@ -50,8 +50,14 @@ type Source interface {
 // now are left out.
 func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 	// Intervals of matching, from the state at Since onwards.
-	matching, lastWhy := m(h.StateAt(c.Since))
+	matching, whyAtSince := m(h.StateAt(c.Since))
 	start := c.Since
+	// The last mismatch's reason, from the state at Since on (a Match
+	// may explain a state that matches too: that is no mismatch).
+	lastWhy := ""
+	if !matching {
+		lastWhy = whyAtSince
+	}
 	var best *Result
 	consider := func(end time.Time) {
 		if matching && end.Sub(start) >= c.Window && best == nil {

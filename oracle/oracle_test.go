@@ -55,7 +55,8 @@ func TestConvergence(t *testing.T) {
 		{"flaps, then holds", replicas(0, 2, 2*s, 3, 3*s, 2, 4*s, 3), 10 * s, 3 * s, ""},
 		{"never matches", replicas(0, 2), 10 * s, 0, "still not matching"},
 		{"too slow", replicas(0, 2, 8*s, 3), 12 * s, 7 * s, "converged only after 7s"},
-		{"window not yet complete", replicas(0, 2, 3*s, 3), 4 * s, 0, "matching for only 1s"},
+		{"window not yet complete", replicas(0, 2, 3*s, 3), 4 * s, 0, "matching for only 1s of W=2s (last mismatch: status.replicas=2, want 3)"},
+		{"matching from Since, window not yet complete", replicas(0, 3), 2 * s, 0, "matching for only 1s of W=2s (last mismatch: )"},
 		// Judged at now after the history went on: what came later is
 		// not part of the verdict (it read "matching for only -2s").
 		{"matches only after now", replicas(0, 2, 9*s, 3), 7 * s, 0, "still not matching 6s after the last change"},
