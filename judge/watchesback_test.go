@@ -153,8 +153,8 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		reason          string
 	}{
 		{"ready again before the watches return", 6.6, 6.9, 7, verdict.Held, ""},
-		{"ready again within T", 6.6, 8.3, 7, verdict.Held, ""},
-		{"ready again only after T", 6.6, 8.6, 7, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
+		{"ready again in time to hold W", 6.6, 8.3, 7, verdict.Held, ""},
+		{"ready again too late to hold W", 6.6, 8.6, 7, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
 		{"not ready for W from the watches' return", 7.6, 10, 7, verdict.Broken, "is not ready"},
 		{"the same, judged from the recovery", 7.6, 10, 0, verdict.Held, ""},
 	} {
