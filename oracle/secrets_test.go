@@ -1,6 +1,11 @@
 package oracle
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,5 +30,56 @@ func TestRedactedKeepsOtherObjectsAsTheyAre(t *testing.T) {
 	}
 	if v, _, _ := unstructured.NestedString(s.Object, "data", "k"); v != "dmFsdWU=" {
 		t.Error("the recorded object was changed in place")
+	}
+}
+
+// The hash is keyed: a value's hash is neither its plain SHA-256 (which a
+// dictionary of likely passwords finds) nor its hash under another key,
+// and two equal values hash equal within the run.
+func TestHashIsKeyedPerRun(t *testing.T) {
+	const v = "hunter2"
+	plain := sha256.Sum256([]byte(v))
+	got := Hash(v)
+	if !strings.HasPrefix(got, HashPrefix) || len(got) != len(HashPrefix)+64 {
+		t.Fatalf("Hash = %q, want %s and 64 hex digits", got, HashPrefix)
+	}
+	if strings.Contains(got, hex.EncodeToString(plain[:])) {
+		t.Errorf("Hash(%q) holds its unsalted SHA-256", v)
+	}
+	other := bytes.Repeat([]byte{7}, keySize)
+	if hashWith(other, v) == got {
+		t.Error("another key gives the same hash")
+	}
+	if Hash(v) != got || Hash(v+"x") == got {
+		t.Error("equal values must hash equal within a run, and different ones differently")
+	}
+}
+
+// A suite process takes the key its parent handed it out of its
+// environment, so nothing it starts inherits it; a key that is not one,
+// or that comes after this process hashed with its own, is refused.
+func TestTakeKey(t *testing.T) {
+	mine := KeyEnviron()
+	_, value, _ := strings.Cut(mine, "=")
+	t.Setenv(KeyEnv, value)
+	if err := TakeKey(); err != nil {
+		t.Errorf("this process's own key: %v", err)
+	}
+	if _, ok := os.LookupEnv(KeyEnv); ok {
+		t.Errorf("%s left in the environment", KeyEnv)
+	}
+	if err := TakeKey(); err != nil {
+		t.Errorf("no key handed: %v", err)
+	}
+	t.Setenv(KeyEnv, hex.EncodeToString(bytes.Repeat([]byte{7}, keySize)))
+	if err := TakeKey(); err == nil {
+		t.Error("a key handed after this process made its own was taken")
+	}
+	t.Setenv(KeyEnv, "not-hex")
+	if err := TakeKey(); err == nil || strings.Contains(err.Error(), "not-hex") {
+		t.Errorf("a bad key: %v (the message must not repeat it)", err)
+	}
+	if KeyEnviron() != mine {
+		t.Error("the key changed")
 	}
 }
