@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -115,7 +116,9 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
 	cmd.Args = append(append(cmd.Args, cr.Identity...), cr.Args...)
 	cmd.Dir = cr.Dir
-	cmd.Env = append(os.Environ(), cr.Env...)
+	// The run's redaction key, in the suite's environment only: the
+	// suite takes it out of its own before it starts anything.
+	cmd.Env = append(append(os.Environ(), cr.Env...), oracle.KeyEnviron())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{events3} // fd 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -128,5 +129,22 @@ func TestCellIsPassedAsFlags(t *testing.T) {
 	r = m.CellRun(reports.Cell{Suite: "leader", Subject: "crmanager", SubjectFile: "/f/crmanager.yaml"}, "/a/2", 1, nil)
 	if !slices.Contains(r.Identity, "-steadystate.subject=") || !slices.Contains(r.Identity, "-steadystate.subject-file=/f/crmanager.yaml") {
 		t.Errorf("a subject file's cell: identity %q, want an empty subject and the file", r.Identity)
+	}
+}
+
+// The suite gets the run's redaction key in its environment, the one
+// this process hashes with: the suites of one run hash equal values
+// equal.
+func TestSuiteGetsTheRunsKey(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "fresh.json")
+	if err := os.WriteFile(fresh, passedReport(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := strings.Cut(oracle.KeyEnviron(), "=")
+	prog := fakeSuite(t, "[ \"$"+oracle.KeyEnv+"\" = "+key+" ] || exit 3\ncp "+fresh+" \"$REPORT\"\n")
+	cell := reports.Cell{Suite: "leader", Subject: "leader"}
+	r := RunCell(t.Context(), CellRun{Cell: cell, Dir: filepath.Join(t.TempDir(), "1"), Program: prog})
+	if kind, detail := cell.Judge(r); kind != reports.Passed {
+		t.Errorf("judged %s (%s): the suite did not get the run's key", kind, detail)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites/controlplane"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
@@ -129,6 +130,11 @@ func Run(name string, args []string) (passed bool, err error) {
 	}
 	if fs.NArg() > 0 {
 		return false, fmt.Errorf("%w: suite %s takes flags only, not %q", ErrFlags, name, fs.Arg(0))
+	}
+	// The run's redaction key, out of the environment before the
+	// controller or the cluster starts.
+	if err := oracle.TakeKey(); err != nil {
+		return false, err
 	}
 	if *progressFD > 0 {
 		f := os.NewFile(uintptr(*progressFD), "progress")

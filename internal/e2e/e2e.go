@@ -21,6 +21,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites"
 )
 
@@ -155,6 +156,9 @@ func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdo
 	args = append(args, c.SuiteFlags...)
 	cmd := exec.CommandContext(ctx, c.Program, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The run's redaction key, in the suite's environment only: the
+	// suite takes it out of its own before it starts anything.
+	cmd.Env = append(os.Environ(), oracle.KeyEnviron())
 	// Its own process group: a Ctrl-C reaches this process only, which
 	// passes one SIGINT on (a second would cut Ginkgo's cleanup short).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

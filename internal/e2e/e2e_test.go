@@ -14,6 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites"
 )
 
@@ -25,6 +26,8 @@ echo "$@" >> "$(dirname "$0")/calls"
 for a in "$@"; do case "$a" in -ginkgo.json-report=*) report="${a#-ginkgo.json-report=}";; esac; done
 case "$2" in
 pass) echo '[{"SuiteDescription":"Pass","SuiteSucceeded":true}]' > "$report"; exit 0;;
+key) [ -n "$STEADYSTATE_REDACTION_KEY" ] && [ "$STEADYSTATE_REDACTION_KEY" = "$WANT_KEY" ] || exit 3
+  echo '[{"SuiteDescription":"Key","SuiteSucceeded":true}]' > "$report"; exit 0;;
 fail) echo '[{"SuiteDescription":"Fail","SuiteSucceeded":false}]' > "$report"; exit 1;;
 slow) trap 'echo "[{\"SuiteDescription\":\"Slow\",\"SuiteSucceeded\":false}]" > "$report"; exit 1' INT
   touch "$(dirname "$0")/started"; sleep 30 >/dev/null 2>&1 & wait; exit 0;;
@@ -244,4 +247,22 @@ func descriptions(reports []types.Report) []string {
 		got = append(got, r.SuiteDescription)
 	}
 	return got
+}
+
+// Every suite gets the run's redaction key, this process's, in its
+// environment: the suites of one run hash equal values equal.
+func TestEverySuiteGetsTheRunsKey(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := strings.Cut(oracle.KeyEnviron(), "=")
+	t.Setenv("WANT_KEY", key)
+	var out strings.Builder
+	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: filepath.Join(dir, "artifacts"),
+		Suites: []suites.Suite{{Name: "key", Title: "Key"}, {Name: "key", Title: "Key"}}, Stdout: &out, Stderr: &out})
+	if err != nil || !passed {
+		t.Errorf("passed %v, err %v: a suite did not get the run's key; output:\n%s", passed, err, out.String())
+	}
 }
