@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,13 +8,17 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// Gate prints the summary of the report at path and fails when a spec did
-// not pass or none ran, so it can gate a pipeline. A Ginkgo JSON report
-// (report.json) is summarised by verdict: broken (named properties: a
-// finding), error, skipped; a JUnit file by status.
-func Gate(path string, stdout io.Writer) error {
+// Gate prints the summary of the report at path and fails unless its
+// result is a pass, so it can gate a pipeline; its failure is marked with
+// the result's kind (Kind), which decides the exit code: a finding, an
+// error or nothing judged, or, with failOnGaps, a pass with gaps. A
+// Ginkgo JSON report (report.json) is summarised by verdict: broken (named
+// properties: a finding), error, skipped; a JUnit file by status, where a
+// <failure> is a finding and an <error> (or Ginkgo's panicked, timed out,
+// interrupted or aborted) an error, as steadystate junit writes them.
+func Gate(path string, failOnGaps bool, stdout io.Writer) error {
 	if strings.HasSuffix(path, ".json") {
-		return verdictReport(path, stdout)
+		return verdictReport(path, failOnGaps, stdout)
 	}
 	s, err := ReadJUnit(path)
 	if err != nil {
@@ -23,31 +26,38 @@ func Gate(path string, stdout io.Writer) error {
 	}
 	s.Print(stdout, "e2e")
 	switch {
+	case s.Failed > s.Errors:
+		return Fail(ResultNotPassed, failOnGaps, fmt.Sprintf("%d spec(s) failed, %d of them with an error; see %s", s.Failed, s.Errors, path))
 	case s.Failed > 0:
-		return fmt.Errorf("%d spec(s) failed; see %s", s.Failed, path)
+		return Fail(ResultError, failOnGaps, fmt.Sprintf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", s.Failed, path))
 	case s.Passed == 0:
-		return errors.New("no spec passed: the report is empty or everything was skipped")
+		return Fail(ResultError, failOnGaps, "no spec passed: the report is empty or everything was skipped")
 	}
 	return nil
 }
 
 // verdictReport prints one line per spec with its outcome, the broken
-// properties or the reason, and a closing line
-// "e2e: N passed, N failed, N skipped (N broken, N error)".
-func verdictReport(path string, stdout io.Writer) error {
+// properties or the reason, a closing line
+// "e2e: N passed, N failed, N skipped (N broken, N error)" and the result.
+func verdictReport(path string, failOnGaps bool, stdout io.Writer) error {
 	reps, err := verdict.ReadReport(path)
 	if err != nil {
 		return err
 	}
 	count := PrintVerdicts(reps, "e2e", stdout)
-	failed := count[verdict.BrokenSpec] + count[verdict.Error]
-	switch {
-	case count[verdict.BrokenSpec] > 0:
-		return fmt.Errorf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path)
-	case failed > 0:
-		return fmt.Errorf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", failed, path)
-	case count[verdict.Passed] == 0:
-		return errors.New("no spec passed: the report is empty or everything was skipped")
+	var specs []verdict.Spec
+	for _, rep := range reps {
+		specs = append(specs, verdict.Specs(rep)...)
 	}
-	return nil
+	word, detail := Result(specs)
+	switch word {
+	case ResultNotPassed:
+		return Fail(word, failOnGaps, fmt.Sprintf("%d spec(s) broke a property (findings) and %d ended in an error; see %s", count[verdict.BrokenSpec], count[verdict.Error], path))
+	case ResultError:
+		if count[verdict.Error] > 0 {
+			return Fail(word, failOnGaps, fmt.Sprintf("%d spec(s) ended in an error (not a finding: the harness or the subject's set-up); see %s", count[verdict.Error], path))
+		}
+		return Fail(word, failOnGaps, "no spec passed: the report is empty or everything was skipped")
+	}
+	return Fail(word, failOnGaps, fmt.Sprintf("%s: %s (--fail-on-gaps)", path, Line(word, detail)))
 }

@@ -41,9 +41,12 @@ type Case struct {
 
 // Summary counts a report's specs. Suite-level nodes such as
 // [BeforeSuite] are not specs, but their failures are counted as failures.
+// Errors are the failures that are no finding: an <error> with no
+// <failure> (a harness error, as steadystate junit writes it), or Ginkgo's
+// panicked, timed out, interrupted or aborted.
 type Summary struct {
-	Passed, Failed, Skipped int
-	Cases                   []Case
+	Passed, Failed, Skipped, Errors int
+	Cases                           []Case
 }
 
 // ReadJUnit parses a JUnit file written by Ginkgo.
@@ -79,6 +82,9 @@ func ParseJUnit(r io.Reader) (Summary, error) {
 			switch {
 			case c.Status == "failed":
 				s.Failed++
+				if harnessError(tc) {
+					s.Errors++
+				}
 			case suiteNode:
 				continue
 			case c.Status == "skipped":
@@ -111,6 +117,16 @@ func status(tc junitCase) string {
 	default:
 		return "failed"
 	}
+}
+
+// harnessError says whether a failed case is no finding: an <error>
+// alone, or a Ginkgo status other than failed.
+func harnessError(tc junitCase) bool {
+	switch tc.Status {
+	case "", "failed":
+		return tc.Error != nil && tc.Failure == nil
+	}
+	return true
 }
 
 func firstMessage(ms ...*junitMessage) *junitMessage {

@@ -2,25 +2,60 @@ package reports
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // The result words of a run, a conformance bundle and its page: PASSED
 // (no finding, no error, every spec of a bound capability ran), PASSED
-// WITH GAPS (as PASSED, but specs of a bound capability were skipped:
-// their properties were not judged), NOT PASSED (a finding, an error, or
-// no spec passed). Properties the subject does not bind (a field, a whole
-// capability) are named beside PASSED, never hidden in it.
+// WITH GAPS (as PASSED, but specs of a bound capability were skipped, or
+// a bound capability's suite was not run: their properties were not
+// judged), NOT PASSED (a finding: a property broke, whatever else went
+// wrong beside it), ERROR (no finding, but a spec ended in an error or
+// nothing was judged). Properties the subject does not bind (a field, a
+// whole capability) are named beside PASSED, never hidden in it. Each word
+// has its exit code (Kind).
 const (
 	ResultPassed     = "PASSED"
 	ResultWithGaps   = "PASSED WITH GAPS"
 	ResultNotPassed  = "NOT PASSED"
+	ResultError      = "ERROR"
 	notJudgedDivider = "; "
 )
+
+// Kind is the kind of failure a result word stands for, which decides
+// the command's exit code (package cli): nil for PASSED, and for PASSED
+// WITH GAPS unless failOnGaps asks that gaps fail (cli.ErrGaps);
+// cli.ErrFinding for NOT PASSED; cli.ErrHarness for ERROR.
+func Kind(word string, failOnGaps bool) error {
+	switch word {
+	case ResultPassed:
+		return nil
+	case ResultWithGaps:
+		if failOnGaps {
+			return cli.ErrGaps
+		}
+		return nil
+	case ResultNotPassed:
+		return cli.ErrFinding
+	}
+	return cli.ErrHarness
+}
+
+// Fail is the failure of a run whose result is word, said by msg and
+// marked with the word's Kind; nil when the word is a pass.
+func Fail(word string, failOnGaps bool, msg string) error {
+	kind := Kind(word, failOnGaps)
+	if kind == nil {
+		return nil
+	}
+	return cli.Mark(kind, errors.New(msg))
+}
 
 // Coverage is what a set of specs judged of the properties they declare
 // (verdict.Spec.Declared): each id once, however many specs and runs
@@ -127,8 +162,9 @@ func (c Coverage) Judgement() string {
 }
 
 // Result is the result word of a run's specs and what it leaves out:
-// NOT PASSED with the count of findings and errors, PASSED WITH GAPS
-// naming the skipped, PASSED naming what is not bound.
+// NOT PASSED (a spec broke) or ERROR (a spec ended in an error, or none
+// passed) with the count of findings and errors, PASSED WITH GAPS naming
+// the skipped, PASSED naming what is not bound.
 func Result(specs []verdict.Spec) (word, detail string) {
 	count := map[verdict.SpecOutcome]int{}
 	gaps := 0
@@ -140,10 +176,12 @@ func Result(specs []verdict.Spec) (word, detail string) {
 	}
 	cov := CoverageOf(specs)
 	switch {
-	case count[verdict.BrokenSpec]+count[verdict.Error] > 0:
+	case count[verdict.BrokenSpec] > 0:
 		return ResultNotPassed, fmt.Sprintf("%d broken (findings), %d error", count[verdict.BrokenSpec], count[verdict.Error])
+	case count[verdict.Error] > 0:
+		return ResultError, fmt.Sprintf("%d broken (findings), %d error", count[verdict.BrokenSpec], count[verdict.Error])
 	case count[verdict.Passed] == 0:
-		return ResultNotPassed, "no spec passed"
+		return ResultError, "no spec passed: nothing was judged"
 	case gaps > 0:
 		return ResultWithGaps, cmp.Or(cov.NotJudged(), "skipped: "+strings.Join(skippedNames(specs), notJudgedDivider))
 	}

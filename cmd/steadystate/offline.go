@@ -23,7 +23,7 @@ func reportCommand(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: report takes one file: a Ginkgo JSON report (report.json) or JUnit (junit.xml)", errUsage)
 	}
-	return reports.Gate(args[0], stdout)
+	return reports.Gate(args[0], false, stdout)
 }
 
 // junitCommand writes JUnit for CI tools from a Ginkgo JSON report: one

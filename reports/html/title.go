@@ -27,7 +27,7 @@ type heading struct {
 	Subject string
 	// Run is the caller's name for the run and when it started.
 	Run string
-	// Result is PASSED, PASSED WITH GAPS or NOT PASSED, with its detail;
+	// Result is PASSED, PASSED WITH GAPS, NOT PASSED or ERROR, with its detail;
 	// "" when the folder holds cells' runs but no matrix to judge them by.
 	Result, Detail string
 }
@@ -144,22 +144,13 @@ func subjects(cells []reports.Cell) string {
 }
 
 // matrixResult is a matrix's result: a conformance run's is
-// reports.ConformanceResult's; a self-test's or an upstream matrix's
-// passes when every cell was as intended (a bug mode caught on its
-// properties), and its detail names the cells that were not.
+// reports.ConformanceResult's; a self-test's or an upstream matrix's is
+// reports.MatrixResult's: it passes when every cell was as intended (a
+// bug mode caught on its properties), and its detail names the cells
+// that were not.
 func matrixResult(cells []reports.Cell) (word, detail string) {
-	word, detail = reports.ConformanceResult(cells)
 	if slices.ContainsFunc(cells, func(c reports.Cell) bool { return c.Conformance }) {
-		return word, detail
+		return reports.ConformanceResult(cells)
 	}
-	var not []string
-	for _, c := range cells {
-		if v, ok := c.Verdict(); !ok {
-			not = append(not, fmt.Sprintf("%s %s %s: %s", c.Suite, c.Subject, c.Mode(), v))
-		}
-	}
-	if len(not) == 0 {
-		return word, fmt.Sprintf("%d of %d cells as intended", len(cells), len(cells))
-	}
-	return reports.ResultNotPassed, fmt.Sprintf("%d of %d cells not as intended: %s", len(not), len(cells), strings.Join(not, "; "))
+	return reports.MatrixResult(cells)
 }
