@@ -166,12 +166,14 @@ func (c Change) TargetIn(v Vars) (ObjectName, error) {
 	return ObjectName{Kind: t.Kind, Name: name}, nil
 }
 
-// String says what the change does, for messages and evidence.
+// String says what the change does, for messages and evidence. A patch
+// shows the fields it sets, but never a value a Secret may hold: every
+// value of a patch of a Secret, and every value below data or stringData
+// of any kind, is shown as RedactedValue.
 func (c Change) String() string {
 	switch {
 	case c.Patch != nil:
-		b, _ := json.Marshal(c.Patch.Merge)
-		return fmt.Sprintf("patch %s %s", c.Patch.Object, b)
+		return fmt.Sprintf("patch %s %s", c.Patch.Object, patchText(c.Patch))
 	case c.Delete != nil && c.Delete.PropagationPolicy != "":
 		return fmt.Sprintf("delete %s (propagationPolicy %s)", c.Delete.Object(), c.Delete.PropagationPolicy)
 	case c.Delete != nil:
