@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/matrix"
@@ -56,6 +56,9 @@ type Run struct {
 	// others are left out, and the bundle's manifest says so); empty runs
 	// every bound one.
 	Only []string
+	// FailOnGaps makes a pass with gaps (PASSED WITH GAPS) fail, with
+	// its own exit code (cli.ExitGaps).
+	FailOnGaps bool
 
 	file *subjectfile.File
 }
@@ -106,12 +109,13 @@ func New(e config.Settings, subject, out, provider string) (Run, error) {
 
 // Load reads the subject file, once the local control plane it may name
 // ({{.KubeBinDir}}) is built, and refuses one that cannot run where the
-// run places it.
+// run places it: a subject file refused is input refused (cli.ErrInput),
+// a build that failed a harness error.
 func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 	// A path that is wrong is said before minutes of building.
 	f, err := os.Open(c.Subject)
 	if err != nil {
-		return fmt.Errorf("subject file: %w (--subject names the YAML file that describes the controller; see fixtures/subjects for examples)", err)
+		return cli.Mark(cli.ErrInput, fmt.Errorf("subject file: %w (--subject names the YAML file that describes the controller; see fixtures/subjects for examples)", err))
 	}
 	f.Close()
 	if c.BuildBins {
@@ -119,25 +123,25 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 		// minutes of building: a file no suite can use is said at once.
 		pre := subjectfile.Options{UpstreamDir: c.UpstreamDir, KubeBinDir: c.BinDir, FromImage: true}
 		if _, err := subjectfile.Load(c.Subject, pre); err != nil {
-			return err
+			return cli.Mark(cli.ErrInput, err)
 		}
 		if _, err := local.BuildBinaries(ctx, c.Version, stderr); err != nil {
-			return err
+			return cli.Mark(cli.ErrHarness, err)
 		}
 	}
 	// As the suites decide (testenv.Config.FromImage): in pods on an
 	// existing cluster, the controller starts from its image as it is.
 	o := subjectfile.Options{UpstreamDir: c.UpstreamDir, KubeBinDir: c.BinDir, FromImage: c.Pods && c.Provider == cluster.Existing}
 	if c.file, err = subjectfile.Load(c.Subject, o); err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	if c.Pods && c.file.Run.Pod == nil {
-		return fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.Subject, c.Provider)
+		return cli.Mark(cli.ErrInput, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.Subject, c.Provider))
 	}
 	bound := c.file.Capabilities.Bound()
 	for _, o := range c.Only {
 		if !slices.Contains(bound, o) {
-			return fmt.Errorf("--capabilities %s: subject file %s does not bind it; expected some of %s", o, c.Subject, strings.Join(bound, ", "))
+			return cli.Mark(cli.ErrInput, fmt.Errorf("--capabilities %s: subject file %s does not bind it; expected some of %s", o, c.Subject, strings.Join(bound, ", ")))
 		}
 	}
 	return nil
@@ -145,7 +149,9 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 
 // Run runs every suite the loaded subject file's capabilities allow
 // against it, once, and writes one results bundle with a summary. It
-// fails when the subject did not pass.
+// fails, marked with the result's kind (reports.Kind), when the result is
+// NOT PASSED (a finding) or ERROR, and, with FailOnGaps, PASSED WITH
+// GAPS; the last line it prints is the result.
 func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	// The subject's own name, not its file's: a Job's file is always
 	// subject.yaml.
@@ -155,6 +161,14 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	run := bound
 	if len(c.Only) > 0 {
 		run = c.Only
+	}
+	// The bound capabilities left out by --capabilities are the run's
+	// gaps: their properties are not judged.
+	var notRun []string
+	for _, b := range bound {
+		if !slices.Contains(run, b) {
+			notRun = append(notRun, b)
+		}
 	}
 	for _, s := range catalog.Suites {
 		if slices.Contains(run, s.Capability) {
@@ -176,14 +190,17 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "conform: %s binds %s%s: suites %s on %s\n", c.Subject, strings.Join(bound, ", "), only, suiteNames(cells), c.Provider)
 	if _, err := c.Matrix.RunAll(ctx, cells, stdout, stderr); err != nil {
-		return err
+		return cli.Mark(cli.ErrHarness, err)
 	}
+	// The bundle keeps the subject file with its secrets hidden (Secrets'
+	// values, secret-looking environment values): the manifest's sums,
+	// and so the published digest, are the redacted copy's.
 	subjectCopy := filepath.Join("subject", filepath.Base(c.Subject))
-	if err := copyFile(c.Subject, filepath.Join(c.Matrix.Root, subjectCopy)); err != nil {
+	if err := writeRedacted(c.file, filepath.Join(c.Matrix.Root, subjectCopy)); err != nil {
 		return err
 	}
 	m := bundle.Manifest{Started: started, Created: time.Now().UTC(), Steadystate: SteadystateVersion(), Provider: c.Provider,
-		Kubernetes: c.Kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file), Capabilities: c.Only}
+		Kubernetes: c.Kubernetes, Subject: filepath.ToSlash(subjectCopy), Versions: subjectVersions(c.file), Capabilities: c.Only, Bound: bound}
 	var summary bytes.Buffer
 	rows := [][2]string{
 		{"subject file", filepath.Base(c.Subject)}, {"steadystate", m.Steadystate},
@@ -192,7 +209,7 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(c.Only) > 0 {
 		rows = append(rows, [2]string{"capabilities", strings.Join(c.Only, ", ") + " only, of " + strings.Join(bound, ", ")})
 	}
-	m.Passed = reports.WriteConformance(&summary, stem, rows, cells)
+	m.Passed = reports.WriteConformance(&summary, stem, rows, cells, notRun...)
 	if err := os.WriteFile(filepath.Join(c.Matrix.Root, "summary.md"), summary.Bytes(), 0o644); err != nil {
 		return err
 	}
@@ -203,10 +220,20 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "conform: bundle %s (%d files), manifest digest sha256:%s\n", c.Out, len(m.Files), m.Digest)
 	fmt.Fprintf(stdout, "conform: publish the digest apart from the bundle; `steadystate verify --digest %s %s` checks the bundle against it and re-judges every verdict\n", m.Digest, c.Out)
-	if !m.Passed {
-		return errors.New("the subject did not pass every suite its capabilities allow: see the summary above (broken: a finding; error: the harness or the subject's set-up)")
+	word, detail := reports.ConformanceResult(cells, notRun...)
+	fmt.Fprintf(stdout, "conform: %s\n", reports.Line(word, detail))
+	return reports.Fail(word, c.FailOnGaps, failure(word, detail))
+}
+
+// failure says why a run whose result is word failed.
+func failure(word, detail string) string {
+	switch word {
+	case reports.ResultNotPassed:
+		return "the subject did not pass: a property broke (a finding; see the summary above)"
+	case reports.ResultWithGaps:
+		return "the subject passed with gaps (" + detail + ") and --fail-on-gaps fails that"
 	}
-	return nil
+	return "the run ended in an error or judged nothing, which is no finding: the harness or the subject's set-up failed (see the summary above); run it again"
 }
 
 func suiteNames(cells []reports.Cell) string {
@@ -217,8 +244,10 @@ func suiteNames(cells []reports.Cell) string {
 	return strings.Join(names, ", ")
 }
 
-func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
+// writeRedacted writes the subject file f, redacted
+// (subjectfile.Redact), to to.
+func writeRedacted(f *subjectfile.File, to string) error {
+	data, err := f.RedactedCopy()
 	if err != nil {
 		return err
 	}

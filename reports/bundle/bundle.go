@@ -50,6 +50,9 @@ type Manifest struct {
 	// Capabilities, when set, are the only capabilities whose suites ran
 	// (conform --capabilities); empty: every one the subject file binds.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Bound are the capabilities the subject file binds: those not run
+	// are the run's gaps. Empty in a bundle written before it was kept.
+	Bound []string `json:"bound,omitempty"`
 	// Passed says whether every spec of every suite passed.
 	Passed bool `json:"passed"`
 	// Campaign, when set, says the bundle gathers the indices of a
