@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,11 +27,22 @@ const HashPrefix = "hmac-sha256:"
 // stringData's as written), so a history, a bundle or a report never
 // holds a secret and, within a run, two states still compare equal
 // exactly when their values are equal; kubectl's last-applied
-// annotation, which repeats them, is hashed whole. Every other object is
-// returned as it is.
+// annotation, which repeats them, is hashed whole. In any other object,
+// a container's environment variable whose name looks secret
+// (SecretName) keeps its name and its value becomes its Hash: a pod
+// template's env list, wherever it is (a Deployment's, a Pod's, a
+// custom resource's). Every other object is returned as it is.
 func Redacted(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	if obj == nil || obj.GetKind() != "Secret" || obj.GetAPIVersion() != "v1" {
+	if obj == nil {
 		return obj
+	}
+	if obj.GetKind() != "Secret" || obj.GetAPIVersion() != "v1" {
+		if !secretEnv(obj.Object, false) {
+			return obj
+		}
+		out := obj.DeepCopy()
+		secretEnv(out.Object, true)
+		return out
 	}
 	out := obj.DeepCopy()
 	for _, field := range []string{"data", "stringData"} {
@@ -53,6 +65,69 @@ func Redacted(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		out.SetAnnotations(a)
 	}
 	return out
+}
+
+// secretWords are what an environment variable's name holds when its
+// value is a secret, compared without case.
+var secretWords = []string{"PASSWORD", "PASS", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "AUTH"}
+
+// SecretName says whether an environment variable named name holds a
+// secret by its name: it contains PASSWORD, PASS, SECRET, TOKEN, KEY,
+// CREDENTIAL or AUTH, whatever the case.
+func SecretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretEnv says whether v holds, in a list under a field env, an
+// environment variable ({name, value}) whose name looks secret, and with
+// hash replaces each such value by its Hash.
+func secretEnv(v any, hash bool) bool {
+	found := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if list, ok := val.([]any); ok && k == "env" {
+				for _, e := range list {
+					ev, ok := e.(map[string]any)
+					if !ok {
+						continue
+					}
+					name, _ := ev["name"].(string)
+					value, isString := ev["value"].(string)
+					if !isString || !SecretName(name) || strings.HasPrefix(value, HashPrefix) {
+						continue
+					}
+					found = true
+					if !hash {
+						return true
+					}
+					ev["value"] = Hash(value)
+				}
+			}
+			if secretEnv(val, hash) {
+				found = true
+				if !hash {
+					return true
+				}
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if secretEnv(e, hash) {
+				found = true
+				if !hash {
+					return true
+				}
+			}
+		}
+	}
+	return found
 }
 
 // Hash is how a redacted value is kept: HashPrefix and the hex

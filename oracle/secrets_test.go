@@ -83,3 +83,55 @@ func TestTakeKey(t *testing.T) {
 		t.Error("the key changed")
 	}
 }
+
+// A container's environment variable whose name looks secret is kept
+// hashed, wherever the pod template is; the others, and the object
+// recorded, are left as they are.
+func TestRedactedHashesSecretLookingEnv(t *testing.T) {
+	env := func(pairs ...string) []any {
+		var out []any
+		for i := 0; i+1 < len(pairs); i += 2 {
+			out = append(out, map[string]any{"name": pairs[i], "value": pairs[i+1]})
+		}
+		return append(out, map[string]any{"name": "FROM_SECRET_KEY", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "db", "key": "k"}}})
+	}
+	dep := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"initContainers": []any{map[string]any{"name": "init", "env": env("API_TOKEN", "tok-value")}},
+		"containers":     []any{map[string]any{"name": "app", "env": env("DB_PASSWORD", "pw-value", "LOG_LEVEL", "debug")}},
+	}}}}}
+	got := Redacted(dep)
+	if got == dep {
+		t.Fatal("a Deployment with a password in its environment was kept as it is")
+	}
+	data, _ := got.MarshalJSON()
+	for _, v := range []string{"tok-value", "pw-value"} {
+		if strings.Contains(string(data), v) {
+			t.Errorf("the redacted Deployment holds %q: %s", v, data)
+		}
+	}
+	for _, v := range []string{Hash("tok-value"), Hash("pw-value"), `"debug"`, "secretKeyRef"} {
+		if !strings.Contains(string(data), v) {
+			t.Errorf("the redacted Deployment lacks %q: %s", v, data)
+		}
+	}
+	if orig, _ := dep.MarshalJSON(); !strings.Contains(string(orig), "pw-value") {
+		t.Error("the recorded object was changed in place")
+	}
+	plain := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": map[string]any{
+		"containers": []any{map[string]any{"name": "app", "env": env("LOG_LEVEL", "debug")}}}}}
+	if Redacted(plain) != plain {
+		t.Error("a Pod with no secret-looking variable was copied")
+	}
+}
+
+// The names of environment variables whose values are taken for secrets.
+func TestSecretName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"DB_PASSWORD": true, "db_pass": true, "API_TOKEN": true, "CLIENT_SECRET": true, "SIGNING_KEY": true,
+		"AWS_CREDENTIALS": true, "BasicAuth": true, "LOG_LEVEL": false, "KUBECONFIG": false, "NAMESPACE": false,
+	} {
+		if got := SecretName(name); got != want {
+			t.Errorf("SecretName(%s) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -10,28 +10,13 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/steadystate-dev/steadystate/oracle"
 )
 
 // RedactedValue stands for a value a subject file's copy, or a change's
 // description, does not show.
 const RedactedValue = "<redacted>"
-
-// secretWords are what an environment variable's name holds when its value
-// is a secret, compared without case.
-var secretWords = []string{"PASSWORD", "PASS", "SECRET", "TOKEN", "KEY", "CREDENTIAL", "AUTH"}
-
-// SecretName says whether an environment variable named name holds a
-// secret by its name: it contains PASSWORD, PASS, SECRET, TOKEN, KEY,
-// CREDENTIAL or AUTH, whatever the case.
-func SecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	return false
-}
 
 // minSwept is the shortest value of a Secret that is looked for elsewhere
 // in the file: a shorter one would match unrelated text.
@@ -61,7 +46,7 @@ func (f *File) RedactedCopy() ([]byte, error) { return RedactedCopy(f.Path, f.op
 //     when the patched object is a Secret, and every value below a data
 //     or stringData field whatever the kind;
 //   - every run.env and run.pod.env value whose name looks secret
-//     (SecretName);
+//     (oracle.SecretName);
 //   - every other value, and every comment, that holds a value of a
 //     Secret the file names (inline, patched, or in a manifest file of
 //     capabilities.steadyState.objects or run.manifests, which are read
@@ -207,7 +192,7 @@ func (r *redactor) env(n *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if SecretName(n.Content[i].Value) {
+		if oracle.SecretName(n.Content[i].Value) {
 			hide(n.Content[i+1])
 		}
 	}

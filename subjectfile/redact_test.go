@@ -59,18 +59,6 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// The names of environment variables whose values are taken for secrets.
-func TestSecretName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"DB_PASSWORD": true, "db_pass": true, "API_TOKEN": true, "CLIENT_SECRET": true, "SIGNING_KEY": true,
-		"AWS_CREDENTIALS": true, "BasicAuth": true, "LOG_LEVEL": false, "KUBECONFIG": false, "NAMESPACE": false,
-	} {
-		if got := subjectfile.SecretName(name); got != want {
-			t.Errorf("SecretName(%s) = %v, want %v", name, got, want)
-		}
-	}
-}
-
 // The subject file a bundle keeps holds no value of a Secret it names
 // (inline, patched, or in a manifest file), no secret-looking environment
 // value and none given a Secret's value, yet it is still a subject file
