@@ -16,6 +16,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
+	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
 // SubjectCopy is the subject file's copy in an index's folder.
@@ -90,7 +91,10 @@ func (x Index) Run(ctx context.Context, e config.Settings, stdout, stderr io.Wri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(x.Subject)
+	// The index keeps the subject file with its secrets hidden, as a
+	// conformance bundle does.
+	upstream, _ := e.UpstreamRoot()
+	data, err := subjectfile.RedactedCopy(x.Subject, subjectfile.Options{FromImage: true, UpstreamDir: upstream})
 	if err != nil {
 		return fmt.Errorf("subject file: %w", err)
 	}
