@@ -10,4 +10,15 @@
 // the controller healthy before it), then convergence, then the
 // invariants, every one of them, and returns one verdict.Record per
 // property: the verdict travels as data.
+//
+// No secret is recorded. Redacted is every object as a history keeps it:
+// each value of a core Secret's data and stringData (and kubectl's
+// last-applied annotation) and each secret-looking container environment
+// value (SecretName) of any object become their Hash, an HMAC-SHA256 under
+// a key of the run ("hmac-sha256:" and hex). The key is random, made once
+// by the run's top process and handed to its suite processes in their
+// environment only (KeyEnv, KeyEnviron, TakeKey); it is never written to a
+// file, a log or a bundle, so a recorded hash cannot be matched against a
+// dictionary, yet two equal values of a run hash equal. Judging offline
+// compares recorded hashes with each other and needs no key.
 package oracle
