@@ -13,7 +13,8 @@ var GroupVersion = schema.GroupVersion{Group: "reference.steadystate.dev", Versi
 func AddToScheme(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&Workload{}, &WorkloadList{}, &Cluster{}, &ClusterList{},
-		&Claim{}, &ClaimList{}, &Composite{}, &CompositeList{}, &Managed{}, &ManagedList{})
+		&Claim{}, &ClaimList{}, &Composite{}, &CompositeList{}, &Managed{}, &ManagedList{},
+		&Stack{}, &StackList{}, &Slot{}, &SlotList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }
