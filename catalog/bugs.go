@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Bug is one seeded bug of a reference controller.
@@ -88,20 +90,134 @@ var Bugs = []Bug{
 		// recover), and the end state differs from the reference's.
 		Breaks: []string{SteadyRecovers.ID, SteadySameEndState.ID},
 		Origin: "synthetic: an edge-triggered controller with a watch loop of its own that takes a relist as the state it already handled: a spec change whose watch event was lost before a 410 relist is never acted on"},
+
+	// The stack controller's: each aimed at one hole of the steady-state
+	// judges (an unowned, applied, uid-named, cluster-scoped or
+	// other-namespace child; a restart; a refused write; a condition
+	// beside Ready). "Restarted" is a process that found, at its first
+	// pass over the Stack, the Stack already carrying its finalizer.
+	stackBug("unowned-child-stale-after-refusal", "edge-triggered sync of a child: the controller syncs its server-side-applied, unowned mirror only in the pass a spec change's event marked, and a refused write loses the mark: the mirror keeps the old spec for good",
+		SteadySameEndState),
+	stackBug("cluster-child-recreated-on-start", "a controller that does not adopt the cluster-scoped object it made for a namespaced one (no ownerReference can tie them): restarted, it deletes the one it finds and makes it again",
+		SteadyNoChurn),
+	stackBug("leak-in-other-namespace", "a cleanup that looks in the object's own namespace only: the record the controller keeps in another namespace (default) is never deleted",
+		SteadyLeavesNothing),
+	stackBug("leak-by-apply", "a cleanup that forgets the child it makes by server-side apply (a PATCH answered 201, never a create) with no ownerReference: it is left behind",
+		SteadyLeavesNothing),
+	stackBug("churn-by-deletecollection", "a controller that rebuilds its children after a restart: one label-selected deletecollection, then each applied again server-side (a PATCH answered 201)",
+		SteadyNoChurn),
+	stackBug("resurrect-on-delete", "a late write after the finalizer's release: a background apply from a snapshot taken before the cleanup brings the deleted mirror back once the Stack is gone",
+		SteadyLeavesNothing),
+	// kstatus reads neither Available nor Synced nor Degraded: a judge
+	// that reads conditions beside Ready catches these three.
+	stackBug("never-available", "a controller whose Available condition never turns True (MinimumReplicasUnavailable, a probe that never passes) while it reports Ready=True",
+		SteadySettles, SteadyRecovers),
+	stackBug("synced-false", "a controller that reports Synced=False (ReconcileError) for good while everything it made is in place",
+		SteadySettles, SteadyRecovers),
+	stackBug("degraded-always", "a controller that reports a Degraded=True condition for good beside Ready=True",
+		SteadySettles, SteadyRecovers),
+	stackBug("degraded-after-restart", "a controller that marks itself Degraded when, restarted, it finds objects it did not make in this process, and never clears the mark",
+		SteadyRecovers, SteadySameEndState),
+	stackBug("drop-field-after-refusal", "a retry path that rebuilds a child from a partial template after a refused write, dropping a field set once at the child's creation (a generated token)",
+		SteadySameEndState),
+	stackBug("status-rewrite-every-30s", "a status heartbeat: a condition's lastTransitionTime rewritten every 30 s whether or not anything changed",
+		SteadyQuiescent),
+	stackBug("hot-loop-after-restart", "a status hot loop that starts with a restart: the Synced condition's lastTransitionTime stamped on every pass, requeued every second",
+		SteadyQuiescent),
+	stackBug("hang-after-settling", "a deadlock that shows once the controller is idle: after 25 s with nothing to write its reconciles block for good (a lock never released) while its process and watches stay up, so it neither acts on the next change nor releases its finalizer",
+		SteadyQuiescent, SteadySettles, SteadyLeavesNothing),
+	stackBug("dangling-uid-after-restart", "a status field that records a child's uid once and never again: restarted, the controller makes the child again, and the status names a uid no object holds",
+		SteadyNoChurn, SteadySameEndState),
+	stackBug("stray-finalizer-after-restart", "a controller that, restarted, puts a finalizer of its own on a child it owns (and takes it off in its cleanup): the child's end state is not a clean run's",
+		SteadySameEndState),
+	stackBug("owner-not-controller-after-restart", "an adoption that rewrites a child's ownerReference without controller=true after a restart: the child is owned, no longer controlled",
+		SteadySameEndState),
+	stackBug("secret-not-resynced-after-restart", "a copy of a Secret kept in step only by the process that made it: restarted, the controller never copies a rotation of the source Secret",
+		SteadySameEndState),
+	stackBug("recreate-children-on-start", "a controller that knows its owned children only from memory: restarted, it deletes each one it finds (configuration, ledger, credentials) and makes it again",
+		SteadyNoChurn),
+	stackBug("panic-every-reconcile", "a nil pointer dereferenced on every reconcile and recovered by controller-runtime: the controller logs a panic each time and never writes",
+		SteadyActs, SteadyNoPanic),
+	stackBug("second-finalizer-while-deleting", "a controller that adds a second finalizer of its own to an object already being deleted (the API server answers 422), as finalizer-while-deleting does in Cluster API's shape, seen by the steady-state suite",
+		SteadyNoFinalizer),
+	stackBug("slow-after-refusal", "an over-long backoff: after a refused write the object is left alone for 60 s, longer than any bound of recovery",
+		SteadyRecovers),
+	stackBug("watch-never-back", "a watch loop of its own that takes an error event for the end of the stream: after a forced relist's 410 Expired it never watches Stacks again, and no later change of a Stack is acted on",
+		SteadyRecovers),
+	stackBug("leak-cluster-child", "a cleanup that forgets the cluster-scoped object made for a namespaced one (no ownerReference, so no garbage collection either)",
+		SteadyLeavesNothing),
+	stackBug("finalizer-never-released", "a cleanup that runs to its end but never removes its finalizer: the object stays deleting for good",
+		SteadyLeavesNothing),
+	stackBug("extra-child-after-refusal", "a retry path that, after a refused write, makes a new child with a generated name instead of retrying the write: one more owned object than a clean run",
+		SteadySameEndState, SteadyNoChurn),
+	// Ready is True for 1 s of every 3 (W is 2 s): no phase ever
+	// settles, so no quiet window is watched and the references did not
+	// settle (nothing is compared): settles and recovers only.
+	stackBug("status-flaps", "a flapping condition: once everything is in place, Ready turns False and True again every 3 s (True for 1 s of them) forever, never ready for a settle window",
+		SteadySettles, SteadyRecovers),
+	stackBug("stale-tier-status-after-restart", "a status field kept only by the process that first set it: restarted, the controller no longer updates status.tier, while observedGeneration follows",
+		SteadySameEndState),
+	stackBug("ledger-recreated-on-start", "a child named from a random suffix where it should be named from its owner's uid: restarted, the controller deletes the uid-named child and makes one under a random name, and its steady path then makes the uid-named one again: two are left",
+		SteadyNoChurn, SteadySameEndState),
+	stackBug("orphan-mirror-on-relist", "a stale cache's orphan check (Sieve's staleness class): the mirror, applied from a fresh read of its Stack, records the Stack's generation, and is deleted as an earlier Stack's orphan while the informer cache still shows the Stack at an older generation (a stalled watch, a lost event before a relist); the next pass applies it again",
+		SteadyNoChurn),
+	stackBug("churn-in-other-namespace", "a controller that, restarted, deletes the record it keeps in another namespace (default) and makes it again",
+		SteadyNoChurn),
+	stackBug("cluster-child-stale-after-restart", "a cluster-scoped child kept in step only by the process that made it: restarted, the controller no longer updates the Slot's tier",
+		SteadySameEndState),
 }
 
-// Suites are the suites, in order: the reference subject each runs in the
+// stackBug is a seeded bug of refctl stack, for the steady-state suite:
+// synthetic, standing for the textbook bug origin describes.
+func stackBug(name, origin string, breaks ...verdict.Property) Bug {
+	ids := make([]string, len(breaks))
+	for i, p := range breaks {
+		ids[i] = p.ID
+	}
+	return Bug{Name: name, Component: "stack", Subject: "stack", Suite: "steadystate", Breaks: ids, Origin: "synthetic: " + origin}
+}
+
+// Suites are the suites, in order: the reference subjects each runs in the
 // self-test, and the capability (a subject file's key under capabilities)
 // a subject must have for the suite to run it.
 var Suites = []Suite{
-	{"lostevents", "workload", "scalableWorkload"}, {"leader", "leader", "leaderElected"},
-	{"foreground", "composite", "foregroundComposite"}, {"finalizer", "cluster", "movableResource"},
-	{"steadystate", "composite", "steadyState"},
+	{Name: "lostevents", Subject: "workload", Capability: "scalableWorkload"},
+	{Name: "leader", Subject: "leader", Capability: "leaderElected"},
+	{Name: "foreground", Subject: "composite", Capability: "foregroundComposite"},
+	{Name: "finalizer", Subject: "cluster", Capability: "movableResource"},
+	// The steady-state suite judges any controller, so it is proved on
+	// two: the composite's seeded bugs and the stack's, many more, each
+	// aimed at one hole of its judges.
+	{Name: "steadystate", Subject: "composite", Capability: "steadyState", Others: []string{"stack"}},
 }
 
 // Suite is a suite of the catalog: its name, the reference subject it runs
-// in the self-test, and the capability a subject needs for it.
-type Suite struct{ Name, Subject, Capability string }
+// in the self-test (Subject, then Others), and the capability a subject
+// needs for it.
+type Suite struct {
+	Name, Subject, Capability string
+	// Others are more reference subjects the self-test runs the suite
+	// against, each in its correct mode and with each of its bugs.
+	Others []string
+}
+
+// Subjects are the reference subjects the self-test runs the suite
+// against: Subject first, then Others.
+func (s Suite) Subjects() []string { return append([]string{s.Subject}, s.Others...) }
+
+// SubjectNames lists every reference subject of the self-test, each once,
+// in the order of Suites.
+func SubjectNames() []string {
+	var names []string
+	for _, s := range Suites {
+		for _, n := range s.Subjects() {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
 
 // Lookup finds a bug by name.
 func Lookup(name string) (Bug, bool) {

@@ -59,15 +59,18 @@ func (c Cell) Mode() string {
 	return c.Bug.Name
 }
 
-// Cells is the self-test matrix from the catalog: for each suite, its
-// reference subject's correct mode and every bug the suite must catch.
+// Cells is the self-test matrix from the catalog: for each suite and each
+// of its reference subjects, the subject's correct mode and every bug of
+// it the suite must catch.
 func Cells() []Cell {
 	var out []Cell
 	for _, s := range catalog.Suites {
-		out = append(out, Cell{Suite: s.Name, Subject: s.Subject})
-		for i := range catalog.Bugs {
-			if b := &catalog.Bugs[i]; b.Suite == s.Name {
-				out = append(out, Cell{Suite: s.Name, Subject: b.Subject, Bug: b})
+		for _, subject := range s.Subjects() {
+			out = append(out, Cell{Suite: s.Name, Subject: subject})
+			for i := range catalog.Bugs {
+				if b := &catalog.Bugs[i]; b.Suite == s.Name && b.Subject == subject {
+					out = append(out, Cell{Suite: s.Name, Subject: subject, Bug: b})
+				}
 			}
 		}
 	}
@@ -315,15 +318,25 @@ func PrintFigures(w io.Writer, cells []Cell) {
 
 // Select is the self-test matrix's cells of the suites and modes named
 // (nil: every one); naming none is an error.
-func Select(suites, modes []string) ([]Cell, error) {
+func Select(suites, modes []string) ([]Cell, error) { return SelectOf(suites, nil, modes) }
+
+// SelectOf is Select narrowed to the cells of the reference subjects
+// named (nil for all): `selftest --subjects stack --modes correct` runs
+// the stack's correct cell alone, and not the composite's.
+func SelectOf(suites, subjects, modes []string) ([]Cell, error) {
 	var out []Cell
 	for _, cell := range Cells() {
-		if (suites == nil || slices.Contains(suites, cell.Suite)) && (modes == nil || slices.Contains(modes, cell.Mode())) {
+		if (suites == nil || slices.Contains(suites, cell.Suite)) && (subjects == nil || slices.Contains(subjects, cell.Subject)) &&
+			(modes == nil || slices.Contains(modes, cell.Mode())) {
 			out = append(out, cell)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("suites %s and modes %s select no cell of the matrix", strings.Join(suites, ","), strings.Join(modes, ","))
+		what := fmt.Sprintf("suites %s and modes %s", strings.Join(suites, ","), strings.Join(modes, ","))
+		if subjects != nil {
+			what = fmt.Sprintf("suites %s, subjects %s and modes %s", strings.Join(suites, ","), strings.Join(subjects, ","), strings.Join(modes, ","))
+		}
+		return nil, fmt.Errorf("%s select no cell of the matrix", what)
 	}
 	return out, nil
 }

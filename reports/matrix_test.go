@@ -165,13 +165,55 @@ func TestFiguresOfAPropertySeveralSpecsJudge(t *testing.T) {
 
 func TestCellsComeFromTheCatalog(t *testing.T) {
 	cells := Cells()
-	if len(cells) != len(catalog.Suites)+len(catalog.Bugs) {
-		t.Fatalf("%d cells for %d suites and %d bugs", len(cells), len(catalog.Suites), len(catalog.Bugs))
+	correct := 0
+	for _, s := range catalog.Suites {
+		correct += len(s.Subjects())
 	}
+	if len(cells) != correct+len(catalog.Bugs) {
+		t.Fatalf("%d cells for %d suite subjects and %d bugs", len(cells), correct, len(catalog.Bugs))
+	}
+	seen := map[string]bool{}
 	for _, c := range cells {
-		if c.Bug != nil && c.Bug.Suite != c.Suite {
-			t.Errorf("cell %s x %s: the bug belongs to %s", c.Suite, c.Mode(), c.Bug.Suite)
+		if c.Bug != nil && (c.Bug.Suite != c.Suite || c.Bug.Subject != c.Subject) {
+			t.Errorf("cell %s x %s/%s: the bug belongs to %s x %s", c.Suite, c.Subject, c.Mode(), c.Bug.Suite, c.Bug.Subject)
 		}
+		// A run's folder is <suite>/<subject>-<mode>: one cell each.
+		if id := c.Suite + "/" + c.Subject + "-" + c.Mode(); seen[id] {
+			t.Errorf("two cells %s", id)
+		} else {
+			seen[id] = true
+		}
+	}
+}
+
+// The steady-state suite runs two reference subjects, each with its own
+// correct cell; --subjects narrows the matrix to some of them, and the
+// modes still select.
+func TestSelectBySubject(t *testing.T) {
+	cells, err := SelectOf([]string{"steadystate"}, nil, []string{"correct"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cells {
+		got = append(got, c.Subject)
+	}
+	if strings.Join(got, ",") != "composite,stack" {
+		t.Errorf("the steady-state suite's correct cells are %v, want composite and stack", got)
+	}
+	cells, err = SelectOf(nil, []string{"stack"}, []string{"correct", "watch-never-back", "status-hot-loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, c := range cells {
+		got = append(got, c.Subject+"/"+c.Mode())
+	}
+	if strings.Join(got, ",") != "stack/correct,stack/watch-never-back" {
+		t.Errorf("--subjects stack selected %v", got)
+	}
+	if _, err := SelectOf(nil, []string{"stack"}, []string{"status-hot-loop"}); err == nil || !strings.Contains(err.Error(), "subjects stack") {
+		t.Errorf("a bug of another subject: %v", err)
 	}
 }
 

@@ -7,6 +7,9 @@
 //	refctl composite  claim -> composite -> managed (Crossplane shape)
 //	refctl external   the fake external system composite talks to
 //	refctl leader     leader-only work (controller-runtime shape)
+//	refctl stack      an operator's stack, for the steady-state suite:
+//	                  owned, applied, uid-named, cluster-scoped and
+//	                  other-namespace children
 //
 // Every controller takes the leader-election, health, metrics and --bug
 // flags of package wiring; `refctl <command> -h` lists them.

@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"move":      {"move Clusters between clusters (clusterctl move shape)", runMove},
 	"composite": {"claim -> composite -> managed (Crossplane shape)", runComposite},
 	"external":  {"the fake external system composite talks to", runExternal},
+	"stack":     {"an operator's stack: owned, applied, uid-named, cluster-scoped and other-namespace children", runStack},
 }
 
 func main() {
@@ -61,7 +62,7 @@ func dispatch(ctx context.Context, args []string, stderr io.Writer) error {
 func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: refctl <command> [flags]\n\ncommands:\n")
-	for _, name := range []string{"workload", "cluster", "move", "composite", "external", "leader"} {
+	for _, name := range []string{"workload", "cluster", "move", "composite", "external", "leader", "stack"} {
 		if c, ok := commands[name]; ok {
 			fmt.Fprintf(&b, "  %-10s %s\n", name, c.summary)
 		}

@@ -1,0 +1,431 @@
+package stack_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/internal/runner"
+	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
+	"github.com/steadystate-dev/steadystate/reference/reftest"
+	"github.com/steadystate-dev/steadystate/reference/stack"
+)
+
+var env reftest.Env
+
+func TestMain(m *testing.M) { reftest.Main(m, "stack-test", &env) }
+
+// within is how long the controller may take for each step: a settle of
+// the steady-state binding is 20 s.
+const within = 20 * time.Second
+
+type scenario struct {
+	t    *testing.T
+	c    client.Client
+	ns   string
+	subj *runner.Subject
+}
+
+// start runs refctl stack (mode bug) for a new namespace, with a Secret
+// and a Stack that copies it applied.
+func start(t *testing.T, e *reftest.Env, bug string) *scenario {
+	ns := e.Cluster.Namespace(t, "stack")
+	s := &scenario{t: t, c: e.Client, ns: ns}
+	s.subj = e.Start(t, "stack", 1, "--watch-namespace="+ns, "--bug="+bug)
+	t.Cleanup(s.sweep)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "stack-db", Namespace: ns}, StringData: map[string]string{"password": "stack-initial-value"}}
+	if err := s.c.Create(t.Context(), secret); err != nil {
+		t.Fatal(err)
+	}
+	st := &refv1.Stack{ObjectMeta: metav1.ObjectMeta{Name: "steady", Namespace: ns}, Spec: refv1.StackSpec{Tier: "small", SecretName: "stack-db"}}
+	if err := s.c.Create(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// sweep removes what a test leaves outside its namespace (the Slot, the
+// audit record) and the Stack's finalizers, so that the namespace goes.
+func (s *scenario) sweep() {
+	ctx := context.Background()
+	name := namesIn(s.ns)
+	_ = s.c.Delete(ctx, &refv1.Slot{ObjectMeta: metav1.ObjectMeta{Name: name.slot}})
+	_ = s.c.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: stack.AuditNamespace, Name: name.audit}})
+	if st, err := s.stack(); err == nil && len(st.Finalizers) > 0 {
+		st.Finalizers = nil
+		_ = s.c.Update(ctx, st)
+	}
+}
+
+// names are the names of the children of the Stack "steady" in ns that do
+// not depend on its uid.
+type names struct{ config, mirror, creds, slot, audit string }
+
+func namesIn(ns string) names {
+	return names{config: "steady-config", mirror: "steady-mirror", creds: "steady-creds", slot: ns + "-steady", audit: "stack-" + ns + "-steady"}
+}
+
+func (s *scenario) stack() (*refv1.Stack, error) {
+	var st refv1.Stack
+	err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: "steady"}, &st)
+	return &st, err
+}
+
+func (s *scenario) configMap(ns, name string) (*corev1.ConfigMap, error) {
+	var cm corev1.ConfigMap
+	err := s.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &cm)
+	return &cm, err
+}
+
+func (s *scenario) slot() (*refv1.Slot, error) {
+	var sl refv1.Slot
+	err := s.c.Get(context.Background(), client.ObjectKey{Name: namesIn(s.ns).slot}, &sl)
+	return &sl, err
+}
+
+func (s *scenario) secret(name string) (*corev1.Secret, error) {
+	var sec corev1.Secret
+	err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, &sec)
+	return &sec, err
+}
+
+func (s *scenario) eventually(what string, cond func() bool) {
+	s.t.Helper()
+	reftest.Eventually(s.t, within, what, cond)
+}
+
+// ready reports whether the Stack is Ready, Available and Synced for its
+// generation, each condition for it too.
+func ready(st *refv1.Stack) bool {
+	if st.Status.ObservedGeneration != st.Generation {
+		return false
+	}
+	for _, typ := range []string{refv1.TypeReady, stack.TypeAvailable, refv1.TypeSynced} {
+		c := meta.FindStatusCondition(st.Status.Conditions, typ)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != st.Generation {
+			return false
+		}
+	}
+	return true
+}
+
+// settled waits until every child has tier and the credentials hold
+// password, and the Stack is ready with that tier.
+func (s *scenario) settled(tier, password string) {
+	s.t.Helper()
+	n := namesIn(s.ns)
+	s.eventually("the Stack and every child at tier "+tier+" with password "+password, func() bool {
+		st, err := s.stack()
+		if err != nil || !ready(st) || st.Status.Tier != tier {
+			return false
+		}
+		for _, key := range []client.ObjectKey{{Namespace: s.ns, Name: n.config}, {Namespace: s.ns, Name: n.mirror}, {Namespace: s.ns, Name: stack.LedgerName(st)}} {
+			cm, err := s.configMap(key.Namespace, key.Name)
+			if err != nil || cm.Data["tier"] != tier {
+				return false
+			}
+		}
+		sl, err := s.slot()
+		if err != nil || sl.Spec.Tier != tier {
+			return false
+		}
+		sec, err := s.secret(n.creds)
+		return err == nil && string(sec.Data["password"]) == password
+	})
+}
+
+// gone waits until the Stack and every child it had are gone, the owned
+// ones by the garbage collector.
+func (s *scenario) gone(ledger string) {
+	s.t.Helper()
+	n := namesIn(s.ns)
+	s.eventually("the Stack and every child to be gone", func() bool {
+		_, err := s.stack()
+		if !apierrors.IsNotFound(err) {
+			return false
+		}
+		for _, key := range []client.ObjectKey{{Namespace: s.ns, Name: n.config}, {Namespace: s.ns, Name: n.mirror}, {Namespace: s.ns, Name: ledger}, {Namespace: stack.AuditNamespace, Name: n.audit}} {
+			if _, err := s.configMap(key.Namespace, key.Name); !apierrors.IsNotFound(err) {
+				return false
+			}
+		}
+		if _, err := s.secret(n.creds); !apierrors.IsNotFound(err) {
+			return false
+		}
+		_, err = s.slot()
+		return apierrors.IsNotFound(err)
+	})
+}
+
+func (s *scenario) patchStack(merge string) {
+	s.t.Helper()
+	st, err := s.stack()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.c.Patch(s.t.Context(), st, client.RawPatch("application/merge-patch+json", []byte(merge))); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *scenario) deleteStack() {
+	s.t.Helper()
+	st, err := s.stack()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.c.Delete(s.t.Context(), st); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// requests are the controller's requests, as its proxy saw them.
+func (s *scenario) requests(match func(proxy.Request) bool) []proxy.Request {
+	var out []proxy.Request
+	for _, r := range s.subj.Proxy(0).Requests() {
+		if match(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestCorrectStack drives the correct mode through the steady-state
+// binding's life: every child made with its content and the Stack ready,
+// a new tier and a rotated Secret synced, then the deletion: every child
+// gone, wherever it lives, and the finalizer released.
+func TestCorrectStack(t *testing.T) {
+	e := env.Require(t)
+	reftest.EachMode(t, []string{""}, func(t *testing.T, _ string) {
+		s := start(t, e, "")
+		n := namesIn(s.ns)
+		s.settled("small", "stack-initial-value")
+
+		st, _ := s.stack()
+		if !slices.Contains(st.Finalizers, stack.Finalizer) {
+			t.Errorf("the Stack's finalizers are %v, want %s", st.Finalizers, stack.Finalizer)
+		}
+		sum := sha256.Sum256([]byte(st.UID))
+		if want := "steady-" + hex.EncodeToString(sum[:])[:5]; stack.LedgerName(st) != want {
+			t.Errorf("the ledger is named %s, want %s", stack.LedgerName(st), want)
+		}
+		config, _ := s.configMap(s.ns, n.config)
+		if !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(config.Data["token"]) {
+			t.Errorf("the configuration's token is %q, want 8 hex digits", config.Data["token"])
+		}
+		if st.Status.ConfigUID != string(config.UID) {
+			t.Errorf("status.configUID is %q, the configuration's uid %q", st.Status.ConfigUID, config.UID)
+		}
+		ledger, _ := s.configMap(s.ns, stack.LedgerName(st))
+		creds, _ := s.secret(n.creds)
+		for _, o := range []client.Object{config, ledger, creds} {
+			if ref := metav1.GetControllerOf(o); ref == nil || ref.UID != st.UID || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
+				t.Errorf("%s: controller %+v, want the Stack, blocking its deletion", o.GetName(), ref)
+			}
+		}
+		mirror, _ := s.configMap(s.ns, n.mirror)
+		audit, err := s.configMap(stack.AuditNamespace, n.audit)
+		if err != nil || audit.Data["stack"] != s.ns+"/steady" {
+			t.Errorf("audit record: %v %v", err, audit.Data)
+		}
+		sl, _ := s.slot()
+		if sl.Spec.Stack != s.ns+"/steady" {
+			t.Errorf("the Slot's stack is %q", sl.Spec.Stack)
+		}
+		for _, o := range []client.Object{mirror, audit, sl} {
+			if len(o.GetOwnerReferences()) > 0 {
+				t.Errorf("%s has owners %v, want none", o.GetName(), o.GetOwnerReferences())
+			}
+		}
+		for _, o := range []client.Object{config, mirror, ledger} {
+			if o.GetLabels()[stack.LabelName] != "steady" {
+				t.Errorf("%s is labelled %v", o.GetName(), o.GetLabels())
+			}
+		}
+		// The mirror only ever comes from a server-side apply; the access
+		// review is the process's first create.
+		if applies := s.requests(func(r proxy.Request) bool {
+			return r.Verb == "patch" && r.Resource == "configmaps" && r.Name == n.mirror && r.Code == 201
+		}); len(applies) != 1 {
+			t.Errorf("the mirror was made by %d applies answered 201, want 1", len(applies))
+		}
+		if reviews := s.requests(func(r proxy.Request) bool {
+			return r.Verb == "create" && r.Resource == "selfsubjectaccessreviews" && r.Code == 201
+		}); len(reviews) != 1 {
+			t.Errorf("%d access reviews, want 1 at start", len(reviews))
+		}
+
+		s.patchStack(`{"spec":{"tier":"large"}}`)
+		s.settled("large", "stack-initial-value")
+		if after, _ := s.configMap(s.ns, n.config); after.Data["token"] != config.Data["token"] {
+			t.Errorf("the token changed with the tier: %q, was %q", after.Data["token"], config.Data["token"])
+		}
+		sec, _ := s.secret("stack-db")
+		sec.StringData = map[string]string{"password": "stack-rotated-value"}
+		if err := s.c.Update(t.Context(), sec); err != nil {
+			t.Fatal(err)
+		}
+		s.settled("large", "stack-rotated-value")
+		st, _ = s.stack()
+		if st.Status.ObservedGeneration != 2 {
+			t.Errorf("observedGeneration %d after one change of spec, want 2", st.Status.ObservedGeneration)
+		}
+
+		s.deleteStack()
+		s.gone(stack.LedgerName(st))
+		if refused := s.requests(func(r proxy.Request) bool { return r.Code == 422 }); len(refused) > 0 {
+			t.Errorf("the API server refused %d writes with 422: %s", len(refused), refused[0].Message)
+		}
+	})
+}
+
+// TestBugsSeenWithoutFaults checks the bugs whose symptom a fault-free
+// run shows, one namespace and one controller each, side by side.
+func TestBugsSeenWithoutFaults(t *testing.T) {
+	e := env.Require(t)
+	for _, tc := range []struct {
+		bug   string
+		check func(t *testing.T, s *scenario)
+	}{
+		{stack.BugLeakInOtherNamespace, func(t *testing.T, s *scenario) {
+			st := s.readyThenDeleted()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+			s.stays("the audit record in "+stack.AuditNamespace, func() bool {
+				_, err := s.configMap(stack.AuditNamespace, namesIn(s.ns).audit)
+				return err == nil
+			})
+			s.goneBut(stack.LedgerName(st), "audit")
+		}},
+		{stack.BugLeakByApply, func(t *testing.T, s *scenario) {
+			st := s.readyThenDeleted()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+			s.stays("the mirror", func() bool { _, err := s.configMap(s.ns, namesIn(s.ns).mirror); return err == nil })
+			s.goneBut(stack.LedgerName(st), "mirror")
+		}},
+		{stack.BugLeakClusterChild, func(t *testing.T, s *scenario) {
+			st := s.readyThenDeleted()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+			s.stays("the Slot", func() bool { _, err := s.slot(); return err == nil })
+			s.goneBut(stack.LedgerName(st), "slot")
+		}},
+		{stack.BugResurrectOnDelete, func(t *testing.T, s *scenario) {
+			s.readyThenDeleted()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+			// Deleted by the cleanup, then applied again once the Stack
+			// is gone.
+			s.eventually("the mirror to come back", func() bool { _, err := s.configMap(s.ns, namesIn(s.ns).mirror); return err == nil })
+			deletes := s.requests(func(r proxy.Request) bool {
+				return r.Verb == "delete" && r.Resource == "configmaps" && r.Name == namesIn(s.ns).mirror && r.Code == 200
+			})
+			if len(deletes) == 0 {
+				t.Error("the cleanup never deleted the mirror")
+			}
+			s.stays("the mirror", func() bool { _, err := s.configMap(s.ns, namesIn(s.ns).mirror); return err == nil })
+		}},
+		{stack.BugNeverAvailable, func(t *testing.T, s *scenario) {
+			s.eventually("Ready=True with Available=False (MinimumReplicasUnavailable)", func() bool {
+				st, err := s.stack()
+				if err != nil || st.Status.ObservedGeneration != st.Generation {
+					return false
+				}
+				r := meta.FindStatusCondition(st.Status.Conditions, refv1.TypeReady)
+				a := meta.FindStatusCondition(st.Status.Conditions, stack.TypeAvailable)
+				return r != nil && r.Status == metav1.ConditionTrue && a != nil && a.Status == metav1.ConditionFalse && a.Reason == stack.ReasonMinimumReplicasUnavailable
+			})
+			s.deleteStack()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+		}},
+		{stack.BugPanicEveryReconcile, func(t *testing.T, s *scenario) {
+			s.eventually("a recovered panic in the log", func() bool { return s.subj.LogContains(0, "Observed a panic") })
+			time.Sleep(2 * time.Second)
+			st, err := s.stack()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Finalizers) > 0 || len(st.Status.Conditions) > 0 {
+				t.Errorf("the Stack got finalizers %v and conditions %v from a controller that panics first", st.Finalizers, st.Status.Conditions)
+			}
+			if writes := s.requests(func(r proxy.Request) bool {
+				return r.IsWrite() && r.Resource != "selfsubjectaccessreviews" && r.Resource != "events"
+			}); len(writes) > 0 {
+				t.Errorf("%d writes, want none: %s %s %s", len(writes), writes[0].Verb, writes[0].Resource, writes[0].Name)
+			}
+			if exited, err := s.subj.Exited(); exited {
+				t.Errorf("the process exited (%v): the panic must be recovered", err)
+			}
+			s.deleteStack()
+			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
+		}},
+		{stack.BugSecondFinalizerWhileDeleting, func(t *testing.T, s *scenario) {
+			st := s.readyThenDeleted()
+			s.gone(stack.LedgerName(st))
+			refused := s.requests(func(r proxy.Request) bool {
+				return r.Resource == "stacks" && r.Code == 422 && strings.Contains(r.Message, "no new finalizers can be added if the object is being deleted")
+			})
+			if len(refused) == 0 {
+				t.Error("no write of the Stack was refused for adding a finalizer while it was being deleted")
+			}
+		}},
+	} {
+		t.Run("bug="+tc.bug, func(t *testing.T) {
+			t.Parallel()
+			tc.check(t, start(t, e, tc.bug))
+		})
+	}
+}
+
+// readyThenDeleted waits for the Stack to be ready with its children, and
+// deletes it.
+func (s *scenario) readyThenDeleted() *refv1.Stack {
+	s.t.Helper()
+	s.settled("small", "stack-initial-value")
+	st, _ := s.stack()
+	s.deleteStack()
+	return st
+}
+
+// stays checks that cond holds now and still 2 s later.
+func (s *scenario) stays(what string, cond func() bool) {
+	s.t.Helper()
+	if !cond() {
+		s.t.Fatalf("%s is not there", what)
+	}
+	time.Sleep(2 * time.Second)
+	if !cond() {
+		s.t.Errorf("%s went after all", what)
+	}
+}
+
+// goneBut checks that every child but the one named left is gone.
+func (s *scenario) goneBut(ledger, left string) {
+	s.t.Helper()
+	n := namesIn(s.ns)
+	check := map[string]func() error{
+		"config": func() error { _, err := s.configMap(s.ns, n.config); return err },
+		"mirror": func() error { _, err := s.configMap(s.ns, n.mirror); return err },
+		"ledger": func() error { _, err := s.configMap(s.ns, ledger); return err },
+		"creds":  func() error { _, err := s.secret(n.creds); return err },
+		"slot":   func() error { _, err := s.slot(); return err },
+		"audit":  func() error { _, err := s.configMap(stack.AuditNamespace, n.audit); return err },
+	}
+	s.eventually("every child but the "+left+" to be gone", func() bool {
+		for name, get := range check {
+			if name != left && !apierrors.IsNotFound(get()) {
+				return false
+			}
+		}
+		return true
+	})
+}
