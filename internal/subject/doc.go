@@ -9,9 +9,10 @@
 //
 //   - SUBJECT_FILE: a subject file (package subjectfile) for a controller
 //     steadystate did not write;
-//   - SUBJECT: a built-in subject: workload, leader, cluster, composite (the
-//     reference controllers, SUBJECT_BUG picking a seeded bug) or
-//     replicaset (Kubernetes' ReplicaSet controller, fixtures/subjects);
+//   - SUBJECT: a built-in subject: workload, leader, cluster, composite,
+//     stack (the reference controllers, SUBJECT_BUG picking a seeded bug;
+//     stack binds the steady-state capability only) or replicaset
+//     (Kubernetes' ReplicaSet controller, fixtures/subjects);
 //   - neither: each suite's own reference controller, in its correct mode.
 //
 // Every replica runs behind its own fault proxy, limited to the spec's

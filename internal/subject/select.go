@@ -29,6 +29,7 @@ var reference = map[string]Subject{
 	"leader":    referenceLeader{},
 	"cluster":   referenceCluster{},
 	"composite": referenceComposite{},
+	"stack":     referenceStack{},
 }
 
 var (
