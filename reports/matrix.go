@@ -332,11 +332,19 @@ func SelectOf(suites, subjects, modes []string) ([]Cell, error) {
 		}
 	}
 	if len(out) == 0 {
-		what := fmt.Sprintf("suites %s and modes %s", strings.Join(suites, ","), strings.Join(modes, ","))
-		if subjects != nil {
-			what = fmt.Sprintf("suites %s, subjects %s and modes %s", strings.Join(suites, ","), strings.Join(subjects, ","), strings.Join(modes, ","))
+		var what []string
+		for _, sel := range []struct {
+			name  string
+			items []string
+		}{{"suites", suites}, {"subjects", subjects}, {"modes", modes}} {
+			if sel.items != nil {
+				what = append(what, sel.name+" "+strings.Join(sel.items, ","))
+			}
 		}
-		return nil, fmt.Errorf("%s select no cell of the matrix", what)
+		if n := len(what); n > 1 {
+			what = append(what[:n-2], what[n-2]+" and "+what[n-1])
+		}
+		return nil, fmt.Errorf("%s select no cell of the matrix", strings.Join(what, ", "))
 	}
 	return out, nil
 }

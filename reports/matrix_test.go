@@ -212,8 +212,11 @@ func TestSelectBySubject(t *testing.T) {
 	if strings.Join(got, ",") != "stack/correct,stack/watch-never-back" {
 		t.Errorf("--subjects stack selected %v", got)
 	}
-	if _, err := SelectOf(nil, []string{"stack"}, []string{"status-hot-loop"}); err == nil || !strings.Contains(err.Error(), "subjects stack") {
+	if _, err := SelectOf(nil, []string{"stack"}, []string{"status-hot-loop"}); err == nil || err.Error() != "subjects stack and modes status-hot-loop select no cell of the matrix" {
 		t.Errorf("a bug of another subject: %v", err)
+	}
+	if _, err := SelectOf([]string{"leader"}, []string{"stack"}, []string{"correct"}); err == nil || err.Error() != "suites leader, subjects stack and modes correct select no cell of the matrix" {
+		t.Errorf("a subject the suite does not run: %v", err)
 	}
 }
 

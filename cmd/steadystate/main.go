@@ -24,7 +24,7 @@ const usage = `usage:
   steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
   steadystate html DIR [OUT]                 write a run's report page (DIR/report.html): specs, timelines
   steadystate selftest                       run every suite against every reference subject mode
-                      [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]
+                      [--suites S,...] [--subjects S,...] [--modes M,...] [--repeat N] [--parallel N]
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
@@ -49,7 +49,8 @@ const usage = `usage:
                       [--cells C,...] [--repeat N] [--parallel N]
 
 Environment: PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; the defaults
-of selftest's flags: SELFTEST_SUITES, SELFTEST_MODES, SELFTEST_REPEAT, SELFTEST_PARALLEL;
+of selftest's flags: SELFTEST_SUITES, SELFTEST_SUBJECTS, SELFTEST_MODES, SELFTEST_REPEAT,
+SELFTEST_PARALLEL;
 of upstream's: UPSTREAM_CELLS, UPSTREAM_REPEAT, UPSTREAM_PARALLEL (see docs/settings.md).
 'steadystate COMMAND -h' prints a command's usage and flags.
 `

@@ -181,7 +181,9 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"selftest", "--suites", "lostevents,nope"}, nil, 1, `--suites="lostevents,nope": "nope" is not a suite of the matrix`},
 		{[]string{"selftest", "--modes", "correct", "--parallel", "0"}, nil, 1, `--parallel="0" is not a positive number`},
 		{[]string{"selftest", "--repeat"}, nil, 2, "flag needs an argument: -repeat"},
-		{[]string{"selftest", "extra"}, nil, 2, `selftest takes flags only (--suites, --modes, --repeat, --parallel), not "extra"`},
+		{[]string{"selftest", "extra"}, nil, 2, `selftest takes flags only (--suites, --subjects, --modes, --repeat, --parallel), not "extra"`},
+		{[]string{"selftest", "--subjects", "stack,nope"}, nil, 1, `--subjects="stack,nope": "nope" is not a reference subject of the matrix; valid: workload, leader, composite, cluster, stack`},
+		{[]string{"selftest"}, []string{"SELFTEST_SUBJECTS=stack", "SELFTEST_MODES=status-hot-loop"}, 1, "subjects stack and modes status-hot-loop select no cell of the matrix"},
 		// A flag given wins over its variable, which is then not read.
 		{[]string{"selftest", "--suites", "leader", "--repeat", "2"}, []string{"SELFTEST_SUITES=nope", "SELFTEST_REPEAT=x"}, 1, "run it in the steadystate module's root folder"},
 		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},

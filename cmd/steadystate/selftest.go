@@ -16,8 +16,8 @@ import (
 // selftestConfig is the self-test's configuration, read once from the
 // flags, whose defaults are the environment's SELFTEST_* variables.
 type selftestConfig struct {
-	suites, modes []string
-	run           matrix.Run
+	suites, subjects, modes []string
+	run                     matrix.Run
 }
 
 func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error) {
@@ -26,24 +26,30 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	if e.Provider == "kind" {
 		parallel = 1 // each cell is a kind cluster: one at a time on small machines
 	}
-	cmd := cli.New("selftest", "selftest [--suites S,...] [--modes M,...] [--repeat N] [--parallel N]",
+	cmd := cli.New("selftest", "selftest [--suites S,...] [--subjects S,...] [--modes M,...] [--repeat N] [--parallel N]",
 		"Runs every suite against every reference subject mode (each cell with its own cluster, on\n"+
 			"PROVIDER) and fails unless every correct mode passed and every bug was caught on exactly\n"+
-			"its declared properties, every time. The runs go below ARTIFACTS/selftest.")
+			"its declared properties, every time. The runs go below ARTIFACTS/selftest. The\n"+
+			"steady-state suite runs two reference subjects, composite and stack: --subjects stack\n"+
+			"--modes correct runs the stack's correct cell alone.")
 	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
+	subjectsFlag := cmd.FS.String("subjects", e.Matrix["SELFTEST"].Subjects, "run only the cells of these comma-separated reference `subjects` (SELFTEST_SUBJECTS; default all)")
 	modesFlag := cmd.FS.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
 	mf := matrix.AddFlags(cmd, e, "SELFTEST", parallel)
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
 	if cmd.FS.NArg() > 0 {
-		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
+		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --subjects, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
 	}
 	var err error
 	if c.run, err = mf.Run(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
 	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
+		return c, err
+	}
+	if c.subjects, err = cli.List(cmd.Source("subjects", "SELFTEST_SUBJECTS"), *subjectsFlag, "a reference subject of the matrix", catalog.SubjectNames()); err != nil {
 		return c, err
 	}
 	if c.modes, err = cli.List(cmd.Source("modes", "SELFTEST_MODES"), *modesFlag, "a mode of the catalog", append([]string{"correct"}, catalog.Names()...)); err != nil {
@@ -61,7 +67,7 @@ func selftestCommand(ctx context.Context, settings config.Settings, args []strin
 	if err != nil {
 		return err
 	}
-	cells, err := reports.Select(cfg.suites, cfg.modes)
+	cells, err := reports.SelectOf(cfg.suites, cfg.subjects, cfg.modes)
 	if err != nil {
 		return err
 	}

@@ -76,12 +76,12 @@ type Settings struct {
 }
 
 // Matrix is one matrix's settings as set: <PREFIX>_REPEAT,
-// <PREFIX>_PARALLEL, and its selection, SELFTEST_SUITES and
-// SELFTEST_MODES, or UPSTREAM_CELLS.
+// <PREFIX>_PARALLEL, and its selection, SELFTEST_SUITES,
+// SELFTEST_SUBJECTS and SELFTEST_MODES, or UPSTREAM_CELLS.
 type Matrix struct {
-	Repeat, Parallel string
-	Suites, Modes    string
-	Cells            string
+	Repeat, Parallel        string
+	Suites, Subjects, Modes string
+	Cells                   string
 }
 
 // From reads the settings through getenv, filling in the defaults.
@@ -115,7 +115,7 @@ func From(getenv func(string) string) Settings {
 	for _, p := range MatrixPrefixes {
 		s.Matrix[p] = Matrix{
 			Repeat: getenv(p + "_REPEAT"), Parallel: getenv(p + "_PARALLEL"),
-			Suites: getenv(p + "_SUITES"), Modes: getenv(p + "_MODES"), Cells: getenv(p + "_CELLS"),
+			Suites: getenv(p + "_SUITES"), Subjects: getenv(p + "_SUBJECTS"), Modes: getenv(p + "_MODES"), Cells: getenv(p + "_CELLS"),
 		}
 	}
 	return s

@@ -17,9 +17,9 @@ func TestDefaultsAndValues(t *testing.T) {
 		t.Errorf("defaults: %+v", s)
 	}
 	s = From(lookup(map[string]string{"KUBE_VERSION": "v1.35.0", "ARTIFACTS": "out", "REFERENCE_REPEAT": "20", "KCM_CONTROLLERS": "a,b",
-		"KIND_KEEP": "1", "SELFTEST_REPEAT": "3", "UPSTREAM_CELLS": "c", "STEADYSTATE_CACHE_DIR": "/cache"}))
+		"KIND_KEEP": "1", "SELFTEST_REPEAT": "3", "SELFTEST_SUBJECTS": "stack", "UPSTREAM_CELLS": "c", "STEADYSTATE_CACHE_DIR": "/cache"}))
 	if s.KubeVersion != "v1.35.0" || s.Artifacts != "out" || !s.ArtifactsSet || s.ReferenceRepeat != 20 || len(s.KCMControllers) != 2 ||
-		!s.KindKeep || s.Matrix["SELFTEST"].Repeat != "3" || s.Matrix["UPSTREAM"].Cells != "c" {
+		!s.KindKeep || s.Matrix["SELFTEST"].Repeat != "3" || s.Matrix["SELFTEST"].Subjects != "stack" || s.Matrix["UPSTREAM"].Cells != "c" {
 		t.Errorf("values: %+v", s)
 	}
 	if up, err := s.UpstreamRoot(); err != nil || up != filepath.Join("/cache", "upstream") {
