@@ -148,31 +148,16 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 }
 
 // Run runs every suite the loaded subject file's capabilities allow
-// against it, once, and writes one results bundle with a summary. It
-// fails, marked with the result's kind (reports.Kind), when the result is
-// NOT PASSED (a finding) or ERROR, and, with FailOnGaps, PASSED WITH
-// GAPS; the last line it prints is the result.
+// against it, once, and writes one results bundle with a summary
+// (Conclude). It fails, marked with the result's kind (reports.Kind), when
+// the result is NOT PASSED (a finding) or ERROR, and, with FailOnGaps,
+// PASSED WITH GAPS; the last line it prints is the result.
 func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
-	// The subject's own name, not its file's: a Job's file is always
-	// subject.yaml.
-	stem := c.file.Name
+	bound, run, _ := c.capabilities()
 	var cells []reports.Cell
-	bound := c.file.Capabilities.Bound()
-	run := bound
-	if len(c.Only) > 0 {
-		run = c.Only
-	}
-	// The bound capabilities left out by --capabilities are the run's
-	// gaps: their properties are not judged.
-	var notRun []string
-	for _, b := range bound {
-		if !slices.Contains(run, b) {
-			notRun = append(notRun, b)
-		}
-	}
 	for _, s := range catalog.Suites {
 		if slices.Contains(run, s.Capability) {
-			cells = append(cells, reports.Cell{Suite: s.Name, Subject: stem, SubjectFile: c.Subject, MaySkip: true, Conformance: true})
+			cells = append(cells, reports.Cell{Suite: s.Name, Subject: c.file.Name, SubjectFile: c.Subject, MaySkip: true, Conformance: true})
 		}
 	}
 	if c.Provider == cluster.Existing {
@@ -192,6 +177,35 @@ func (c *Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	if _, err := c.Matrix.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return cli.Mark(cli.ErrHarness, err)
 	}
+	return c.Conclude(cells, started, stdout)
+}
+
+// capabilities are the capabilities the loaded subject file binds, those
+// whose suites run (--capabilities, else every bound one), and the bound
+// ones left out, which are the run's gaps: their properties are not
+// judged.
+func (c *Run) capabilities() (bound, run, notRun []string) {
+	bound = c.file.Capabilities.Bound()
+	run = bound
+	if len(c.Only) > 0 {
+		run = c.Only
+	}
+	for _, b := range bound {
+		if !slices.Contains(run, b) {
+			notRun = append(notRun, b)
+		}
+	}
+	return bound, run, notRun
+}
+
+// Conclude writes the bundle of a run whose cells ran below Matrix.Root
+// from started, with its summary; prints the summary, the manifest's
+// digest and, last, the result; and is the run's failure, as Run says.
+func (c *Run) Conclude(cells []reports.Cell, started time.Time, stdout io.Writer) error {
+	bound, _, notRun := c.capabilities()
+	// The subject's own name, not its file's: a Job's file is always
+	// subject.yaml.
+	stem := c.file.Name
 	// The bundle keeps the subject file with its secrets hidden (Secrets'
 	// values, secret-looking environment values): the manifest's sums,
 	// and so the published digest, are the redacted copy's.

@@ -375,7 +375,9 @@ func writePhases(dir string, ps phases.Summary) error {
 
 // exploreResult is the command's failure for a run of ran schedules with
 // findings and errs among them: a finding, a schedule that ended in an
-// error and a run in which none ran each fail it.
+// error and a run in which none ran each fail it. A finding marks it as
+// one (cli.ErrFinding), even beside errors; otherwise it is a harness
+// error (cli.ErrHarness).
 func exploreResult(ran, findings, errs int) error {
 	var why []string
 	if findings > 0 {
@@ -390,7 +392,11 @@ func exploreResult(ran, findings, errs int) error {
 	if len(why) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(why, "; "))
+	kind := cli.ErrHarness
+	if findings > 0 {
+		kind = cli.ErrFinding
+	}
+	return cli.Mark(kind, errors.New(strings.Join(why, "; ")))
 }
 
 // shrinkPolicy is the shrink of the replayed schedule against cell: each
@@ -453,12 +459,18 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	for _, run := range runs {
 		if run.Err != "" {
-			return fmt.Errorf("explore: %s", run.Err)
+			return cli.Mark(cli.ErrHarness, fmt.Errorf("explore: %s", run.Err))
 		}
 	}
 	err = summarise(stdout, c, dir, runs...)
 	if ctx.Err() != nil {
-		return errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above")
+		// Interrupted, the run is incomplete: a harness error, unless
+		// it found something first.
+		kind := cli.ErrHarness
+		if errors.Is(err, cli.ErrFinding) {
+			kind = cli.ErrFinding
+		}
+		return cli.Mark(kind, errors.New("interrupted: every fault was recovered and every process stopped; the findings so far are above"))
 	}
 	return err
 }

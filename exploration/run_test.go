@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/exploration/tally"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -38,7 +39,9 @@ func TestExploreSubjectNames(t *testing.T) {
 
 // The exploration's result: a schedule that ended in an error, or a run in
 // which no schedule ran, fails the command as a finding does, and the
-// summary counts the errors and the steps not done.
+// summary counts the errors and the steps not done. The exit code tells
+// them apart: a finding 1 (even beside an error), an error or nothing run
+// 3.
 func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	notDone := types.ReportEntry{Name: tally.NotDoneEntry, Value: types.WrapEntryValue([]string{"step 1: scale-up after the next create of pods: not done: the subject made no create of pods within 8s"})}
 	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
@@ -46,21 +49,25 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}
 	reference := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
 	unsettled := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}
+	broken := verdict.Spec{Name: "schedule 4 (seed 10)", Outcome: verdict.BrokenSpec, Broken: []string{"lostevents/no-overshoot"}, Report: &types.SpecReport{}}
 	for _, tc := range []struct {
 		name  string
 		specs []verdict.Spec
 		fails string // "" when the command succeeds
+		code  int
 		says  []string
 	}{
-		{"passed", []verdict.Spec{passed, skipped}, "", []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done", "where the 1 schedule(s)' time went"}},
-		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
-		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", []string{"2 error(s)"}},
-		{"none ran", []verdict.Spec{skipped}, "no schedule ran", []string{"0 schedule(s)"}},
+		{"passed", []verdict.Spec{passed, skipped}, "", 0, []string{"1 schedule(s)", "0 error(s)", "1 step(s) of 1 schedule(s) not done", "where the 1 schedule(s)' time went"}},
+		{"an error", []verdict.Spec{passed, errored}, "1 schedule(s) ended in an error", 3, []string{"2 schedule(s)", "1 error(s)", "error: schedule 2 (seed 8): assumption explore/steps-acted"}},
+		{"only errors", []verdict.Spec{errored, errored}, "2 schedule(s) ended in an error", 3, []string{"2 error(s)"}},
+		{"none ran", []verdict.Spec{skipped}, "no schedule ran", 3, []string{"0 schedule(s)"}},
+		{"a finding", []verdict.Spec{passed, broken}, "found schedules that break properties", 1, []string{"1 finding(s), 0 error(s)"}},
+		{"a finding beside an error", []verdict.Spec{broken, errored}, "found schedules that break properties", 1, []string{"1 finding(s), 1 error(s)"}},
 		// A steadyState run's reference runs are no schedules; one that
 		// broke a property is a finding.
-		{"references", []verdict.Spec{reference, passed}, "", []string{"1 schedule(s) (after 1 fault-free reference run(s))"}},
-		{"only references", []verdict.Spec{reference, reference}, "no schedule ran", []string{"0 schedule(s) (after 2 fault-free reference run(s))"}},
-		{"a reference broke", []verdict.Spec{reference, unsettled, passed}, "found schedules that break properties", []string{"finding: Exploration of a steadyState subject fault-free reference run 2 of 2 (no faults) broke steadystate/settles"}},
+		{"references", []verdict.Spec{reference, passed}, "", 0, []string{"1 schedule(s) (after 1 fault-free reference run(s))"}},
+		{"only references", []verdict.Spec{reference, reference}, "no schedule ran", 3, []string{"0 schedule(s) (after 2 fault-free reference run(s))"}},
+		{"a reference broke", []verdict.Spec{reference, unsettled, passed}, "found schedules that break properties", 1, []string{"finding: Exploration of a steadyState subject fault-free reference run 2 of 2 (no faults) broke steadystate/settles"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
@@ -68,6 +75,9 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 			err := summarise(&out, Run{}, dir, reports.Run{Specs: tc.specs, Dir: dir})
 			if (err == nil) != (tc.fails == "") || (err != nil && !strings.Contains(err.Error(), tc.fails)) {
 				t.Errorf("result %v, want failing with %q", err, tc.fails)
+			}
+			if got := cli.ExitCode(err); got != tc.code {
+				t.Errorf("exit %d, want %d", got, tc.code)
 			}
 			for _, s := range tc.says {
 				if !strings.Contains(out.String(), s) {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -148,7 +149,7 @@ func BuildRefctl(ctx context.Context, name string, cells []reports.Cell, dir str
 		return "", nil
 	}
 	if _, err := os.Stat(filepath.Join("cmd", "refctl")); err != nil {
-		return "", fmt.Errorf("%s runs the reference controllers, which are built from source: run it in the steadystate module's root folder (make %s does)", name, name)
+		return "", cli.Mark(cli.ErrInput, fmt.Errorf("%s runs the reference controllers, which are built from source: run it in the steadystate module's root folder (make %s does)", name, name))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

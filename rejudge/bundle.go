@@ -13,7 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -23,13 +27,21 @@ import (
 
 // Bundle checks the results bundle at path (every file against the
 // manifest's sums, and, when digest is given, the manifest against the
-// digest published apart from it) and re-judges every verdict offline
-// from the evidence its spec kept, passed and failed specs alike,
-// printing them as the run did. It fails when the bundle is not intact,
-// when a report or evidence file is older than the run, when a judged
-// verdict has no evidence, when a verdict differs, or when the reports
-// disagree with the manifest's result.
-func Bundle(path string, digest *string, stdout io.Writer) error {
+// digest published apart from it; nil checks the bundle's internal
+// consistency only, and says so) and re-judges every verdict offline from
+// the evidence its spec kept, passed and failed specs alike, printing them
+// as the run did, with the capabilities that ran and those the subject
+// binds that did not. Its last line is the result as conform said it:
+// PASSED, PASSED WITH GAPS, NOT PASSED or ERROR.
+//
+// A bundle that does not verify (not intact, a report or evidence file
+// older than the run, a judged verdict with no evidence, a verdict that
+// differs, reports that disagree with the manifest's result) is refused
+// as a harness error (cli.ErrHarness), whatever its verdicts: it cannot
+// be trusted. A bundle that verifies fails, marked with its result's kind
+// (reports.Kind), when the result is NOT PASSED or ERROR, or, with
+// failOnGaps, PASSED WITH GAPS.
+func Bundle(path string, digest *string, failOnGaps bool, stdout io.Writer) error {
 	dst, err := os.MkdirTemp("", "steadystate-verify-*")
 	if err != nil {
 		return err
@@ -37,15 +49,17 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 	defer os.RemoveAll(dst)
 	m, err := bundle.Open(path, dst)
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrHarness, err)
 	}
+	trust := "the manifest's sha256 is the published digest"
 	if digest != nil {
 		if err := bundle.CheckDigest(path, m, *digest); err != nil {
-			return err
+			return cli.Mark(cli.ErrHarness, err)
 		}
 		fmt.Fprintf(stdout, "bundle %s: %d files, every sum matches the manifest, whose sha256 is the published digest\n", path, len(m.Files))
 	} else {
-		fmt.Fprintf(stdout, "bundle %s: %d files, every sum matches the manifest (manifest sha256 %s; no --digest given: an archive edited together with its manifest would pass this check)\n", path, len(m.Files), m.Digest)
+		trust = "internal consistency only (--no-digest): an archive edited together with its manifest would pass"
+		fmt.Fprintf(stdout, "bundle %s: %d files, every sum matches the manifest (manifest sha256 %s, not checked against a published digest: --no-digest; an archive edited together with its manifest would pass this check)\n", path, len(m.Files), m.Digest)
 	}
 	fmt.Fprintf(stdout, "  subject %s, steadystate %s, %s (%s), run from %s, written %s\n", m.Subject, m.Steadystate, m.Provider, m.Kubernetes,
 		m.Started.Format("2006-01-02 15:04:05 MST"), m.Created.Format("2006-01-02 15:04:05 MST"))
@@ -54,7 +68,7 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 	}
 	if c := m.Campaign; c != nil {
 		if err := checkCampaign(path, dst, *c, stdout); err != nil {
-			return err
+			return cli.Mark(cli.ErrHarness, err)
 		}
 	}
 	var reportFiles []string
@@ -65,56 +79,129 @@ func Bundle(path string, digest *string, stdout io.Writer) error {
 		return nil
 	})
 	if len(reportFiles) == 0 {
-		return fmt.Errorf("%s holds no report.json: a conformance bundle has one per suite", path)
+		return cli.Mark(cli.ErrHarness, fmt.Errorf("%s holds no report.json: a conformance bundle has one per suite", path))
 	}
-	passed := true
-	var tally rejudged
+	// The cells as conform judged them: one per suite (a campaign's: per
+	// index), a run per report.
+	var cells []reports.Cell
+	cellOf := map[string]int{}
+	read := map[string][]types.Report{}
 	for _, p := range reportFiles {
 		reps, err := verdict.ReadReport(p)
 		if err != nil {
-			return err
+			return cli.Mark(cli.ErrHarness, err)
 		}
 		rel := relSlash(dst, p)
 		for _, rep := range reps {
 			if rep.StartTime.Before(m.Started) {
-				return fmt.Errorf("%s: %s: the report's run began %s, before this bundle's run began %s: a report left from an earlier run", path, rel, stamp(rep.StartTime), stamp(m.Started))
+				return cli.Mark(cli.ErrHarness, fmt.Errorf("%s: %s: the report's run began %s, before this bundle's run began %s: a report left from an earlier run", path, rel, stamp(rep.StartTime), stamp(m.Started)))
 			}
 		}
-		fmt.Fprintf(stdout, "\n%s\n", rel)
-		count := reports.PrintVerdicts(reps, "specs", stdout)
-		if count[verdict.BrokenSpec]+count[verdict.Error] > 0 || count[verdict.Passed] == 0 {
-			passed = false
+		read[p] = reps
+		suite, _, _ := strings.Cut(rel, "/")
+		i, ok := cellOf[suite]
+		if !ok {
+			i, cellOf[suite] = len(cells), len(cells)
+			cells = append(cells, reports.Cell{Suite: suite, Subject: m.Subject, MaySkip: true, Conformance: true})
 		}
+		var run reports.Run
 		for _, rep := range reps {
+			run.Specs = append(run.Specs, verdict.Specs(rep)...)
+		}
+		cells[i].Runs = append(cells[i].Runs, run)
+	}
+	var notRun []string
+	if m.Campaign == nil {
+		var missing []reports.Cell
+		notRun, missing = capabilities(m, cells, stdout)
+		cells = append(cells, missing...)
+	}
+	var tally rejudged
+	for _, p := range reportFiles {
+		fmt.Fprintf(stdout, "\n%s\n", relSlash(dst, p))
+		reports.PrintVerdicts(read[p], "specs", stdout)
+		for _, rep := range read[p] {
 			for _, s := range verdict.Specs(rep) {
 				if err := tally.spec(path, dst, p, m.Started, s, stdout); err != nil {
-					return err
+					return cli.Mark(cli.ErrHarness, err)
 				}
 			}
 		}
 	}
 	fmt.Fprintf(stdout, "\nverify: re-judged %d verdict(s) of %d spec(s) from their evidence, %d differ\n", tally.verdicts, tally.specs, tally.differ)
 	if tally.differ > 0 {
-		return fmt.Errorf("%s: %d verdict(s) differ from the evidence they were judged from: the bundle's reports or the judges changed", path, tally.differ)
+		return cli.Mark(cli.ErrHarness, fmt.Errorf("%s: %d verdict(s) differ from the evidence they were judged from: the bundle's reports or the judges changed", path, tally.differ))
 	}
+	word, detail := reports.ConformanceResult(cells, notRun...)
+	passed := word == reports.ResultPassed || word == reports.ResultWithGaps
 	if passed != m.Passed {
-		return fmt.Errorf("%s: the manifest says passed=%v, its reports say passed=%v", path, m.Passed, passed)
-	}
-	result := "passed"
-	if !passed {
-		result = "did not pass"
+		return cli.Mark(cli.ErrHarness, fmt.Errorf("%s: the manifest says passed=%v, its reports say passed=%v", path, m.Passed, passed))
 	}
 	if c := m.Campaign; c != nil && !c.Complete() {
-		result += " in the indices present (" + ints(c.Present) + ") only"
+		fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand in the indices present (%s) only: %s\n", path, ints(c.Present), trust)
+		err := fmt.Errorf("%s: the campaign is incomplete: index(es) %s of %d left no results (their pods failed or never ran), so its verdicts cover indices %s only; run the campaign again", path, ints(c.Missing), c.Indices, ints(c.Present))
+		fmt.Fprintf(stdout, "verify: %s\n", reports.Line(reports.ResultError, fmt.Sprintf("the campaign is incomplete: index(es) %s of %d left no results; %s in the indices present", ints(c.Missing), c.Indices, reports.Line(word, detail))))
+		return cli.Mark(cli.ErrHarness, err)
 	}
-	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: the subject %s\n", path, result)
+	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: %s\n", path, trust)
 	if c := m.Campaign; c != nil {
-		if !c.Complete() {
-			return fmt.Errorf("%s: the campaign is incomplete: index(es) %s of %d left no results (their pods failed or never ran), so its verdicts cover indices %s only; run the campaign again", path, ints(c.Missing), c.Indices, ints(c.Present))
-		}
 		fmt.Fprintf(stdout, "verify: the campaign is complete: all %d indices' results are in the bundle\n", c.Indices)
 	}
-	return nil
+	fmt.Fprintf(stdout, "verify: %s\n", reports.Line(word, detail))
+	return reports.Fail(word, failOnGaps, verifyFailure(path, word, detail))
+}
+
+// verifyFailure says why a bundle that verifies, whose result is word,
+// fails.
+func verifyFailure(path, word, detail string) string {
+	switch word {
+	case reports.ResultNotPassed:
+		return fmt.Sprintf("%s: the subject did not pass: a property broke (a finding)", path)
+	case reports.ResultWithGaps:
+		return fmt.Sprintf("%s: the subject passed with gaps (%s) and --fail-on-gaps fails that", path, detail)
+	}
+	return fmt.Sprintf("%s: the run ended in an error or judged nothing (%s): no finding, and no pass", path, detail)
+}
+
+// capabilities prints the capabilities whose suites ran, as the bundle
+// holds their reports, and those the subject binds that did not run (the
+// run's gaps, returned as notRun), from the manifest. A capability the
+// manifest says ran whose suite left no report is a cell whose run ended
+// in an error (missing).
+func capabilities(m bundle.Manifest, cells []reports.Cell, stdout io.Writer) (notRun []string, missing []reports.Cell) {
+	var ran []string
+	for _, c := range cells {
+		for _, s := range catalog.Suites {
+			if s.Name == c.Suite {
+				ran = append(ran, s.Capability+" (suite "+s.Name+")")
+			}
+		}
+	}
+	expected := m.Capabilities
+	if len(expected) == 0 {
+		expected = m.Bound
+	}
+	for _, s := range catalog.Suites {
+		switch {
+		case slices.Contains(expected, s.Capability) && !slices.ContainsFunc(cells, func(c reports.Cell) bool { return c.Suite == s.Name }):
+			missing = append(missing, reports.Cell{Suite: s.Name, Subject: m.Subject, MaySkip: true, Conformance: true,
+				Runs: []reports.Run{{Err: "the bundle holds no report of suite " + s.Name + ", which the manifest says ran"}}})
+			ran = append(ran, s.Capability+" (suite "+s.Name+": no report)")
+		case slices.Contains(m.Bound, s.Capability) && !slices.Contains(expected, s.Capability):
+			notRun = append(notRun, s.Capability)
+		}
+	}
+	line := "  capabilities run: " + strings.Join(ran, ", ")
+	switch {
+	case len(m.Bound) == 0:
+		line += "; the capabilities the subject binds are not recorded (a bundle from before the manifest kept them)"
+	case len(notRun) > 0:
+		line += "; bound but not run: " + strings.Join(notRun, ", ") + " (conform --capabilities " + strings.Join(m.Capabilities, ",") + ")"
+	default:
+		line += ": every one the subject binds"
+	}
+	fmt.Fprintln(stdout, line)
+	return notRun, missing
 }
 
 // checkCampaign checks a campaign's bundle, extracted into dst, against

@@ -36,6 +36,21 @@ func Gate(path string, failOnGaps bool, stdout io.Writer) error {
 	return nil
 }
 
+// ReportResult is the result of the Ginkgo JSON report at path, as Gate
+// says it.
+func ReportResult(path string) (word, detail string, err error) {
+	reps, err := verdict.ReadReport(path)
+	if err != nil {
+		return "", "", err
+	}
+	var specs []verdict.Spec
+	for _, rep := range reps {
+		specs = append(specs, verdict.Specs(rep)...)
+	}
+	word, detail = Result(specs)
+	return word, detail, nil
+}
+
 // verdictReport prints one line per spec with its outcome, the broken
 // properties or the reason, a closing line
 // "e2e: N passed, N failed, N skipped (N broken, N error)" and the result.

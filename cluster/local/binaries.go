@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
@@ -58,7 +59,7 @@ func FindBinaries(binDir, version string) (Binaries, error) {
 	}
 	if binDir == "" {
 		if !kubeVersionPattern.MatchString(version) {
-			return Binaries{}, fmt.Errorf("KUBE_VERSION=%q is not a Kubernetes release version: use the form v1.Y.Z, for example %s", version, DefaultKubeVersion)
+			return Binaries{}, cli.Mark(cli.ErrInput, fmt.Errorf("KUBE_VERSION=%q is not a Kubernetes release version: use the form v1.Y.Z, for example %s", version, DefaultKubeVersion))
 		}
 		root, err := CacheRoot()
 		if err != nil {
@@ -72,7 +73,7 @@ func FindBinaries(binDir, version string) (Binaries, error) {
 		return b, nil
 	}
 	if info, err := os.Stat(binDir); err != nil || !info.IsDir() {
-		return Binaries{}, fmt.Errorf("KUBE_BIN_DIR=%s is not a folder: point it at a folder holding etcd, kube-apiserver and kube-controller-manager, or unset it to use binaries built by `make kube-bins`", binDir)
+		return Binaries{}, cli.Mark(cli.ErrInput, fmt.Errorf("KUBE_BIN_DIR=%s is not a folder: point it at a folder holding etcd, kube-apiserver and kube-controller-manager, or unset it to use binaries built by `make kube-bins`", binDir))
 	}
 	b, err := binariesIn(binDir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/cli"
 )
 
 // Up starts a local cluster named name of cfg and keeps it up until ctx ends (Ctrl-C,
@@ -21,7 +22,7 @@ func (d Dir) Up(ctx context.Context, name string, cfg cluster.Config, stdout, st
 		return fmt.Errorf("cluster %q is already up (pid %d): run `steadystate cluster down --name %s` first, or pick another --name", name, s.PID, name)
 	}
 	if cfg.Provider != "" && cfg.Provider != cluster.Local {
-		return fmt.Errorf("`cluster up` starts local clusters only; PROVIDER=%s is not supported here", cfg.Provider)
+		return cli.Mark(cli.ErrInput, fmt.Errorf("`cluster up` starts local clusters only; PROVIDER=%s is not supported here", cfg.Provider))
 	}
 	cfg.Progress = stderr
 	start := time.Now()

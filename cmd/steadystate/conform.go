@@ -15,17 +15,19 @@ import (
 // environment, once.
 func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error) {
 	var c conformance.Run
-	cmd := cli.New("conform", "conform --subject FILE [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]",
+	cmd := cli.New("conform", "conform --subject FILE [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...] [--fail-on-gaps]",
 		"Run every suite the subject file's capabilities allow (or those of --capabilities) against the\n"+
 			"controller it describes, once, and write a results bundle with a summary; the bundle's digest,\n"+
 			"published apart, lets anyone check it with steadystate verify. Evidence, report and bundle go\n"+
 			"to $ARTIFACTS (default _artifacts/); LOCAL_NODES=on gives the local cluster a scheduler and\n"+
-			"simulated nodes. See docs/conformance.md and docs/settings.md.")
+			"simulated nodes. The last line is the result, PASSED, PASSED WITH GAPS, NOT PASSED or ERROR, and\n"+
+			"the exit code says which (docs/conformance.md, \"Exit codes\"). See docs/settings.md.")
 	fs := cmd.FS
 	fs.StringVar(&c.Subject, "subject", "", "the subject file")
 	fs.StringVar(&c.Out, "out", "", "the bundle to write")
 	fs.StringVar(&c.Provider, "provider", e.Provider, "local, kind or existing (PROVIDER)")
-	only := fs.String("capabilities", "", "run only the suites of these bound capabilities (comma-separated)")
+	only := fs.String("capabilities", "", "run only the suites of these bound capabilities (comma-separated); the others are gaps")
+	failOnGaps := fs.Bool("fail-on-gaps", false, "fail a pass with gaps (exit 4)")
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
@@ -43,6 +45,7 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 	if err != nil {
 		return r, err
 	}
+	r.FailOnGaps = *failOnGaps
 	r.Only, err = cli.List("--capabilities", *only, "a capability", capabilities)
 	return r, err
 }
@@ -52,7 +55,7 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 func conformCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	c, err := conformConfigFrom(cfg, args)
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	if err := c.Load(ctx, stderr); err != nil {
 		return err

@@ -52,7 +52,7 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 func exploreCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	c, err := exploreConfigFrom(cfg, args)
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	return c.Run(ctx, stdout, stderr)
 }

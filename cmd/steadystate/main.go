@@ -20,13 +20,13 @@ const usage = `usage:
   steadystate cluster up [--name NAME]       start a local cluster (runs until Ctrl-C or 'cluster down')
   steadystate cluster down [--name NAME]     stop a cluster started by 'cluster up'
   steadystate cluster status [--name NAME]   show whether a cluster is up and how to reach it
-  steadystate report FILE                    summarise a run: report.json by verdict, junit.xml by status
+  steadystate report [--fail-on-gaps] FILE   summarise a run: report.json by verdict, junit.xml by status
   steadystate junit REPORT.json OUT.xml      write JUnit for CI tools (one testcase per spec, junit-10.xsd)
   steadystate html DIR [OUT]                 write a run's report page (DIR/report.html): specs, timelines
   steadystate selftest                       run every suite against every reference subject mode
                       [--suites S,...] [--subjects S,...] [--modes M,...] [--repeat N] [--parallel N]
   steadystate conform --subject FILE         run every suite the subject's capabilities allow; write a results bundle
-                      [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...]
+                      [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...] [--fail-on-gaps]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
                       [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
@@ -36,7 +36,8 @@ const usage = `usage:
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]
                                              run every suite (make e2e), each in a child process; one report.json
-  steadystate verify [--digest SHA256] BUNDLE  check a bundle's sums (against conform's printed digest)
+  steadystate verify --digest SHA256 | --no-digest [--fail-on-gaps] BUNDLE
+                                             check a bundle's sums (against conform's printed digest)
                                              and re-judge every verdict offline from its evidence
   steadystate init [--out FILE] DIR          draft a subject file binding steadyState from a kubebuilder project
                       [--no-build] | --command PROGRAM --sample FILE... [--crd FILE...] [--name NAME]
@@ -47,6 +48,12 @@ const usage = `usage:
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
   steadystate upstream                       run the upstream releases with and without each bug
                       [--cells C,...] [--repeat N] [--parallel N]
+
+Exit codes (docs/conformance.md#exit-codes): 0 passed (with or without gaps), 1 a finding (a
+property broke; for selftest and upstream a bug missed, a wrong property or a false alarm; it wins
+over an error beside it), 2 a usage mistake or input refused before anything ran, 3 a harness error
+or nothing judged (a spec's error, evidence missing, a bundle that does not verify, an interrupted
+run), 4 a pass with gaps under --fail-on-gaps.
 
 Environment: PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, ARTIFACTS, UPSTREAM_DIR; the defaults
 of selftest's flags: SELFTEST_SUITES, SELFTEST_SUBJECTS, SELFTEST_MODES, SELFTEST_REPEAT,
@@ -61,20 +68,25 @@ var errUsage = cli.ErrUsage
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, config.Process(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, errSuiteFailed) {
-			stop()
-			os.Exit(1)
-		}
-		fmt.Fprintf(os.Stderr, "steadystate: %v\n", err)
-		if errors.Is(err, errUsage) {
-			fmt.Fprint(os.Stderr, "\n"+usage)
-			stop()
-			os.Exit(2)
-		}
-		stop()
-		os.Exit(1)
+	err := run(ctx, config.Process(), os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exit(err, os.Stderr))
+}
+
+// exit says err on stderr (the usage after a usage mistake; nothing after
+// a suite's failure, which its output said) and is its exit code, the one
+// mapping of the commands' errors to codes (cli.ExitCode).
+func exit(err error, stderr io.Writer) int {
+	if err == nil {
+		return cli.ExitPassed
 	}
+	if !errors.Is(err, errSuiteFailed) {
+		fmt.Fprintf(stderr, "steadystate: %v\n", err)
+	}
+	if errors.Is(err, errUsage) {
+		fmt.Fprint(stderr, "\n"+usage)
+	}
+	return cli.ExitCode(err)
 }
 
 // run runs the command args names with the settings cfg, read once from
@@ -96,7 +108,7 @@ func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr
 
 // takeNoFlags are the commands that parse no flags: their -h is answered
 // before they run (the others answer it as they parse their flags).
-var takeNoFlags = []string{"report", "html", "junit", "validate", "catalog", "kube-bins", "upstream-bins"}
+var takeNoFlags = []string{"html", "junit", "validate", "catalog", "kube-bins", "upstream-bins"}
 
 func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {

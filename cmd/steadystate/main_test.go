@@ -150,6 +150,9 @@ func TestKilledHarnessTakesItsProcessesWithIt(t *testing.T) {
 	waitGone(t, s.Components)
 }
 
+// Input refused before anything ran exits 2, with one line naming what is
+// wrong (and the usage after a usage mistake); input that is no report
+// judges nothing, and exits 3.
 func TestBadInputGetsOneClearLine(t *testing.T) {
 	// The built-in ReplicaSet subject file names kube-controller-manager.
 	fakeBins := t.TempDir()
@@ -167,53 +170,53 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"frobnicate", "-h"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"cluster"}, nil, 2, "cluster needs up, down or status"},
 		{[]string{"cluster", "up", "--bogus"}, nil, 2, "flag provided but not defined: -bogus"},
-		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 1, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
-		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=", "KUBE_VERSION=banana"}, 1, `KUBE_VERSION="banana" is not a Kubernetes release version`},
-		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 1, "starts local clusters only"},
-		{[]string{"report", "/nonexistent/junit.xml"}, nil, 1, "read report"},
+		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=/nonexistent/bins"}, 2, "KUBE_BIN_DIR=/nonexistent/bins is not a folder"},
+		{[]string{"cluster", "up"}, []string{"KUBE_BIN_DIR=", "KUBE_VERSION=banana"}, 2, `KUBE_VERSION="banana" is not a Kubernetes release version`},
+		{[]string{"cluster", "up"}, []string{"PROVIDER=existing"}, 2, "starts local clusters only"},
+		{[]string{"report", "/nonexistent/junit.xml"}, nil, 2, "read report"},
 		{[]string{"junit", "report.json"}, nil, 2, "junit takes a Ginkgo JSON report (report.json) and the JUnit file to write"},
-		{[]string{"junit", "/nonexistent/report.json", "junit.xml"}, nil, 1, "read report"},
-		{[]string{"junit", "../../reports/testdata/ginkgo-junit.xml", "junit.xml"}, nil, 1, "ginkgo-junit.xml is not a Ginkgo JSON report (--json-report)"},
-		{[]string{"selftest"}, []string{"SELFTEST_REPEAT=2"}, 1, "run it in the steadystate module's root folder"},
-		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 1, `"nope" is not a suite of the matrix; valid: lostevents, leader, foreground, finalizer`},
-		{[]string{"selftest"}, []string{"SELFTEST_MODES=correct,strip-then-delet"}, 1, `"strip-then-delet" is not a mode of the catalog; valid: correct, expectations-never-expire`},
-		{[]string{"selftest"}, []string{"SELFTEST_PARALLEL=0"}, 1, `SELFTEST_PARALLEL="0" is not a positive number`},
-		{[]string{"selftest", "--suites", "lostevents,nope"}, nil, 1, `--suites="lostevents,nope": "nope" is not a suite of the matrix`},
-		{[]string{"selftest", "--modes", "correct", "--parallel", "0"}, nil, 1, `--parallel="0" is not a positive number`},
+		{[]string{"junit", "/nonexistent/report.json", "junit.xml"}, nil, 2, "read report"},
+		{[]string{"junit", "../../reports/testdata/ginkgo-junit.xml", "junit.xml"}, nil, 3, "ginkgo-junit.xml is not a Ginkgo JSON report (--json-report)"},
+		{[]string{"selftest"}, []string{"SELFTEST_REPEAT=2"}, 2, "run it in the steadystate module's root folder"},
+		{[]string{"selftest"}, []string{"SELFTEST_SUITES=lostevents,nope"}, 2, `"nope" is not a suite of the matrix; valid: lostevents, leader, foreground, finalizer`},
+		{[]string{"selftest"}, []string{"SELFTEST_MODES=correct,strip-then-delet"}, 2, `"strip-then-delet" is not a mode of the catalog; valid: correct, expectations-never-expire`},
+		{[]string{"selftest"}, []string{"SELFTEST_PARALLEL=0"}, 2, `SELFTEST_PARALLEL="0" is not a positive number`},
+		{[]string{"selftest", "--suites", "lostevents,nope"}, nil, 2, `--suites="lostevents,nope": "nope" is not a suite of the matrix`},
+		{[]string{"selftest", "--modes", "correct", "--parallel", "0"}, nil, 2, `--parallel="0" is not a positive number`},
 		{[]string{"selftest", "--repeat"}, nil, 2, "flag needs an argument: -repeat"},
 		{[]string{"selftest", "extra"}, nil, 2, `selftest takes flags only (--suites, --subjects, --modes, --repeat, --parallel), not "extra"`},
-		{[]string{"selftest", "--subjects", "stack,nope"}, nil, 1, `--subjects="stack,nope": "nope" is not a reference subject of the matrix; valid: workload, leader, composite, cluster, stack`},
-		{[]string{"selftest"}, []string{"SELFTEST_SUBJECTS=stack", "SELFTEST_MODES=status-hot-loop"}, 1, "subjects stack and modes status-hot-loop select no cell of the matrix"},
+		{[]string{"selftest", "--subjects", "stack,nope"}, nil, 2, `--subjects="stack,nope": "nope" is not a reference subject of the matrix; valid: workload, leader, composite, cluster, stack`},
+		{[]string{"selftest"}, []string{"SELFTEST_SUBJECTS=stack", "SELFTEST_MODES=status-hot-loop"}, 2, "subjects stack and modes status-hot-loop select no cell of the matrix"},
 		// A flag given wins over its variable, which is then not read.
-		{[]string{"selftest", "--suites", "leader", "--repeat", "2"}, []string{"SELFTEST_SUITES=nope", "SELFTEST_REPEAT=x"}, 1, "run it in the steadystate module's root folder"},
+		{[]string{"selftest", "--suites", "leader", "--repeat", "2"}, []string{"SELFTEST_SUITES=nope", "SELFTEST_REPEAT=x"}, 2, "run it in the steadystate module's root folder"},
 		{[]string{"catalog", "x"}, nil, 2, "catalog takes no arguments"},
 		{[]string{"e2e", "--parallel", "0"}, nil, 2, "e2e --parallel 0: suites run side by side only on PROVIDER=local"},
 		{[]string{"e2e", "--parallel", "2"}, []string{"PROVIDER=kind"}, 2, "e2e --parallel 2: suites run side by side only on PROVIDER=local"},
 		{[]string{"conform"}, nil, 2, "conform needs --subject FILE"},
 		{[]string{"conform", "--subject", "s.yaml", "extra"}, nil, 2, `conform takes flags only (--subject FILE, --provider, --out), not "extra"`},
-		{[]string{"conform", "--subject", "/nonexistent/s.yaml"}, nil, 1, "subject file: open /nonexistent/s.yaml"},
-		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "moon"}, kubeBins, 1, "--provider moon: conform runs on local"},
-		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "existing"}, append(kubeBins, "SUBJECT_PLACEMENT=pods"), 1, "has no run.pod: on --provider existing the controller runs in pods"},
+		{[]string{"conform", "--subject", "/nonexistent/s.yaml"}, nil, 2, "subject file: open /nonexistent/s.yaml"},
+		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "moon"}, kubeBins, 2, "--provider moon: conform runs on local"},
+		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "existing"}, append(kubeBins, "SUBJECT_PLACEMENT=pods"), 2, "has no run.pod: on --provider existing the controller runs in pods"},
 		{[]string{"suite"}, nil, 2, "suite needs a suite name: one of lostevents, leader, foreground, finalizer"},
 		{[]string{"suite", "nope", "-ginkgo.v"}, nil, 2, `no suite "nope": the suites are lostevents, leader, foreground, finalizer`},
 		{[]string{"suite", "leader", "-steadystate.windw=2s"}, nil, 2, "flag provided but not defined: -steadystate.windw"},
-		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "kind"}, kubeBins, 1, "has no run.pod: on --provider kind the controller runs in pods"},
-		{[]string{"conform", "--subject", "testdata/no-capability.yaml"}, []string{"KUBE_VERSION=v1.0.99"}, 1, "capabilities: none bound; expected at least one of scalableWorkload"},
+		{[]string{"conform", "--subject", "../../fixtures/subjects/replicaset.yaml", "--provider", "kind"}, kubeBins, 2, "has no run.pod: on --provider kind the controller runs in pods"},
+		{[]string{"conform", "--subject", "testdata/no-capability.yaml"}, []string{"KUBE_VERSION=v1.0.99"}, 2, "capabilities: none bound; expected at least one of scalableWorkload"},
 		{[]string{"verify"}, nil, 2, "verify takes one bundle"},
 		{[]string{"explore"}, nil, 2, "explore needs --subject"},
-		{[]string{"explore", "--subject", "workload", "--budget", "10"}, nil, 1, `--budget "10" is not a duration: use one such as 10m or 90s`},
-		{[]string{"explore", "--subject", "workload", "--seed", "x"}, nil, 1, `--seed "x" is not a seed`},
-		{[]string{"explore", "--subject", "workload", "--confirm", "0"}, nil, 1, "--confirm 0: a shrink candidate is replayed at least once"},
-		{[]string{"explore", "--subject", "workload", "--bug", "strip-then-delete"}, nil, 1, `--bug "strip-then-delete" is not a seeded bug of subject workload`},
-		{[]string{"explore", "--subject", "testdata/no-capability.yaml"}, nil, 1, "capabilities: none bound; expected at least one of scalableWorkload"},
-		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 1, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},
-		{[]string{"explore", "--subject", "leader", "--replay", "../../suites/explore/testdata/lost-create.yaml"}, nil, 1, "subject leader has no capability scalableWorkload that exploration drives: it has leaderElected"},
-		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 1, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
-		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=controller-runtime-v0.17.2"}, 1, "upstream cell controller-runtime-v0.17.2 (seed 004, the release with the bug) cannot run without controller-runtime-v0.17.3"},
-		{[]string{"upstream", "--cells", "controller-runtime-v0.17.3"}, []string{"UPSTREAM_CELLS=nope"}, 1, "upstream cell controller-runtime-v0.17.3 (seed 004, the release with the fix) cannot run without controller-runtime-v0.17.2"},
-		{[]string{"upstream", "--repeat", "0"}, nil, 1, `--repeat="0" is not a positive number`},
-		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 1, "the upstream cells run on local (controllers as processes) or kind (in pods"},
-		{[]string{"upstream"}, []string{"UPSTREAM_DIR=" + t.TempDir()}, 1, "needs release cluster-api@v1.9.4, which is not built in"},
+		{[]string{"explore", "--subject", "workload", "--budget", "10"}, nil, 2, `--budget "10" is not a duration: use one such as 10m or 90s`},
+		{[]string{"explore", "--subject", "workload", "--seed", "x"}, nil, 2, `--seed "x" is not a seed`},
+		{[]string{"explore", "--subject", "workload", "--confirm", "0"}, nil, 2, "--confirm 0: a shrink candidate is replayed at least once"},
+		{[]string{"explore", "--subject", "workload", "--bug", "strip-then-delete"}, nil, 2, `--bug "strip-then-delete" is not a seeded bug of subject workload`},
+		{[]string{"explore", "--subject", "testdata/no-capability.yaml"}, nil, 2, "capabilities: none bound; expected at least one of scalableWorkload"},
+		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 2, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},
+		{[]string{"explore", "--subject", "leader", "--replay", "../../suites/explore/testdata/lost-create.yaml"}, nil, 2, "subject leader has no capability scalableWorkload that exploration drives: it has leaderElected"},
+		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=kruise-v1.8.0-gate-of"}, 2, `"kruise-v1.8.0-gate-of" is not a cell of the upstream matrix; valid: cluster-api-v1.9.4,`},
+		{[]string{"upstream"}, []string{"UPSTREAM_CELLS=controller-runtime-v0.17.2"}, 2, "upstream cell controller-runtime-v0.17.2 (seed 004, the release with the bug) cannot run without controller-runtime-v0.17.3"},
+		{[]string{"upstream", "--cells", "controller-runtime-v0.17.3"}, []string{"UPSTREAM_CELLS=nope"}, 2, "upstream cell controller-runtime-v0.17.3 (seed 004, the release with the fix) cannot run without controller-runtime-v0.17.2"},
+		{[]string{"upstream", "--repeat", "0"}, nil, 2, `--repeat="0" is not a positive number`},
+		{[]string{"upstream"}, []string{"PROVIDER=existing"}, 2, "the upstream cells run on local (controllers as processes) or kind (in pods"},
+		{[]string{"upstream"}, []string{"UPSTREAM_DIR=" + t.TempDir()}, 2, "needs release cluster-api@v1.9.4, which is not built in"},
 		{[]string{"upstream-bins", "kruise@v9"}, nil, 2, `"kruise@v9" is not an upstream release; known: controller-runtime@v0.17.2,`},
 	}
 	for _, tc := range cases {
@@ -253,9 +256,10 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		"selftest": {"-suites", "-modes", "-repeat", "-parallel", "SELFTEST_SUITES", "SELFTEST_PARALLEL"},
 		"upstream": {"-cells", "-repeat", "-parallel", "UPSTREAM_CELLS", "UPSTREAM_REPEAT"},
 		"cluster":  {"-name"},
-		"conform":  {"flags:", "  -subject", "  -provider", "  -out", "  -capabilities"},
+		"conform":  {"flags:", "  -subject", "  -provider", "  -out", "  -capabilities", "  -fail-on-gaps", "Exit codes"},
 		"explore":  {"flags:", "  -subject", "  -bug", "  -budget", "  -seed", "  -capability", "  -first", "  -replay", "  -repeat", "  -shrink", "  -confirm"},
-		"verify":   {"flags:", "  -digest"},
+		"verify":   {"flags:", "  -digest", "  -no-digest", "  -fail-on-gaps", "Exit"},
+		"report":   {"flags:", "  -fail-on-gaps", "Exit codes"},
 		"init":     {"flags:", "  -out", "  -no-build", "  -command", "  -sample", "  -crd", "  -name"},
 		"suite":    {"-steadystate.converge-timeout", "-steadystate.window", "-steadystate.recovery-margin", "-ginkgo."},
 		"e2e":      {"-artifacts", "-label-filter", "-focus", "SUITE FLAGS"},
@@ -270,6 +274,12 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	}
 	if len(names) < 14 {
 		t.Fatalf("found %d commands in the usage (%v): the test reads it wrong", len(names), names)
+	}
+	// The usage names the exit codes and where they are documented.
+	for _, want := range []string{"Exit codes (docs/conformance.md#exit-codes): 0 passed", "1 a finding", "2 a usage mistake", "3 a harness error", "4 a pass with gaps under --fail-on-gaps"} {
+		if !strings.Contains(strings.Join(strings.Fields(usage), " "), want) {
+			t.Errorf("the usage does not say %q", want)
+		}
 	}
 	for _, name := range names {
 		for _, h := range []string{"-h", "--help"} {

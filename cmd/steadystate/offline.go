@@ -13,17 +13,46 @@ import (
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/rejudge"
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/reports/bundle"
 )
 
-// reportCommand prints a report's summary and fails when a spec did not
-// pass or none ran, so it can gate a pipeline. A Ginkgo JSON report
-// (report.json) is summarised by verdict: broken (named properties: a
-// finding), error, skipped; a JUnit file by status.
+// reportCommand prints a report's summary and fails unless its result is
+// a pass, so it can gate a pipeline, with the result's exit code. A Ginkgo
+// JSON report (report.json) is summarised by verdict: broken (named
+// properties: a finding), error, skipped; a JUnit file by status.
 func reportCommand(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return fmt.Errorf("%w: report takes one file: a Ginkgo JSON report (report.json) or JUnit (junit.xml)", errUsage)
+	cmd := cli.New("report", "report [--fail-on-gaps] FILE",
+		"Summarise a run: a Ginkgo JSON report (report.json) by verdict, a JUnit file by status, and its\n"+
+			"result, PASSED, PASSED WITH GAPS, NOT PASSED or ERROR; the exit code says which (see\n"+
+			"docs/conformance.md, \"Exit codes\").")
+	failOnGaps := cmd.FS.Bool("fail-on-gaps", false, "fail a pass with gaps (exit 4)")
+	path, err := oneArgument(cmd, args, "report takes one file: a Ginkgo JSON report (report.json) or JUnit (junit.xml)")
+	if err != nil {
+		return err
 	}
-	return reports.Gate(args[0], false, stdout)
+	if _, err := os.Stat(path); err != nil {
+		return cli.Mark(cli.ErrInput, fmt.Errorf("read report: %w", err))
+	}
+	return reports.Gate(path, *failOnGaps, stdout)
+}
+
+// oneArgument parses cmd's flags, before or after its one argument, which
+// it returns; missing says what it takes.
+func oneArgument(cmd cli.Command, args []string, missing string) (string, error) {
+	var rest []string
+	for {
+		if err := cmd.Parse(args); err != nil {
+			return "", err
+		}
+		if cmd.FS.NArg() == 0 {
+			break
+		}
+		rest, args = append(rest, cmd.FS.Arg(0)), cmd.FS.Args()[1:]
+	}
+	if len(rest) != 1 {
+		return "", fmt.Errorf("%w: %s", errUsage, missing)
+	}
+	return rest[0], nil
 }
 
 // junitCommand writes JUnit for CI tools from a Ginkgo JSON report: one
@@ -32,6 +61,9 @@ func reportCommand(args []string, stdout io.Writer) error {
 func junitCommand(args []string, stdout io.Writer) error {
 	if len(args) != 2 {
 		return fmt.Errorf("%w: junit takes a Ginkgo JSON report (report.json) and the JUnit file to write", errUsage)
+	}
+	if _, err := os.Stat(args[0]); err != nil {
+		return cli.Mark(cli.ErrInput, fmt.Errorf("read report: %w", err))
 	}
 	if err := matrix.WriteJUnit(args[0], args[1]); err != nil {
 		return err
@@ -58,49 +90,57 @@ func htmlCommand(args []string, stdout io.Writer) error {
 
 // validateCommand re-judges, with no cluster, every property of every
 // evidence.json below a folder that can be judged from evidence alone, and
-// fails when a verdict differs from the one the run recorded.
+// fails when a verdict differs from the one the run recorded, or, with
+// the result's exit code, when the evidence shows a property broken or a
+// spec's verdict unknown.
 func validateCommand(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: validate takes one folder (a run's artifacts, or one spec's)", errUsage)
 	}
 	dir := args[0]
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s is not a folder: give the artifacts folder of a run (e.g. _artifacts) or of one failing spec", dir)
+		return cli.Mark(cli.ErrInput, fmt.Errorf("%s is not a folder: give the artifacts folder of a run (e.g. _artifacts) or of one failing spec", dir))
 	}
 	return rejudge.Dir(dir, stdout)
 }
 
 // verifyCommand checks a results bundle (every file against the
 // manifest's sums, and the manifest against the digest published apart
-// from it, --digest) and re-judges every verdict offline from the
-// evidence its spec kept, passed and failed specs alike, printing them as
-// the run did. It fails when the bundle is not intact, when a report or
-// evidence file is older than the run, when a judged verdict has no
-// evidence, when a verdict differs, or when the reports disagree with the
-// manifest's result.
+// from it, --digest, unless --no-digest accepts its internal consistency
+// alone) and re-judges every verdict offline from the evidence its spec
+// kept, passed and failed specs alike, printing them as the run did and,
+// last, the result. A bundle that does not verify is a harness error; one
+// that does has its result's exit code.
 func verifyCommand(args []string, stdout io.Writer) error {
-	cmd := cli.New("verify", "verify [--digest SHA256] BUNDLE",
-		"Check a results bundle's sums, against the manifest digest conform printed when --digest is\n"+
-			"given, and judge every verdict in it again offline from its evidence; any verdict that differs\n"+
-			"fails. See docs/conformance.md.")
+	cmd := cli.New("verify", "verify --digest SHA256 | --no-digest [--fail-on-gaps] BUNDLE",
+		"Check a results bundle's sums and its manifest against the digest conform printed (--digest),\n"+
+			"or its internal consistency only (--no-digest: an archive edited together with its manifest\n"+
+			"passes that), and judge every verdict in it again offline from its evidence; the last line is\n"+
+			"the result as conform said it, and the exit code says which (see docs/conformance.md, \"Exit\n"+
+			"codes\"). A bundle that does not verify, or a verdict that differs, exits 3.")
 	flags := cmd.FS
 	var digest *string
 	flags.Func("digest", "the manifest's sha256 as conform printed it", func(v string) error {
+		if err := bundle.CheckDigestSyntax(v); err != nil {
+			return err
+		}
 		digest = &v
 		return nil
 	})
-	var rest []string
-	for {
-		if err := cmd.Parse(args); err != nil {
-			return err
-		}
-		if flags.NArg() == 0 {
-			break
-		}
-		rest, args = append(rest, flags.Arg(0)), flags.Args()[1:]
+	noDigest := flags.Bool("no-digest", false, "check the bundle's internal consistency only, with no published digest")
+	failOnGaps := flags.Bool("fail-on-gaps", false, "fail a pass with gaps (exit 4)")
+	path, err := oneArgument(cmd, args, "verify takes one bundle (a .tar.gz written by steadystate conform), and --digest SHA256 to check it against the digest conform printed")
+	if err != nil {
+		return err
 	}
-	if len(rest) != 1 {
-		return fmt.Errorf("%w: verify takes one bundle (a .tar.gz written by steadystate conform), and --digest SHA256 to check it against the digest conform printed", errUsage)
+	switch {
+	case digest == nil && !*noDigest:
+		return fmt.Errorf("%w: verify needs --digest SHA256, the manifest digest conform printed and published apart from the bundle; or --no-digest to check the bundle's internal consistency only, which an archive edited together with its manifest passes", errUsage)
+	case digest != nil && *noDigest:
+		return fmt.Errorf("%w: verify takes --digest or --no-digest, not both", errUsage)
 	}
-	return rejudge.Bundle(rest[0], digest, stdout)
+	if _, err := os.Stat(path); err != nil {
+		return cli.Mark(cli.ErrInput, err)
+	}
+	return rejudge.Bundle(path, digest, *failOnGaps, stdout)
 }

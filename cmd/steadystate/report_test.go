@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,12 +30,8 @@ func TestReportShowsVerdictClasses(t *testing.T) {
 		return path
 	}
 	run := func(path string) (string, int) {
-		out, err := command(t, t.TempDir(), "report", path).CombinedOutput()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		}
-		return string(out), code
+		out, stderr, code := runCode(t, "report", path)
+		return out + stderr, code
 	}
 	passed := spec("a", types.SpecStatePassed, "", entry(catalog.LostNoOvershoot, verdict.Held))
 	broken := spec("b", types.SpecStateFailed, "...", entry(catalog.LostNoOvershoot, verdict.Broken))
@@ -61,7 +56,43 @@ func TestReportShowsVerdictClasses(t *testing.T) {
 		}
 	}
 	out, code = run(write(passed, setup))
-	if code != 1 || !strings.Contains(out, "ended in an error (not a finding") {
-		t.Errorf("an error only: exit %d\n%s", code, out)
+	if code != 3 || !strings.Contains(out, "ended in an error (not a finding") || !strings.Contains(out, "e2e: ERROR — 0 broken (findings), 1 error") {
+		t.Errorf("an error only: exit %d, want 3\n%s", code, out)
+	}
+	filtered := spec("e", types.SpecStateSkipped, "")
+	out, code = run(write(filtered))
+	if code != 3 || !strings.Contains(out, "e2e: ERROR — no spec passed: nothing was judged") {
+		t.Errorf("nothing judged: exit %d, want 3\n%s", code, out)
+	}
+	if out, code = run("/nonexistent/report.json"); code != 2 || !strings.Contains(out, "read report") {
+		t.Errorf("no report: exit %d, want 2\n%s", code, out)
+	}
+}
+
+// JUnit as steadystate junit writes it: a <failure> is a finding, an
+// <error> a harness error, and no spec that passed is nothing judged.
+func TestReportJUnitExitCodes(t *testing.T) {
+	write := func(cases string) string {
+		path := filepath.Join(t.TempDir(), "junit.xml")
+		os.WriteFile(path, []byte(`<testsuites><testsuite name="Lost events">`+cases+`</testsuite></testsuites>`), 0o644)
+		return path
+	}
+	passed := `<testcase name="[It] a" time="1"></testcase>`
+	finding := `<testcase name="[It] b" time="1"><failure message="lostevents/no-overshoot broken"></failure></testcase>`
+	harness := `<testcase name="[It] c" time="1"><error message="create the spec's namespace: connection refused"></error></testcase>`
+	for _, tc := range []struct {
+		name  string
+		cases string
+		code  int
+	}{
+		{"passed", passed, 0},
+		{"a finding", passed + finding, 1},
+		{"an error", passed + harness, 3},
+		{"a finding beside an error", finding + harness, 1},
+		{"nothing judged", `<testcase name="[It] d"><skipped message="filtered"></skipped></testcase>`, 3},
+	} {
+		if out, stderr, code := runCode(t, "report", write(tc.cases)); code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, stderr)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -65,18 +64,14 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 func selftestCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
 	cfg, err := selftestConfigFrom(settings, args)
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	cells, err := reports.SelectOf(cfg.suites, cfg.subjects, cfg.modes)
 	if err != nil {
+		return cli.Mark(cli.ErrInput, err)
+	}
+	if _, err := cfg.run.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
-	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errors.New("the self-test failed: a correct mode did not pass or a bug was not caught on exactly its declared properties every time")
-	}
-	return nil
+	return matrixFailure("selftest", "self-test", cells, stdout)
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/e2e"
+	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites"
 )
 
@@ -18,13 +20,25 @@ import (
 // the matrix runs (conform, selftest, upstream) start one child process
 // per cell with it, so an installed steadystate runs the suites with no
 // source tree. The suite's configuration comes from the environment (as
-// for make e2e) and the flags; it exits 1 when a spec did not pass.
+// for make e2e) and the flags; when a spec did not pass, it exits with its
+// report's result's code (1 for a finding, 3 for an error): the report is
+// the one -ginkgo.json-report names, or one of its own.
 func suiteCommand(args []string) error {
 	if cli.WantsHelp(args) {
 		return cli.HelpRequest{Text: suiteHelp()}
 	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", errUsage, suites.Names())
+	}
+	report, given := e2e.JSONReport(args[1:])
+	if !given {
+		dir, err := os.MkdirTemp("", "steadystate-suite-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		report = filepath.Join(dir, e2e.ReportName)
+		args = append(args, "-ginkgo.json-report="+report)
 	}
 	passed, err := suites.Run(args[0], args[1:])
 	if errors.Is(err, suites.ErrFlags) {
@@ -34,7 +48,7 @@ func suiteCommand(args []string) error {
 		return err
 	}
 	if !passed {
-		return errSuiteFailed
+		return suiteFailed(report)
 	}
 	return nil
 }
@@ -43,25 +57,39 @@ func suiteCommand(args []string) error {
 // output already says which, so main prints nothing more.
 var errSuiteFailed = errors.New("a spec did not pass")
 
+// suiteFailed is errSuiteFailed marked with the kind of the result of the
+// report at path: a finding, or (an error, nothing judged, no report, a
+// report that says the suites passed though they did not) a harness
+// error.
+func suiteFailed(path string) error {
+	word, _, err := reports.ReportResult(path)
+	if err != nil || word != reports.ResultNotPassed {
+		return cli.Mark(cli.ErrHarness, errSuiteFailed)
+	}
+	return cli.Mark(cli.ErrFinding, errSuiteFailed)
+}
+
 // suiteHelp is the suite command's usage with the suites' own flags.
 func suiteHelp() string {
 	cmd := cli.New("suite", "suite NAME [FLAGS]",
 		"Runs one suite in this process, as its test binary would, with Ginkgo's -ginkgo.* flags\n"+
 			"(see 'go tool ginkgo help run') and the flags below; the matrix commands run each cell\n"+
-			"so. It exits 1 when a spec did not pass. The suites: "+suites.Names()+", "+suites.ControlPlane.Name+".")
+			"so. It exits 1 when a spec broke a property and 3 when one ended in an error. The suites: "+suites.Names()+", "+suites.ControlPlane.Name+".")
 	suites.Flags(cmd.FS)
 	return cmd.Help()
 }
 
 // e2eCommand runs every suite of make e2e, each in a child process of this
 // program, and writes their merged Ginkgo JSON report to the artifacts
-// folder; it exits 1 when a suite did not pass.
+// folder; when a suite did not pass, it exits with the merged report's
+// result's code (1 for a finding, 3 for an error or a suite not run).
 func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := cli.New("e2e", "e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]",
 		"Runs every suite ("+e2e.Names(suites.E2E())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME') with a cluster of its own, --parallel at a time: every suite runs\n"+
 			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
-			"'steadystate junit', 'html' and 'report'). It exits 1 when a suite did not pass.\n"+
+			"'steadystate junit', 'html' and 'report'). It exits 1 when a spec broke a property, 3 when\n"+
+			"one ended in an error or a suite did not run (docs/conformance.md, \"Exit codes\").\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
 			"--label-filter=capability:scalable -v; SUITE FLAGS those of 'steadystate suite -h'.")
 	artifacts := cmd.FS.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
@@ -92,7 +120,7 @@ func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout,
 		return err
 	}
 	if !passed {
-		return errSuiteFailed
+		return suiteFailed(filepath.Join(*artifacts, e2e.ReportName))
 	}
 	return nil
 }

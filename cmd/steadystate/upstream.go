@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -79,25 +78,21 @@ func upstreamConfigFrom(e config.Settings, args []string) (upstreamConfig, error
 func upstreamCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
 	cfg, err := upstreamConfigFrom(settings, args)
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	root, err := upstream.ModuleRoot()
 	if err != nil {
-		return err
+		return cli.Mark(cli.ErrInput, err)
 	}
 	// The suites read the releases from the folder checked here, even
 	// when UPSTREAM_DIR was given relative to this folder.
 	cfg.run.Env = append(cfg.run.Env, "UPSTREAM_DIR="+cfg.dir)
 	cells, err := upstream.Matrix(cfg.cells, cfg.dir, root, cfg.run.Provider)
 	if err != nil {
+		return cli.Mark(cli.ErrInput, err)
+	}
+	if _, err := cfg.run.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
-	ok, err := cfg.run.RunAll(ctx, cells, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errors.New("the upstream matrix failed: a release with the fix did not pass, or a release with the bug did not break exactly its seed's properties every time")
-	}
-	return nil
+	return matrixFailure("upstream", "upstream matrix", cells, stdout)
 }

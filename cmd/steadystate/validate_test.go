@@ -36,42 +36,63 @@ func validate(t *testing.T, dir string) (string, int) {
 	return string(out), code
 }
 
+// Validate's verdicts and exit codes on recorded evidence that agrees
+// with its run: a property broken is a finding (1), a premise that did not
+// hold an error (3), every property held a pass (0).
 func TestValidateAgreesWithTheRun(t *testing.T) {
-	out, code := validate(t, evidenceDir(t, "leader-start-on-shutdown-follower-shutdown.json", func(s string) string { return s }))
-	if code != 0 || !strings.Contains(out, "same       broken invariant leader/only-holder-writes") ||
-		!strings.Contains(out, "verdict: broken [leader/only-holder-writes]") || !strings.Contains(out, ", 0 differ,") {
+	same := func(s string) string { return s }
+	for _, tc := range []struct {
+		file, verdict, result string
+		code                  int
+	}{
+		{"leader-start-on-shutdown-follower-shutdown.json", "verdict: broken [leader/only-holder-writes]", "validate: NOT PASSED — 1 broken (findings), 0 error", 1},
+		{"leader-correct-follower-shutdown.json", "verdict: passed", "validate: PASSED", 0},
+		{filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "verdict: error (assumption steadystate/writes-refused did not hold)", "validate: ERROR — 0 broken (findings), 1 error", 3},
+	} {
+		out, code := validate(t, evidenceDir(t, tc.file, same))
+		if code != tc.code || !strings.Contains(out, tc.verdict) || !strings.Contains(out, ", 0 differ,") || !strings.Contains(out, tc.result+"\n") {
+			t.Errorf("%s: exit %d, want %d, %q and %q; output:\n%s", tc.file, code, tc.code, tc.verdict, tc.result, out)
+		}
+	}
+	out, code := validate(t, evidenceDir(t, "leader-start-on-shutdown-follower-shutdown.json", same))
+	if !strings.Contains(out, "same       broken invariant leader/only-holder-writes") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
 
+// A verdict that differs from the run's is an error (3), whatever the
+// verdicts: the evidence or the judges changed, so neither can be trusted.
 func TestValidateFailsWhenAVerdictDiffers(t *testing.T) {
 	// The run is said to have found the writes held: the evidence says not.
 	out, code := validate(t, evidenceDir(t, "leader-start-on-shutdown-follower-shutdown.json", func(s string) string {
 		return strings.Replace(s, `"id":"leader/only-holder-writes","stage":"invariant","sentence":"every leader-only write is made by the replica holding a valid Lease at that moment","outcome":"broken"`,
 			`"id":"leader/only-holder-writes","stage":"invariant","sentence":"every leader-only write is made by the replica holding a valid Lease at that moment","outcome":"held"`, 1)
 	}))
-	if code != 1 || !strings.Contains(out, "DIFFERS") || !strings.Contains(out, "the run recorded: held") {
-		t.Errorf("exit %d, output:\n%s", code, out)
+	if code != 3 || !strings.Contains(out, "DIFFERS") || !strings.Contains(out, "the run recorded: held") {
+		t.Errorf("exit %d, want 3; output:\n%s", code, out)
 	}
 }
 
 func TestValidateBadInput(t *testing.T) {
+	// A path that is no folder is input refused (2); a folder with
+	// nothing to judge, or evidence that does not read, judges nothing (3).
 	for _, tc := range []struct {
 		name, dir, want string
+		code            int
 	}{
-		{"not a folder", "/nonexistent/artifacts", "/nonexistent/artifacts is not a folder"},
-		{"no evidence", t.TempDir(), "no evidence.json below"},
-		{"not evidence", evidenceDir(t, "leader-correct-follower-shutdown.json", func(string) string { return "{not json" }), "is not steadystate evidence"},
+		{"not a folder", "/nonexistent/artifacts", "/nonexistent/artifacts is not a folder", 2},
+		{"no evidence", t.TempDir(), "no evidence.json below", 3},
+		{"not evidence", evidenceDir(t, "leader-correct-follower-shutdown.json", func(string) string { return "{not json" }), "is not steadystate evidence", 3},
 		{"a newer format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
 			return strings.Replace(s, `"format":2`, `"format":9`, 1)
-		}), "has evidence format 9; this steadystate reads up to 2"},
+		}), "has evidence format 9; this steadystate reads up to 2", 3},
 		{"an older format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
 			return strings.Replace(s, `"format":2`, `"format":1`, 1)
-		}), "has evidence format 1, from an older steadystate"},
+		}), "has evidence format 1, from an older steadystate", 3},
 	} {
 		out, code := validate(t, tc.dir)
-		if code != 1 || !strings.Contains(out, tc.want) || !strings.HasPrefix(out, "steadystate: ") {
-			t.Errorf("%s: exit %d, output:\n%s\nwant exit 1 and %q", tc.name, code, out, tc.want)
+		if code != tc.code || !strings.Contains(out, tc.want) || !strings.HasPrefix(out, "steadystate: ") {
+			t.Errorf("%s: exit %d, output:\n%s\nwant exit %d and %q", tc.name, code, out, tc.code, tc.want)
 		}
 	}
 }
@@ -107,12 +128,14 @@ func TestValidateRemakesANotBoundDecidedFromEvidence(t *testing.T) {
 			return s[:i] + strings.Replace(s[i:i+k], `"outcome":"`+outcome+`"`, `"outcome":"not-bound"`, 1) + s[i+k:]
 		})
 	}
+	// The properties after it stay not evaluated: the spec's verdict is
+	// unknown, an error (3), whichever way the premise was recorded.
 	out, code := validate(t, unbound(filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "broken"))
-	if code != 0 || !strings.Contains(out, "same       not-bound assumption steadystate/writes-refused: the controller made no write while the refusal was armed") {
+	if code != 3 || !strings.Contains(out, "same       not-bound assumption steadystate/writes-refused: the controller made no write while the refusal was armed") {
 		t.Errorf("the Job controller's refusal that drew no write: exit %d, output:\n%s", code, out)
 	}
 	out, code = validate(t, unbound("steadystate-correct-writes-refused.json", "held"))
-	if code != 1 || !strings.Contains(out, "DIFFERS    not-evaluated assumption steadystate/writes-refused: the evidence shows the property bound") {
+	if code != 3 || !strings.Contains(out, "DIFFERS    not-evaluated assumption steadystate/writes-refused: the evidence shows the property bound") {
 		t.Errorf("a run whose writes were refused, recorded not bound: exit %d, output:\n%s", code, out)
 	}
 }

@@ -103,39 +103,38 @@ func writeBundle(t *testing.T, passed bool, started time.Time, r bundleRun) (pat
 }
 
 // verify runs `steadystate verify` with args and returns its stdout, its
-// stderr and its error.
-func verify(t *testing.T, args ...string) (string, string, error) {
+// stderr and its exit code.
+func verify(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := command(t, t.TempDir(), append([]string{"verify"}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
+	return runCode(t, append([]string{"verify"}, args...)...)
 }
 
 // verify re-judges the passed spec's verdicts as well as the failed
-// one's, each from its own evidence, and says how many.
+// one's, each from its own evidence, and says how many; the bundle
+// verifies, and its subject broke a property: a finding, exit 1.
 func TestVerifyRejudgesEveryVerdict(t *testing.T) {
 	path, digest := writeBundle(t, false, runStarted, bundleRun{})
-	out, stderr, err := verify(t, "--digest", digest, path)
+	out, stderr, code := verify(t, "--digest", digest, path)
 	for _, want := range []string{
 		"every sum matches the manifest, whose sha256 is the published digest",
 		"BROKEN", "leader/only-holder-writes",
 		"re-judged from " + runDir + "/" + testenv.ArtifactsFolder(followerSpec) + "/evidence.json",
 		"re-judged from " + runDir + "/" + testenv.ArtifactsFolder(partitionSpec) + "/evidence.json",
 		"re-judged 6 verdict(s) of 2 spec(s) from their evidence, 0 differ",
-		"its verdicts stand: the subject did not pass",
+		"is intact and its verdicts stand: the manifest's sha256 is the published digest",
+		// A bundle from before the manifest kept the bound capabilities.
+		"capabilities run: leaderElected (suite leader); the capabilities the subject binds are not recorded",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
-	if err != nil {
-		t.Errorf("verify: %v\n%s%s", err, out, stderr)
+	if code != 1 || lastLine(out) != "verify: NOT PASSED — 1 broken (findings), 0 error" {
+		t.Errorf("verify: exit %d, want 1 and the result last\n%s%s", code, out, stderr)
 	}
 	// The digest may follow the bundle too.
-	if _, stderr, err := verify(t, path, "--digest", "sha256:"+digest); err != nil {
-		t.Errorf("verify BUNDLE --digest: %v\n%s", err, stderr)
+	if _, stderr, code := verify(t, path, "--digest", "sha256:"+digest); code != 1 {
+		t.Errorf("verify BUNDLE --digest: exit %d\n%s", code, stderr)
 	}
 }
 
@@ -204,7 +203,9 @@ func rewriteBundle(t *testing.T, in string, edit func(report []byte) []byte) str
 }
 
 // Each bad bundle is refused with one line naming the file and what is
-// wrong, and a non-zero exit.
+// wrong, and exit 3: it cannot be trusted, whatever its verdicts say. A
+// bundle that names nothing, or a digest that is none, is input refused
+// (exit 2).
 func TestVerifyRefuses(t *testing.T) {
 	good, digest := writeBundle(t, false, runStarted, bundleRun{})
 	data, _ := os.ReadFile(good)
@@ -233,36 +234,43 @@ func TestVerifyRefuses(t *testing.T) {
 		return bytes.Replace(report, []byte(`"SuiteDescription":"Leader election"`), []byte(`"SuiteDescription":"Leader election, edited"`), 1)
 	})
 	wrong := fmt.Sprintf("%x", sha256.Sum256([]byte("another bundle")))
+	noDigest := func(path string) []string { return []string{"--no-digest", path} }
 	for name, tc := range map[string]struct {
-		args []string
-		want string
+		args  []string
+		code  int
+		want  string
+		usage bool
 	}{
-		"a bundle that claims a pass": {[]string{mustBundle(writeBundle(t, true, runStarted, bundleRun{}))}, "the manifest says passed=true, its reports say passed=false"},
-		"a truncated bundle":          {[]string{truncated}, "truncated.tar.gz: truncated or corrupt"},
-		"no bundle":                   {[]string{"/nonexistent/b.tar.gz"}, "no such file"},
-		"a passed spec with no evidence": {[]string{noEvidence}, fmt.Sprintf("spec %q (passed) recorded evidence/complete held and kept no evidence: %s/%s/evidence.json is missing",
-			followerSpec, runDir, testenv.ArtifactsFolder(followerSpec))},
-		"a report older than its run":   {[]string{stale}, runDir + "/report.json: the report's run began 2026-11-23 12:55:12.882 UTC, before this bundle's run began 2026-11-23 13:00:00.000 UTC"},
-		"evidence older than its run":   {[]string{staleEvidence}, "/evidence.json: the spec began 2026-11-23 12:24:09.613 UTC, before this bundle's run began"},
-		"a verdict its evidence denies": {[]string{forged}, "1 verdict(s) differ from the evidence they were judged from"},
-		"a wrong digest":                {[]string{"--digest", wrong, good}, "conformance.tar.gz: its manifest.json has sha256 " + digest + ", not the published " + wrong},
-		"report and manifest edited":    {[]string{"--digest", digest, edited}, "edited.tar.gz: its manifest.json has sha256"},
-		"not a digest":                  {[]string{"--digest", "abc", good}, `--digest "abc" is not a sha256`},
-		"two bundles":                   {[]string{good, good}, "verify takes one bundle"},
+		"a bundle that claims a pass": {noDigest(mustBundle(writeBundle(t, true, runStarted, bundleRun{}))), 3, "the manifest says passed=true, its reports say passed=false", false},
+		"a truncated bundle":          {noDigest(truncated), 3, "truncated.tar.gz: truncated or corrupt", false},
+		"no bundle":                   {noDigest("/nonexistent/b.tar.gz"), 2, "no such file", false},
+		"a passed spec with no evidence": {noDigest(noEvidence), 3, fmt.Sprintf("spec %q (passed) recorded evidence/complete held and kept no evidence: %s/%s/evidence.json is missing",
+			followerSpec, runDir, testenv.ArtifactsFolder(followerSpec)), false},
+		"a report older than its run":    {noDigest(stale), 3, runDir + "/report.json: the report's run began 2026-11-23 12:55:12.882 UTC, before this bundle's run began 2026-11-23 13:00:00.000 UTC", false},
+		"evidence older than its run":    {noDigest(staleEvidence), 3, "/evidence.json: the spec began 2026-11-23 12:24:09.613 UTC, before this bundle's run began", false},
+		"a verdict its evidence denies":  {noDigest(forged), 3, "1 verdict(s) differ from the evidence they were judged from", false},
+		"a wrong digest":                 {[]string{"--digest", wrong, good}, 3, "conformance.tar.gz: its manifest.json has sha256 " + digest + ", not the published " + wrong, false},
+		"report and manifest edited":     {[]string{"--digest", digest, edited}, 3, "edited.tar.gz: its manifest.json has sha256", false},
+		"not a digest":                   {[]string{"--digest", "abc", good}, 2, `--digest "abc" is not a sha256`, true},
+		"two bundles":                    {[]string{"--no-digest", good, good}, 2, "verify takes one bundle", true},
+		"neither digest nor --no-digest": {[]string{edited}, 2, "verify needs --digest SHA256, the manifest digest conform printed", true},
+		"both digest and --no-digest":    {[]string{"--digest", digest, "--no-digest", good}, 2, "verify takes --digest or --no-digest, not both", true},
 	} {
-		out, stderr, err := verify(t, tc.args...)
+		out, stderr, code := verify(t, tc.args...)
 		first, _, usage := strings.Cut(stderr, "\n\nusage:")
-		if err == nil || !strings.Contains(first, tc.want) || strings.Count(strings.TrimSpace(first), "\n") > 0 || usage != (name == "two bundles") {
-			t.Errorf("%s: err=%v, want one line with %q, got:\n%s", name, err, tc.want, stderr)
+		if code != tc.code || !strings.Contains(first, tc.want) || strings.Count(strings.TrimSpace(first), "\n") > 0 || usage != tc.usage {
+			t.Errorf("%s: exit %d, want %d and one line with %q, got:\n%s", name, code, tc.code, tc.want, stderr)
 		}
 		if strings.Contains(out, "verdicts stand") {
 			t.Errorf("%s: verify says the verdicts stand:\n%s", name, out)
 		}
 	}
-	// Without the digest, the edited archive is consistent with its own
-	// manifest: only the digest published apart catches it.
-	if out, stderr, err := verify(t, edited); err != nil || !strings.Contains(out, "Leader election, edited") {
-		t.Errorf("the edited bundle without --digest: err=%v, want it to pass, edited:\n%s%s", err, out, stderr)
+	// With --no-digest, the edited archive is consistent with its own
+	// manifest, and verify says that is all it checked: only the digest
+	// published apart catches it.
+	out, stderr, code := verify(t, "--no-digest", edited)
+	if code != 1 || !strings.Contains(out, "Leader election, edited") || !strings.Contains(out, "is intact and its verdicts stand: internal consistency only (--no-digest)") {
+		t.Errorf("the edited bundle with --no-digest: exit %d, want 1 (its finding) and internal consistency only:\n%s%s", code, out, stderr)
 	}
 }
 

@@ -267,3 +267,23 @@ func CheckSuiteFlags(args []string) error {
 	}
 	return nil
 }
+
+// JSONReport is the Ginkgo JSON report a suite's command line args name
+// (-ginkgo.json-report=FILE, or FILE as the next argument; one or two
+// dashes), and whether they name one.
+func JSONReport(args []string) (path string, ok bool) {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		switch {
+		case a == "--":
+			return "", false
+		case name != "ginkgo.json-report" || !strings.HasPrefix(a, "-"):
+			continue
+		case hasValue:
+			return value, true
+		case i+1 < len(args):
+			return args[i+1], true
+		}
+	}
+	return "", false
+}

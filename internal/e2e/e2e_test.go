@@ -266,3 +266,21 @@ func TestEverySuiteGetsTheRunsKey(t *testing.T) {
 		t.Errorf("passed %v, err %v: a suite did not get the run's key; output:\n%s", passed, err, out.String())
 	}
 }
+
+func TestJSONReport(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+		ok   bool
+	}{
+		{[]string{"-ginkgo.v", "-ginkgo.json-report=/a/report.json"}, "/a/report.json", true},
+		{[]string{"--ginkgo.json-report", "/b/report.json", "-ginkgo.v"}, "/b/report.json", true},
+		{[]string{"-ginkgo.junit-report=/c/junit.xml", "-steadystate.window=2s"}, "", false},
+		{[]string{"--", "-ginkgo.json-report=/d/report.json"}, "", false},
+		{nil, "", false},
+	} {
+		if got, ok := JSONReport(tc.args); got != tc.want || ok != tc.ok {
+			t.Errorf("JSONReport(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
+		}
+	}
+}

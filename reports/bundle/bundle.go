@@ -286,16 +286,28 @@ func Open(p, dst string) (Manifest, error) {
 	return m, nil
 }
 
+// CheckDigestSyntax says whether digest is a sha256, as conform prints it
+// (64 hex digits, "sha256:" before them or not).
+func CheckDigestSyntax(digest string) error {
+	if b, err := hex.DecodeString(normalDigest(digest)); err != nil || len(b) != sha256.Size {
+		return fmt.Errorf("--digest %q is not a sha256 (64 hex digits): give the manifest digest steadystate conform printed for the bundle", digest)
+	}
+	return nil
+}
+
+func normalDigest(d string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "sha256:"))
+}
+
 // CheckDigest checks the bundle p, opened as m, against want, its
 // manifest's sha256 as published apart from the bundle (conform prints
 // it): a bundle whose files were edited together with their sums in the
 // manifest passes Open, and fails here.
 func CheckDigest(p string, m Manifest, want string) error {
-	given := want
-	want = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(want), "sha256:"))
-	if b, err := hex.DecodeString(want); err != nil || len(b) != sha256.Size {
-		return fmt.Errorf("--digest %q is not a sha256 (64 hex digits): give the manifest digest steadystate conform printed for the bundle", given)
+	if err := CheckDigestSyntax(want); err != nil {
+		return err
 	}
+	want = normalDigest(want)
 	if m.Digest != want {
 		return fmt.Errorf("%w: %s: its %s has sha256 %s, not the published %s: the bundle was changed after it was written, or the digest is another bundle's", ErrInvalid, p, ManifestName, m.Digest, want)
 	}
