@@ -15,6 +15,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/rejudge"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -169,8 +170,8 @@ func TestGather(t *testing.T) {
 			var log bytes.Buffer
 			m, err := Gather(dir, out, "c", len(tc.done), &log)
 			complete := len(tc.missing) == 0
-			if complete != (err == nil) || (!complete && !errors.Is(err, ErrIncomplete)) {
-				t.Fatalf("gather: %v, want complete=%v\n%s", err, complete, log.String())
+			if complete != (err == nil) || (!complete && (!errors.Is(err, ErrIncomplete) || cli.ExitCode(err) != cli.ExitError)) {
+				t.Fatalf("gather: %v (exit %d), want complete=%v\n%s", err, cli.ExitCode(err), complete, log.String())
 			}
 			c := m.Campaign
 			if !slices.Equal(c.Present, tc.present) || !slices.Equal(c.Missing, tc.missing) || c.Complete() != complete {
@@ -185,7 +186,12 @@ func TestGather(t *testing.T) {
 				}
 			}
 			var verified bytes.Buffer
-			err = rejudge.Bundle(out, nil, &verified)
+			err = rejudge.Bundle(out, nil, false, &verified)
+			// Incomplete, a campaign whose present indices found nothing
+			// is an error (3), and so is its gathering.
+			if want := map[bool]int{true: 0, false: 3}[complete]; cli.ExitCode(err) != want {
+				t.Errorf("verify: exit %d, want %d (%v)", cli.ExitCode(err), want, err)
+			}
 			switch {
 			case complete && (err != nil || !strings.Contains(verified.String(), "verify: the campaign is complete")):
 				t.Errorf("verify: %v\n%s", err, verified.String())

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -77,7 +78,7 @@ func Gather(dir, out, job string, indices int, stdout io.Writer) (bundle.Manifes
 		// No index ran: the bundle holds only its summary, and says so.
 		m.Started = m.Created
 	}
-	passed, err := reportsPassed(dir, c.Present)
+	passed, broke, err := reportsPassed(dir, c.Present)
 	if err != nil {
 		return m, err
 	}
@@ -102,11 +103,18 @@ func Gather(dir, out, job string, indices int, stdout io.Writer) (bundle.Manifes
 	}
 	fmt.Fprintf(stdout, "campaign: bundle %s (%d files), manifest digest sha256:%s\n", out, len(m.Files), m.Digest)
 	fmt.Fprintf(stdout, "campaign: `steadystate verify --digest %s %s` checks the bundle against it and re-judges every verdict\n", m.Digest, out)
+	// A finding in an index present is the campaign's result, even when
+	// it is incomplete or an index ended in an error: it stands on its
+	// own evidence.
+	kind := cli.ErrHarness
+	if broke {
+		kind = cli.ErrFinding
+	}
 	switch {
 	case !c.Complete():
-		return m, fmt.Errorf("%w: index(es) %s of %d left no results (their pods failed or never ran; `kubectl -n %s logs` their pods): the bundle holds indices %s only", ErrIncomplete, ints(c.Missing), indices, Namespace, ints(c.Present))
+		return m, cli.Mark(kind, fmt.Errorf("%w: index(es) %s of %d left no results (their pods failed or never ran; `kubectl -n %s logs` their pods): the bundle holds indices %s only", ErrIncomplete, ints(c.Missing), indices, Namespace, ints(c.Present)))
 	case !m.Passed:
-		return m, errors.New("the campaign's explorations did not pass: see the summary above (broken: a finding; error: the harness or the subject's set-up)")
+		return m, cli.Mark(kind, errors.New("the campaign's explorations did not pass: see the summary above (broken: a finding; error: the harness or the subject's set-up)"))
 	}
 	return m, nil
 }
@@ -125,8 +133,9 @@ func readRecord(p string) (Record, error) {
 
 // reportsPassed judges the present indices' reports as verify does:
 // they passed when no spec broke or ended in an error and at least one
-// report had a spec that passed; none present did not pass.
-func reportsPassed(dir string, present []int) (bool, error) {
+// report had a spec that passed; none present did not pass. broke says a
+// spec broke a property.
+func reportsPassed(dir string, present []int) (passed, broke bool, err error) {
 	passed, any := true, false
 	for _, i := range present {
 		err := filepath.WalkDir(filepath.Join(dir, bundle.IndexFolder(i)), func(p string, d fs.DirEntry, err error) error {
@@ -142,13 +151,14 @@ func reportsPassed(dir string, present []int) (bool, error) {
 			if count[verdict.BrokenSpec]+count[verdict.Error] > 0 || count[verdict.Passed] == 0 {
 				passed = false
 			}
+			broke = broke || count[verdict.BrokenSpec] > 0
 			return nil
 		})
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
-	return passed && any, nil
+	return passed && any, broke, nil
 }
 
 func writeSummary(w io.Writer, c bundle.Campaign, recs []Record) {

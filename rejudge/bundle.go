@@ -139,9 +139,17 @@ func Bundle(path string, digest *string, failOnGaps bool, stdout io.Writer) erro
 	}
 	if c := m.Campaign; c != nil && !c.Complete() {
 		fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand in the indices present (%s) only: %s\n", path, ints(c.Present), trust)
+		// Incomplete, the campaign is an error, unless an index present
+		// found something: a finding stands on its own evidence.
+		incomplete := fmt.Sprintf("the campaign is incomplete: index(es) %s of %d left no results", ints(c.Missing), c.Indices)
+		if word == reports.ResultNotPassed {
+			detail += "; " + incomplete
+		} else {
+			word, detail = reports.ResultError, incomplete+"; the indices present: "+reports.Line(word, detail)
+		}
+		fmt.Fprintf(stdout, "verify: %s\n", reports.Line(word, detail))
 		err := fmt.Errorf("%s: the campaign is incomplete: index(es) %s of %d left no results (their pods failed or never ran), so its verdicts cover indices %s only; run the campaign again", path, ints(c.Missing), c.Indices, ints(c.Present))
-		fmt.Fprintf(stdout, "verify: %s\n", reports.Line(reports.ResultError, fmt.Sprintf("the campaign is incomplete: index(es) %s of %d left no results; %s in the indices present", ints(c.Missing), c.Indices, reports.Line(word, detail))))
-		return cli.Mark(cli.ErrHarness, err)
+		return cli.Mark(reports.Kind(word, false), err)
 	}
 	fmt.Fprintf(stdout, "verify: %s is intact and its verdicts stand: %s\n", path, trust)
 	if c := m.Campaign; c != nil {
