@@ -67,17 +67,19 @@ unit: kube-bins upstream-bins ## unit and integration tests (real control planes
 # The suites are compiled into bin/steadystate: `steadystate e2e` runs each
 # in a child process of it and merges their Ginkgo JSON reports into
 # report.json; the summary and the JUnit come from that report, also when a
-# spec failed; the target then fails with the suites' status. Every suite
-# runs and is judged, whichever failed before it.
+# spec failed; the target then fails with the suites' status: the report's
+# exit code (1 a finding, 3 an error or nothing judged; docs/conformance.md,
+# "Exit codes"), shown in make's "Error N" (make itself exits 2 on any).
+# Every suite runs and is judged, whichever failed before it.
 e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVIDER (local, kind, existing); JUnit to $(ARTIFACTS)/junit.xml
 	@mkdir -p $(ARTIFACTS)
 	@rm -f $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml
 	@status=0; $(WITH_CLUSTER_TOOLS) bin/steadystate e2e --artifacts=$(ARTIFACTS) $(if $(E2E_PARALLEL),--parallel=$(E2E_PARALLEL)) $(GINKGO_FLAGS) -- -steadystate.refctl=$(CURDIR)/bin/refctl $(SUITE_FLAGS) || status=$$?; \
 	if [ -f $(ARTIFACTS)/report.json ]; then \
-	  bin/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=1; \
-	  bin/steadystate html $(ARTIFACTS) || status=1; \
-	  bin/steadystate report $(ARTIFACTS)/report.json || status=1; \
-	else echo "e2e: the suites wrote no report ($(ARTIFACTS)/report.json): see the output above"; [ $$status -ne 0 ] || status=1; fi; \
+	  bin/steadystate junit $(ARTIFACTS)/report.json $(ARTIFACTS)/junit.xml || status=3; \
+	  bin/steadystate html $(ARTIFACTS) || status=3; \
+	  bin/steadystate report $(ARTIFACTS)/report.json || status=$$?; \
+	else echo "e2e: the suites wrote no report ($(ARTIFACTS)/report.json): see the output above"; [ $$status -ne 0 ] || status=3; fi; \
 	exit $$status
 
 # bin/steadystate and bin/refctl (the reference controllers, which the

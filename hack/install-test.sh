@@ -37,9 +37,18 @@ GOPROXY="file://$WORK/proxy,$(go env GOPROXY)" GONOSUMDB="$MODULE" GOBIN="$WORK/
 log "go install took $(( $(date +%s) - start ))s; running from $PWD, which holds only subject.yaml"
 export PATH="$WORK/bin:$PATH"
 
+# conform's exit code is its result's (docs/conformance.md, "Exit codes");
+# verify, given the digest conform printed, must end on the same code.
 status=0
-steadystate conform --subject subject.yaml --provider local --out "$ARTIFACTS/install-test.tar.gz" || status=$?
-[[ -f "$ARTIFACTS/install-test.tar.gz" ]] || { log "error: conform (exit $status) wrote no bundle"; exit 1; }
-steadystate verify "$ARTIFACTS/install-test.tar.gz"
-log "conform exited $status; the bundle verifies: $ARTIFACTS/install-test.tar.gz"
+steadystate conform --subject subject.yaml --provider local --out "$ARTIFACTS/install-test.tar.gz" | tee "$WORK/conform.out" || status=$?
+[[ -f "$ARTIFACTS/install-test.tar.gz" ]] || { log "error: conform (exit $status) wrote no bundle"; exit 3; }
+digest="$(sed -n 's/.*manifest digest sha256:\([0-9a-f]\{64\}\).*/\1/p' "$WORK/conform.out" | head -n 1)"
+[[ -n "$digest" ]] || { log "error: conform (exit $status) printed no manifest digest"; exit 3; }
+verified=0
+steadystate verify --digest "$digest" "$ARTIFACTS/install-test.tar.gz" || verified=$?
+if ((verified != status)); then
+  log "error: conform exited $status and verify of its bundle $verified: they must agree"
+  exit 3
+fi
+log "conform exited $status; the bundle verifies against its digest with the same result: $ARTIFACTS/install-test.tar.gz"
 exit "$status"

@@ -94,7 +94,9 @@ type Run struct {
 	// Err says why the run left no matrix to read.
 	Err string `json:",omitempty"`
 	// Verified is what `steadystate verify --digest` said of the bundle:
-	// its last line, and whether it accepted it.
+	// its last line (the result, as conform said it), and whether it
+	// accepted it: the bundle intact and its verdicts standing, whatever
+	// the result (verify's exit code is the result's: 1 for a finding).
 	Verified   string
 	VerifiedOK bool
 }
@@ -118,6 +120,8 @@ type Matrix struct {
 
 var (
 	digestLine = regexp.MustCompile(`manifest digest sha256:([0-9a-f]{64})`)
+	// acceptedLine is verify's line for a bundle it accepted.
+	acceptedLine = regexp.MustCompile(`(?m)^verify: .* is intact and its verdicts stand`)
 	// progressLine is a line of conform's progress worth echoing: a
 	// suite's spec and fault lines, a finished run, the digest (the rest,
 	// the summary included, is in the run's log).
@@ -240,10 +244,10 @@ func runOnce(ctx context.Context, cfg Config, s Subject, n int, dir, tag string,
 		return r
 	}
 	vout, verr := runLogged(ctx, filepath.Join(dir, "verify.log"), cfg, "", io.Discard, "verify", "--digest", d[1], bundle)
-	r.Verified = lastLine(vout)
-	r.VerifiedOK = verr == nil
-	if verr != nil {
-		r.Verified = "REFUSED: " + r.Verified
+	r.Verified = strings.TrimPrefix(lastLine(vout), "verify: ")
+	r.VerifiedOK = acceptedLine.MatchString(vout)
+	if !r.VerifiedOK {
+		r.Verified = fmt.Sprintf("REFUSED (%v): %s", verr, r.Verified)
 	}
 	return r
 }

@@ -91,7 +91,9 @@ func TestSubjectsPick(t *testing.T) {
 
 // fakeSteadystate is a steadystate program that writes the matrix of a
 // conform run (from the testdata file named by ZOO_FAKE_MATRIX, per run
-// in turn) and prints a digest, and accepts verify.
+// in turn) and prints a digest, and accepts verify, which ends, as it
+// does, on the run's result and exits with its code: 1 for the second
+// run's finding.
 const fakeSteadystate = `#!/bin/sh
 case "$1" in
 conform)
@@ -101,7 +103,10 @@ conform)
   echo "steadystate [1s] spec 1 of 2: LOCAL_NODES=$LOCAL_NODES"
   echo "conform: bundle x, manifest digest sha256:0123456789012345678901234567890123456789012345678901234567890123"
   [ $n = 1 ] ;;
-verify) echo "re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ" ;;
+verify)
+  echo "verify: re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ"
+  echo "verify: $4 is intact and its verdicts stand: the manifest's sha256 is the published digest"
+  if [ "$(cat "$ZOO_FAKE_COUNT")" = 1 ]; then echo "verify: PASSED"; else echo "verify: NOT PASSED — 1 broken (findings), 1 error"; exit 1; fi ;;
 esac
 `
 
@@ -131,7 +136,8 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"[1/2] job run 1/2: conform", "[2/2] job run 2/2: steadystate broken (steadystate/quiescent)", "LOCAL_NODES=on", "re-judged 5 verdict(s)"} {
+	for _, want := range []string{"[1/2] job run 1/2: conform", "[2/2] job run 2/2: steadystate broken (steadystate/quiescent)", "LOCAL_NODES=on",
+		"; verify: PASSED", "; verify: NOT PASSED — 1 broken (findings), 1 error"} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress does not say %q:\n%s", want, progress.String())
 		}
@@ -182,7 +188,10 @@ conform)
   mkdir -p "$ARTIFACTS/conform"
   cp "$ZOO_FAKE_DIR/run1.json" "$ARTIFACTS/conform/matrix.json"
   echo "conform: bundle x, manifest digest sha256:0123456789012345678901234567890123456789012345678901234567890123" ;;
-verify) echo "re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ" ;;
+verify)
+  echo "verify: re-judged 5 verdict(s) of 2 spec(s) from their evidence, 0 differ"
+  echo "verify: $4 is intact and its verdicts stand: the manifest's sha256 is the published digest"
+  if [ "$(cat "$ZOO_FAKE_COUNT")" = 1 ]; then echo "verify: PASSED"; else echo "verify: NOT PASSED — 1 broken (findings), 1 error"; exit 1; fi ;;
 esac
 `), 0o755)
 	t.Setenv("ZOO_FAKE_DIR", mustAbs(t, "testdata"))
