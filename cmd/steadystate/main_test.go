@@ -275,10 +275,20 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	if len(names) < 14 {
 		t.Fatalf("found %d commands in the usage (%v): the test reads it wrong", len(names), names)
 	}
-	// The usage names the exit codes and where they are documented.
+	// The usage names the exit codes and where they are documented, and
+	// the page documents each.
 	for _, want := range []string{"Exit codes (docs/conformance.md#exit-codes): 0 passed", "1 a finding", "2 a usage mistake", "3 a harness error", "4 a pass with gaps under --fail-on-gaps"} {
 		if !strings.Contains(strings.Join(strings.Fields(usage), " "), want) {
 			t.Errorf("the usage does not say %q", want)
+		}
+	}
+	page, err := os.ReadFile("../../docs/conformance.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n### Exit codes\n", "\n| 0 | passed", "\n| 1 | a finding", "\n| 2 | a usage mistake", "\n| 3 | ERROR", "\n| 4 | PASSED WITH GAPS under `--fail-on-gaps`"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("docs/conformance.md does not document %q", strings.TrimSpace(want))
 		}
 	}
 	for _, name := range names {
