@@ -98,3 +98,49 @@ func protobufLeaseHolder(raw []byte) string {
 	}
 	return string(protoFields(protoFields(obj)[2].bytes)[1].bytes)
 }
+
+// answeredObject reads the name and uid of the object answering a write,
+// JSON or protobuf, gzip-compressed or not, from the start of the body
+// the proxy kept (an object's metadata comes first); nil when it holds
+// none.
+func answeredObject(h http.Header, body []byte) *ObjectRef {
+	body = gunzipped(h, body)
+	if bytes.HasPrefix(body, protobufMagic) {
+		kind, obj, ok := protobufObject(body)
+		if !ok || kind == "Status" {
+			return nil
+		}
+		// ObjectMeta (field 1): name=1, uid=5.
+		om := protoFields(protoFields(obj)[1].bytes)
+		if name := string(om[1].bytes); name != "" {
+			return &ObjectRef{Name: name, UID: string(om[5].bytes)}
+		}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "metadata" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		var md struct {
+			Name string `json:"name"`
+			UID  string `json:"uid"`
+		}
+		if dec.Decode(&md) != nil || md.Name == "" {
+			return nil
+		}
+		return &ObjectRef{Name: md.Name, UID: md.UID}
+	}
+	return nil
+}

@@ -133,3 +133,93 @@ func TestRefusedWritesRecordTheMessage(t *testing.T) {
 		t.Errorf("recorded %q, want a 201 without a message and the 422's message", got)
 	}
 }
+
+// TestAnsweredObjectReadsNameAndUID: the name and uid of the object
+// answering a write are read from the start of its body, in either wire
+// format, compressed or not, and from a body cut after its metadata; a
+// Status or a body that is no object gives none.
+func TestAnsweredObjectReadsNameAndUID(t *testing.T) {
+	cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Name: "w-abcde", GenerateName: "w-", UID: "u-1"}, Data: map[string]string{"k": strings.Repeat("v", 1000)}}
+	raw, err := cm.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"}, Raw: raw}
+	env, err := u.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"w-abcde","generateName":"w-","uid":"u-1","labels":{"a":"b"}},"data":{"k":"` + strings.Repeat("v", 1000) + `"}}`
+	var gz bytes.Buffer
+	z := gzip.NewWriter(&gz)
+	z.Write([]byte(full))
+	z.Close()
+	want := &ObjectRef{Name: "w-abcde", UID: "u-1"}
+	for _, tc := range []struct {
+		name string
+		h    http.Header
+		body []byte
+		want *ObjectRef
+	}{
+		{"json", http.Header{}, []byte(full), want},
+		{"json cut after its metadata", http.Header{}, []byte(full[:len(full)-900]), want},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), want},
+		{"protobuf", http.Header{}, append(append([]byte{}, protobufMagic...), env...), want},
+		{"status", http.Header{}, []byte(`{"kind":"Status","metadata":{},"message":"x","code":409}`), nil},
+		{"not json", http.Header{}, []byte(`upstream connect error`), nil},
+	} {
+		got := answeredObject(tc.h, tc.body)
+		if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWritesRecordTheObjectWritten: through the proxy, a create records
+// the name (a generated one too) and uid of the object made, in either
+// wire format; a server-side apply that makes an object is a patch
+// answered 201, one that changes it a 200, both with the object; a
+// refused write names none.
+func TestWritesRecordTheObjectWritten(t *testing.T) {
+	for _, protobuf := range []bool{false, true} {
+		name := map[bool]string{false: "json", true: "protobuf"}[protobuf]
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, cluster(t))
+			cms := kubernetes.NewForConfigOrDie(e.victimConfig(protobuf)).CoreV1().ConfigMaps(e.ns)
+			made, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gen-"}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: made.Name}}, metav1.CreateOptions{}); err == nil {
+				t.Fatal("a second create of the same name succeeded")
+			}
+			apply := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":{"a":"1"}}`)
+			opts := metav1.PatchOptions{FieldManager: "test"}
+			applied, err := cms.Patch(t.Context(), "applied", types.ApplyPatchType, apply, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cms.Patch(t.Context(), "applied", types.ApplyPatchType, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":{"a":"2"}}`), opts); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range e.proxy.Requests() {
+				if r.Resource == "configmaps" && r.IsWrite() {
+					got = append(got, fmt.Sprintf("%s %d %v %s", r.Verb, r.Code, r.Created(), r.ObjectName()))
+					if r.Code < 300 && (r.Object == nil || r.Object.UID == "") {
+						t.Errorf("%s answered %d recorded no uid", r.Verb, r.Code)
+					}
+				}
+			}
+			want := []string{"create 201 true " + made.Name, "create 409 false ", "patch 201 true applied", "patch 200 false applied"}
+			if !slices.Equal(got, want) {
+				t.Errorf("recorded %q, want %q", got, want)
+			}
+			for _, r := range e.proxy.Requests() {
+				if r.Created() && r.Object != nil && r.Object.Name == "applied" && r.Object.UID != string(applied.UID) {
+					t.Errorf("the apply recorded uid %q, want %q", r.Object.UID, applied.UID)
+				}
+			}
+		})
+	}
+}

@@ -25,9 +25,38 @@ type Request struct {
 	// Message is the API server's Status message answering a write it
 	// refused (4xx, 5xx): what tells, say, a finalizer refused on an
 	// object being deleted from a schema's rejection, both 422.
-	Message string    `json:"message,omitempty"`
-	Start   time.Time `json:"start"`
-	End     time.Time `json:"end"`
+	Message string `json:"message,omitempty"`
+	// Object names the object the API server answered a create, update
+	// or patch with (2xx): its name (a create's request path has none: a
+	// generated name too) and uid. A server-side apply that makes the
+	// object is a patch answered 201.
+	Object *ObjectRef `json:"object,omitempty"`
+	Start  time.Time  `json:"start"`
+	End    time.Time  `json:"end"`
+}
+
+// ObjectRef is the name and uid of an object an answer carried.
+type ObjectRef struct {
+	Name string `json:"name"`
+	UID  string `json:"uid,omitempty"`
+}
+
+// Created reports whether the request made an object: a create, or a
+// patch (a server-side apply) the API server answered 201 Created.
+func (r Request) Created() bool {
+	return r.Code == 201 && (r.Verb == "create" || r.Verb == "patch") && r.Subresource == ""
+}
+
+// ObjectName is the name of the object the request wrote: its path's,
+// or, for a create, the answer's ("" when the answer was not read).
+func (r Request) ObjectName() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	if r.Object != nil {
+		return r.Object.Name
+	}
+	return ""
 }
 
 // Event is one watch event the proxy delivered or dropped.

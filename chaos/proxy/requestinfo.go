@@ -24,6 +24,11 @@ type RequestInfo struct {
 	// tell a resumed watch from a relist.
 	ResourceVersion   string `json:"resourceVersion,omitempty"`
 	SendInitialEvents bool   `json:"sendInitialEvents,omitempty"`
+	// LabelSelector and FieldSelector narrow a list, a watch or a
+	// deletecollection: what a controller sees of a resource, and which
+	// objects one delete of a collection took.
+	LabelSelector string `json:"labelSelector,omitempty"`
+	FieldSelector string `json:"fieldSelector,omitempty"`
 }
 
 // IsResource reports whether the request names an API resource.
@@ -86,6 +91,10 @@ func ParseRequest(method string, u *url.URL) RequestInfo {
 	info.ResourceVersion = q.Get("resourceVersion")
 	info.SendInitialEvents = q.Get("sendInitialEvents") == "true"
 	info.Verb = resourceVerb(method, info.Name != "", q)
+	switch info.Verb {
+	case "list", "watch", "deletecollection":
+		info.LabelSelector, info.FieldSelector = q.Get("labelSelector"), q.Get("fieldSelector")
+	}
 	return info
 }
 

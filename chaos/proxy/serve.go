@@ -59,7 +59,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
-	if isLeaseWrite(info) {
+	answersObject := info.Subresource == "" && (info.Verb == "create" || info.Verb == "update" || info.Verb == "patch")
+	if isLeaseWrite(info) || answersObject {
 		sw.tap = &bodyTap{}
 	}
 	sw.tapErrors = info.IsWrite()
@@ -67,7 +68,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case sw.tap == nil:
 	case sw.code >= 200 && sw.code <= 299:
-		rec.Holder = leaseHolder(sw.Header(), sw.tap.buf.Bytes())
+		if isLeaseWrite(info) {
+			rec.Holder = leaseHolder(sw.Header(), sw.tap.buf.Bytes())
+		}
+		if answersObject {
+			rec.Object = answeredObject(sw.Header(), sw.tap.buf.Bytes())
+		}
 	case sw.code >= 400:
 		rec.Message = statusMessage(sw.Header(), sw.tap.buf.Bytes())
 	}
