@@ -41,12 +41,32 @@ type EndMark struct {
 	// Namespace is the run's; absent (evidence made before it was
 	// recorded), the first namespaced object's.
 	Namespace string `json:"namespace,omitempty"`
+	// Made counts the changes the run had made when its end state was
+	// taken, of the Changes its binding has: a run that stopped before
+	// the last (a recovery that did not settle) ends in a state the
+	// reference runs, which made them all, cannot be compared with
+	// (SameEndStateUnbound). Both 0 in evidence from before they were
+	// recorded.
+	Made    int `json:"made,omitempty"`
+	Changes int `json:"changes,omitempty"`
 }
 
+// EndStateVersion is the version of what an end state covers. Version 2
+// adds what the controller created or changed without an ownerReference
+// from the objects (Written), compares the finalizers and ownerReferences
+// of everything it covers, and names the object a uid refers to (Others);
+// an end state of an earlier version (evidence kept from before) is
+// compared with another only on what both cover.
+const EndStateVersion = 2
+
 // EndState is one run's end state: the applied objects and everything they
-// owned (by ownerReferences, transitively) as recorded at At, and what the
+// owned (by ownerReferences, transitively), and every object the
+// controller created or changed in the run's namespace or cluster-scoped
+// for the run (and what those own), as recorded at At, and what the
 // controller created and deleted from the objects' application to then.
 type EndState struct {
+	// Version is EndStateVersion when it was made (0: before versions).
+	Version int `json:"version,omitempty"`
 	// Spec is the spec whose run it is.
 	Spec string `json:"spec"`
 	// Namespace is the run's (masked in every value).
@@ -59,14 +79,24 @@ type EndState struct {
 	NotReady string `json:"notReady,omitempty"`
 	// Roots are the joined keys of the applied objects that existed at At.
 	Roots []string `json:"roots"`
-	// Objects are the roots and what they owned, by joined key
-	// (managedFields left out).
+	// Written are the joined keys, among Objects, of what the controller
+	// created or changed (and what those own) that the roots do not own.
+	Written []string `json:"written,omitempty"`
+	// Objects are the roots, what they owned and what was written, by
+	// joined key (managedFields left out).
 	Objects map[string]map[string]any `json:"objects"`
-	// Creates counts the controller's answered creates by resource
-	// (plural, with its group but for the core group).
+	// Others names, by uid, every other object the run's histories held
+	// at At (its identity, Identities): what a uid in a compared field
+	// may refer to. A uid no recorded object held is a reference to
+	// nothing.
+	Others map[string]string `json:"others,omitempty"`
+	// Creates counts the controller's answered creates (a server-side
+	// apply that made an object included) by resource (plural, with its
+	// group but for the core group), of the run's namespace and its
+	// cluster-scoped objects.
 	Creates map[string]int `json:"creates"`
-	// Deletes counts the controller's answered deletes by the identity
-	// of the object deleted (Identities).
+	// Deletes counts the controller's answered deletes (one by one or by
+	// collection) by the identity of the object deleted (Identities).
 	Deletes map[string]int `json:"deletes"`
 }
 
@@ -80,6 +110,7 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	// taught are owed a status are not ready without one.
 	src, overrides := r.steadySource(), WithStatusOwed(r.overrides(), r.statusOwed())
 	names := r.fact(FactSteadyHistories)
+	named := r.clusterScoped()
 	r.proxyLogs()
 	if err := r.missing(); err != nil {
 		return nil, err
@@ -92,31 +123,84 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	if ns == "" {
 		ns = keysNamespace(m.Objects)
 	}
-	es := &EndState{Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: ns, Objects: map[string]map[string]any{}, Creates: map[string]int{}, Deletes: map[string]int{}}
+	scope := runScope{ns: ns, named: named}
+	histories := strings.Split(names, ",")
+	es := &EndState{Version: EndStateVersion, Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: ns, Objects: map[string]map[string]any{},
+		Others: map[string]string{}, Creates: map[string]int{}, Deletes: map[string]int{}}
 	for _, k := range m.Objects {
 		if s[k] != nil {
 			es.Roots = append(es.Roots, k)
 		}
 	}
-	for _, k := range owned(s, m.Objects) {
+	writes := controllerWrites(e, m.Applied, m.At)
+	var creates []write
+	for _, w := range writes {
+		if w.created && scope.has(w.resource, w.namespace, w.name) {
+			creates = append(creates, w)
+			es.Creates[w.resource]++
+		}
+	}
+	written := slices.Clone(m.Objects)
+	for k := range createdKeys(creates, s, histories, ns, firstSeenIfNeeded(creates, src, m.Applied, m.At)) {
+		written = append(written, k)
+	}
+	for _, w := range writes {
+		if (w.verb == "update" || w.verb == "patch") && !w.created && w.name != "" && scope.has(w.resource, w.namespace, w.name) {
+			if k := SteadyKey(historyOf(w.resource, w.namespace, ns), w.namespace, w.name); s[k] != nil {
+				written = append(written, k)
+			}
+		}
+	}
+	rootsOwn := owned(s, m.Objects)
+	for _, k := range owned(s, written) {
 		o := s[k].DeepCopy()
 		unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
 		es.Objects[k] = o.Object
+		if !slices.Contains(rootsOwn, k) {
+			es.Written = append(es.Written, k)
+		}
+	}
+	ids := Identities(s, ns)
+	for k, o := range s {
+		if _, ok := es.Objects[k]; !ok {
+			es.Others[string(o.GetUID())] = ids[k]
+		}
 	}
 	if ok, why := AllReady(m.Objects, overrides)(s); !ok {
 		es.NotReady = why
 	}
-	for _, req := range controllerRequests(e, "create", es.Namespace, m.Applied, m.At) {
-		es.Creates[req.resource]++
-	}
 	// A delete of an object no history recorded has no identity; nor
 	// has the faulted run's of the same resource, which no-churn leaves
 	// not evaluated.
-	dels, _ := controllerDeletes(e, src, strings.Split(names, ","), es.Namespace, m.Applied, m.At)
+	dels, _ := controllerDeletes(e, src, histories, scope, m.Applied, m.At, nil)
 	for _, d := range dels {
 		es.Deletes[d.identity]++
 	}
 	return es, nil
+}
+
+// firstSeenIfNeeded is when each uid was first seen in src between from
+// and to, for matching creates whose answer the proxy did not read
+// (createdKeys); nil when every create names its object.
+func firstSeenIfNeeded(creates []write, src oracle.Source, from, to time.Time) map[string]time.Time {
+	if !slices.ContainsFunc(creates, func(w write) bool { return w.uid == "" && w.name == "" }) {
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, o := range src.StateAt(from) {
+		out[string(o.GetUID())] = from
+	}
+	src.ReplayAfter(from, func(at time.Time, s oracle.State) {
+		if at.After(to) {
+			return
+		}
+		for _, o := range s {
+			if _, ok := out[string(o.GetUID())]; !ok {
+				out[string(o.GetUID())] = at
+			}
+		}
+	})
+	return out
 }
 
 // keyNamespace is the namespace of a SteadyKey ("" for a cluster-scoped
@@ -142,55 +226,49 @@ func keysNamespace(keys []string) string {
 	return ""
 }
 
-// answered is one answered request of the controller.
-type answered struct {
-	resource, namespace, name string
-	at                        time.Time
-}
-
-// controllerRequests are the controller's writes of verb (Lease and Event
-// writes aside) in the run's namespace ns the API server carried out
-// (2xx), begun within [from, to]. A controller that watches every
-// namespace also cleans up what an earlier spec left in its own, which is
-// not this run's.
-func controllerRequests(e *evidence.Evidence, verb, ns string, from, to time.Time) []answered {
-	var out []answered
-	for _, p := range proxyLogs(e) {
-		for _, req := range p.Requests {
-			if req.Verb != verb || req.Namespace != ns || req.Code < 200 || req.Code > 299 || req.Subresource != "" || req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
-				continue
-			}
-			res := req.Resource
-			if req.Group != "" {
-				res += "." + req.Group
-			}
-			out = append(out, answered{resource: res, namespace: req.Namespace, name: req.Name, at: req.Start})
-		}
-	}
-	slices.SortFunc(out, func(a, b answered) int { return a.at.Compare(b.at) })
-	return out
-}
-
-// deleted is one object the controller deleted, by its identity.
+// deleted is one object the controller deleted, by its identity, and by
+// its identity as end states are compared (with names that vary between
+// clean runs masked: identities' vary).
 type deleted struct {
-	identity, key string
-	at            time.Time
+	identity, compared, key string
+	at                      time.Time
 }
 
 // controllerDeletes are the controller's answered deletes begun within
-// [from, to] in the run's namespace ns, each named by the identity of the
-// object as recorded just before; unknown lists those no history
-// recorded.
-func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []string, ns string, from, to time.Time) (out []deleted, unknown []string) {
-	for _, req := range controllerRequests(e, "delete", ns, from, to) {
-		h := SteadyHistory(req.resource)
-		key := SteadyKey(h, req.namespace, req.name)
-		s := src.StateAt(req.at)
-		if s[key] == nil || !slices.Contains(histories, h) {
-			unknown = append(unknown, fmt.Sprintf("%s %s/%s at %s", req.resource, req.namespace, req.name, req.at.Format("15:04:05.000")))
+// [from, to] of the run's objects (scope), one by one or by collection
+// (each object a delete of a collection took: deletedBy), each named by
+// the identity of the object as recorded just before; unknown lists
+// those no history recorded.
+func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []string, scope runScope, from, to time.Time, vary map[string]bool) (out []deleted, unknown []string) {
+	for _, w := range controllerWrites(e, from, to) {
+		if (w.verb != "delete" && w.verb != "deletecollection") || !scope.has(w.resource, w.namespace, w.name) {
 			continue
 		}
-		out = append(out, deleted{identity: Identities(s, req.namespace)[key], key: key, at: req.at})
+		h := historyOf(w.resource, w.namespace, scope.ns)
+		what := fmt.Sprintf("%s %s at %s", w.resource, strings.TrimPrefix(w.namespace+"/"+w.name, "/"), w.at.Format("15:04:05.000"))
+		if w.verb == "deletecollection" {
+			what = fmt.Sprintf("%s in %q by collection (labelSelector %q) at %s", w.resource, w.namespace, w.selector, w.at.Format("15:04:05.000"))
+		}
+		if !slices.Contains(histories, h) {
+			unknown = append(unknown, what)
+			continue
+		}
+		s := src.StateAt(w.at)
+		var keys []string
+		if w.verb == "delete" {
+			key := SteadyKey(h, w.namespace, w.name)
+			if s[key] == nil {
+				unknown = append(unknown, what)
+				continue
+			}
+			keys = []string{key}
+		} else {
+			keys = deletedBy(w, src, scope.ns)
+		}
+		ids, cmp := Identities(s, scope.ns), identities(s, scope.ns, vary)
+		for _, key := range keys {
+			out = append(out, deleted{identity: ids[key], compared: cmp[key], key: key, at: w.at})
+		}
 	}
 	return out, unknown
 }
@@ -202,7 +280,13 @@ func controllerDeletes(e *evidence.Evidence, src oracle.Source, histories []stri
 // name begins with masked there too, and the run's namespace ns written
 // {{.Namespace}}, behind the identities of its owners (the controller
 // owner, or else the first one in s): Claim/steady > Composite/steady.
-func Identities(s oracle.State, ns string) map[string]string {
+func Identities(s oracle.State, ns string) map[string]string { return identities(s, ns, nil) }
+
+// identities is Identities with the names of the objects of the groups
+// vary (an owner's identity, " > " and a kind; a kind alone for objects
+// with no owner) masked whole, as generated: names the clean runs showed
+// differ from run to run, such as one derived from an owner's uid.
+func identities(s oracle.State, ns string, vary map[string]bool) map[string]string {
 	byUID := map[string]string{}
 	for k, o := range s {
 		byUID[string(o.GetUID())] = k
@@ -215,10 +299,15 @@ func Identities(s oracle.State, ns string) map[string]string {
 			return id
 		}
 		o := s[k]
-		id := o.GetKind() + "/" + maskNamespace(unvaried(maskedName(o), varying), ns)
+		parent := ""
 		if owner := ownerKey(o, byUID); owner != "" && owner != k && depth < 16 {
-			id = name(owner, depth+1) + " > " + id
+			parent = name(owner, depth+1) + " > "
 		}
+		n := maskNamespace(unvaried(maskedName(o), varying), ns)
+		if vary[parent+o.GetKind()] {
+			n = "*"
+		}
+		id := parent + o.GetKind() + "/" + n
 		out[k] = id
 		return id
 	}
@@ -331,8 +420,15 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 // timestamps, generated names, the run's namespace and its pods' and
 // their nodes' addresses.
 type masker struct {
-	ns        func(string) string
-	uids      map[string]bool
+	ns func(string) string
+	// uids names each uid of the end state's objects and, with
+	// uidRefs, of the other objects recorded (EndState.Others) by its
+	// object's identity: a uid in a field is a reference, masked to the
+	// object it refers to, and one no recorded object holds is a
+	// reference to nothing. Without uidRefs (an end state of an earlier
+	// version), every uid is masked alike.
+	uids      map[string]string
+	uidRefs   bool
 	generated [][2]string // name, masked; longest first
 	// addrs are the addresses of the end state's pods and of their nodes,
 	// by value, masked to the pod's identity (Identities) and to "a node":
@@ -347,13 +443,13 @@ type masker struct {
 // newMasker masks the values of state s of namespace ns; ids are its
 // objects' identities (Identities), which name a pod's address.
 func newMasker(s oracle.State, ns string, ids map[string]string) *masker {
-	m := &masker{ns: func(v string) string { return v }, uids: map[string]bool{}, addrs: map[string]string{}}
+	m := &masker{ns: func(v string) string { return v }, uids: map[string]string{}, addrs: map[string]string{}}
 	if ns != "" {
 		m.ns = namespaceMask(ns)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s)) {
 		o := s[k]
-		m.uids[string(o.GetUID())] = true
+		m.uids[string(o.GetUID())] = ids[k]
 		if o.GetKind() == "Pod" {
 			m.podAddresses(o.Object, ids[k])
 		}
@@ -399,7 +495,13 @@ func (m *masker) podAddresses(pod map[string]any, id string) {
 }
 
 func (m *masker) value(v string) string {
-	if m.uids[v] || uuidPattern.MatchString(v) {
+	id, known := m.uids[v]
+	switch {
+	case known && m.uidRefs:
+		return "<uid of " + id + ">"
+	case m.uidRefs && uuidPattern.MatchString(v):
+		return "<uid of no recorded object>"
+	case known || uuidPattern.MatchString(v):
 		return "<uid>"
 	}
 	if a, ok := m.addrs[v]; ok {
@@ -474,26 +576,66 @@ func conditionTypes(path string, items []any) []string {
 }
 
 // endObject is one object of an end state as compared: an applied
-// object's status; an owned object's content but metadata and status
-// (spec, data...), with its labels and annotations.
+// object's status, labels, annotations, finalizers and ownerReferences;
+// any other object's content but metadata and status (spec, data...),
+// with its labels, annotations, finalizers and ownerReferences.
 type endObject struct {
 	kind  string
 	flat  map[string]string
 	canon string
 }
 
-// compared is the end state's objects by identity (several when generated
-// names share one), each list in a stable order.
+// comparison is how end states are compared with each other: the groups
+// whose names the clean runs showed vary (identities' vary), and whether
+// every end state compared is of EndStateVersion: then what the
+// controller wrote without an ownerReference, finalizers,
+// ownerReferences and the objects uids refer to are compared too;
+// otherwise only what both versions cover.
+type comparison struct {
+	vary    map[string]bool
+	current bool
+}
+
+// comparisonOf is the comparison of ess, with no names learned to vary.
+func comparisonOf(ess ...*EndState) comparison {
+	c := comparison{current: true}
+	for _, es := range ess {
+		c.current = c.current && es.Version >= EndStateVersion
+	}
+	return c
+}
+
+// compared is the end state's objects by identity, compared as an end
+// state of its own version is.
 func (es *EndState) compared() map[string][]endObject {
+	return es.comparedAs(comparisonOf(es))
+}
+
+// comparedAs is the end state's objects by identity (several when
+// generated names share one), each list in a stable order, as c compares
+// them.
+func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 	s := oracle.State{}
 	for k, o := range es.Objects {
+		if !c.current && slices.Contains(es.Written, k) {
+			continue
+		}
 		s[k] = &unstructured.Unstructured{Object: o}
 	}
-	ids := Identities(s, es.Namespace)
+	ids := identities(s, es.Namespace, c.vary)
 	m := newMasker(s, es.Namespace, ids)
+	if c.current {
+		m.uidRefs = true
+		for uid, id := range es.Others {
+			if _, ok := m.uids[uid]; !ok {
+				m.uids[uid] = id
+			}
+		}
+	}
 	out := map[string][]endObject{}
 	for k, o := range s {
 		content := map[string]any{}
+		md, _ := o.Object["metadata"].(map[string]any)
 		if slices.Contains(es.Roots, k) {
 			if st, ok := o.Object["status"]; ok {
 				content["status"] = st
@@ -504,11 +646,16 @@ func (es *EndState) compared() map[string][]endObject {
 					content[f] = v
 				}
 			}
-			if l := o.GetLabels(); len(l) > 0 {
-				content["metadata.labels"] = o.Object["metadata"].(map[string]any)["labels"]
-			}
-			if a := o.GetAnnotations(); len(a) > 0 {
-				content["metadata.annotations"] = o.Object["metadata"].(map[string]any)["annotations"]
+		}
+		metaFields := []string{"labels", "annotations"}
+		if c.current {
+			metaFields = append(metaFields, "finalizers", "ownerReferences")
+		} else if slices.Contains(es.Roots, k) {
+			metaFields = nil
+		}
+		for _, f := range metaFields {
+			if v, ok := md[f]; ok && v != nil {
+				content["metadata."+f] = v
 			}
 		}
 		eo := endObject{kind: o.GetKind(), flat: map[string]string{}}
@@ -551,15 +698,37 @@ const countPath = "(objects)"
 
 var indexPattern = regexp.MustCompile(`\[\d+\]`)
 
-// mask is the key under which a differing field is masked: its kind and
-// path without list indices (a field that varies varies in every item),
-// or the identity and countPath.
+// mask is the key under which a differing field is masked: the object
+// (its identity; generated siblings, one kind under one owner, share
+// their group's) and its path without list indices (a field that varies
+// varies in every item), or the identity and countPath. A field that
+// varies on one object says nothing of the same field on another.
 func (d fieldDiff) mask() string {
 	if d.path == countPath {
 		return d.object + "\x00" + countPath
 	}
-	return d.kind + "\x00" + indexPattern.ReplaceAllString(d.path, "")
+	return siblingGroup(d.object) + "\x00" + indexPattern.ReplaceAllString(d.path, "")
 }
+
+// siblingGroup is the group (its owner's identity, " > " and its kind) of
+// an identity whose name is generated (ends in *), else the identity.
+func siblingGroup(id string) string {
+	owner, last, ok := cutLast(id, " > ")
+	if !ok {
+		owner, last = "", id
+	}
+	kind, name, _ := strings.Cut(last, "/")
+	if !strings.HasSuffix(name, "*") {
+		return id
+	}
+	if owner == "" {
+		return kind
+	}
+	return owner + " > " + kind
+}
+
+// absent is how a field missing from one end state reads in a fieldDiff.
+const absent = "absent"
 
 func (d fieldDiff) String() string {
 	if d.path == countPath {
@@ -648,7 +817,7 @@ func sameSiblings(ids []string, ref, got map[string][]endObject, masked func(fie
 		alike := true
 		var ds []fieldDiff
 		for i, j := range pairing(r, g, masked) {
-			for _, d := range fieldDiffs("", r[i], g[j]) {
+			for _, d := range fieldDiffs(siblingGroup(members[0]), r[i], g[j]) {
 				alike = alike && masked != nil && masked(d)
 				ds = append(ds, d)
 			}
@@ -723,10 +892,10 @@ func fieldDiffs(id string, ref, got endObject) []fieldDiff {
 			continue
 		}
 		if !rok {
-			rv = "absent"
+			rv = absent
 		}
 		if !gok {
-			gv = "absent"
+			gv = absent
 		}
 		out = append(out, fieldDiff{object: id, kind: ref.kind, path: p, ref: rv, got: gv})
 	}
@@ -832,27 +1001,163 @@ func references(e *evidence.Evidence) ([]*EndState, error) {
 	return settled, nil
 }
 
-// learned are the fields that differ between the first settled reference
-// and each other one: they vary between clean runs and are masked.
-func learned(refs []*EndState) map[string]bool {
-	out := map[string]bool{}
+// variation is how a field differed between clean reference runs: in
+// value (present in both), or in presence (absent from one).
+type variation struct{ value, presence bool }
+
+// learnt is what the settled clean reference runs teach of what differs
+// between runs of the same objects with no fault: the fields (by object
+// and path, fieldDiff.mask) whose value or presence differed, the fewest
+// and the most objects of each identity, and the groups (an owner's
+// identity and a kind) whose names differed (names derived from a uid,
+// say: identities' vary). A faulted run is held to them: a field that
+// varied in value masks another value, not its absence; a count is
+// masked within the range the clean runs showed; a name that varied is
+// compared as a generated one.
+type learnt struct {
+	c      comparison
+	fields map[string]variation
+	counts map[string][2]int
+}
+
+// learned is what refs teach (learnt), compared with one another as c
+// compares (the vary groups it finds are set in the comparison it
+// returns).
+func learned(refs []*EndState) learnt {
+	l := learnt{c: comparisonOf(refs...), fields: map[string]variation{}, counts: map[string][2]int{}}
+	l.c.vary = map[string]bool{}
 	if len(refs) < 2 {
-		return out
+		return l
 	}
-	first := refs[0].compared()
+	// Names that differ: an identity of one run with none like it in the
+	// other, beside one of the same owner and kind in the other only. A
+	// group masked may rename what it owns: look again until nothing
+	// more is found.
+	for range 4 {
+		first := refs[0].comparedAs(l.c)
+		found := false
+		for _, ref := range refs[1:] {
+			other := ref.comparedAs(l.c)
+			only := func(a, b map[string][]endObject) map[string]bool {
+				out := map[string]bool{}
+				for id := range a {
+					if _, ok := b[id]; !ok {
+						out[nameGroup(id)] = true
+					}
+				}
+				return out
+			}
+			inOther := only(other, first)
+			for g := range only(first, other) {
+				if inOther[g] && !l.c.vary[g] {
+					l.c.vary[g], found = true, true
+				}
+			}
+		}
+		if !found {
+			break
+		}
+	}
 	all := func(fieldDiff) bool { return true }
+	first := refs[0].comparedAs(l.c)
+	for _, ref := range refs {
+		for id, objs := range ref.comparedAs(l.c) {
+			r, ok := l.counts[id]
+			if !ok {
+				r = [2]int{len(objs), len(objs)}
+			}
+			l.counts[id] = [2]int{min(r[0], len(objs)), max(r[1], len(objs))}
+		}
+	}
 	for _, ref := range refs[1:] {
-		other := ref.compared()
+		other := ref.comparedAs(l.c)
+		for id := range first {
+			if _, ok := other[id]; !ok {
+				l.counts[id] = [2]int{0, l.counts[id][1]}
+			}
+		}
+		for id := range other {
+			if _, ok := first[id]; !ok {
+				l.counts[id] = [2]int{0, l.counts[id][1]}
+			}
+		}
 		// Generated siblings that number the same are one state here as
 		// in the comparison: what varies between them is learned field by
 		// field, not their counts by prefix (which would then mask any
 		// count of them).
 		_, siblings := sameSiblings(endIDs(first, other), first, other, all)
 		for _, d := range append(siblings, diffEnds(first, other, all)...) {
-			out[d.mask()] = true
+			if d.path == countPath {
+				continue
+			}
+			v := l.fields[d.mask()]
+			if d.ref == absent || d.got == absent {
+				v.presence = true
+			} else {
+				v.value = true
+			}
+			l.fields[d.mask()] = v
 		}
 	}
-	return out
+	return l
+}
+
+// nameGroup is the group of an identity whose name may vary: its owner's
+// identity, " > " and its kind; its kind alone with no owner.
+func nameGroup(id string) string {
+	owner, last, ok := cutLast(id, " > ")
+	if !ok {
+		owner, last = "", id
+	}
+	kind, _, _ := strings.Cut(last, "/")
+	if owner == "" {
+		return kind
+	}
+	return owner + " > " + kind
+}
+
+// masks says whether the clean runs taught that d varies: a field whose
+// value varied, when both runs have it; one whose presence varied,
+// always; a count within the range they showed.
+func (l learnt) masks(d fieldDiff) bool {
+	if d.path == countPath {
+		r, ok := l.counts[d.object]
+		n, err := strconv.Atoi(d.got)
+		return ok && err == nil && r[0] != r[1] && r[0] <= n && n <= r[1]
+	}
+	v := l.fields[d.mask()]
+	return v.presence || (v.value && d.ref != absent && d.got != absent)
+}
+
+// describe lists what l masks, for a reader of the verdict: each field
+// by object and path (value or presence), each count range and each
+// group whose names vary, at most max of them.
+func (l learnt) describe(max int) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(l.fields)) {
+		obj, path, _ := strings.Cut(k, "\x00")
+		v := l.fields[k]
+		how := "value"
+		if v.presence {
+			how = "presence"
+		}
+		out = append(out, fmt.Sprintf("%s %s (%s)", obj, path, how))
+	}
+	for _, id := range slices.Sorted(maps.Keys(l.counts)) {
+		if r := l.counts[id]; r[0] != r[1] {
+			out = append(out, fmt.Sprintf("%s: %d to %d objects", id, r[0], r[1]))
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(l.c.vary)) {
+		out = append(out, g+" names (compared as generated)")
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	if len(out) > max {
+		out = append(out[:max], fmt.Sprintf("and %d more", len(out)-max))
+	}
+	return strings.Join(out, "; ")
 }
 
 // endAndReferences is the faulted run's end state and the reference
@@ -866,49 +1171,113 @@ func endAndReferences(e *evidence.Evidence) (*EndState, []*EndState, error) {
 	return got, refs, err
 }
 
-// sameEndState judges the faulted run's end state against the first
-// settled reference's, masked: what varies in every run (uids,
-// timestamps, generated names, the namespace), the fields that differed
-// between clean reference runs and the subject's ignore paths. An ignore
-// path that names no field of any object compared is bad input: not
-// evaluated, naming it.
-func sameEndState(e *evidence.Evidence) error {
+// ignoreEntry is one of the subject's ignore paths: a dotted path, on
+// every kind, or Kind:path, on that kind only.
+type ignoreEntry struct{ kind, path string }
+
+func parseIgnore(v string) ignoreEntry {
+	if kind, path, ok := strings.Cut(v, ":"); ok && kind != "" && !strings.ContainsAny(kind, ".[") {
+		return ignoreEntry{kind, path}
+	}
+	return ignoreEntry{path: v}
+}
+
+func (i ignoreEntry) masks(d fieldDiff) bool {
+	return d.path != countPath && (i.kind == "" || i.kind == d.kind) && ignored(i.path, d.path)
+}
+
+// comparedEnds is a faulted run's end state and its references, as
+// same-end-state compares them: the differences masked by what the clean
+// runs taught, and by each ignore entry, and those left.
+type comparedEnds struct {
+	got  *EndState
+	refs []*EndState
+	l    learnt
+	// ignored counts, by ignore entry, the differences it masked.
+	ignored map[string][]string
+	left    []fieldDiff
+	// kinds are the kinds of the objects compared.
+	kinds []string
+}
+
+// compareEnds compares the faulted run's end state with the first
+// settled reference's; an ignore path that names no field of any object
+// compared is bad input: not evaluated, naming it.
+func compareEnds(e *evidence.Evidence) (*comparedEnds, error) {
 	got, refs, err := endAndReferences(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var ignore []string
 	if _, ok := e.Facts[FactSteadyIgnore]; ok {
 		r := read(e)
 		r.json(FactSteadyIgnore, &ignore)
 		if err := r.missing(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var unresolved []string
-	for i, p := range ignore {
+	for i, v := range ignore {
+		entry := parseIgnore(v)
 		found := false
 		for _, es := range append([]*EndState{got}, refs...) {
 			for _, o := range es.Objects {
-				found = found || resolves(o, fieldPath(p))
+				kind, _ := o["kind"].(string)
+				found = found || ((entry.kind == "" || entry.kind == kind) && resolves(o, fieldPath(entry.path)))
 			}
 		}
 		if !found {
-			unresolved = append(unresolved, fmt.Sprintf("capabilities.steadyState.ignore[%d] %q", i, p))
+			unresolved = append(unresolved, fmt.Sprintf("capabilities.steadyState.ignore[%d] %q", i, v))
 		}
 	}
 	if len(unresolved) > 0 {
-		return fmt.Errorf("%w: %s names no field of any object of the end states compared; expected a dotted path of a field the objects or what they own have, such as status.lastSyncTime", oracle.ErrNotEvaluated, strings.Join(unresolved, ", "))
+		return nil, fmt.Errorf("%w: %s names no field of any object of the end states compared; expected a dotted path of a field the objects or what they own have, such as status.lastSyncTime, or Kind:path", oracle.ErrNotEvaluated, strings.Join(unresolved, ", "))
 	}
-	learnt := learned(refs)
+	l := learned(refs)
+	c := l.c
+	c.current = c.current && got.Version >= EndStateVersion
+	ce := &comparedEnds{got: got, refs: refs, l: l, ignored: map[string][]string{}}
 	masked := func(d fieldDiff) bool {
-		return learnt[d.mask()] || slices.ContainsFunc(ignore, func(p string) bool { return d.path != countPath && ignored(p, d.path) })
+		return l.masks(d) || slices.ContainsFunc(ignore, func(v string) bool { return parseIgnore(v).masks(d) })
+	}
+	ref, end := refs[0].comparedAs(c), got.comparedAs(c)
+	kinds := map[string]bool{}
+	for _, objs := range ref {
+		kinds[objs[0].kind] = true
+	}
+	for _, objs := range end {
+		kinds[objs[0].kind] = true
+	}
+	ce.kinds = slices.Sorted(maps.Keys(kinds))
+	for _, d := range diffEnds(ref, end, masked) {
+		switch {
+		case l.masks(d):
+		case slices.ContainsFunc(ignore, func(v string) bool { return parseIgnore(v).masks(d) }):
+			for _, v := range ignore {
+				if parseIgnore(v).masks(d) {
+					ce.ignored[v] = append(ce.ignored[v], d.object+" "+d.path)
+					break
+				}
+			}
+		default:
+			ce.left = append(ce.left, d)
+		}
+	}
+	return ce, nil
+}
+
+// sameEndState judges the faulted run's end state against the first
+// settled reference's, masked: what varies in every run (uids,
+// timestamps, generated names, the namespace), what differed between
+// clean reference runs (learnt) and the subject's ignore paths.
+func sameEndState(e *evidence.Evidence) error {
+	ce, err := compareEnds(e)
+	if err != nil {
+		return err
 	}
 	var diffs []string
-	for _, d := range diffEnds(refs[0].compared(), got.compared(), masked) {
-		if !masked(d) {
-			diffs = append(diffs, d.String())
-		}
+	for _, d := range ce.left {
+		diffs = append(diffs, d.String())
 	}
 	if len(diffs) == 0 {
 		return nil
@@ -918,28 +1287,55 @@ func sameEndState(e *evidence.Evidence) error {
 		diffs = append(diffs[:10], fmt.Sprintf("and %d more", n-10))
 	}
 	also := ""
-	if got.NotReady != "" {
-		also = fmt.Sprintf(" (it had not settled: %s)", got.NotReady)
+	if ce.got.NotReady != "" {
+		also = fmt.Sprintf(" (it had not settled: %s)", ce.got.NotReady)
 	}
-	return oracle.BrokeAt(got.At, fmt.Errorf("the end state after the faults%s differs from the fault-free reference run's (%q) in %d fields: %s", also, refs[0].Spec, n, strings.Join(diffs, "; ")))
+	return oracle.BrokeAt(ce.got.At, fmt.Errorf("the end state after the faults%s differs from the fault-free reference run's (%q) in %d fields: %s", also, ce.refs[0].Spec, n, strings.Join(diffs, "; ")))
+}
+
+// SameEndStateUnbound says why same-end-state is not bound, "" when it
+// is owed: a run whose end state was taken before it had made every
+// change its binding has (a recovery that did not settle stopped it:
+// recovers is the finding) ends in a state the reference runs, which
+// made them all, cannot be compared with. Never a pass and never a
+// finding.
+func SameEndStateUnbound(e *evidence.Evidence) string {
+	var m EndMark
+	v, ok := e.Facts[FactSteadyEnd]
+	if !ok || json.Unmarshal([]byte(v), &m) != nil || m.Made >= m.Changes {
+		return ""
+	}
+	return fmt.Sprintf("the end state was taken after %d of the binding's %d changes: the state did not settle after the faults, so the changes left were not made (recovers judges that), and the reference runs made them all", m.Made, m.Changes)
 }
 
 // sameEndStateBound says what the end state was compared against: the
-// record's "bound" figure.
+// record's "bound" figure, naming what was compared, what the clean runs
+// taught to mask and what the subject's ignore paths masked.
 func sameEndStateBound(e *evidence.Evidence) string {
 	refs, err := references(e)
 	if err != nil {
 		return ""
 	}
-	const always = "uids, timestamps, generated names' suffixes (and prefixes, between objects of one kind and owner that hold the same), the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
+	const always = "uids (each as the object it names, or none), timestamps, generated names' suffixes (and prefixes, between objects of one kind and owner that hold the same), the namespace, a pod's node (and an endpoint's), a node's address and a pod's address (as that pod) masked"
+	ce, err := compareEnds(e)
+	compared := ""
+	if err == nil {
+		compared = fmt.Sprintf("compared: the applied objects' status, labels, annotations, finalizers and ownerReferences, and the content, labels, annotations, finalizers and ownerReferences of what they own and of what the controller created or changed (%d objects written without an owner), of kinds %s; ", len(ce.got.Written), strings.Join(ce.kinds, ", "))
+	}
 	ignore := ""
-	if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
-		ignore = ", and the subject's ignore paths"
+	if err == nil && len(ce.ignored) > 0 {
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(ce.ignored)) {
+			parts = append(parts, fmt.Sprintf("%q masked %s", v, strings.Join(ce.ignored[v], ", ")))
+		}
+		ignore = "; the subject's ignore paths: " + strings.Join(parts, "; ")
+	} else if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
+		ignore = "; the subject's ignore paths (" + v + ") masked nothing that differed"
 	}
 	if len(refs) == 1 {
-		return fmt.Sprintf("one clean reference run (%q): only what varies in every run masked (%s%s); no second clean run to learn the fields that vary", refs[0].Spec, always, ignore)
+		return fmt.Sprintf("%sone clean reference run (%q): only what varies in every run masked (%s)%s; no second clean run to learn what varies", compared, refs[0].Spec, always, ignore)
 	}
-	return fmt.Sprintf("%d clean reference runs: %s, %d fields that varied between them%s", len(refs), always, len(learned(refs)), ignore)
+	return fmt.Sprintf("%s%d clean reference runs: %s; learned from them: %s%s", compared, len(refs), always, learned(refs).describe(20), ignore)
 }
 
 // noChurnBound is what the faulted run's creates were held to: the
@@ -1051,7 +1447,11 @@ func noChurn(e *evidence.Evidence) error {
 		allowed[res] = max(allowed[res], n)
 	}
 	made := map[string]int{}
-	for _, c := range controllerRequests(e, "create", got.Namespace, got.Applied, got.At) {
+	scope := runScope{ns: got.Namespace, named: read(e).clusterScoped()}
+	for _, c := range controllerWrites(e, got.Applied, got.At) {
+		if !c.created || !scope.has(c.resource, c.namespace, c.name) {
+			continue
+		}
 		// It broke at the first create beyond the reference's count.
 		if made[c.resource]++; made[c.resource] == allowed[c.resource]+1 {
 			what := fmt.Sprintf("it created %d %s, the reference run %d", got.Creates[c.resource], c.resource, allowed[c.resource]-owed[c.resource])
@@ -1062,13 +1462,14 @@ func noChurn(e *evidence.Evidence) error {
 		}
 	}
 	// What every reference keeps, and how many of each it deleted itself.
+	l := learned(refs)
 	kept := map[string]int{}
 	for _, ref := range refs {
-		for id := range ref.compared() {
+		for id := range ref.comparedAs(l.c) {
 			kept[id]++
 		}
 	}
-	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), got.Namespace, from, got.At)
+	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), scope, from, got.At, l.c.vary)
 	count := map[string]int{}
 	for _, d := range dels {
 		count[d.identity]++
@@ -1076,7 +1477,7 @@ func noChurn(e *evidence.Evidence) error {
 		for _, ref := range refs {
 			allowedDel = max(allowedDel, ref.Deletes[d.identity])
 		}
-		if kept[d.identity] == len(refs) && count[d.identity] > allowedDel {
+		if kept[d.compared] == len(refs) && count[d.identity] > allowedDel {
 			broken = append(broken, breach{d.at, fmt.Sprintf("it deleted %s (%s at %s), which the reference run keeps (deleting %d of it)", d.identity, d.key, d.at.Format("15:04:05.000"), allowedDel)})
 		}
 	}

@@ -99,8 +99,8 @@ func TestSiblingsVaryingBetweenReferencesMaskNoCount(t *testing.T) {
 		refs[1].Objects = objects
 		data, _ := json.Marshal(refs)
 		e.Facts[FactSteadyReferences] = string(data)
-		if learnt := learned(refs); learnt["ReplicaSet/heir > Pod/heir-*\x00"+countPath] || learnt["ReplicaSet/heir > Pod/web-*\x00"+countPath] {
-			t.Fatalf("the references' differently made pods were learned as counts that vary: %v", learnt)
+		if l := learned(refs); l.counts["ReplicaSet/heir > Pod/heir-*"][0] != l.counts["ReplicaSet/heir > Pod/heir-*"][1] || l.counts["ReplicaSet/heir > Pod/web-*"][0] != l.counts["ReplicaSet/heir > Pod/web-*"][1] {
+			t.Fatalf("the references' differently made pods were learned as counts that vary: %v", l.counts)
 		}
 		// The faulted run keeps the pods named, of the two it ended with.
 		var pods []oracle.EventRecord

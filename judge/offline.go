@@ -186,17 +186,21 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
 
 	// Any controller, on the objects it reconciles (steadystate.go).
-	catalog.SteadySettles.ID:       settles(FactSteadySettle),
-	catalog.SteadyRecovers.ID:      settles(FactSteadyRecover),
-	catalog.SteadyQuiescent.ID:     quiescent,
-	catalog.SteadyLeavesNothing.ID: leavesNothingBehind,
-	catalog.SteadyRestarted.ID:     restartedAfterFirstWrite,
-	catalog.SteadyStaleView.ID:     staleView,
-	catalog.SteadyMissedEvents.ID:  missedEvents,
-	catalog.SteadyWritesRefused.ID: writesRefused,
-	catalog.SteadySameEndState.ID:  sameEndState,
-	catalog.SteadyNoChurn.ID:       noChurn,
-	catalog.SteadyNoFinalizer.ID:   noFinalizerOnDeleting,
+	catalog.SteadySettles.ID:          settles(FactSteadySettle),
+	catalog.SteadyRecovers.ID:         settles(FactSteadyRecover),
+	catalog.SteadyQuiescent.ID:        quiescent,
+	catalog.SteadyLeavesNothing.ID:    leavesNothingBehind,
+	catalog.SteadyRestarted.ID:        restartedAfterFirstWrite,
+	catalog.SteadyStaleView.ID:        staleView,
+	catalog.SteadyMissedEvents.ID:     missedEvents,
+	catalog.SteadyWritesRefused.ID:    writesRefused,
+	catalog.SteadySameEndState.ID:     sameEndState,
+	catalog.SteadyNoChurn.ID:          noChurn,
+	catalog.SteadyNoFinalizer.ID:      noFinalizerOnDeleting,
+	catalog.SteadyActs.ID:             acts,
+	catalog.SteadyNoPanic.ID:          noPanic,
+	catalog.SteadyRestartedSettled.ID: restartedOnceSettled,
+	catalog.SteadyRestartedCreates.ID: restartedAfterFirstCreates,
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410
@@ -441,6 +445,10 @@ func BoundText(id string, e *evidence.Evidence) string {
 		return noChurnBound(e)
 	case catalog.SteadySettles.ID, catalog.SteadyRecovers.ID:
 		return readinessBound(e)
+	case catalog.SteadyLeavesNothing.ID:
+		return leavesNothingBound(e)
+	case catalog.SteadyQuiescent.ID:
+		return quiescentBound(e)
 	case catalog.FgDeletingStatus.ID:
 		window, err := time.ParseDuration(e.Facts[FactWindow])
 		if err != nil {

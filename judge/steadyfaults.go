@@ -79,7 +79,8 @@ func SteadyResource(key string) string {
 	if !ok || !strings.HasPrefix(h, "steady/") {
 		return ""
 	}
-	return strings.TrimPrefix(h, "steady/")
+	res, _, _ := strings.Cut(strings.TrimPrefix(h, "steady/"), "@")
+	return res
 }
 
 // disturbances reads FactSteadyDisturbed: none is the premise's failure

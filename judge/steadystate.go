@@ -192,11 +192,29 @@ func (ph SettlePhase) Readiness(overrides []ReadinessOverride, owed []string) []
 }
 
 // QuietWindow is when nothing changed and the controller was watched for
-// writes.
+// writes (From, To: To is earlier than From+Window when a write ended
+// the watch), and, when something was changed next, that change (Next):
+// a controller that is quiet only because it no longer acts (hung) is
+// caught by what it does not do then.
 type QuietWindow struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
+	// Window is the quiet window the binding asked for ("" in evidence
+	// from before it was recorded).
+	Window string `json:"window,omitempty"`
+	// Next is the change made right after the window, which must draw a
+	// write of the controller within its T.
+	Next *QuietProbe `json:"next,omitempty"`
 }
+
+// QuietProbe is another party's write after a quiet window that a live
+// controller acts on: What, made At, to be acted on Within.
+type QuietProbe struct {
+	What   string    `json:"what"`
+	At     time.Time `json:"at"`
+	Within string    `json:"within"`
+}
+
 
 // Deletion is when the harness deleted the objects (At), how long what
 // they leave may take to go (Within), and when they were first applied
@@ -245,7 +263,46 @@ func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) 
 		}
 		return false, why
 	}
+	if why := badCondition(obj); why != "" {
+		return false, why
+	}
 	return true, ""
+}
+
+// Conditions whose name says which way is healthy, beside the Ready,
+// Reconciling and Stalled that kstatus reads: a custom resource with one
+// of healthyWhenTrue False, or one of unhealthyWhenTrue True, is not
+// ready, whatever kstatus says (it calls such an object Current). Only
+// custom resources: kstatus knows Kubernetes' own kinds.
+var (
+	healthyWhenTrue   = []string{"Available", "Synced", "Healthy"}
+	unhealthyWhenTrue = []string{"Degraded", "Failed", "Failure", "Error", "ReplicaFailure"}
+)
+
+// badCondition says which condition of a custom resource says it is not
+// healthy (healthyWhenTrue False, unhealthyWhenTrue True); "" when none
+// does.
+func badCondition(obj *unstructured.Unstructured) string {
+	group, _, found := strings.Cut(obj.GetAPIVersion(), "/")
+	if !found || !strings.Contains(group, ".") || strings.HasSuffix(group, ".k8s.io") {
+		return ""
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		typ, _ := m["type"].(string)
+		st, _ := m["status"].(string)
+		bad := (slices.Contains(healthyWhenTrue, typ) && st == "False") || (slices.Contains(unhealthyWhenTrue, typ) && st == "True")
+		if !bad {
+			continue
+		}
+		why := fmt.Sprintf("condition %s is %s", typ, st)
+		if reason, _ := m["reason"].(string); reason != "" {
+			why += " (" + reason + ")"
+		}
+		return why
+	}
+	return ""
 }
 
 // hasStatus says whether obj has a status with something in it.
@@ -401,6 +458,17 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			return fmt.Errorf("%w: fact %q names no phase", oracle.ErrNotEvaluated, fact)
 		}
 		var broken []error
+		if fact == FactSteadyRecover {
+			if v, ok := e.Facts[FactSteadyStale]; ok {
+				var st Stale
+				if err := json.Unmarshal([]byte(v), &st); err != nil {
+					return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyStale, err)
+				}
+				if len(st.Resources) > 0 {
+					broken = append(broken, fmt.Errorf("the controller did not watch %s again within %s of the faults' recovery: it stopped watching what it watched before them", strings.Join(st.Resources, ", "), st.Within))
+				}
+			}
+		}
 		for i, ph := range phases {
 			within, err1 := time.ParseDuration(ph.Within)
 			window, err2 := time.ParseDuration(ph.Window)
@@ -430,7 +498,9 @@ func settles(fact string) func(e *evidence.Evidence) error {
 
 // quiescent judges the quiet window: no write of the controller, Lease
 // and Event writes aside, while nothing changed, of the run's (RunWrite):
-// its namespace's objects or cluster-scoped ones.
+// its namespace's objects or cluster-scoped ones; and, when a change
+// came next (QuietWindow.Next), a write of the controller within its T:
+// quiet because it is done, not because it stopped acting.
 func quiescent(e *evidence.Evidence) error {
 	r := read(e)
 	var q QuietWindow
@@ -444,37 +514,78 @@ func quiescent(e *evidence.Evidence) error {
 		return fmt.Errorf("%w: the evidence ends before the quiet window does (%s)", oracle.ErrNotEvaluated, q.To.Sub(e.End).Round(time.Millisecond))
 	}
 	var writes []proxy.Request
+	var acted *proxy.Request
+	var within time.Duration
+	if q.Next != nil {
+		d, err := time.ParseDuration(q.Next.Within)
+		if err != nil {
+			return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyQuiet, err)
+		}
+		within = d
+	}
 	for _, p := range logs {
-		for _, req := range p.Requests {
-			if req.Start.Before(q.From) || req.Start.After(q.To) || !RunWrite(req.RequestInfo, ns, named...) {
+		for i, req := range p.Requests {
+			if !RunWrite(req.RequestInfo, ns, named...) {
 				continue
 			}
-			writes = append(writes, req)
+			if !req.Start.Before(q.From) && !req.Start.After(q.To) {
+				writes = append(writes, req)
+			}
+			if q.Next != nil && req.Start.After(q.Next.At) && !req.Start.After(q.Next.At.Add(within)) && (acted == nil || req.Start.Before(acted.Start)) {
+				acted = &p.Requests[i]
+			}
 		}
 	}
-	if len(writes) == 0 {
+	if len(writes) > 0 {
+		slices.SortFunc(writes, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
+		count := map[string]int{}
+		var order []string
+		for _, w := range writes {
+			what := w.Verb + " " + w.Resource
+			if w.Subresource != "" {
+				what += "/" + w.Subresource
+			}
+			what += " " + w.Namespace + "/" + w.Name
+			if count[what] == 0 {
+				order = append(order, what)
+			}
+			count[what]++
+		}
+		var parts []string
+		for _, what := range order {
+			parts = append(parts, fmt.Sprintf("%s ×%d", what, count[what]))
+		}
+		return oracle.BrokeAt(writes[0].Start, fmt.Errorf("the controller wrote %d times in the %s it was quiet for, with nothing changing: %s (first at %s)",
+			len(writes), q.To.Sub(q.From).Round(time.Millisecond), strings.Join(parts, ", "), writes[0].Start.Format("15:04:05.000")))
+	}
+	if q.Next == nil || acted != nil {
 		return nil
 	}
-	slices.SortFunc(writes, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
-	count := map[string]int{}
-	var order []string
-	for _, w := range writes {
-		what := w.Verb + " " + w.Resource
-		if w.Subresource != "" {
-			what += "/" + w.Subresource
-		}
-		what += " " + w.Namespace + "/" + w.Name
-		if count[what] == 0 {
-			order = append(order, what)
-		}
-		count[what]++
+	deadline := q.Next.At.Add(within)
+	if e.End.Before(deadline) {
+		return fmt.Errorf("%w: the evidence ends %s after %s, before T=%s, with no write of the controller yet", oracle.ErrNotEvaluated, e.End.Sub(q.Next.At).Round(time.Millisecond), q.Next.What, within)
 	}
-	var parts []string
-	for _, what := range order {
-		parts = append(parts, fmt.Sprintf("%s ×%d", what, count[what]))
+	return oracle.BrokeAt(deadline, fmt.Errorf("the controller made no write within %s of %s, made after its %s quiet window: it was quiet because it no longer acted", within, q.Next.What, q.To.Sub(q.From).Round(time.Millisecond)))
+}
+
+// quiescentBound is quiescent's "bound" figure: the window watched, and
+// whether the next change was held to draw a write.
+func quiescentBound(e *evidence.Evidence) string {
+	var q QuietWindow
+	v, ok := e.Facts[FactSteadyQuiet]
+	if !ok || json.Unmarshal([]byte(v), &q) != nil {
+		return ""
 	}
-	return oracle.BrokeAt(writes[0].Start, fmt.Errorf("the controller wrote %d times in the %s it was quiet for, with nothing changing: %s (first at %s)",
-		len(writes), q.To.Sub(q.From).Round(time.Millisecond), strings.Join(parts, ", "), writes[0].Start.Format("15:04:05.000")))
+	text := fmt.Sprintf("no write for %s", q.To.Sub(q.From).Round(time.Millisecond))
+	if q.Window != "" {
+		text += " (window " + q.Window + ")"
+	}
+	if q.Next != nil {
+		text += fmt.Sprintf("; then %s drew a write within %s", q.Next.What, q.Next.Within)
+	} else {
+		text += "; no change came after it to show the controller still acts"
+	}
+	return text
 }
 
 // QuiescentUnbound says why quiescent is not bound, "" when it is owed:
@@ -569,6 +680,121 @@ func (r *reader) runNamespace() string {
 	return keysNamespace(strings.Split(objs, ","))
 }
 
+// restartName is the restart's name on the fault timeline.
+var restartName = chaos.ProcessFault{Action: chaos.Restart}.Name()
+
+// restartedOnceSettled is the upgrade's premise: the controller was
+// restarted once the objects had settled (the first settle phase ready
+// for its W) and before the next change.
+func restartedOnceSettled(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, restartName)
+	if err != nil {
+		return err
+	}
+	r := read(e)
+	var phases []SettlePhase
+	r.json(FactSteadySettle, &phases)
+	src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if len(phases) == 0 {
+		return fmt.Errorf("%w: fact %q names no phase", oracle.ErrNotEvaluated, FactSteadySettle)
+	}
+	ph, at := phases[0], injs[0].Start
+	within, err1 := time.ParseDuration(ph.Within)
+	window, err2 := time.ParseDuration(ph.Window)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadySettle, err)
+	}
+	res, err := ph.Convergence(within, window).Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed)), at)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the restart began at %s, before the objects had settled (%s): %w", at.Format("15:04:05.000"), ph.What, err)
+	case res.At.Add(window).After(at):
+		return fmt.Errorf("the restart began at %s, before the objects had been ready for W=%s (ready from %s)", at.Format("15:04:05.000"), window, res.At.Format("15:04:05.000"))
+	case len(phases) > 1 && phases[1].Since.Before(at):
+		return fmt.Errorf("the restart began at %s, after the next change (%s at %s)", at.Format("15:04:05.000"), phases[1].What, phases[1].Since.Format("15:04:05.000"))
+	}
+	return nil
+}
+
+// restartLag is how soon after a first create its restart must begin to
+// count as right after it: the harness sees the create in the proxy's
+// log within milliseconds and restarts at once.
+const restartLag = time.Second
+
+// restartedAfterFirstCreates is the premise of the restarts after each
+// first create: of the resources the clean reference runs saw the
+// controller create (want), each it created in the run (of its
+// namespace or cluster-scoped) was followed by a restart, and each
+// restart began within restartLag of the answer to the latest first
+// create of one of them since the restart before.
+func restartedAfterFirstCreates(e *evidence.Evidence) error {
+	injs, err := Injected(e.Faults, restartName)
+	if err != nil {
+		return err
+	}
+	refs, err := references(e)
+	if err != nil {
+		return err
+	}
+	var want []string
+	for _, ref := range refs {
+		for res, n := range ref.Creates {
+			if n > 0 && !slices.Contains(want, res) {
+				want = append(want, res)
+			}
+		}
+	}
+	slices.Sort(want)
+	r := read(e)
+	var m EndMark
+	r.json(FactSteadyEnd, &m)
+	r.proxyLogs()
+	named := r.clusterScoped()
+	ns := r.runNamespace()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	scope := runScope{ns: ns, named: named}
+	first := map[string]write{}
+	for _, w := range controllerWrites(e, m.Applied, m.At) {
+		if _, ok := first[w.resource]; w.created && !ok && slices.Contains(want, w.resource) && scope.has(w.resource, w.namespace, w.name) {
+			first[w.resource] = w
+		}
+	}
+	covered := map[string]bool{}
+	prev := time.Time{}
+	for i, inj := range injs {
+		var last *write
+		for _, res := range want {
+			w, ok := first[res]
+			if ok && w.end.After(prev) && !w.end.After(inj.Start) {
+				covered[res] = true
+				if last == nil || w.end.After(last.end) {
+					last = &w
+				}
+			}
+		}
+		switch {
+		case last == nil:
+			return fmt.Errorf("restart %d began at %s with no first create of %s since the restart before", i+1, inj.Start.Format("15:04:05.000"), strings.Join(want, ", "))
+		case inj.Start.Sub(last.end) > restartLag:
+			return fmt.Errorf("restart %d began at %s, %s after the first create it followed (%s)", i+1, inj.Start.Format("15:04:05.000"), inj.Start.Sub(last.end).Round(time.Millisecond), last)
+		}
+		prev = inj.Start
+	}
+	// A resource this run never made has no first create to follow:
+	// what the controller failed to make is the comparison's to find.
+	for _, res := range want {
+		if w, ok := first[res]; ok && !covered[res] {
+			return fmt.Errorf("the controller first created %s (%s) after its last restart, and no restart followed", res, w)
+		}
+	}
+	return nil
+}
+
 // restartedAfterFirstWrite is the restart premise: the controller was
 // restarted, and the restart began after its first write of an object
 // of the run (RunWrite; Lease and Event writes aside) was answered.
@@ -600,30 +826,134 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	return nil
 }
 
+// acts judges that a fault-free run's controller acted on the objects:
+// at least one write of the run (RunWrite) answered 2xx between the
+// objects' application and the end of the evidence. A controller that
+// panics in every reconcile, or never reconciles its kind, writes
+// nothing: its objects may still look ready (a kind with no status is
+// ready once it exists) and its deletion leave nothing.
+func acts(e *evidence.Evidence) error {
+	r := read(e)
+	var m EndMark
+	r.json(FactSteadyEnd, &m)
+	r.proxyLogs()
+	ns, named := r.runNamespace(), r.clusterScoped()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	for _, p := range proxyLogs(e) {
+		for _, req := range p.Requests {
+			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) {
+				return nil
+			}
+		}
+	}
+	return oracle.BrokeAt(e.End, fmt.Errorf("the controller made no write of the run's objects or of what it makes for them from their application (%s) to the end of the run (%s later): it did not act on them", m.Applied.Format("15:04:05.000"), e.End.Sub(m.Applied).Round(time.Millisecond)))
+}
+
+// LogPanics is the name of the evidence log of each replica's panics
+// (LogPanics + "/" + its identity): the lines of its output that show
+// one (PanicLines).
+const LogPanics = "panics"
+
+// PanicLine is one line of a controller's output that shows a panic.
+type PanicLine struct {
+	Line string `json:"line"`
+	// N is the line's number in the output, from 1.
+	N int `json:"n"`
+}
+
+// PanicLines are the lines of a controller's output that show a panic:
+// a Go panic that ends the process ("panic: " at a line's start, "fatal
+// error: "), or one its framework recovered and logged ("Observed a
+// panic", as client-go and controller-runtime write it), at most max.
+func PanicLines(output []byte, max int) []PanicLine {
+	var out []PanicLine
+	for i, line := range strings.Split(string(output), "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") || strings.Contains(line, "Observed a panic") {
+			if len(line) > 400 {
+				line = line[:400] + "…"
+			}
+			out = append(out, PanicLine{Line: line, N: i + 1})
+			if len(out) == max {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// noPanic judges the controller's output: no replica's log shows a panic
+// (LogPanics). A run that kept no such log for a replica whose proxy it
+// kept is not evaluated.
+func noPanic(e *evidence.Evidence) error {
+	if len(e.Proxies) == 0 {
+		return fmt.Errorf("%w: no replica's proxy log, so no replica's output: %w", oracle.ErrNotEvaluated, evidence.ErrMissing)
+	}
+	var found []string
+	for _, id := range slices.Sorted(maps.Keys(e.Proxies)) {
+		var lines []PanicLine
+		if err := e.Log(LogPanics+"/"+id, &lines); err != nil {
+			return fmt.Errorf("%w: the output of replica %q: %w", oracle.ErrNotEvaluated, id, err)
+		}
+		for _, l := range lines {
+			found = append(found, fmt.Sprintf("%s line %d: %s", id, l.N, l.Line))
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the controller's output shows %d panics: %s", len(found), strings.Join(found, "; "))
+}
+
 // leftBehind is one object that had to go.
 type leftBehind struct {
 	key, uid string
 	why      string // why it had to go
 }
 
-// leavesNothingBehind judges the deletion: the applied objects, what they
-// owned and what the controller created from their application on are
-// all gone within T.
-func leavesNothingBehind(e *evidence.Evidence) error {
+// deletion is what leaves-nothing-behind judged: what had to go by the
+// deadline, what the subject's shared entries exempted, and what was
+// still there.
+type deletion struct {
+	d        Deletion
+	within   time.Duration
+	end      time.Time // the deadline, or the evidence's end before it
+	must     map[string]leftBehind
+	exempted []string
+	left     []string
+	// unrecorded are creates of resources no history recorded.
+	unrecorded []string
+	namespaces []string // where what had to go was, "" for cluster-scoped
+}
+
+// judgeDeletion finds what the deletion had to remove: every object seen
+// owned (transitively) by an applied one from their application to the
+// deadline, and every object the controller created (a create, or a
+// server-side apply that made it) from the application to the deadline,
+// in any namespace: one made after the deletion began (a child made
+// again while its parent goes) too. Of resources the API server does not
+// store (an access review) nothing is left.
+func judgeDeletion(e *evidence.Evidence) (*deletion, error) {
 	r := read(e)
 	var d Deletion
 	r.json(FactSteadyDeleted, &d)
 	objs := r.fact(FactSteadyObjects)
 	names := r.fact(FactSteadyHistories)
-	logs := r.proxyLogs()
+	r.proxyLogs()
 	src := r.steadySource()
 	ns := r.runNamespace()
 	if err := r.missing(); err != nil {
-		return err
+		return nil, err
 	}
 	within, err := time.ParseDuration(d.Within)
 	if err != nil {
-		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyDeleted, err)
+		return nil, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyDeleted, err)
+	}
+	out := &deletion{d: d, within: within, must: map[string]leftBehind{}}
+	out.end = d.At.Add(within)
+	if e.End.Before(out.end) {
+		out.end = e.End
 	}
 	shared := strings.Split(e.Facts[FactSteadyShared], ",")
 	// One object is named as the binding gives it: a cluster-scoped
@@ -632,97 +962,105 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 		return slices.Contains(shared, o.GetKind()) || slices.Contains(shared, o.GetKind()+"/"+o.GetName()) || slices.Contains(shared, o.GetKind()+"/"+maskNamespace(o.GetName(), ns))
 	}
 	histories := strings.Split(names, ",")
-
-	// What had to go, by uid: every object seen owned (transitively) by
-	// an applied one while they lived, and the controller's creations.
-	must := map[string]leftBehind{}
-	firstSeen := map[string]time.Time{} // uid
-	var seenOrder []struct {
-		key, uid, history string
-		at                time.Time
+	exempt := map[string]bool{}
+	mustGo := func(k string, o *unstructured.Unstructured, why string) {
+		uid := string(o.GetUID())
+		if _, ok := out.must[uid]; ok {
+			return
+		}
+		if isShared(o) {
+			if !exempt[k] {
+				exempt[k] = true
+				out.exempted = append(out.exempted, o.GetKind()+" "+k)
+			}
+			return
+		}
+		out.must[uid] = leftBehind{key: k, uid: uid, why: why}
 	}
+
+	// Every object seen owned by an applied one, and when each uid was
+	// first seen, under which key.
+	type seen struct {
+		key string
+		at  time.Time
+	}
+	first := map[string]seen{} // uid
+	var order []string         // uids, in the order first seen
 	t := newTracker(strings.Split(objs, ","), nil, false)
 	note := func(s oracle.State, at time.Time) {
 		changed, structural := t.update(s)
-		mustGo := func(k string) {
-			o := s[k]
-			if _, ok := must[string(o.GetUID())]; !ok && !isShared(o) {
-				must[string(o.GetUID())] = leftBehind{key: k, uid: string(o.GetUID()), why: "applied or owned"}
-			}
-		}
 		if structural {
 			for k := range t.owned {
-				mustGo(k)
+				mustGo(k, s[k], "applied or owned")
 			}
 		} else {
 			for _, k := range changed {
 				if t.owned[k] {
-					mustGo(k)
+					mustGo(k, s[k], "applied or owned")
 				}
 			}
 		}
 		// A new uid only comes with a changed object.
 		for _, k := range changed {
-			o := s[k]
-			uid := string(o.GetUID())
-			if _, ok := firstSeen[uid]; !ok {
-				firstSeen[uid] = at
-				h, _, _ := strings.Cut(k, ":")
-				seenOrder = append(seenOrder, struct {
-					key, uid, history string
-					at                time.Time
-				}{k, uid, h, at})
+			uid := string(s[k].GetUID())
+			if _, ok := first[uid]; !ok {
+				first[uid] = seen{k, at}
+				order = append(order, uid)
 			}
 		}
 	}
 	note(src.StateAt(d.Applied), d.Applied)
 	src.ReplayAfter(d.Applied, func(at time.Time, s oracle.State) {
-		if !at.After(d.At) {
+		if !at.After(out.end) {
 			note(s, at)
 		}
 	})
-	// Each create the controller got 201 for is the earliest object of
-	// its resource in its namespace first seen after the request began
-	// and not matched yet.
+	// Each create the controller got 201 for is the object its answer
+	// named (by uid, else by name), or, in evidence from before the
+	// proxy read answers, the earliest object of its resource in its
+	// namespace first seen after the request began and not matched yet.
+	notStored := unstored(e)
 	matched := map[string]bool{}
-	var unrecorded []string
-	for _, p := range logs {
-		for _, req := range p.Requests {
-			if req.Verb != "create" || req.Code != 201 || req.Subresource != "" || req.Start.Before(d.Applied) || req.Start.After(d.At) || !IsControllerWrite(req.RequestInfo) {
-				continue
-			}
-			res := req.Resource
-			if req.Group != "" {
-				res += "." + req.Group
-			}
-			h := SteadyHistory(res)
-			if !slices.Contains(histories, h) {
-				unrecorded = append(unrecorded, fmt.Sprintf("%s in %q at %s", res, req.Namespace, req.Start.Format("15:04:05.000")))
-				continue
-			}
-			for _, s := range seenOrder {
-				if s.history != h || matched[s.uid] || s.at.Before(req.Start) || !strings.HasPrefix(strings.TrimPrefix(s.key, h+":"), req.Namespace+"/") {
+	objectAt := src.StateAt(out.end)
+	for _, w := range controllerWrites(e, d.Applied, out.end) {
+		if !w.created || slices.Contains(notStored, w.resource) {
+			continue
+		}
+		h := historyOf(w.resource, w.namespace, ns)
+		if !slices.Contains(histories, h) {
+			out.unrecorded = append(out.unrecorded, fmt.Sprintf("%s in %q at %s", w.resource, w.namespace, w.at.Format("15:04:05.000")))
+			continue
+		}
+		uid := w.uid
+		if _, ok := first[uid]; uid == "" || !ok {
+			uid = ""
+			for _, u := range order {
+				f := first[u]
+				if matched[u] || f.at.Before(w.at) || !strings.HasPrefix(f.key, h+":"+w.namespace+"/") || (w.name != "" && f.key != SteadyKey(h, w.namespace, w.name)) {
 					continue
 				}
-				matched[s.uid] = true
-				if _, ok := must[s.uid]; !ok {
-					must[s.uid] = leftBehind{key: s.key, uid: s.uid, why: "created by the controller at " + req.Start.Format("15:04:05.000")}
-				}
+				uid = u
 				break
 			}
 		}
+		if uid == "" {
+			continue
+		}
+		matched[uid] = true
+		f := first[uid]
+		o := objectAt[f.key]
+		if o == nil || string(o.GetUID()) != uid {
+			// Gone by the end: nothing to say of it but that it went.
+			continue
+		}
+		mustGo(f.key, o, "created by the controller at "+w.at.Format("15:04:05.000"))
 	}
-	deadline := d.At.Add(within)
-	end := deadline
-	if e.End.Before(end) {
-		end = e.End
-	}
-	state := src.StateAt(end)
-	var left []string
-	for _, uid := range slices.Sorted(maps.Keys(must)) {
-		m := must[uid]
-		o := state[m.key]
-		if o == nil || string(o.GetUID()) != uid || isShared(o) {
+	nss := map[string]bool{}
+	for _, uid := range slices.Sorted(maps.Keys(out.must)) {
+		m := out.must[uid]
+		nss[keyNamespace(m.key)] = true
+		o := objectAt[m.key]
+		if o == nil || string(o.GetUID()) != uid {
 			continue
 		}
 		what := fmt.Sprintf("%s %s (%s)", o.GetKind(), m.key, m.why)
@@ -731,20 +1069,59 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 		} else {
 			what += " not deleted"
 		}
-		left = append(left, what)
+		out.left = append(out.left, what)
 	}
-	slices.Sort(left)
+	out.namespaces = slices.Sorted(maps.Keys(nss))
+	slices.Sort(out.left)
+	return out, nil
+}
+
+// leavesNothingBehind judges the deletion: the applied objects, what they
+// owned and what the controller created from their application on are
+// all gone within T (judgeDeletion).
+func leavesNothingBehind(e *evidence.Evidence) error {
+	del, err := judgeDeletion(e)
+	if err != nil {
+		return err
+	}
+	deadline := del.d.At.Add(del.within)
 	var unknown error
-	if len(unrecorded) > 0 {
-		unknown = fmt.Errorf("%w: the controller created objects of resources no history recorded: %s", oracle.ErrNotEvaluated, strings.Join(unrecorded, ", "))
+	if len(del.unrecorded) > 0 {
+		unknown = fmt.Errorf("%w: the controller created objects of resources no history recorded: %s", oracle.ErrNotEvaluated, strings.Join(del.unrecorded, ", "))
 	}
 	switch {
-	case len(left) > 0 && end.Before(deadline):
-		return fmt.Errorf("%w: the evidence ends %s after the delete, before T=%s, with %d objects still there: %s", oracle.ErrNotEvaluated, end.Sub(d.At).Round(time.Millisecond), within, len(left), strings.Join(left, "; "))
-	case len(left) > 0:
-		return oracle.BrokeAt(deadline, fmt.Errorf("%s after the objects were deleted, %d are still there: %s", within, len(left), strings.Join(left, "; ")))
+	case len(del.left) > 0 && del.end.Before(deadline):
+		return fmt.Errorf("%w: the evidence ends %s after the delete, before T=%s, with %d objects still there: %s", oracle.ErrNotEvaluated, del.end.Sub(del.d.At).Round(time.Millisecond), del.within, len(del.left), strings.Join(del.left, "; "))
+	case len(del.left) > 0:
+		return oracle.BrokeAt(deadline, fmt.Errorf("%s after the objects were deleted, %d are still there: %s", del.within, len(del.left), strings.Join(del.left, "; ")))
 	}
 	return unknown
+}
+
+// leavesNothingBound is leaves-nothing-behind's "bound" figure: how many
+// objects had to go and where, what the subject's shared entries
+// exempted, and what was not stored.
+func leavesNothingBound(e *evidence.Evidence) string {
+	del, err := judgeDeletion(e)
+	if err != nil {
+		return ""
+	}
+	var where []string
+	for _, ns := range del.namespaces {
+		if ns == "" {
+			where = append(where, "cluster-scoped")
+		} else {
+			where = append(where, "namespace "+ns)
+		}
+	}
+	text := fmt.Sprintf("%d objects had to go within %s (the applied, what they owned and what the controller created, in %s)", len(del.must), del.within, strings.Join(where, ", "))
+	if len(del.exempted) > 0 {
+		text += "; exempted as shared: " + strings.Join(del.exempted, ", ")
+	}
+	if u := unstored(e); len(u) > 0 {
+		text += "; created but never stored by the API server: " + strings.Join(u, ", ")
+	}
+	return text
 }
 
 // noFinalizerOnDeleting is finalizer/P3 for any controller: no write of

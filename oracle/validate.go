@@ -47,9 +47,9 @@ func BrokeAt(t time.Time, err error) error {
 // Validate evaluates every check and returns one record per check, in
 // stage order: assumptions, then convergence, then invariants. Every
 // stage is evaluated, so a broken convergence never hides a broken
-// invariant; only an assumption that did not hold stops the rest (they
-// are recorded as not evaluated: the scenario did not set up what it
-// tests). Offsets in the records are from base, the spec's start.
+// invariant; only an assumption that did not hold, or could not be
+// judged, stops the rest (they are recorded as not evaluated: the
+// scenario did not set up what it tests, or cannot show it did). Offsets in the records are from base, the spec's start.
 func Validate(base time.Time, checks ...Check) []verdict.Record {
 	var out []verdict.Record
 	failed := ""
@@ -59,7 +59,7 @@ func Validate(base time.Time, checks ...Check) []verdict.Record {
 				continue
 			}
 			if failed != "" {
-				out = append(out, verdict.Record{Property: c.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed + " did not hold"})
+				out = append(out, verdict.Record{Property: c.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed})
 				continue
 			}
 			r := Judge(base, c.Property, c.Run())
@@ -68,9 +68,16 @@ func Validate(base time.Time, checks ...Check) []verdict.Record {
 			}
 			out = append(out, r)
 		}
+		// An assumption that did not hold, or could not be judged, stops
+		// the rest: what they judge rests on what it states.
 		for _, r := range out {
-			if r.Stage == verdict.Assumption && r.Outcome == verdict.Broken && failed == "" {
-				failed = r.ID
+			if r.Stage == verdict.Assumption && failed == "" {
+				switch r.Outcome {
+				case verdict.Broken:
+					failed = r.ID + " did not hold"
+				case verdict.NotEvaluated:
+					failed = r.ID + " was not evaluated"
+				}
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func rejudge(base time.Time, records []verdict.Record, judged map[string]bool, e
 	for i, r := range records {
 		out[i] = r
 		if failed != "" && r.Stage != verdict.Assumption {
-			out[i] = verdict.Record{Property: r.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed + " did not hold"}
+			out[i] = verdict.Record{Property: r.Property, Outcome: verdict.NotEvaluated, Reason: "assumption " + failed}
 			continue
 		}
 		j := judge.Offline[r.ID]
@@ -85,8 +85,13 @@ func rejudge(base time.Time, records []verdict.Record, judged map[string]bool, e
 			again.Figures = r.Figures
 			out[i] = again
 		}
-		if r.Stage == verdict.Assumption && out[i].Outcome == verdict.Broken && failed == "" {
-			failed = r.ID
+		if r.Stage == verdict.Assumption && failed == "" {
+			switch out[i].Outcome {
+			case verdict.Broken:
+				failed = r.ID + " did not hold"
+			case verdict.NotEvaluated:
+				failed = r.ID + " was not evaluated"
+			}
 		}
 	}
 	return out

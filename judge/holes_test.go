@@ -1,0 +1,637 @@
+package judge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
+	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
+)
+
+// The tests of this file each show one way a controller can be wrong, or
+// right, that the steady-state judges once misjudged: a run built by
+// hand (run), two fault-free reference runs of the correct controller
+// and a faulted run of a faulty one (or a correct one the judge once
+// called faulty), judged as the suite judges them.
+
+// run is a steady-state run built by hand: Claim ns/app applied at 0.1s,
+// its end state taken at 5s, the evidence ending at 9s.
+type run struct {
+	ns    string
+	t0    time.Time
+	hist  map[string][]oracle.EventRecord
+	reqs  []proxy.Request
+	facts map[string]string
+	fault []chaos.Injection
+	end   float64
+}
+
+const claims = "steady/claims.example.org"
+
+func newRun(ns string) *run {
+	return &run{ns: ns, t0: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), hist: map[string][]oracle.EventRecord{claims: nil}, facts: map[string]string{}, end: 9}
+}
+
+func (r *run) at(s float64) time.Time { return r.t0.Add(time.Duration(s * float64(time.Second))) }
+
+// put records obj (a map made by object) in history h at s: ADDED the
+// first time its key is seen, MODIFIED after, DELETED with typ.
+func (r *run) put(s float64, h string, obj map[string]any, typ ...string) {
+	u := &unstructured.Unstructured{Object: obj}
+	key := u.GetNamespace() + "/" + u.GetName()
+	t := "ADDED"
+	for _, e := range r.hist[h] {
+		if e.Key == key {
+			t = "MODIFIED"
+		}
+	}
+	if len(typ) > 0 {
+		t = typ[0]
+	}
+	r.hist[h] = append(r.hist[h], oracle.EventRecord{At: r.at(s), Type: t, Key: key, Object: obj})
+}
+
+// write records a write of the controller answered code at s, with the
+// object its answer named (uid "": none).
+func (r *run) write(s float64, verb, group, resource, ns, name string, code int, uid string) {
+	req := proxy.Request{ID: uint64(len(r.reqs) + 1), Replica: "c-0", RequestInfo: proxy.RequestInfo{Verb: verb, Group: group, Resource: resource, Namespace: ns}, Code: code, Start: r.at(s), End: r.at(s + 0.005)}
+	if verb != "create" {
+		req.Name = name
+	}
+	if uid != "" && code < 300 {
+		req.Object = &proxy.ObjectRef{Name: name, UID: uid}
+	}
+	r.reqs = append(r.reqs, req)
+}
+
+// object is a manifest: kind (its group from apiVersion), namespace,
+// name, uid, and fields set by dotted path.
+func object(apiVersion, kind, ns, name, uid string, fields map[string]any) map[string]any {
+	md := map[string]any{"name": name, "uid": uid, "resourceVersion": "1"}
+	if ns != "" {
+		md["namespace"] = ns
+	}
+	o := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": md}
+	for p, v := range fields {
+		parts := strings.Split(p, ".")
+		cur := o
+		for _, part := range parts[:len(parts)-1] {
+			next, ok := cur[part].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[part] = next
+			}
+			cur = next
+		}
+		cur[parts[len(parts)-1]] = v
+	}
+	return o
+}
+
+func ownedBy(kind, name, uid string) []any {
+	return []any{map[string]any{"apiVersion": "example.org/v1", "kind": kind, "name": name, "uid": uid, "controller": true}}
+}
+
+func claim(ns, uid string, fields map[string]any) map[string]any {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	if _, ok := fields["status.conditions"]; !ok {
+		fields["status.conditions"] = []any{map[string]any{"type": "Ready", "status": "True"}}
+	}
+	return object("example.org/v1", "Claim", ns, "app", uid, fields)
+}
+
+// evidence is the run's evidence: its histories, facts and proxy log,
+// the end state taken at 5s.
+func (r *run) evidence() *evidence.Evidence {
+	var names []string
+	for h := range r.hist {
+		names = append(names, h)
+	}
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	facts := map[string]string{
+		FactSteadyHistories: strings.Join(sortedStrings(names), ","),
+		FactSteadyObjects:   SteadyKey(claims, r.ns, "app"),
+		FactSteadyNamespace: r.ns,
+		FactSteadyEnd:       js(EndMark{Applied: r.at(0.1), At: r.at(5), Objects: []string{SteadyKey(claims, r.ns, "app")}, Namespace: r.ns}),
+	}
+	for k, v := range r.facts {
+		facts[k] = v
+	}
+	return &evidence.Evidence{Format: evidence.Format, Spec: "constructed " + r.ns, Start: r.t0, End: r.at(r.end), Histories: r.hist,
+		Proxies: map[string]evidence.ProxyLog{"c-0": {Requests: r.reqs}}, Faults: r.fault, Facts: facts, Logs: map[string]json.RawMessage{LogPanics + "/c-0": json.RawMessage("[]")}}
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// endOf is the run's end state, as a reference run keeps it.
+func endOf(t *testing.T, r *run) *EndState {
+	t.Helper()
+	es, err := EndStateOf(r.evidence())
+	if err != nil {
+		t.Fatal(err)
+	}
+	es.Spec = "reference " + r.ns
+	return es
+}
+
+// faulted is r's evidence as a faulted run's: a restart at 1s, compared
+// with refs.
+func faulted(r *run, refs ...*EndState) *evidence.Evidence {
+	if r.fault == nil {
+		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(1), End: r.at(1.2)}}
+	}
+	e := r.evidence()
+	b, _ := json.Marshal(refs)
+	e.Facts[FactSteadyReferences] = string(b)
+	return e
+}
+
+// judgedOn judges property p on e.
+func judgedOn(e *evidence.Evidence, p verdict.Property) verdict.Record {
+	return oracle.Judge(e.Start, p, Offline[p.ID](e))
+}
+
+func expect(t *testing.T, what string, got verdict.Record, want verdict.Outcome, says string) {
+	t.Helper()
+	if got.Outcome != want || !strings.Contains(got.Reason, says) {
+		t.Errorf("%s: %s %s (%s), want %s saying %q", what, got.ID, got.Outcome, got.Reason, want, says)
+	}
+}
+
+// A claim whose controller makes a Composite with no ownerReference and
+// carries the claim's tier down to it: the Composite is the controller's
+// end state too.
+func compositeRun(ns string, tier string) *run {
+	r := newRun(ns)
+	r.hist["steady/composites.example.org"] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	r.write(0.3, "create", "example.org", "composites", ns, "app", 201, ns+"-x")
+	r.put(0.31, "steady/composites.example.org", object("example.org/v1", "Composite", ns, "app", ns+"-x", map[string]any{"spec.tier": "small"}))
+	r.write(2.0, "update", "example.org", "composites", ns, "app", 200, ns+"-x")
+	r.put(2.01, "steady/composites.example.org", object("example.org/v1", "Composite", ns, "app", ns+"-x", map[string]any{"spec.tier": tier}))
+	return r
+}
+
+// Hole 1: what the controller made without an ownerReference was never
+// compared; a change not carried down to it passed.
+func TestSameEndStateComparesWhatTheControllerMadeWithoutOwner(t *testing.T) {
+	refs := []*EndState{endOf(t, compositeRun("ref1", "large")), endOf(t, compositeRun("ref2", "large"))}
+	expect(t, "carried down", judgedOn(faulted(compositeRun("run", "large"), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	bad := faulted(compositeRun("run", "small"), refs...)
+	expect(t, "not carried down", judgedOn(bad, catalog.SteadySameEndState), verdict.Broken, `Composite/app spec.tier: "large" in the reference, "small" after the faults`)
+	if b := BoundText(catalog.SteadySameEndState.ID, bad); !strings.Contains(b, "1 objects written without an owner") || !strings.Contains(b, "of kinds Claim, Composite") {
+		t.Errorf("the bound does not say what was compared: %q", b)
+	}
+}
+
+// slotRun: the controller makes a cluster-scoped Slot named after the
+// run's namespace; recreate deletes and makes it again after the fault.
+func slotRun(ns string, recreate bool) *run {
+	r := newRun(ns)
+	const slots = "steady/slots.example.org"
+	r.hist[slots] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	r.write(0.3, "create", "example.org", "slots", "", ns+"-app", 201, ns+"-s1")
+	r.put(0.31, slots, object("example.org/v1", "Slot", "", ns+"-app", ns+"-s1", map[string]any{"spec.tier": "small"}))
+	if recreate {
+		r.write(1.5, "delete", "example.org", "slots", "", ns+"-app", 200, "")
+		r.put(1.51, slots, object("example.org/v1", "Slot", "", ns+"-app", ns+"-s1", map[string]any{"spec.tier": "small"}), "DELETED")
+		r.write(1.6, "create", "example.org", "slots", "", ns+"-app", 201, ns+"-s2")
+		r.put(1.61, slots, object("example.org/v1", "Slot", "", ns+"-app", ns+"-s2", map[string]any{"spec.tier": "small"}))
+	}
+	return r
+}
+
+// Hole 2: no-churn counted only the namespace's objects; a cluster-scoped
+// child deleted and made again after a restart held.
+func TestNoChurnCountsClusterScopedChildren(t *testing.T) {
+	refs := []*EndState{endOf(t, slotRun("ref1", false)), endOf(t, slotRun("ref2", false))}
+	expect(t, "kept", judgedOn(faulted(slotRun("run", false), refs...), catalog.SteadyNoChurn), verdict.Held, "")
+	expect(t, "made again", judgedOn(faulted(slotRun("run", true), refs...), catalog.SteadyNoChurn), verdict.Broken, "it deleted Slot/{{.Namespace}}-app")
+}
+
+// deletionRun: the claim deleted at 6s and gone at 6.2s; more adds what
+// the controller does meanwhile.
+func deletionRun(more func(r *run)) *evidence.Evidence {
+	r := newRun("ns")
+	r.put(0.1, claims, claim("ns", "c1", nil))
+	if more != nil {
+		more(r)
+	}
+	r.put(6.2, claims, claim("ns", "c1", nil), "DELETED")
+	r.end = 20
+	e := r.evidence()
+	b, _ := json.Marshal(Deletion{Applied: r.at(0.1), At: r.at(6), Within: "10s"})
+	e.Facts[FactSteadyDeleted] = string(b)
+	return e
+}
+
+// Hole 3: a create in another namespace was never looked for; one left
+// behind held.
+func TestLeavesNothingBehindLooksInOtherNamespaces(t *testing.T) {
+	h := SteadyHistoryIn("configmaps", "operator-system")
+	made := func(deleted bool) func(r *run) {
+		return func(r *run) {
+			r.hist[h] = nil
+			r.write(0.4, "create", "", "configmaps", "operator-system", "app-audit", 201, "cm1")
+			r.put(0.5, h, object("v1", "ConfigMap", "operator-system", "app-audit", "cm1", nil))
+			if deleted {
+				r.write(6.1, "delete", "", "configmaps", "operator-system", "app-audit", 200, "")
+				r.put(6.15, h, object("v1", "ConfigMap", "operator-system", "app-audit", "cm1", nil), "DELETED")
+			}
+		}
+	}
+	expect(t, "cleaned up", judgedOn(deletionRun(made(true)), catalog.SteadyLeavesNothing), verdict.Held, "")
+	left := deletionRun(made(false))
+	expect(t, "left", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Broken, "ConfigMap "+h+":operator-system/app-audit (created by the controller at 00:00:00.400) not deleted")
+	if b := BoundText(catalog.SteadyLeavesNothing.ID, left); !strings.Contains(b, "namespace operator-system") {
+		t.Errorf("the bound does not name the other namespace: %q", b)
+	}
+}
+
+// Hole 4: objects made by a server-side apply (a patch answered 201) and
+// deleted by collection were invisible.
+func TestApplyAndDeleteCollectionAreCreatesAndDeletes(t *testing.T) {
+	cms := "steady/configmaps"
+	left := deletionRun(func(r *run) {
+		r.hist[cms] = nil
+		r.write(0.4, "patch", "", "configmaps", "ns", "app-mirror", 201, "m1")
+		r.put(0.5, cms, object("v1", "ConfigMap", "ns", "app-mirror", "m1", nil))
+	})
+	expect(t, "made by apply, left", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Broken, "app-mirror (created by the controller")
+
+	churn := func(ns string, again bool) *run {
+		r := newRun(ns)
+		r.hist[cms] = nil
+		r.put(0.1, claims, claim(ns, ns+"-c", nil))
+		labels := map[string]any{"app": "a"}
+		cm := func(uid string) map[string]any {
+			return object("v1", "ConfigMap", ns, "app-config", uid, map[string]any{"metadata.labels": labels, "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")})
+		}
+		r.write(0.3, "patch", "", "configmaps", ns, "app-config", 201, ns+"-m1")
+		r.put(0.31, cms, cm(ns+"-m1"))
+		if again {
+			r.reqs = append(r.reqs, proxy.Request{ID: 99, Replica: "c-0", RequestInfo: proxy.RequestInfo{Verb: "deletecollection", Resource: "configmaps", Namespace: ns, LabelSelector: "app=a"}, Code: 200, Start: r.at(1.5), End: r.at(1.52)})
+			r.put(1.53, cms, cm(ns+"-m1"), "DELETED")
+			r.write(1.6, "patch", "", "configmaps", ns, "app-config", 201, ns+"-m2")
+			r.put(1.61, cms, cm(ns+"-m2"))
+		}
+		return r
+	}
+	refs := []*EndState{endOf(t, churn("ref1", false)), endOf(t, churn("ref2", false))}
+	expect(t, "applied once", judgedOn(faulted(churn("run", false), refs...), catalog.SteadyNoChurn), verdict.Held, "")
+	expect(t, "deleted by collection, applied again", judgedOn(faulted(churn("run", true), refs...), catalog.SteadyNoChurn), verdict.Broken,
+		"it deleted Claim/app > ConfigMap/app-config (steady/configmaps:run/app-config at 00:00:01.500), which the reference run keeps (deleting 0 of it); it created 2 configmaps, the reference run 1")
+}
+
+// Hole 5: what the controller made after the deletion began was never
+// tracked; a child made again as its parent went, and left, held.
+func TestLeavesNothingBehindTracksCreatesAfterTheDeletion(t *testing.T) {
+	left := deletionRun(func(r *run) {
+		r.hist["steady/configmaps"] = nil
+		r.write(6.05, "create", "", "configmaps", "ns", "app-late", 201, "late")
+		r.put(6.06, "steady/configmaps", object("v1", "ConfigMap", "ns", "app-late", "late", nil))
+	})
+	expect(t, "made as the claim went", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Broken, "app-late (created by the controller at 00:00:06.050) not deleted")
+}
+
+// Hole 6: a custom resource was ready unless Ready, Reconciling or
+// Stalled said otherwise.
+func TestConditionsThatSayWhichWayIsHealthy(t *testing.T) {
+	for _, tc := range []struct {
+		typ, status string
+		ready       bool
+	}{
+		{"Available", "False", false}, {"Available", "True", true},
+		{"Degraded", "True", false}, {"Degraded", "False", true},
+		{"Synced", "False", false}, {"Active", "False", true},
+	} {
+		o := &unstructured.Unstructured{Object: claim("ns", "u", map[string]any{"status.conditions": []any{
+			map[string]any{"type": "Ready", "status": "True"}, map[string]any{"type": tc.typ, "status": tc.status, "reason": "Because"},
+		}})}
+		if ready, why := ObjectReady(o, nil); ready != tc.ready {
+			t.Errorf("%s=%s: ready %v (%s), want %v", tc.typ, tc.status, ready, why, tc.ready)
+		}
+	}
+	// Kubernetes' own kinds are kstatus's to judge.
+	d := &unstructured.Unstructured{Object: object("apps/v1", "Deployment", "ns", "d", "u", map[string]any{"metadata.generation": int64(1), "spec.replicas": int64(1),
+		"status.observedGeneration": int64(1), "status.replicas": int64(1), "status.updatedReplicas": int64(1), "status.readyReplicas": int64(1), "status.availableReplicas": int64(1),
+		"status.conditions": []any{map[string]any{"type": "Available", "status": "True"}, map[string]any{"type": "ReplicaFailure", "status": "False"}}})}
+	if ready, why := ObjectReady(d, nil); !ready {
+		t.Errorf("a ready Deployment: %s", why)
+	}
+}
+
+// varyRun: a ConfigMap the claim owns with a token that differs in every
+// run, and a count of shards that differs between clean runs.
+func varyRun(ns, token string, shards int) *run {
+	r := newRun(ns)
+	cms := "steady/configmaps"
+	r.hist[cms] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	data := map[string]any{"tier": "small"}
+	if token != "" {
+		data["token"] = token
+	}
+	r.put(0.3, cms, object("v1", "ConfigMap", ns, "app-config", ns+"-cm", map[string]any{"data": data, "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	for i := range shards {
+		r.put(0.4, cms, object("v1", "ConfigMap", ns, fmt.Sprintf("app-shard-%d", i), fmt.Sprintf("%s-s%d", ns, i), map[string]any{"metadata.generateName": "app-shard-", "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	}
+	return r
+}
+
+// Hole 7: a field whose value varied between the clean runs was masked
+// even where the faulted run lacked it, on every object of its kind; a
+// count that varied masked any count.
+func TestLearnedMasksAreNoWiderThanWhatVaried(t *testing.T) {
+	refs := []*EndState{endOf(t, varyRun("ref1", "aaaa", 1)), endOf(t, varyRun("ref2", "bbbb", 2))}
+	expect(t, "another token", judgedOn(faulted(varyRun("run", "cccc", 2), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "no token", judgedOn(faulted(varyRun("run", "", 1), refs...), catalog.SteadySameEndState), verdict.Broken, `data.token: "aaaa" in the reference, absent after the faults`)
+	expect(t, "no shard", judgedOn(faulted(varyRun("run", "cccc", 0), refs...), catalog.SteadySameEndState), verdict.Broken, "1 objects in the reference, 0 after the faults")
+	if b := BoundText(catalog.SteadySameEndState.ID, faulted(varyRun("run", "cccc", 1), refs...)); !strings.Contains(b, "Claim/app > ConfigMap/app-config data.token (value)") || !strings.Contains(b, "1 to 2 objects") {
+		t.Errorf("the bound does not name what was learned: %q", b)
+	}
+}
+
+// quietRun: settled, a quiet window 1s-3s, a change at 3s; acted says the
+// controller wrote for it.
+func quietRun(writesInWindow, acted bool) *evidence.Evidence {
+	r := newRun("ns")
+	r.put(0.1, claims, claim("ns", "c1", nil))
+	if writesInWindow {
+		r.write(2, "patch", "example.org", "claims", "ns", "app", 200, "c1")
+		r.reqs[len(r.reqs)-1].Subresource = "status"
+	}
+	if acted {
+		r.write(3.2, "patch", "example.org", "claims", "ns", "app", 200, "c1")
+	}
+	e := r.evidence()
+	b, _ := json.Marshal(QuietWindow{From: r.at(1), To: r.at(3), Window: "2s", Next: &QuietProbe{What: "patch Claim/app", At: r.at(3), Within: "2s"}})
+	e.Facts[FactSteadyQuiet] = string(b)
+	return e
+}
+
+// Hole 8: quiescent had no liveness: a hung controller, quiet because it
+// no longer acts, held.
+func TestQuiescentAsksTheQuietControllerToAct(t *testing.T) {
+	expect(t, "quiet, then acts", judgedOn(quietRun(false, true), catalog.SteadyQuiescent), verdict.Held, "")
+	expect(t, "quiet, then hung", judgedOn(quietRun(false, false), catalog.SteadyQuiescent), verdict.Broken, "no write within 2s of patch Claim/app")
+	expect(t, "writes", judgedOn(quietRun(true, true), catalog.SteadyQuiescent), verdict.Broken, "wrote 1 times")
+	if b := BoundText(catalog.SteadyQuiescent.ID, quietRun(false, true)); !strings.Contains(b, "window 2s") || !strings.Contains(b, "drew a write within 2s") {
+		t.Errorf("bound %q", b)
+	}
+}
+
+// Hole 9: an end state taken before the changes left after an unsettled
+// recovery was compared with references that made them all.
+func TestSameEndStateIsNotBoundWhenChangesWereSkipped(t *testing.T) {
+	e := quietRun(false, true)
+	b, _ := json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 1, Changes: 2})
+	e.Facts[FactSteadyEnd] = string(b)
+	if why := SameEndStateUnbound(e); !strings.Contains(why, "after 1 of the binding's 2 changes") {
+		t.Errorf("unbound %q", why)
+	}
+	b, _ = json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 2, Changes: 2})
+	e.Facts[FactSteadyEnd] = string(b)
+	if why := SameEndStateUnbound(e); why != "" {
+		t.Errorf("every change made, yet unbound: %q", why)
+	}
+}
+
+// Hole 10: a watch that never came back left quiescent not bound and the
+// run passed; the controller stopped watching: recovers breaks.
+func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
+	r := newRun("ns")
+	r.put(0.1, claims, claim("ns", "c1", nil))
+	e := r.evidence()
+	b, _ := json.Marshal([]SettlePhase{{What: "the forced relists", Since: r.at(1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
+	e.Facts[FactSteadyRecover] = string(b)
+	expect(t, "watching", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
+	b, _ = json.Marshal(Stale{Resources: []string{"claims"}, Within: "2s"})
+	e.Facts[FactSteadyStale] = string(b)
+	expect(t, "not watching", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
+}
+
+// podRefRun: a ConfigMap names the uid of the claim's Member (as an
+// EndpointSlice names a pod's); dangling, the Member was made again and
+// the ConfigMap left naming the old one.
+func podRefRun(ns string, dangling bool) *run {
+	r := newRun(ns)
+	pods, cms := "steady/members.example.org", "steady/configmaps"
+	r.hist[pods], r.hist[cms] = nil, nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	r.put(0.2, pods, object("example.org/v1", "Member", ns, "app-0", ns+"-p1", map[string]any{"metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	ref := ns + "-p1"
+	if dangling {
+		r.put(1.5, pods, object("example.org/v1", "Member", ns, "app-0", ns+"-p1", nil), "DELETED")
+		r.put(1.6, pods, object("example.org/v1", "Member", ns, "app-0", ns+"-p2", map[string]any{"metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	}
+	r.put(0.3, cms, object("v1", "ConfigMap", ns, "app-ep", ns+"-cm", map[string]any{"data.podUID": "0000000" + ref[len(ref)-1:] + "-1111-2222-3333-444444444444", "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	// uids shaped as uids: the pod's is what the ConfigMap names.
+	for i, e := range r.hist[pods] {
+		md := e.Object["metadata"].(map[string]any)
+		uid := md["uid"].(string)
+		md["uid"] = "0000000" + uid[len(uid)-1:] + "-1111-2222-3333-444444444444"
+		r.hist[pods][i] = e
+	}
+	return r
+}
+
+// Hole 12: every uid was masked alike, so a reference to an object that
+// is gone held.
+func TestUIDReferencesNameTheObjectTheyReferTo(t *testing.T) {
+	refs := []*EndState{endOf(t, podRefRun("ref1", false)), endOf(t, podRefRun("ref2", false))}
+	expect(t, "live reference", judgedOn(faulted(podRefRun("run", false), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "dangling", judgedOn(faulted(podRefRun("run", true), refs...), catalog.SteadySameEndState), verdict.Broken, `data.podUID: "<uid of Claim/app > Member/app-0>" in the reference, "<uid of no recorded object>" after the faults`)
+}
+
+// finalizerRun: the claim's ConfigMap, with an extra finalizer or an
+// owner that is not its controller.
+func finalizerRun(ns string, extra, notController bool) *run {
+	r := newRun(ns)
+	r.hist["steady/configmaps"] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	owner := ownedBy("Claim", "app", ns+"-c")
+	if notController {
+		owner[0].(map[string]any)["controller"] = false
+	}
+	f := map[string]any{"metadata.ownerReferences": owner}
+	if extra {
+		f["metadata.finalizers"] = []any{"example.org/hold"}
+	}
+	r.put(0.3, "steady/configmaps", object("v1", "ConfigMap", ns, "app-config", ns+"-cm", f))
+	return r
+}
+
+// Hole 13: the finalizers and ownerReferences of what the objects own
+// were never compared.
+func TestFinalizersAndOwnerReferencesAreCompared(t *testing.T) {
+	refs := []*EndState{endOf(t, finalizerRun("ref1", false, false)), endOf(t, finalizerRun("ref2", false, false))}
+	expect(t, "same", judgedOn(faulted(finalizerRun("run", false, false), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "extra finalizer", judgedOn(faulted(finalizerRun("run", true, false), refs...), catalog.SteadySameEndState), verdict.Broken, `metadata.finalizers[0]: absent in the reference, "example.org/hold" after the faults`)
+	expect(t, "not the controller", judgedOn(faulted(finalizerRun("run", false, true), refs...), catalog.SteadySameEndState), verdict.Broken, "metadata.ownerReferences[0].controller: true in the reference, false after the faults")
+}
+
+// Hole 14: an ignore path applied to every kind, and the verdict did not
+// say what it masked.
+func TestIgnorePathsAreScopedAndListed(t *testing.T) {
+	refs := []*EndState{endOf(t, finalizerRun("ref1", false, false)), endOf(t, finalizerRun("ref2", false, false))}
+	e := faulted(finalizerRun("run", true, false), refs...)
+	e.Facts[FactSteadyIgnore] = `["Claim:status.conditions"]`
+	expect(t, "ignored on another kind", judgedOn(e, catalog.SteadySameEndState), verdict.Broken, "metadata.finalizers")
+	e.Facts[FactSteadyIgnore] = `["ConfigMap:metadata.finalizers"]`
+	expect(t, "ignored on its kind", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
+	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, `"ConfigMap:metadata.finalizers" masked Claim/app > ConfigMap/app-config metadata.finalizers[0]`) {
+		t.Errorf("the bound does not list what the ignore path masked: %q", b)
+	}
+	left := deletionRun(func(r *run) {
+		r.hist["steady/configmaps"] = nil
+		r.write(0.4, "create", "", "configmaps", "ns", "app-ca", 201, "ca")
+		r.put(0.5, "steady/configmaps", object("v1", "ConfigMap", "ns", "app-ca", "ca", nil))
+	})
+	left.Facts[FactSteadyShared] = "ConfigMap"
+	expect(t, "shared", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Held, "")
+	if b := BoundText(catalog.SteadyLeavesNothing.ID, left); !strings.Contains(b, "exempted as shared: ConfigMap steady/configmaps:ns/app-ca") {
+		t.Errorf("the bound does not list what shared exempted: %q", b)
+	}
+}
+
+// Hole 15: a premise not evaluated did not stop the checks after it.
+func TestAPremiseNotEvaluatedStopsTheRest(t *testing.T) {
+	recs := oracle.Validate(time.Now(),
+		oracle.Check{Property: catalog.SteadyRestarted, Run: func() error { return fmt.Errorf("%w: no timeline", oracle.ErrNotEvaluated) }},
+		oracle.Check{Property: catalog.SteadyRecovers, Run: func() error { return fmt.Errorf("broken") }},
+	)
+	if recs[1].Outcome != verdict.NotEvaluated || !strings.Contains(recs[1].Reason, "was not evaluated") {
+		t.Errorf("after a premise not evaluated: %s %q", recs[1].Outcome, recs[1].Reason)
+	}
+}
+
+// Hole 16: the restart premises of an upgrade and of the first creates.
+func TestRestartPremises(t *testing.T) {
+	settled := func(restartAt float64) *evidence.Evidence {
+		r := newRun("ns")
+		r.put(0.1, claims, claim("ns", "c1", nil))
+		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(restartAt), End: r.at(restartAt + 0.1)}}
+		e := r.evidence()
+		b, _ := json.Marshal([]SettlePhase{{What: "the objects were applied", Since: r.at(0.1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
+		e.Facts[FactSteadySettle] = string(b)
+		return e
+	}
+	expect(t, "restart once settled", judgedOn(settled(2), catalog.SteadyRestartedSettled), verdict.Held, "")
+	expect(t, "restart before W", judgedOn(settled(0.5), catalog.SteadyRestartedSettled), verdict.Broken, "before the objects had settled")
+
+	creates := func(ns string, restarts ...float64) *run {
+		r := newRun(ns)
+		r.hist["steady/configmaps"], r.hist["steady/secrets"] = nil, nil
+		r.put(0.1, claims, claim(ns, ns+"-c", nil))
+		r.write(0.3, "create", "", "configmaps", ns, "a", 201, ns+"-a")
+		r.put(0.31, "steady/configmaps", object("v1", "ConfigMap", ns, "a", ns+"-a", nil))
+		r.write(0.8, "create", "", "secrets", ns, "b", 201, ns+"-b")
+		r.put(0.81, "steady/secrets", object("v1", "Secret", ns, "b", ns+"-b", nil))
+		for _, at := range restarts {
+			r.fault = append(r.fault, chaos.Injection{Fault: restartName, Start: r.at(at), End: r.at(at + 0.1)})
+		}
+		return r
+	}
+	refs := []*EndState{endOf(t, creates("ref1")), endOf(t, creates("ref2"))}
+	expect(t, "after each first create", judgedOn(faulted(creates("run", 0.32, 0.82), refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
+	expect(t, "one restart for both", judgedOn(faulted(creates("run", 0.82), refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
+	expect(t, "no restart after the second", judgedOn(faulted(creates("run", 0.32), refs...), catalog.SteadyRestartedCreates), verdict.Broken, "first created secrets")
+	expect(t, "long after", judgedOn(faulted(creates("run", 0.32, 3), refs...), catalog.SteadyRestartedCreates), verdict.Broken, "after the first create it followed")
+}
+
+// Hole 17: the harness's write fell back on an object the controller
+// does not see (its watch selects by label).
+func TestWatchSelectorsSayWhatTheControllerSees(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: object("v1", "ConfigMap", "ns", "kube-root-ca.crt", "u", nil)}
+	mine := &unstructured.Unstructured{Object: object("v1", "ConfigMap", "ns", "app-config", "u2", map[string]any{"metadata.labels": map[string]any{"app": "a"}})}
+	for _, tc := range []struct {
+		label, field string
+		o            *unstructured.Unstructured
+		want         bool
+	}{
+		{"app=a", "", cm, false}, {"app=a", "", mine, true}, {"", "", cm, true},
+		{"", "metadata.name=app-config", mine, true}, {"", "metadata.name=app-config", cm, false},
+		{"", "spec.nodeName=n1", mine, false},
+	} {
+		if got := WatchSelects(proxy.RequestInfo{Verb: "watch", Resource: "configmaps", LabelSelector: tc.label, FieldSelector: tc.field}, tc.o); got != tc.want {
+			t.Errorf("labels %q fields %q on %s: %v, want %v", tc.label, tc.field, tc.o.GetName(), got, tc.want)
+		}
+	}
+}
+
+// Hole 18: an access review is created, answered and never stored; it
+// was counted as an object no history recorded.
+func TestWhatTheServerDoesNotStoreLeavesNothing(t *testing.T) {
+	e := deletionRun(func(r *run) {
+		r.write(0.15, "create", "authorization.k8s.io", "selfsubjectaccessreviews", "", "", 201, "")
+	})
+	expect(t, "not known unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.NotEvaluated, "selfsubjectaccessreviews.authorization.k8s.io")
+	e.Facts[FactSteadyUnstored] = "selfsubjectaccessreviews.authorization.k8s.io"
+	expect(t, "unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
+}
+
+// workloadRun: the claim owns one Workload named from the claim's uid.
+func workloadRun(ns string, names ...string) *run {
+	r := newRun(ns)
+	const wl = "steady/workloads.example.org"
+	r.hist[wl] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	for i, n := range names {
+		r.put(0.3, wl, object("example.org/v1", "Workload", ns, n, fmt.Sprintf("%s-w%d", ns, i), map[string]any{"spec.queue": "q", "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")}))
+	}
+	return r
+}
+
+// Hole 20: a child named from a hash of its owner's uid has another name
+// in every run; it was a false finding.
+func TestNamesThatVaryBetweenCleanRunsAreMatchedByOwnerAndKind(t *testing.T) {
+	refs := []*EndState{endOf(t, workloadRun("ref1", "job-sample-23c41")), endOf(t, workloadRun("ref2", "job-sample-cec5e"))}
+	expect(t, "one, named anew", judgedOn(faulted(workloadRun("run", "job-sample-77c07"), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "two", judgedOn(faulted(workloadRun("run", "job-sample-77c07", "job-sample-00000"), refs...), catalog.SteadySameEndState), verdict.Broken, "Claim/app > Workload/*: 1 objects in the reference, 2 after the faults")
+}
+
+// Hole 21: a controller that never acted, or panicked in every
+// reconcile, passed the clean runs.
+func TestActsAndNoPanic(t *testing.T) {
+	r := newRun("ns")
+	r.put(0.1, claims, claim("ns", "c1", nil))
+	idle := r.evidence()
+	expect(t, "idle", judgedOn(idle, catalog.SteadyActs), verdict.Broken, "made no write")
+	r.write(0.3, "update", "example.org", "claims", "ns", "app", 200, "c1")
+	expect(t, "acted", judgedOn(r.evidence(), catalog.SteadyActs), verdict.Held, "")
+
+	expect(t, "calm", judgedOn(idle, catalog.SteadyNoPanic), verdict.Held, "")
+	out := []byte("I1201 reconciling\nE1201 12:00:00.1 Observed a panic in reconciler: runtime error: invalid memory address or nil pointer dereference\npanic: boom\n")
+	lines := PanicLines(out, 20)
+	if len(lines) != 2 || lines[0].N != 2 || lines[1].N != 3 {
+		t.Fatalf("panic lines %+v", lines)
+	}
+	b, _ := json.Marshal(lines)
+	idle.Logs[LogPanics+"/c-0"] = b
+	expect(t, "panics", judgedOn(idle, catalog.SteadyNoPanic), verdict.Broken, "c-0 line 2: E1201 12:00:00.1 Observed a panic in reconciler")
+	delete(idle.Logs, LogPanics+"/c-0")
+	expect(t, "no output kept", judgedOn(idle, catalog.SteadyNoPanic), verdict.NotEvaluated, "the output of replica")
+}
