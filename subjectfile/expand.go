@@ -86,3 +86,35 @@ func (f *File) Environ(v Vars) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ExpandAll is v (a value decoded from YAML or JSON: maps, lists,
+// strings, numbers) with every string in it filled in as a template of
+// vars (Expand): a change's merge patch names what the objects name, a
+// cluster-scoped object's {{.Namespace}}-qualified name among them.
+func ExpandAll(v any, vars Vars) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return Expand(x, vars)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			e, err := ExpandAll(item, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = e
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			e, err := ExpandAll(item, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	}
+	return v, nil
+}

@@ -46,11 +46,15 @@ type SteadyState struct {
 	// conventions (kstatus: Current is ready).
 	Readiness Readiness `json:"readiness,omitempty"`
 	// Ignore lists dotted field paths (status.lastSyncTime) masked in the
-	// end-state comparison, on every object: the field and everything
-	// below it, through lists (status.conditions.lastTransitionTime). A
-	// condition is named by its type: status.conditions[Active], or
+	// end-state comparison: on every object, or, written Kind:path
+	// (ScaledObject:status.conditions[Active]), on objects of that kind
+	// only; the field and everything below it, through lists
+	// (status.conditions.lastTransitionTime). A condition is named by its
+	// type: status.conditions[Active], or
 	// status.conditions[example.com/Synced] (the comparison matches
-	// conditions by type).
+	// conditions by type). A whole status, spec, data or metadata is
+	// refused: masked, the comparison would say nothing of it. The
+	// verdict's bound names every difference each entry masked.
 	Ignore []string `json:"ignore,omitempty"`
 	// Shared lists what the controller may leave behind by design: a
 	// kind (ConfigMap) or one object (ConfigMap/ca-bundle), a
@@ -72,20 +76,31 @@ type SteadyState struct {
 	SettleWithin Duration `json:"settleWithin,omitempty"`
 	SettleWindow Duration `json:"settleWindow,omitempty"`
 	// QuietWindow is how long a settled state with nothing changing is
-	// watched for writes of the controller (default 10s).
+	// watched for writes of the controller in the first fault-free run
+	// (default 35s, at least 10s: a controller that rewrites its status
+	// every 30s is caught); a faulted run that settled again is watched
+	// for at most 10s of it.
 	QuietWindow Duration `json:"quietWindow,omitempty"`
 	// GoneWithin is how long the deleted objects, what they own and what
 	// the controller created for them may take to be gone (default 60s).
 	GoneWithin Duration `json:"goneWithin,omitempty"`
 }
 
+// wholeFields are the top-level fields an ignore path may not mask whole.
+var wholeFields = []string{"status", "spec", "data", "stringData", "binaryData", "metadata", "metadata.labels", "metadata.annotations"}
+
 // The steady-state bounds when the file sets none.
 const (
 	DefaultSettleWithin = 60 * time.Second
 	DefaultSettleWindow = 5 * time.Second
-	DefaultQuietWindow  = 10 * time.Second
+	DefaultQuietWindow  = 35 * time.Second
 	DefaultGoneWithin   = 60 * time.Second
 )
+
+// MinQuietWindow is the shortest quiet window a binding may ask for: a
+// shorter one holds for a controller that rewrites its status every few
+// seconds.
+const MinQuietWindow = 10 * time.Second
 
 // ObjectName names one of the objects by kind and name, as the object
 // gives it: a cluster-scoped object by its name's template
@@ -502,7 +517,15 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 			bad(field+".value", "missing", "the value (as text) that makes the object ready, or exists: true")
 		}
 	}
-	for i, p := range s.Ignore {
+	for i, entry := range s.Ignore {
+		p := entry
+		if kind, path, ok := strings.Cut(entry, ":"); ok && kind != "" && !strings.ContainsAny(kind, ".[") {
+			p = path
+		}
+		if whole := strings.TrimSuffix(p, "."); slices.Contains(wholeFields, whole) {
+			bad(fmt.Sprintf("%signore[%d]", at, i), fmt.Sprintf("%q masks a whole %s: the comparison would say nothing of it", entry, whole), "a field below it, such as status.lastSyncTime, on one kind as Kind:path where it varies on that kind only")
+			continue
+		}
 		if before, _, ok := strings.Cut(p, "["); !ok {
 			checkPath(fmt.Sprintf("%signore[%d]", at, i), p)
 		} else if !conditionPathPattern.MatchString(p) || (before != "conditions" && !strings.HasSuffix(before, ".conditions")) {
@@ -530,6 +553,8 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 			d.Duration = def
 		case d.Duration < 0 || d.Duration > 30*time.Minute:
 			bad(at+field, d.String()+" is out of range", fmt.Sprintf("a duration above 0s and at most 30m (default %s)", def))
+		case field == "quietWindow" && d.Duration < MinQuietWindow:
+			bad(at+field, d.String()+" is too short to tell a quiet controller from one that writes every few seconds", fmt.Sprintf("at least %s (default %s)", MinQuietWindow, def))
 		}
 	}
 }

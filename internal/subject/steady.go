@@ -11,6 +11,10 @@ import (
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
+// SteadyBinding is where a subject file binds the steady-state
+// capability.
+const SteadyBinding = "capabilities.steadyState"
+
 // SteadyStateController is any controller, bound by the objects it
 // reconciles: the steady-state suite applies them and judges what the
 // controller makes of them.
@@ -34,7 +38,7 @@ var (
 // the spec when it binds no steadyState. The reference is the composite
 // controller with one Claim.
 func Steady() SteadyStateController {
-	return capability(SteadyStateController(referenceComposite{}), "steady-state controller", "capabilities.steadyState",
+	return capability(SteadyStateController(referenceComposite{}), "steady-state controller", SteadyBinding,
 		func(s SteadyStateController) bool { return s.Steady() != nil })
 }
 
@@ -65,7 +69,7 @@ func (referenceComposite) Steady() *subjectfile.SteadyState {
 			},
 		}}},
 		SettleWithin: subjectfile.Duration{Duration: 30 * time.Second}, SettleWindow: subjectfile.Duration{Duration: 2 * time.Second},
-		QuietWindow: subjectfile.Duration{Duration: 5 * time.Second}, GoneWithin: subjectfile.Duration{Duration: 30 * time.Second},
+		QuietWindow: subjectfile.Duration{Duration: subjectfile.MinQuietWindow}, GoneWithin: subjectfile.Duration{Duration: 30 * time.Second},
 	}
 }
 

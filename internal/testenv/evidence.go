@@ -160,7 +160,24 @@ func Timeline() *chaos.Timeline {
 // replica's log (read by log) with a failing spec's artifacts. Call it
 // after registering the replica's stop: cleanups run last-in, first-out,
 // so this runs first, and the proxy's history survives Close anyway.
+// The lines of the replica's log that show a panic are part of its
+// evidence (judge.LogPanics), for steadystate/no-panic.
 func KeepProxy(identity string, log func() ([]byte, error), p proxy.Controller) {
 	identity = specEvidence().AddProxy(identity, p)
 	keepOnFailure(identity+".log", log)
+	specEvidence().KeepLog(judge.LogPanics+"/"+identity, func() (any, error) {
+		out, err := log()
+		if err != nil {
+			return nil, err
+		}
+		lines := judge.PanicLines(out, maxPanicLines)
+		if lines == nil {
+			lines = []judge.PanicLine{}
+		}
+		return lines, nil
+	})
 }
+
+// maxPanicLines is how many lines showing a panic a replica's evidence
+// keeps: enough to read what panicked.
+const maxPanicLines = 20

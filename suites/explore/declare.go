@@ -22,7 +22,7 @@ var judged = map[string][]verdict.Property{
 	schedule.Leader:    {catalog.LeaderOneWriter},
 	schedule.Composite: {catalog.FgReadyBefore, catalog.FgDeletionBlocked, catalog.FgBlockerNamed, catalog.FgDeletionCompletes, catalog.FgDeletingStatus},
 	schedule.Movable:   {catalog.FinRanBefore, catalog.FinP2, catalog.FinP3, catalog.FinP4},
-	schedule.Steady:    {catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyLeavesNothing},
+	schedule.Steady:    {catalog.SteadyRecovers, catalog.SteadyQuiescent, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyLeavesNothing, catalog.SteadyNoPanic},
 }
 
 // judges declares what a schedule of capability is judged on, the premise

@@ -134,7 +134,7 @@ func (r *endStates) all() []*judge.EndState {
 // steady-state suite's two clean runs, each on settling, the first also
 // on its deletion.
 func referenceJudges(i int) []verdict.Property {
-	judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer}
+	judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer, catalog.SteadyActs, catalog.SteadyNoPanic}
 	if i == 0 {
 		judged = append(judged, catalog.SteadyLeavesNothing)
 	}
@@ -146,7 +146,7 @@ func referenceJudges(i int) []verdict.Property {
 // its end state is added to refs, then (the first) its objects deleted.
 func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
 	sc := steadystate.StartScenario(ctx, ns)
-	ref, err := sc.Reference(sc.Run(ctx))
+	ref, err := sc.Reference(ctx, sc.Run(ctx))
 	Expect(err).NotTo(HaveOccurred())
 	refs.add(ref)
 	if i == 0 {
@@ -552,7 +552,7 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	changes := d.sc.Binding().Changes
 	within := recoverWithin(d.sc.Binding().SettleWithin.Duration, drawn)
 	settled := d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
-	d.sc.End()
+	d.sc.End(ctx)
 	d.sc.RecordDisturbed()
 	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
 	// Whether quiescence is owed is decided from the evidence, as
@@ -578,10 +578,13 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	default:
 		testenv.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
 	}
-	if len(deleted) == 0 {
-		checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
-	} else {
+	switch why := judge.SameEndStateUnbound(testenv.Evidence().Snapshot()); {
+	case len(deleted) > 0:
 		testenv.NotBound(catalog.SteadySameEndState, samePodsDeleted(deleted))
+	case why != "":
+		testenv.NotBound(catalog.SteadySameEndState, why)
+	default:
+		checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
 	}
 	// No-churn counts from the first fault: a schedule none of whose
 	// faults acted (their triggers never came) has none.
@@ -593,5 +596,6 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	verify(append(checks,
 		testenv.Judged(catalog.SteadyNoFinalizer),
 		testenv.Judged(catalog.SteadyLeavesNothing),
+		testenv.Judged(catalog.SteadyNoPanic),
 	)...)
 }

@@ -83,9 +83,10 @@ func (s *Scenario) Run(ctx context.Context) bool { return s.sc.run(ctx) }
 // Quiet watches the controller for a write of the run (judge.RunWrite:
 // in its namespace or of a cluster-scoped object, Lease and Event writes
 // aside) for the binding's quiet window, stopping at the first, and
-// records the window quiescent judges (judge.FactSteadyQuiet). Call it
-// once the state has settled, with nothing changing.
-func (s *Scenario) Quiet(ctx context.Context) { s.sc.quiet(ctx) }
+// records the window quiescent judges (judge.FactSteadyQuiet): the
+// window a faulted run is watched for (at most AfterFaultQuiet).
+// Call it once the state has settled, with nothing changing.
+func (s *Scenario) Quiet(ctx context.Context) { s.sc.quiet(ctx, s.sc.afterQuiet()) }
 
 // DeleteAll deletes the objects left and waits until
 // leaves-nothing-behind holds or its T has passed.
@@ -95,8 +96,8 @@ func (s *Scenario) DeleteAll(ctx context.Context) { s.sc.deleteAll(ctx) }
 // faulted run to be compared with (CompareWith); settled says whether
 // its last phase settled. An end state the evidence cannot give is an
 // error.
-func (s *Scenario) Reference(settled bool) (*judge.EndState, error) {
-	s.sc.end()
+func (s *Scenario) Reference(ctx context.Context, settled bool) (*judge.EndState, error) {
+	s.sc.end(ctx)
 	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
 	if err != nil {
 		return nil, fmt.Errorf("no reference end state from this run: %w", err)
@@ -108,7 +109,7 @@ func (s *Scenario) Reference(settled bool) (*judge.EndState, error) {
 }
 
 // End records the run's end state as of now (judge.FactSteadyEnd).
-func (s *Scenario) End() { s.sc.end() }
+func (s *Scenario) End(ctx context.Context) { s.sc.end(ctx) }
 
 // CompareWith records refs, the fault-free runs' end states, and the
 // subject's ignore paths for the faulted run's judges
@@ -132,7 +133,7 @@ func (s *Scenario) RecordDisturbed() {
 // ownerReferences, transitively, not deleting), those still running
 // (not Succeeded or Failed) first, then newest first.
 func (s *Scenario) OwnedPods() []string {
-	st := s.sc.src.StateAt(time.Now())
+	st := s.sc.source().StateAt(time.Now())
 	type pod struct {
 		name     string
 		finished bool

@@ -18,7 +18,6 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -42,7 +41,7 @@ func (sc *scenario) settledFirst(ctx context.Context) bool {
 	if sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied) {
 		return true
 	}
-	testenv.Verify(testenv.Judged(catalog.SteadySettles), testenv.Judged(catalog.SteadyNoFinalizer))
+	testenv.Verify(testenv.Judged(catalog.SteadySettles), testenv.Judged(catalog.SteadyNoFinalizer), testenv.Judged(catalog.SteadyNoPanic))
 	return false
 }
 
@@ -56,7 +55,7 @@ func (sc *scenario) reconciled() []string {
 			set[resourceName(o.gvr)] = true
 		}
 	}
-	for _, k := range judge.Owned(sc.src.StateAt(time.Now()), sc.live()) {
+	for _, k := range judge.Owned(sc.source().StateAt(time.Now()), sc.live()) {
 		if r := judge.SteadyResource(k); r != "" {
 			set[r] = true
 		}
@@ -74,7 +73,7 @@ func (sc *scenario) reconciled() []string {
 // EndpointSlice controller never watches) gives way to the deletion.
 func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool, changes int) {
 	var d judge.Disturbance
-	if next < len(sc.b.Changes) && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[next]).gvr)) {
+	if next < len(sc.b.Changes) && (!seen || sc.seesChange(sc.b.Changes[next])) {
 		c := sc.b.Changes[next]
 		o := sc.changeTarget(c)
 		d = judge.Disturbance{What: c.String(), Key: o.key, Resource: resourceName(o.gvr), Kind: o.u.GetKind(), Namespace: o.u.GetNamespace(), Name: o.u.GetName()}
@@ -111,12 +110,23 @@ func (sc *scenario) changeIndex(c subjectfile.Change) int {
 	return i
 }
 
-// watched reports whether a replica of the controller watched the
-// resource gvr (in the namespace or in all of them), by its proxy log.
-func (sc *scenario) watched(gvr schema.GroupVersionResource) bool {
+// sees reports whether a replica of the controller watched o, of
+// resource gvr: a watch of the resource in o's namespace or in all of
+// them, whose label selector matches o's labels and whose field
+// selector, if any, names only o's name or namespace and matches them
+// (a selector on another field cannot be told from here, and is taken as
+// not seeing o). A write the controller does not see is no disturbance
+// of its view.
+func (sc *scenario) sees(gvr schema.GroupVersionResource, o *unstructured.Unstructured) bool {
+	if o == nil {
+		return false
+	}
 	for _, r := range sc.target.Replicas {
 		for _, req := range r.Proxy.Requests() {
-			if req.Verb == "watch" && req.GroupResource() == resourceName(gvr) && (req.Namespace == "" || req.Namespace == sc.ns) {
+			if req.Verb != "watch" || req.GroupResource() != resourceName(gvr) || (req.Namespace != "" && req.Namespace != o.GetNamespace()) {
+				continue
+			}
+			if judge.WatchSelects(req.RequestInfo, o) {
 				return true
 			}
 		}
@@ -125,20 +135,27 @@ func (sc *scenario) watched(gvr schema.GroupVersionResource) bool {
 }
 
 // ownObject is an object of the controller's own for another party to
-// delete: one the objects own (by ownerReferences, transitively) or of a
-// resource the controller created objects of in the namespace, not an
-// applied object, not deleting, one that owns nothing first (its deletion
-// takes nothing else with it), then by key; with seen, only of a resource
-// the controller watches (a Pod its Deployment's ReplicaSet owns is not,
-// for an operator that watches Deployments). nil when there is none.
+// delete: one the objects own (by ownerReferences, transitively) or one
+// the controller itself created (by the uid or name its create's answer
+// carried), not an applied object, not deleting, one that owns nothing
+// first (its deletion takes nothing else with it), then by key; with
+// seen, only one a watch of the controller selects (sees: a Pod its
+// Deployment's ReplicaSet owns is not, for an operator that watches
+// Deployments; a ConfigMap another controller made is never its own). nil
+// when there is none.
 func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
-	s := sc.src.StateAt(time.Now())
+	s := sc.source().StateAt(time.Now())
 	roots := sc.live()
-	creates := map[string]bool{}
+	created := map[string]bool{} // uid, or resource/namespace/name
 	for _, r := range sc.target.Replicas {
 		for _, req := range r.Proxy.Requests() {
-			if req.Verb == "create" && req.Code == 201 && req.Namespace == sc.ns && judge.IsControllerWrite(req.RequestInfo) {
-				creates[req.GroupResource()] = true
+			if !req.Created() || !judge.IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			if req.Object != nil && req.Object.UID != "" {
+				created[req.Object.UID] = true
+			} else if n := req.ObjectName(); n != "" {
+				created[req.GroupResource()+"/"+req.Namespace+"/"+n] = true
 			}
 		}
 	}
@@ -148,7 +165,7 @@ func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
 	}
 	owners := map[string]bool{}
 	for k, o := range s {
-		if creates[judge.SteadyResource(k)] {
+		if created[string(o.GetUID())] || created[judge.SteadyResource(k)+"/"+o.GetNamespace()+"/"+o.GetName()] {
 			candidates[k] = true
 		}
 		for _, ref := range o.GetOwnerReferences() {
@@ -158,11 +175,11 @@ func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
 	var leaves, others []string
 	for k := range candidates {
 		o := s[k]
-		if o == nil || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil {
+		if o == nil || slices.Contains(roots, k) || o.GetDeletionTimestamp() != nil || (o.GetNamespace() != "" && o.GetNamespace() != sc.ns) {
 			continue
 		}
 		gvr, ok := sc.recorded[judge.SteadyResource(k)]
-		if !ok || (seen && !sc.watched(gvr)) {
+		if !ok || (seen && !sc.sees(gvr, o)) {
 			continue
 		}
 		if owners[string(o.GetUID())] {
@@ -181,6 +198,17 @@ func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
 	return "", nil
 }
 
+// seesChange reports whether the controller sees the object change c
+// names (sees), as it is now.
+func (sc *scenario) seesChange(c subjectfile.Change) bool {
+	o := sc.changeTarget(c)
+	cur := sc.source().StateAt(time.Now())[o.key]
+	if cur == nil {
+		cur = o.u
+	}
+	return sc.sees(o.gvr, cur)
+}
+
 // recordedWrite waits, within T, until the recorded histories show d's write:
 // the API server has sent its event to every watch then.
 func (sc *scenario) recordedWrite(ctx context.Context, d judge.Disturbance) {
@@ -190,9 +218,9 @@ func (sc *scenario) recordedWrite(ctx context.Context, d judge.Disturbance) {
 		}
 		return o.GetResourceVersion()
 	}
-	before := rv(sc.src.StateAt(d.At)[d.Key])
+	before := rv(sc.source().StateAt(d.At)[d.Key])
 	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
-		return rv(sc.src.StateAt(time.Now())[d.Key]) != before, nil
+		return rv(sc.source().StateAt(time.Now())[d.Key]) != before, nil
 	})
 }
 
@@ -355,7 +383,7 @@ func (sc *scenario) faultNamespace() string {
 // needs it. When there is none, the spec's properties are not bound,
 // saying why: the fault would find the controller with nothing to do.
 func (sc *scenario) disturbable(seen bool, ps ...verdict.Property) bool {
-	if len(sc.b.Changes) > 0 && (!seen || sc.watched(sc.changeTarget(sc.b.Changes[0]).gvr)) {
+	if len(sc.b.Changes) > 0 && (!seen || sc.seesChange(sc.b.Changes[0])) {
 		return true
 	}
 	if _, obj := sc.ownObject(seen); obj != nil {
@@ -399,18 +427,14 @@ func (sc *scenario) drewNoWrite(premise verdict.Property) bool {
 // next-th on, as the reference runs made them, takes the end state and
 // judges the spec: its premise, then the steady-state properties.
 func (sc *scenario) afterFault(ctx context.Context, premise verdict.Property, what string, recovered time.Time, next int) {
-	sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, what, recovered), next)
-	sc.end()
-	var checks []oracle.Check
-	for _, p := range faultProperties(premise) {
-		checks = append(checks, testenv.Judged(p))
-	}
-	testenv.Verify(checks...)
+	settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, what, recovered), next)
+	sc.finish(ctx, settled, premise, testenv.Judged(catalog.SteadySettles))
 }
 
 // faultProperties are the properties a fault's spec judges: its premise, then
 // settles (the objects applied, the changes after the fault), recovers,
-// same-end-state, no-churn and no-finalizer-on-deleting.
+// same-end-state, no-churn, no-finalizer-on-deleting, quiescent (once it
+// settled again) and no-panic.
 func faultProperties(premise verdict.Property) []verdict.Property {
-	return []verdict.Property{premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer}
+	return []verdict.Property{premise, catalog.SteadySettles, catalog.SteadyRecovers, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyQuiescent, catalog.SteadyNoPanic}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
@@ -79,6 +81,26 @@ type scenario struct {
 	// disturbed are the writes the harness made while a fault acted
 	// (judge.FactSteadyDisturbed).
 	disturbed []judge.Disturbance
+
+	// srcMu guards src, which follow replaces as it records more.
+	srcMu sync.RWMutex
+	// histories are the recorded histories by name; follow adds to them
+	// what the controller creates that nothing recorded yet.
+	histories map[string]*oracle.History
+	dc        discovery.DiscoveryInterface
+	mapper    meta.RESTMapper
+	// followed counts, per replica, the proxy requests follow has read;
+	// unstored are the resources the controller created objects of that
+	// the API server does not store (judge.FactSteadyUnstored).
+	followed map[string]int
+	unstored []string
+}
+
+// source is the recorded histories joined, as follow has them now.
+func (sc *scenario) source() oracle.Source {
+	sc.srcMu.RLock()
+	defer sc.srcMu.RUnlock()
+	return sc.src
 }
 
 // start records the namespace's resources the objects and the controller
@@ -87,9 +109,10 @@ func start(ctx context.Context, ns string) *scenario {
 	s := subject.Steady()
 	b := s.Steady()
 	env := testenv.Get()
-	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}}
+	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
 	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	sc.dc, sc.mapper = dc, mapper
 	// Whether a kind is namespaced is the API server's word: its
 	// discovery, through the mapper.
 	objs, err := s.SteadyObjects(ns, func(gvk schema.GroupVersionKind) (bool, error) {
@@ -170,6 +193,7 @@ func start(ctx context.Context, ns string) *scenario {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	sc.histories = histories
 	sc.src = oracle.Join(oracle.NewHistory(), histories)
 	testenv.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
 	var keys []string
@@ -194,6 +218,72 @@ func resourceName(gvr schema.GroupVersionResource) string {
 		return gvr.Resource
 	}
 	return gvr.Resource + "." + gvr.Group
+}
+
+// follow records what the controller created (a create, or a
+// server-side apply that made an object, answered 201) of a resource, or
+// in a namespace, that nothing records yet: the run's end state and what
+// it leaves behind cover everything it made, wherever (an object in
+// another namespace is recorded there, judge.SteadyHistoryIn). What the
+// API server does not store (its discovery offers no list and watch of
+// the resource: an access review, a token review) is only named
+// (judge.FactSteadyUnstored). A history begun late lists what is there
+// when it begins. Call it from the spec's goroutine.
+func (sc *scenario) follow(ctx context.Context) {
+	added := false
+	for _, r := range sc.target.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		reqs := r.Proxy.Requests()
+		for _, req := range reqs[min(sc.followed[r.Identity], len(reqs)):] {
+			if !req.Created() || !judge.IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			gvr := schema.GroupVersionResource{Group: req.Group, Version: req.Version, Resource: req.Resource}
+			res := resourceName(gvr)
+			name := judge.SteadyHistory(res)
+			if req.Namespace != "" && req.Namespace != sc.ns {
+				name = judge.SteadyHistoryIn(res, req.Namespace)
+			}
+			if _, ok := sc.histories[name]; ok || slices.Contains(sc.unstored, res) {
+				continue
+			}
+			stored, err := sc.stored(gvr)
+			Expect(err).NotTo(HaveOccurred(), "discover %s, which the controller created", res)
+			if !stored {
+				sc.unstored = append(sc.unstored, res)
+				testenv.Fact(judge.FactSteadyUnstored, strings.Join(sc.unstored, ","))
+				continue
+			}
+			sc.histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, req.Namespace, "")
+			added = true
+		}
+		sc.followed[r.Identity] = len(reqs)
+	}
+	if !added {
+		return
+	}
+	names := slices.Sorted(maps.Keys(sc.histories))
+	testenv.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	sc.srcMu.Lock()
+	sc.src = oracle.Join(oracle.NewHistory(), sc.histories)
+	sc.srcMu.Unlock()
+}
+
+// stored reports whether the API server keeps objects of gvr: its
+// discovery offers list and watch of it.
+func (sc *scenario) stored(gvr schema.GroupVersionResource) (bool, error) {
+	list, err := sc.dc.ServerResourcesForGroupVersion(gvr.GroupVersion().String())
+	if err != nil {
+		return false, err
+	}
+	for _, r := range list.APIResources {
+		if r.Name == gvr.Resource {
+			return slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch"), nil
+		}
+	}
+	return false, fmt.Errorf("the API server does not list %s in %s", gvr.Resource, gvr.GroupVersion())
 }
 
 func mustJSON(v any) string {
@@ -287,6 +377,7 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 // meanwhile, and the end state taken after the window would be its stale
 // view's.
 func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+	sc.follow(ctx)
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
 	testenv.Fact(fact, mustJSON(sc.phases[fact]))
@@ -303,7 +394,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		}
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
-	_, err := c.Wait(ctx, sc.src, judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
+	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
 	return err == nil
 }
 
@@ -344,9 +435,17 @@ func WatchesBack(ctx context.Context, t chaos.Target, since time.Time, within ti
 	return back, stale
 }
 
-// change applies one change and returns when it was made.
+// change applies one change and returns when it was made. Its merge
+// patch is a template of {{.Namespace}} as the objects are. A change the
+// API server refuses, or whose template does not fill in, is the
+// binding's mistake: the spec fails with one line naming the change and
+// what the server said, and the suite's later steady-state specs are not
+// run (each would wait for the same refusal).
 func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time {
 	i := sc.changeIndex(c)
+	n := slices.IndexFunc(sc.b.Changes, func(b subjectfile.Change) bool {
+		return b.Patch == c.Patch && b.Delete == c.Delete && b.Scale == c.Scale
+	})
 	sc.made++
 	o := sc.objects[i]
 	t := subjectfile.ObjectName{Kind: o.u.GetKind(), Name: o.u.GetName()}
@@ -355,7 +454,11 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 	var err error
 	switch {
 	case c.Patch != nil:
-		_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(c.Patch.Merge)), metav1.PatchOptions{})
+		var merge any
+		merge, err = subjectfile.ExpandAll(c.Patch.Merge, subjectfile.Vars{Namespace: sc.ns})
+		if err == nil {
+			_, err = res.Patch(ctx, t.Name, types.MergePatchType, []byte(mustJSON(merge)), metav1.PatchOptions{})
+		}
 	case c.Scale != nil:
 		patch := map[string]any{}
 		cur := patch
@@ -374,17 +477,27 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 		err = res.Delete(ctx, t.Name, opts)
 		sc.objects[i].u = nil
 	}
+	if err != nil && ctx.Err() == nil {
+		msg := err.Error()
+		if status, ok := err.(apierrors.APIStatus); ok {
+			msg = "the API server refused it: " + status.Status().Message
+		}
+		why := fmt.Errorf("capabilities.steadyState.changes[%d] (%s): %s", n, c, msg)
+		subject.Unresolved(subject.SteadyBinding, CurrentSpecReport().FullText(), why)
+		Fail(why.Error())
+	}
 	Expect(err).NotTo(HaveOccurred(), "change %s", c)
 	return at
 }
 
 // quiet watches the controller's proxies for a write of the run
 // (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
-// and Event writes aside) for the quiet window, stopping at the first,
-// and records the window.
-func (sc *scenario) quiet(ctx context.Context) {
+// and Event writes aside) for window, stopping at the first, and records
+// the window (judge.QuietWindow); with next, the change after it, which
+// quiescent holds to draw a write (call quietThen for that).
+func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.QuietWindow {
 	from := time.Now()
-	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.QuietWindow.Duration, false, func(context.Context) (bool, error) {
+	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
 				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
@@ -394,8 +507,39 @@ func (sc *scenario) quiet(ctx context.Context) {
 		}
 		return false, nil
 	})
-	testenv.Fact(judge.FactSteadyQuiet, mustJSON(judge.QuietWindow{From: from, To: time.Now()}))
+	q := judge.QuietWindow{From: from, To: time.Now(), Window: window.String()}
+	testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	return q
 }
+
+// quietThen watches the quiet window (quiet), then applies the first
+// change, recorded as the window's next (judge.QuietWindow.Next): a
+// controller quiet because it no longer acts makes no write for it
+// within T. It returns when the change was made, or zero with no change
+// bound (nothing is applied then).
+func (sc *scenario) quietThen(ctx context.Context) time.Time {
+	q := sc.quiet(ctx, sc.b.QuietWindow.Duration)
+	if len(sc.b.Changes) == 0 {
+		return time.Time{}
+	}
+	c := sc.b.Changes[0]
+	at := sc.change(ctx, c)
+	q.Next = &judge.QuietProbe{What: c.String(), At: at, Within: sc.b.SettleWithin.String()}
+	testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	return at
+}
+
+// afterQuiet is the window a faulted or restarted run is watched for once
+// it ended settled: the binding's quiet window, at most AfterFaultQuiet
+// (a controller that loops after a fault writes often; the first clean
+// run's full window catches the slow ones).
+func (sc *scenario) afterQuiet() time.Duration {
+	return min(sc.b.QuietWindow.Duration, AfterFaultQuiet)
+}
+
+// AfterFaultQuiet is the longest quiet window a run that settled again
+// after its faults is watched for.
+const AfterFaultQuiet = 5 * time.Second
 
 // deleteAll deletes the objects left and waits until leaves-nothing-behind
 // holds or its T has passed.
@@ -416,6 +560,7 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
 	deadline := at.Add(sc.b.GoneWithin.Duration)
 	wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
+		sc.follow(ctx)
 		err := judge.Offline[leavesID](testenv.Evidence().Snapshot())
 		return err == nil || time.Now().After(deadline), nil
 	})
@@ -450,15 +595,16 @@ func (sc *scenario) changes(ctx context.Context, settled bool, from int) bool {
 }
 
 // end records the run's end state as of now (judge.FactSteadyEnd).
-func (sc *scenario) end() {
-	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns}))
+func (sc *scenario) end(ctx context.Context) {
+	sc.follow(ctx)
+	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns, Made: sc.made, Changes: len(sc.b.Changes)}))
 }
 
 // keepReference takes a fault-free run's end state (end) as a reference
 // of this suite run. A run that did not settle is kept as one that did
 // not: the faulted runs then say so, and compare nothing.
-func (sc *scenario) keepReference(settled bool) {
-	sc.end()
+func (sc *scenario) keepReference(ctx context.Context, settled bool) {
+	sc.end(ctx)
 	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
 	if err != nil {
 		fmt.Fprintf(GinkgoWriter, "no reference end state from this run: %v\n", err)
@@ -487,6 +633,43 @@ func (sc *scenario) compareWith(refs []*judge.EndState) {
 	if len(sc.b.Ignore) > 0 {
 		testenv.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
 	}
+}
+
+// firstCreate waits, within T, for the controller's first answered
+// create (a create, or a server-side apply that made an object) of a
+// resource of want not yet covered, of the run's (judge.RunWrite), and
+// returns the replica that made it.
+func (sc *scenario) firstCreate(ctx context.Context, want []string, covered map[string]bool) (string, error) {
+	var who string
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
+		for _, r := range sc.target.Replicas {
+			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+				return req.Created() && slices.Contains(want, req.GroupResource()) && !covered[req.GroupResource()] && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+			}) {
+				who = r.Identity
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the controller created none of %s within %s", strings.Join(slices.DeleteFunc(slices.Clone(want), func(r string) bool { return covered[r] }), ", "), sc.b.SettleWithin)
+	}
+	return who, nil
+}
+
+// createdBefore are the resources of want the controller had created
+// (answered) by t.
+func (sc *scenario) createdBefore(want []string, t time.Time) []string {
+	var out []string
+	for _, r := range sc.target.Replicas {
+		for _, req := range r.Proxy.Requests() {
+			if req.Created() && !req.End.After(t) && slices.Contains(want, req.GroupResource()) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && !slices.Contains(out, req.GroupResource()) {
+				out = append(out, req.GroupResource())
+			}
+		}
+	}
+	return out
 }
 
 // firstWrite waits for the controller's first answered write of the run
