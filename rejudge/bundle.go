@@ -39,7 +39,8 @@ import (
 // differs, reports that disagree with the manifest's result) is refused
 // as a harness error (cli.ErrHarness), whatever its verdicts: it cannot
 // be trusted. A bundle that verifies fails, marked with its result's kind
-// (reports.Kind), when the result is NOT PASSED or ERROR, or, with
+// (reports.Kind), when the result is NOT PASSED or ERROR (among the
+// errors, a suite the manifest says ran that left no report), or, with
 // failOnGaps, PASSED WITH GAPS.
 func Bundle(path string, digest *string, failOnGaps bool, stdout io.Writer) error {
 	dst, err := os.MkdirTemp("", "steadystate-verify-*")
