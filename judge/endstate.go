@@ -93,7 +93,8 @@ type EndState struct {
 	// Creates counts the controller's answered creates (a server-side
 	// apply that made an object included) by resource (plural, with its
 	// group but for the core group), of the run's namespace and its
-	// cluster-scoped objects.
+	// cluster-scoped objects; of what the API server stores only
+	// (FactSteadyUnstored).
 	Creates map[string]int `json:"creates"`
 	// Deletes counts the controller's answered deletes (one by one or by
 	// collection) by the identity of the object deleted (Identities).
@@ -133,9 +134,12 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		}
 	}
 	writes := controllerWrites(e, m.Applied, m.At)
+	notStored := unstored(e)
 	var creates []write
 	for _, w := range writes {
-		if w.created && scope.has(w.resource, w.namespace, w.name) {
+		// What the API server never stores (an access review at each
+		// start) is no object made, nor churn.
+		if w.created && scope.has(w.resource, w.namespace, w.name) && !slices.Contains(notStored, w.resource) {
 			creates = append(creates, w)
 			es.Creates[w.resource]++
 		}
@@ -1448,8 +1452,9 @@ func noChurn(e *evidence.Evidence) error {
 	}
 	made := map[string]int{}
 	scope := runScope{ns: got.Namespace, named: read(e).clusterScoped()}
+	notStored := unstored(e)
 	for _, c := range controllerWrites(e, got.Applied, got.At) {
-		if !c.created || !scope.has(c.resource, c.namespace, c.name) {
+		if !c.created || !scope.has(c.resource, c.namespace, c.name) || slices.Contains(notStored, c.resource) {
 			continue
 		}
 		// It broke at the first create beyond the reference's count.

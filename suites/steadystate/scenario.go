@@ -220,13 +220,14 @@ func resourceName(gvr schema.GroupVersionResource) string {
 	return gvr.Resource + "." + gvr.Group
 }
 
-// follow records what the controller created (a create, or a
-// server-side apply that made an object, answered 201) of a resource, or
-// in a namespace, that nothing records yet: the run's end state and what
-// it leaves behind cover everything it made, wherever (an object in
-// another namespace is recorded there, judge.SteadyHistoryIn). What the
-// API server does not store (its discovery offers no list and watch of
-// the resource: an access review, a token review) is only named
+// follow records what the controller wrote (a create, an update or a
+// patch of an object, answered or cut off: a create whose answer a
+// restart cut off may have made its object) of a resource, or in a
+// namespace, that nothing records yet: the run's end state and what it
+// leaves behind cover everything it made, wherever (an object in another
+// namespace is recorded there, judge.SteadyHistoryIn). What the API
+// server does not store (its discovery offers no list and watch of the
+// resource: an access review, a token review) is only named
 // (judge.FactSteadyUnstored). A history begun late lists what is there
 // when it begins. Call it from the spec's goroutine.
 func (sc *scenario) follow(ctx context.Context) {
@@ -237,7 +238,8 @@ func (sc *scenario) follow(ctx context.Context) {
 		}
 		reqs := r.Proxy.Requests()
 		for _, req := range reqs[min(sc.followed[r.Identity], len(reqs)):] {
-			if !req.Created() || !judge.IsControllerWrite(req.RequestInfo) {
+			made := req.Verb == "create" || req.Verb == "update" || req.Verb == "patch"
+			if !made || req.Subresource != "" || !judge.IsControllerWrite(req.RequestInfo) || (req.Code != 0 && (req.Code < 200 || req.Code > 299)) {
 				continue
 			}
 			gvr := schema.GroupVersionResource{Group: req.Group, Version: req.Version, Resource: req.Resource}
