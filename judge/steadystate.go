@@ -215,7 +215,6 @@ type QuietProbe struct {
 	Within string    `json:"within"`
 }
 
-
 // Deletion is when the harness deleted the objects (At), how long what
 // they leave may take to go (Within), and when they were first applied
 // (Applied: what the controller created from then on is its own).
