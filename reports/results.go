@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/steadystate-dev/steadystate/catalog"
 )
 
 // ResultsDir holds the result sets the results page is generated from,
@@ -91,6 +93,59 @@ func (s ResultSet) Markdown() string {
 	b.WriteString("| suite | subject | mode | runs | median | verdict | figures (run by run) |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range s.Rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s |\n", r.Suite, r.Subject, r.Mode, r.Runs, r.Median, cell(r.Verdict), cell(r.Figures))
+	}
+	if score := s.MutationScore(); score != "" {
+		b.WriteString("\n" + score)
+	}
+	return b.String()
+}
+
+// MutationScore is the set's score as a test of its oracle, property by
+// property: of the seeded bugs (the mutants) each property is declared
+// to catch, how many were caught, each on exactly its declared
+// properties in every run; and how many correct modes passed. Empty for
+// a set with no seeded bug. The bugs are looked up in the catalog by
+// mode.
+func (s ResultSet) MutationScore() string {
+	type score struct{ caught, all int }
+	per := map[string]*score{}
+	total, correct, passed := score{}, 0, 0
+	for _, r := range s.Rows {
+		if r.Mode == "correct" {
+			correct++
+			if strings.HasPrefix(r.Verdict, "passed") {
+				passed++
+			}
+			continue
+		}
+		b, ok := catalog.Lookup(r.Mode)
+		if !ok {
+			continue
+		}
+		caught := strings.HasPrefix(r.Verdict, Caught)
+		total.all++
+		if caught {
+			total.caught++
+		}
+		for _, id := range b.Breaks {
+			if per[id] == nil {
+				per[id] = &score{}
+			}
+			per[id].all++
+			if caught {
+				per[id].caught++
+			}
+		}
+	}
+	if total.all == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Mutation score: %d of %d seeded bugs caught on exactly their declared properties in every run (%.0f %%); %d of %d correct modes passed in every run.\n\n", total.caught, total.all, 100*float64(total.caught)/float64(total.all), passed, correct)
+	b.WriteString("| property | seeded bugs declared to break it | caught | score |\n|---|---|---|---|\n")
+	for _, id := range slices.Sorted(maps.Keys(per)) {
+		sc := per[id]
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %.0f %% |\n", id, sc.all, sc.caught, 100*float64(sc.caught)/float64(sc.all))
 	}
 	return b.String()
 }
