@@ -734,8 +734,15 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	if err != nil {
 		return err
 	}
-	refs, err := references(e)
-	if err != nil {
+	// Every reference run's creates, settled or not: a controller that
+	// never settles still makes what it makes.
+	if _, ok := e.Facts[FactSteadyReferences]; !ok {
+		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyReferences, evidence.ErrMissing)
+	}
+	var refs []*EndState
+	rr := read(e)
+	rr.json(FactSteadyReferences, &refs)
+	if err := rr.missing(); err != nil {
 		return err
 	}
 	var want []string

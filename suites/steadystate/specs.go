@@ -93,7 +93,7 @@ func steadySpecs() {
 				notBound(fmt.Sprintf("%v: there was no first write to restart the controller after (acts judges a controller that never writes, in the clean runs)", err), append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...)
 				return
 			}
-			end := sc.restart(ctx, who)
+			end := sc.restart(ctx, who).End
 			// Then the other changes, as the reference runs made them:
 			// the end state is compared with theirs.
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", end), done)
@@ -121,7 +121,7 @@ func steadySpecs() {
 			if !sc.settledFirst(ctx) {
 				return
 			}
-			end := sc.restart(ctx, sc.target.Replicas[0].Identity)
+			end := sc.restart(ctx, sc.target.Replicas[0].Identity).End
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", end), 0)
 			sc.finish(ctx, settled, catalog.SteadyRestartedSettled, testenv.Judged(catalog.SteadySettles))
 		})
@@ -150,8 +150,12 @@ func steadySpecs() {
 					// The premise names what was never made.
 					break
 				}
-				end = sc.restart(ctx, who)
-				for _, res := range sc.createdBefore(want, end) {
+				inj := sc.restart(ctx, who)
+				end = inj.End
+				// Covered is what was made before the restart began: a
+				// create answered while it went on is followed by the
+				// next one (as the premise counts them).
+				for _, res := range sc.createdBefore(want, inj.Start) {
 					covered[res] = true
 				}
 			}
@@ -209,12 +213,13 @@ func (sc *scenario) restartable(premise verdict.Property) bool {
 
 // restart restarts replica who (killed at once: no shutdown code runs,
 // as a node's loss or an upgrade's kill does) and returns when it runs
-// again. A restart that fails is the harness's: the spec fails with it,
-// and its premise is never taken from a restart that did not happen.
-func (sc *scenario) restart(ctx context.Context, who string) time.Time {
+// again (the injection's End). A restart that fails is the harness's:
+// the spec fails with it, and its premise is never taken from a restart
+// that did not happen.
+func (sc *scenario) restart(ctx context.Context, who string) chaos.Injection {
 	inj, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: who, Action: chaos.Restart, Grace: time.Millisecond}, sc.target)
 	Expect(err).NotTo(HaveOccurred(), "restart the controller (replica %s)", who)
-	return inj.End
+	return inj
 }
 
 // finish takes the end state of a faulted or restarted run (its last
