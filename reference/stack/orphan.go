@@ -37,18 +37,19 @@ func (r *Reconciler) orphanMirror(ctx context.Context, fresh *refv1.Stack, m *me
 	}
 	gen, err := strconv.ParseInt(mirror.Annotations[AnnotationGeneration], 10, 64)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err != nil || gen <= cached.Generation {
+	orphan := false
+	switch {
+	case err != nil || gen <= cached.Generation:
 		m.suspectSince = time.Time{}
-		return nil
-	}
-	if m.suspectSince.IsZero() {
+	case m.suspectSince.IsZero():
 		m.suspectSince = time.Now()
+	case time.Since(m.suspectSince) >= orphanGrace:
+		m.suspectSince, orphan = time.Time{}, true
 	}
-	if time.Since(m.suspectSince) < orphanGrace {
+	r.mu.Unlock()
+	if !orphan {
 		return nil
 	}
-	m.suspectSince = time.Time{}
 	ctrl.LoggerFrom(ctx).Info("deleting a mirror left by an earlier Stack", "configmap", mirror.Name,
 		"mirrorGeneration", gen, "stackGeneration", cached.Generation)
 	return client.IgnoreNotFound(r.Delete(ctx, &mirror, client.Preconditions{UID: &mirror.UID}))

@@ -198,9 +198,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	} else {
 		b = b.For(&refv1.Stack{}, builder.WithPredicates(predicate.Funcs{UpdateFunc: r.noteGeneration}))
 	}
+	// What the Stacks own, as Owns would watch it (Owns needs For, which
+	// watch-never-back has not).
+	owner := handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &refv1.Stack{}, handler.OnlyControllerOwner())
 	return b.
-		Owns(&corev1.ConfigMap{}).
-		Owns(&corev1.Secret{}).
+		Watches(&corev1.ConfigMap{}, owner).
+		Watches(&corev1.Secret{}, owner).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(byLabel)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.stacksCopying)).
 		Watches(&refv1.Slot{}, handler.EnqueueRequestsFromMapFunc(r.slotStack)).
