@@ -74,8 +74,10 @@
 //   - degraded-always (settles, recovers): a Degraded=True condition for
 //     good. These three are seen only by a judge that reads conditions
 //     beside Ready: kstatus reads none of them.
-//   - degraded-after-restart (recovers, same-end-state): restarted, it
-//     adds Degraded=True and never clears it.
+//   - degraded-after-restart (recovers): restarted, it adds Degraded=True
+//     and never clears it. No recovery after a restart settles, so the
+//     changes after it are not made and the end state is not compared:
+//     recovers is all it breaks.
 //   - drop-field-after-refusal (same-end-state): after a refused write,
 //     the next update of the configuration leaves its token out.
 //   - status-rewrite-every-30s (quiescent): Synced's lastTransitionTime is
@@ -145,7 +147,8 @@
 //     mirror records the generation it was applied from, and the first
 //     step of every pass deletes a mirror that records a generation
 //     higher than the Stack's in the informer cache (taken for an earlier
-//     Stack's), once that has looked so for 700 ms. While the cache is
+//     Stack's), once that has looked so for 500 ms (the pass waits for
+//     it, doing nothing else). While the cache is
 //     behind, the Stack's own mirror is deleted and applied again, over
 //     and over, until the cache catches up. A stale view (the watches
 //     stalled at least W=2 s past another party's change) catches it

@@ -17,7 +17,8 @@ import (
 // generation it was applied from, and a mirror that records a generation
 // the Stack has not reached must be left over from an earlier Stack of
 // the same name (a new Stack's generation starts at 1 again), so it is
-// deleted, once that has looked so for a short grace.
+// deleted, once that has looked so for a short grace. While it waits, the
+// pass goes no further: wait is how long is left of the grace.
 //
 // The mistake is where it looks for the Stack's generation: the informer
 // cache, not the fresh read the mirror was applied from. While the cache
@@ -26,31 +27,34 @@ import (
 // the next pass applies it again (a create), and the check deletes it
 // again, until the cache catches up. The grace outlasts the cache's lag
 // in a healthy run (milliseconds), not a stall.
-func (r *Reconciler) orphanMirror(ctx context.Context, fresh *refv1.Stack, m *memo) error {
+func (r *Reconciler) orphanMirror(ctx context.Context, fresh *refv1.Stack, m *memo) (wait time.Duration, err error) {
 	var cached refv1.Stack
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(fresh), &cached); err != nil {
-		return client.IgnoreNotFound(err)
+		return 0, client.IgnoreNotFound(err)
 	}
 	var mirror corev1.ConfigMap
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: fresh.Namespace, Name: MirrorName(fresh)}, &mirror); err != nil {
-		return client.IgnoreNotFound(err)
+		return 0, client.IgnoreNotFound(err)
 	}
-	gen, err := strconv.ParseInt(mirror.Annotations[AnnotationGeneration], 10, 64)
+	gen, perr := strconv.ParseInt(mirror.Annotations[AnnotationGeneration], 10, 64)
 	r.mu.Lock()
-	orphan := false
 	switch {
-	case err != nil || gen <= cached.Generation:
+	case perr != nil || gen <= cached.Generation:
 		m.suspectSince = time.Time{}
 	case m.suspectSince.IsZero():
 		m.suspectSince = time.Now()
-	case time.Since(m.suspectSince) >= orphanGrace:
-		m.suspectSince, orphan = time.Time{}, true
+		wait = orphanGrace
+	default:
+		wait = orphanGrace - time.Since(m.suspectSince)
+		if wait <= 0 {
+			m.suspectSince = time.Time{}
+		}
 	}
 	r.mu.Unlock()
-	if !orphan {
-		return nil
+	if perr != nil || gen <= cached.Generation || wait > 0 {
+		return wait, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("deleting a mirror left by an earlier Stack", "configmap", mirror.Name,
 		"mirrorGeneration", gen, "stackGeneration", cached.Generation)
-	return client.IgnoreNotFound(r.Delete(ctx, &mirror, client.Preconditions{UID: &mirror.UID}))
+	return 0, client.IgnoreNotFound(r.Delete(ctx, &mirror, client.Preconditions{UID: &mirror.UID}))
 }

@@ -105,7 +105,7 @@ const (
 	slowFor         = 60 * time.Second
 	resurrectAfter  = 50 * time.Millisecond
 	orphanPoll      = 250 * time.Millisecond
-	orphanGrace     = 700 * time.Millisecond
+	orphanGrace     = 500 * time.Millisecond
 	hotLoopInterval = time.Second
 )
 
@@ -357,8 +357,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return r.finalize(ctx, &s)
 	}
 	if r.Bug == BugOrphanMirrorOnRelist {
-		if err := r.orphanMirror(ctx, &s, m); err != nil {
-			return ctrl.Result{}, err
+		if wait, err := r.orphanMirror(ctx, &s, m); err != nil || wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, err
 		}
 	}
 	if !controllerutil.ContainsFinalizer(&s, Finalizer) {
