@@ -44,6 +44,9 @@ RELEASES=(
   "keda@v2.18.1|github.com/kedacore/keda/v2|v2.18.1|./cmd/operator|keda-operator|config/crd/bases:crds config/samples:samples||"
   "external-secrets@v0.16.2|github.com/external-secrets/external-secrets|v0.16.2|.|external-secrets|config/crds/bases:crds||"
   "cert-manager@v1.21.2|github.com/cert-manager/cert-manager|v1.21.2|.|cert-manager-controller|deploy/crds:crds||fixtures/zoo/operators/certmanager"
+  "prometheus-operator@v0.93.0|github.com/prometheus-operator/prometheus-operator|v0.93.0|./cmd/operator|prometheus-operator|example/prometheus-operator-crd:crds|github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring=github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring@v0.93.0 github.com/prometheus-operator/prometheus-operator/pkg/client=github.com/prometheus-operator/prometheus-operator/pkg/client@v0.93.0|"
+  "kueue@v0.19.2|sigs.k8s.io/kueue|v0.19.2|./cmd/kueue|kueue-manager|config/components/crd/bases:crds||"
+  "jobset@v0.12.0|sigs.k8s.io/jobset|v0.12.0|.|jobset-manager|config/components/crd/bases:crds||"
 )
 
 export GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false"
