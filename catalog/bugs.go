@@ -143,7 +143,7 @@ var Bugs = []Bug{
 		SteadyActs, SteadyNoPanic),
 	stackBug("second-finalizer-while-deleting", "a controller that adds a second finalizer of its own to an object already being deleted (the API server answers 422), as finalizer-while-deleting does in Cluster API's shape, seen by the steady-state suite",
 		SteadyNoFinalizer),
-	stackBug("slow-after-refusal", "an over-long backoff: after a refused write the object is left alone for 60 s, longer than any bound of recovery",
+	stackBug("slow-after-refusal", "an over-long backoff: after a refused write the object's status is left alone for 60 s (its children still synced), longer than any bound of recovery",
 		SteadyRecovers),
 	stackBug("watch-never-back", "a watch loop of its own that takes an error event for the end of the stream: after a forced relist's 410 Expired it never watches Stacks again, and no later change of a Stack is acted on",
 		SteadyRecovers),

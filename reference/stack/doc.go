@@ -114,9 +114,13 @@
 //     stack.reference.steadystate.dev/audit, before the cleanup: the API
 //     server refuses it (422) and the cleanup goes on.
 //   - slow-after-refusal (recovers): after a refused write it leaves the
-//     Stack alone for 60 s (each pass returns at once, requeued for the
-//     rest of the 60 s). The changes after an unsettled recovery are not
-//     made, so the end state is not compared.
+//     Stack's status alone for 60 s (its children it still syncs, and
+//     retries as usual, so the refused writes go on drawing 429, 500 and
+//     409): the status stays behind the Stack's generation for longer than
+//     any bound of recovery. The changes after an unsettled recovery are
+//     not made, so the end state is not compared. (A first version left
+//     the whole Stack alone for 60 s: it then made no write under 500 or
+//     409, and the refused-writes premise, not the property, broke.)
 //   - watch-never-back (recovers): Stacks come from a watch loop of its own
 //     (watch.go), read fresh, with no informer of Stacks; the loop ends
 //     for good on an error event, the 410 Expired of a forced relist: no

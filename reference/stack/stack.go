@@ -318,7 +318,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	m := r.memoLocked(key)
 	mark := m.mark
 	m.mark = false
-	refusedAt := m.refusedAt
 	r.mu.Unlock()
 	defer func() {
 		if refused(err) {
@@ -327,11 +326,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			r.mu.Unlock()
 		}
 	}()
-	if r.Bug == BugSlowAfterRefusal && !refusedAt.IsZero() {
-		if wait := slowFor - time.Since(refusedAt); wait > 0 {
-			return ctrl.Result{RequeueAfter: wait}, nil
-		}
-	}
 
 	var s refv1.Stack
 	if err := r.stacks().Get(ctx, key, &s); err != nil {

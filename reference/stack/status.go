@@ -91,6 +91,16 @@ func (r *Reconciler) status(ctx context.Context, s *refv1.Stack, m *memo, g got,
 	if equality.Semantic.DeepEqual(&s.Status, want) {
 		return res, nil
 	}
+	if r.Bug == BugSlowAfterRefusal {
+		// A status writer that backs off 60 s after a refused write: the
+		// children are synced, the status waits.
+		r.mu.Lock()
+		refusedAt := m.refusedAt
+		r.mu.Unlock()
+		if wait := slowFor - now.Sub(refusedAt); !refusedAt.IsZero() && wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	patch := client.MergeFrom(s.DeepCopy())
 	s.Status = *want
 	if err := r.Status().Patch(ctx, s, patch); err != nil {
