@@ -14,8 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/internal/runner"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
@@ -428,4 +430,406 @@ func (s *scenario) goneBut(ledger, left string) {
 		}
 		return true
 	})
+}
+
+// uids are the uids of the Stack's children, by child.
+type uids map[string]types.UID
+
+// childUIDs reads the uid of each child the Stack has now.
+func (s *scenario) childUIDs(st *refv1.Stack) uids {
+	s.t.Helper()
+	n := namesIn(s.ns)
+	out := uids{}
+	for child, get := range map[string]func() (client.Object, error){
+		"config": func() (client.Object, error) { return s.configMap(s.ns, n.config) },
+		"mirror": func() (client.Object, error) { return s.configMap(s.ns, n.mirror) },
+		"ledger": func() (client.Object, error) { return s.configMap(s.ns, stack.LedgerName(st)) },
+		"creds":  func() (client.Object, error) { return s.secret(n.creds) },
+		"slot":   func() (client.Object, error) { return s.slot() },
+		"audit":  func() (client.Object, error) { return s.configMap(stack.AuditNamespace, n.audit) },
+	} {
+		o, err := get()
+		if err != nil {
+			s.t.Fatalf("%s: %v", child, err)
+		}
+		out[child] = o.GetUID()
+	}
+	return out
+}
+
+// since are the controller's answered requests that began after from.
+func (s *scenario) since(from time.Time, match func(proxy.Request) bool) []proxy.Request {
+	return s.requests(func(r proxy.Request) bool { return r.Start.After(from) && r.Code > 0 && match(r) })
+}
+
+// observed waits until the Stack observed its generation (with Ready
+// True or not) and the configuration has tier: the controller acted on
+// the change.
+func (s *scenario) observed(tier string) *refv1.Stack {
+	s.t.Helper()
+	var st *refv1.Stack
+	s.eventually("the change to tier "+tier+" acted on", func() bool {
+		var err error
+		st, err = s.stack()
+		if err != nil || st.Status.ObservedGeneration != st.Generation {
+			return false
+		}
+		cm, err := s.configMap(s.ns, namesIn(s.ns).config)
+		return err == nil && cm.Data["tier"] == tier
+	})
+	return st
+}
+
+func (s *scenario) rotate() {
+	s.t.Helper()
+	sec, err := s.secret("stack-db")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sec.StringData = map[string]string{"password": "stack-rotated-value"}
+	if err := s.c.Update(s.t.Context(), sec); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// ledgers are the ConfigMaps the Stack owns other than its configuration.
+func (s *scenario) ledgers(st *refv1.Stack) []string {
+	var list corev1.ConfigMapList
+	if err := s.c.List(context.Background(), &list, client.InNamespace(s.ns)); err != nil {
+		s.t.Fatal(err)
+	}
+	var out []string
+	for _, cm := range list.Items {
+		if ref := metav1.GetControllerOf(&cm); ref != nil && ref.UID == st.UID && cm.Name != namesIn(s.ns).config && cm.DeletionTimestamp == nil {
+			out = append(out, cm.Name)
+		}
+	}
+	return out
+}
+
+// TestBugsAfterRestart restarts the settled controller, then changes the
+// tier and rotates the Secret: the restart bugs act (the new process
+// finds the Stack carrying its finalizer), and the correct mode adopts
+// what it finds.
+func TestBugsAfterRestart(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", stack.BugClusterChildRecreatedOnStart, stack.BugChurnByDeleteCollection, stack.BugDegradedAfterRestart,
+		stack.BugHotLoopAfterRestart, stack.BugDanglingUIDAfterRestart, stack.BugStrayFinalizerAfterRestart, stack.BugOwnerNotControllerAfterRestart,
+		stack.BugSecretNotResyncedAfterRestart, stack.BugRecreateChildrenOnStart, stack.BugStaleTierStatusAfterRestart, stack.BugLedgerRecreatedOnStart,
+		stack.BugChurnInOtherNamespace, stack.BugClusterChildStaleAfterRestart} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, e, bug)
+			n := namesIn(s.ns)
+			s.settled("small", "stack-initial-value")
+			st, _ := s.stack()
+			before := s.childUIDs(st)
+			from := time.Now()
+			if err := s.subj.Proc(0).Restart(10 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			reftest.Eventually(t, within, "the restarted process's first pass", func() bool {
+				return s.subj.LogContains(0, "another process ran before this one")
+			})
+			s.patchStack(`{"spec":{"tier":"large"}}`)
+			s.rotate()
+			st = s.observed("large")
+			// Its next passes: the rotation copied, or long enough not.
+			reftest.Eventually(t, within, "the rotation to be copied, or 3 s", func() bool {
+				sec, err := s.secret(n.creds)
+				return (err == nil && string(sec.Data["password"]) == "stack-rotated-value") || time.Since(from) > 3*time.Second
+			})
+			time.Sleep(time.Second)
+			st, _ = s.stack()
+			after := s.childUIDs(st)
+			changed := map[string]bool{}
+			for child, uid := range before {
+				changed[child] = after[child] != uid
+			}
+			deletes := s.since(from, func(r proxy.Request) bool { return r.Verb == "delete" || r.Verb == "deletecollection" })
+			config, _ := s.configMap(s.ns, n.config)
+			creds, _ := s.secret(n.creds)
+			sl, _ := s.slot()
+			degraded := meta.FindStatusCondition(st.Status.Conditions, stack.TypeDegraded)
+			statusWrites := func() int {
+				return len(s.since(from, func(r proxy.Request) bool { return r.Resource == "stacks" && r.Subresource == "status" }))
+			}
+			want := map[string]bool{}
+			switch bug {
+			case "":
+				if len(deletes) > 0 || len(s.ledgers(st)) != 1 || slices.Contains(config.Finalizers, stack.HoldFinalizer) || degraded != nil ||
+					st.Status.Tier != "large" || string(creds.Data["password"]) != "stack-rotated-value" || sl.Spec.Tier != "large" || st.Status.ConfigUID != string(config.UID) {
+					t.Errorf("the correct mode after a restart: deletes %d, ledgers %v, finalizers %v, degraded %v, status %+v, password %q, slot tier %q, config uid %s",
+						len(deletes), s.ledgers(st), config.Finalizers, degraded, st.Status, creds.Data["password"], sl.Spec.Tier, config.UID)
+				}
+				if ref := metav1.GetControllerOf(creds); ref == nil || ref.UID != st.UID {
+					t.Errorf("the credentials lost their controller: %v", creds.OwnerReferences)
+				}
+			case stack.BugClusterChildRecreatedOnStart:
+				want["slot"] = true
+			case stack.BugChurnByDeleteCollection:
+				want["config"], want["mirror"], want["ledger"] = true, true, true
+				if !slices.ContainsFunc(deletes, func(r proxy.Request) bool { return r.Verb == "deletecollection" && r.Resource == "configmaps" }) {
+					t.Error("no deletecollection of the ConfigMaps")
+				}
+				if applied := s.since(from, func(r proxy.Request) bool { return r.Verb == "patch" && r.Resource == "configmaps" && r.Code == 201 }); len(applied) != 3 {
+					t.Errorf("%d applies made a ConfigMap, want 3", len(applied))
+				}
+			case stack.BugDegradedAfterRestart:
+				if degraded == nil || degraded.Status != metav1.ConditionTrue {
+					t.Errorf("Degraded %+v, want True", degraded)
+				}
+			case stack.BugHotLoopAfterRestart:
+				n := statusWrites()
+				time.Sleep(3 * time.Second)
+				if more := statusWrites() - n; more < 2 {
+					t.Errorf("%d status writes in 3 s with nothing changing, want a write every second", more)
+				}
+			case stack.BugDanglingUIDAfterRestart:
+				want["config"] = true
+				if st.Status.ConfigUID != string(before["config"]) {
+					t.Errorf("status.configUID is %s, want the old configuration's %s", st.Status.ConfigUID, before["config"])
+				}
+			case stack.BugStrayFinalizerAfterRestart:
+				if !slices.Contains(config.Finalizers, stack.HoldFinalizer) {
+					t.Errorf("the configuration's finalizers are %v", config.Finalizers)
+				}
+			case stack.BugOwnerNotControllerAfterRestart:
+				if ref := metav1.GetControllerOf(creds); ref != nil || len(creds.OwnerReferences) != 1 || creds.OwnerReferences[0].UID != st.UID {
+					t.Errorf("the credentials' owners are %+v, want the Stack, not as controller", creds.OwnerReferences)
+				}
+			case stack.BugSecretNotResyncedAfterRestart:
+				if string(creds.Data["password"]) != "stack-initial-value" {
+					t.Errorf("the rotation was copied: %q", creds.Data["password"])
+				}
+			case stack.BugRecreateChildrenOnStart:
+				want["config"], want["ledger"], want["creds"] = true, true, true
+			case stack.BugStaleTierStatusAfterRestart:
+				if st.Status.Tier != "small" || st.Status.ObservedGeneration != st.Generation {
+					t.Errorf("status %+v, want tier small at generation %d", st.Status, st.Generation)
+				}
+			case stack.BugLedgerRecreatedOnStart:
+				// Deleted, then made again under its name by the steady
+				// path (a new uid), beside the one with a random suffix.
+				want["ledger"] = true
+				if l := s.ledgers(st); len(l) != 2 {
+					t.Errorf("the Stack owns ledgers %v, want 2", l)
+				}
+			case stack.BugChurnInOtherNamespace:
+				want["audit"] = true
+			case stack.BugClusterChildStaleAfterRestart:
+				if sl.Spec.Tier != "small" {
+					t.Errorf("the Slot's tier is %q, want small", sl.Spec.Tier)
+				}
+			}
+			// Only the children the bug makes again have a new uid.
+			for child, c := range changed {
+				if c != want[child] {
+					t.Errorf("%s made again: %v, want %v", child, c, want[child])
+				}
+			}
+		})
+	}
+}
+
+// TestBugsAfterRefusedWrites answers the controller's writes of
+// ConfigMaps, Secrets and Stacks with 500 while the tier changes, then
+// lets them through: the refusal bugs act, and the correct mode syncs
+// every child.
+func TestBugsAfterRefusedWrites(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", stack.BugUnownedChildStaleAfterRefusal, stack.BugDropFieldAfterRefusal, stack.BugExtraChildAfterRefusal, stack.BugSlowAfterRefusal} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, e, bug)
+			n := namesIn(s.ns)
+			s.settled("small", "stack-initial-value")
+			from := time.Now()
+			match := proxy.Match{Verbs: []string{"create", "update", "patch", "delete", "deletecollection"}, Resources: []string{"configmaps", "secrets", "stacks"}, Namespace: s.ns}
+			refuse, err := chaos.Begin(t.Context(), chaos.NewTimeline(), chaos.RespondWith(500, match, 0, 0), e.Target(s.subj))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.patchStack(`{"spec":{"tier":"large"}}`)
+			reftest.Eventually(t, within, "two refused writes", func() bool {
+				return len(s.since(from, func(r proxy.Request) bool { return r.Code == 500 })) >= 2
+			})
+			if err := refuse.End(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if bug == stack.BugSlowAfterRefusal {
+				// The children synced, the status left behind.
+				reftest.Eventually(t, within, "the configuration at tier large", func() bool {
+					cm, err := s.configMap(s.ns, n.config)
+					return err == nil && cm.Data["tier"] == "large"
+				})
+				time.Sleep(5 * time.Second)
+				if st, _ := s.stack(); st.Status.ObservedGeneration == st.Generation {
+					t.Errorf("slow-after-refusal wrote the status within 5 s of the refusal")
+				}
+				return
+			}
+			st := s.observed("large")
+			time.Sleep(time.Second)
+			mirror, _ := s.configMap(s.ns, n.mirror)
+			config, _ := s.configMap(s.ns, n.config)
+			extra := slices.DeleteFunc(s.ledgers(st), func(name string) bool { return name == stack.LedgerName(st) })
+			if got, want := mirror.Data["tier"], map[bool]string{true: "small", false: "large"}[bug == stack.BugUnownedChildStaleAfterRefusal]; got != want {
+				t.Errorf("the mirror's tier is %q, want %q", got, want)
+			}
+			if _, has := config.Data["token"]; has == (bug == stack.BugDropFieldAfterRefusal) {
+				t.Errorf("the configuration holds %v", config.Data)
+			}
+			if want := map[bool]int{true: 1, false: 0}[bug == stack.BugExtraChildAfterRefusal]; len(extra) != want || (want == 1 && !strings.HasPrefix(extra[0], "steady-retry-")) {
+				t.Errorf("owned ConfigMaps beside the configuration and the ledger: %v", extra)
+			}
+		})
+	}
+}
+
+// TestBugsAfterStaleView stalls the watches of Stacks, ConfigMaps and
+// Secrets while the tier changes, for 2.5 s, then lets them resume:
+// orphan-mirror-on-relist deletes the Stack's own mirror while its cache
+// is behind, and applies it again; the correct mode deletes nothing.
+func TestBugsAfterStaleView(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", stack.BugOrphanMirrorOnRelist} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, e, bug)
+			n := namesIn(s.ns)
+			s.settled("small", "stack-initial-value")
+			from := time.Now()
+			stall := chaos.Stall("", 0)
+			stall.Rule.Match = proxy.Match{Resources: []string{"configmaps", "secrets", "stacks.reference.steadystate.dev"}}
+			a, err := chaos.Begin(t.Context(), chaos.NewTimeline(), stall, e.Target(s.subj))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.patchStack(`{"spec":{"tier":"large"}}`)
+			time.Sleep(2500 * time.Millisecond)
+			if err := a.End(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			s.settled("large", "stack-initial-value")
+			deleted := s.since(from, func(r proxy.Request) bool { return r.Verb == "delete" && r.Name == n.mirror })
+			if (len(deleted) > 0) != (bug == stack.BugOrphanMirrorOnRelist) {
+				t.Errorf("%d deletes of the mirror under a stale view", len(deleted))
+			}
+		})
+	}
+}
+
+// TestBugsAfterMissedEvents drops the Stack's change event, then forces
+// a relist of Stacks (the re-watch answered 410 Expired): watch-never-back
+// stops watching Stacks for good and never acts on the change; the
+// correct mode's informer relists and syncs it.
+func TestBugsAfterMissedEvents(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", stack.BugWatchNeverBack} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, e, bug)
+			s.settled("small", "stack-initial-value")
+			target, tl := e.Target(s.subj), chaos.NewTimeline()
+			drop, err := chaos.Begin(t.Context(), tl, chaos.DropEvents("stacks.reference.steadystate.dev", proxy.EventMatch{Namespace: s.ns}, 0), target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.patchStack(`{"spec":{"tier":"large"}}`)
+			reftest.Eventually(t, within, "the change's event to be dropped", func() bool {
+				return slices.ContainsFunc(s.subj.Proxy(0).Events(), func(ev proxy.Event) bool {
+					return !ev.Delivered && ev.Fault != "" && ev.Kind == "Stack" && ev.Name == "steady"
+				})
+			})
+			if err := drop.End(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chaos.Inject(t.Context(), tl, &chaos.ForcedRelist{Resource: "stacks.reference.steadystate.dev"}, target); err != nil {
+				t.Fatal(err)
+			}
+			if bug == "" {
+				s.settled("large", "stack-initial-value")
+				return
+			}
+			time.Sleep(5 * time.Second)
+			if st, _ := s.stack(); st.Status.ObservedGeneration == st.Generation {
+				t.Error("watch-never-back acted on a change whose event was lost before the relist")
+			}
+			if !s.subj.LogContains(0, "not watching Stacks any more") {
+				t.Error("the watch loop did not end on the 410")
+			}
+		})
+	}
+}
+
+// TestBugsOverTime watches settled controllers with nothing changing for
+// over 30 s: status-rewrite-every-30s writes its heartbeat once in that
+// time, status-flaps turns Ready False and True again every 3 s (never
+// True for 2 s running), hang-after-settling no longer acts on a change
+// made after 25 s of quiet, and the correct mode writes nothing and acts
+// on that change.
+func TestBugsOverTime(t *testing.T) {
+	e := env.Require(t)
+	for _, bug := range []string{"", stack.BugStatusRewriteEvery30s, stack.BugStatusFlaps, stack.BugHangAfterSettling} {
+		t.Run("bug="+bug, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, e, bug)
+			if bug == stack.BugStatusFlaps {
+				// Ready True, with everything in place, then False.
+				s.eventually("the children in place and Ready once", func() bool {
+					st, err := s.stack()
+					return err == nil && meta.IsStatusConditionTrue(st.Status.Conditions, refv1.TypeReady)
+				})
+				var ready []bool
+				for range 60 {
+					st, _ := s.stack()
+					ready = append(ready, meta.IsStatusConditionTrue(st.Status.Conditions, refv1.TypeReady))
+					time.Sleep(100 * time.Millisecond)
+				}
+				longest, run, flips := 0, 0, 0
+				for i, r := range ready {
+					if r {
+						run++
+						longest = max(longest, run)
+					} else {
+						run = 0
+					}
+					if i > 0 && r != ready[i-1] {
+						flips++
+					}
+				}
+				if flips < 3 || longest > 15 {
+					t.Errorf("Ready over 6 s: %d flips, True for at most %d00 ms running; want a flip every 1-2 s, never True for 1.5 s", flips, longest)
+				}
+				return
+			}
+			s.settled("small", "stack-initial-value")
+			from := time.Now()
+			time.Sleep(32 * time.Second)
+			writes := s.since(from, func(r proxy.Request) bool { return r.IsWrite() && r.Resource != "events" })
+			switch bug {
+			case stack.BugStatusRewriteEvery30s:
+				if len(writes) != 1 || writes[0].Subresource != "status" {
+					t.Errorf("%d writes in 32 s of quiet, want the one status heartbeat", len(writes))
+				}
+			default:
+				if len(writes) > 0 {
+					t.Errorf("%d writes in 32 s of quiet, the first %s %s", len(writes), writes[0].Verb, writes[0].Resource)
+				}
+			}
+			s.patchStack(`{"spec":{"tier":"large"}}`)
+			if bug == stack.BugHangAfterSettling {
+				time.Sleep(5 * time.Second)
+				if cm, _ := s.configMap(s.ns, namesIn(s.ns).config); cm.Data["tier"] != "small" {
+					t.Errorf("hang-after-settling acted on a change after 25 s of quiet")
+				}
+				if exited, err := s.subj.Exited(); exited {
+					t.Errorf("the hung process exited: %v", err)
+				}
+				return
+			}
+			s.settled("large", "stack-initial-value")
+		})
+	}
 }
