@@ -635,3 +635,33 @@ func TestActsAndNoPanic(t *testing.T) {
 	delete(idle.Logs, LogPanics+"/c-0")
 	expect(t, "no output kept", judgedOn(idle, catalog.SteadyNoPanic), verdict.NotEvaluated, "the output of replica")
 }
+
+// recordRun: the controller keeps a record of the run in the namespace
+// default, named after the run's namespace; again deletes and makes it
+// again after the fault.
+func recordRun(ns string, again bool) *run {
+	r := newRun(ns)
+	h := SteadyHistoryIn("configmaps", "default")
+	r.hist[h] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	name := "stack-" + ns + "-app"
+	r.write(0.3, "create", "", "configmaps", "default", name, 201, ns+"-r1")
+	r.put(0.31, h, object("v1", "ConfigMap", "default", name, ns+"-r1", map[string]any{"data.stack": ns + "/app"}))
+	if again {
+		r.write(1.5, "delete", "", "configmaps", "default", name, 200, "")
+		r.put(1.51, h, object("v1", "ConfigMap", "default", name, ns+"-r1", nil), "DELETED")
+		r.write(1.6, "create", "", "configmaps", "default", name, 201, ns+"-r2")
+		r.put(1.61, h, object("v1", "ConfigMap", "default", name, ns+"-r2", map[string]any{"data.stack": ns + "/app"}))
+	}
+	return r
+}
+
+// Holes 2 and 3: what the controller keeps for the run in another
+// namespace (its name carries the run's) is the run's to compare and to
+// count, as a cluster-scoped child is.
+func TestNoChurnCountsTheRunsRecordInAnotherNamespace(t *testing.T) {
+	refs := []*EndState{endOf(t, recordRun("ref1", false)), endOf(t, recordRun("ref2", false))}
+	expect(t, "kept", judgedOn(faulted(recordRun("run", false), refs...), catalog.SteadyNoChurn), verdict.Held, "")
+	expect(t, "kept, same end", judgedOn(faulted(recordRun("run", false), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "made again", judgedOn(faulted(recordRun("run", true), refs...), catalog.SteadyNoChurn), verdict.Broken, "it deleted ConfigMap/stack-{{.Namespace}}-app")
+}

@@ -847,9 +847,12 @@ func acts(e *evidence.Evidence) error {
 	if err := r.missing(); err != nil {
 		return err
 	}
+	// What the API server never stores (the access review a
+	// controller makes at start) is no act on the objects.
+	notStored := unstored(e)
 	for _, p := range proxyLogs(e) {
 		for _, req := range p.Requests {
-			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) {
+			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) && !slices.Contains(notStored, req.GroupResource()) {
 				return nil
 			}
 		}

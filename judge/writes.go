@@ -71,20 +71,27 @@ func controllerWrites(e *evidence.Evidence, from, to time.Time) []write {
 	return out
 }
 
-// runScope tells a run's objects from others: those of its namespace,
-// and the cluster-scoped ones of the run (RunWrite: of the resources of
-// its applied cluster-scoped objects, named, only those whose name
-// carries the namespace).
+// runScope tells a run's objects from others: those of its namespace;
+// those of another namespace whose name carries the run's namespace (a
+// record the controller keeps for the run in the namespace default: runs
+// share the cluster, and only its name tells whose it is); and the
+// cluster-scoped ones of the run (RunWrite: of the resources of its
+// applied cluster-scoped objects, named, only those whose name carries
+// the namespace).
 type runScope struct {
 	ns    string
 	named []string
 }
 
 func (sc runScope) has(resource, namespace, name string) bool {
-	if namespace != "" {
-		return namespace == sc.ns
+	carries := name != "" && maskNamespace(name, sc.ns) != name
+	switch {
+	case namespace == sc.ns:
+		return true
+	case namespace != "":
+		return carries
 	}
-	return !slices.Contains(sc.named, resource) || (name != "" && maskNamespace(name, sc.ns) != name)
+	return !slices.Contains(sc.named, resource) || carries
 }
 
 // historyOf is the history that records resource in namespace for a run

@@ -78,9 +78,15 @@ func (e EarlierRuns) Clear(ctx context.Context, within time.Duration) (stripped 
 	// then is returned, with no error unless a list failed or ctx ended.
 	await := func() ([]leftover, error) {
 		var left []leftover
-		err := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(ctx context.Context) (bool, error) {
-			var err error
-			left, err = e.left(ctx)
+		err := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(pollCtx context.Context) (bool, error) {
+			now, err := e.left(pollCtx)
+			if err != nil && pollCtx.Err() != nil && ctx.Err() == nil {
+				// The wait's own time ran out under a list (the
+				// client's rate limiter says so first): what was left
+				// at the last look stands.
+				return false, nil
+			}
+			left = now
 			return err == nil && len(left) == 0, err
 		})
 		if wait.Interrupted(err) && ctx.Err() == nil {

@@ -637,6 +637,21 @@ func (sc *scenario) compareWith(refs []*judge.EndState) {
 	}
 }
 
+// wroteSince waits, within T of since, until the controller has made a
+// write of the run (judge.RunWrite) begun after since.
+func (sc *scenario) wroteSince(ctx context.Context, since time.Time) {
+	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Until(since.Add(sc.b.SettleWithin.Duration)), true, func(context.Context) (bool, error) {
+		for _, r := range sc.target.Replicas {
+			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+				return req.Start.After(since) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+			}) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
 // firstCreate waits, within T, for the controller's first answered
 // create (a create, or a server-side apply that made an object) of a
 // resource of want not yet covered, of the run's (judge.RunWrite), and

@@ -43,7 +43,12 @@ func steadySpecs() {
 			// finding).
 			if settled {
 				if at := sc.quietThen(ctx); !at.IsZero() {
-					settled = sc.changes(ctx, sc.settle(ctx, judge.FactSteadySettle, sc.b.Changes[0].String(), at), 1)
+					settled = sc.settle(ctx, judge.FactSteadySettle, sc.b.Changes[0].String(), at)
+					// The change's write is quiescent's to see: wait for
+					// it up to T (at once for a live controller), also
+					// when the objects looked settled without it.
+					sc.wroteSince(ctx, at)
+					settled = sc.changes(ctx, settled, 1)
 				}
 				checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
 			} else {
