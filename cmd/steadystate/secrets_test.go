@@ -65,7 +65,7 @@ capabilities:
       - patch: {object: {kind: Secret, name: db}, merge: {stringData: {password: %[2]s}}}
     record: [endpointslices.discovery.k8s.io]
     settleWindow: 2s
-    quietWindow: 5s
+    quietWindow: 10s
     settleWithin: 30s
     goneWithin: 30s
 `
