@@ -514,6 +514,25 @@ func (m *masker) value(v string) string {
 	if _, err := time.Parse(time.RFC3339, v); err == nil {
 		return "<time>"
 	}
+	return m.text(v)
+}
+
+// embeddedUUID is a uid inside a longer string: a file named after an
+// object's namespace and uid (web-<uid>.yaml), a name derived from one.
+var embeddedUUID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// text masks what varies from run to run inside a string, a value's or a
+// map key's: a uid in it (as the object it names, or none: see value),
+// the generated names and the run's namespace.
+func (m *masker) text(v string) string {
+	if m.uidRefs {
+		v = embeddedUUID.ReplaceAllStringFunc(v, func(u string) string {
+			if id, ok := m.uids[u]; ok {
+				return "<uid of " + id + ">"
+			}
+			return "<uid of no recorded object>"
+		})
+	}
 	for _, g := range m.generated {
 		v = strings.ReplaceAll(v, g[0], g[1])
 	}
@@ -535,8 +554,10 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 		if len(x) == 0 {
 			out[path] = "{}"
 		}
+		// A key may carry what varies too (a ConfigMap's file named
+		// after an object's namespace and uid).
 		for k, item := range x {
-			m.flatten(join(k), item, out)
+			m.flatten(join(m.text(k)), item, out)
 		}
 	case []any:
 		if len(x) == 0 {

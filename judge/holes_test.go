@@ -665,3 +665,23 @@ func TestNoChurnCountsTheRunsRecordInAnotherNamespace(t *testing.T) {
 	expect(t, "kept, same end", judgedOn(faulted(recordRun("run", false), refs...), catalog.SteadySameEndState), verdict.Held, "")
 	expect(t, "made again", judgedOn(faulted(recordRun("run", true), refs...), catalog.SteadyNoChurn), verdict.Broken, "it deleted ConfigMap/stack-{{.Namespace}}-app")
 }
+
+// ruleFileRun: the claim owns a ConfigMap holding a file named after the
+// run's namespace and the claim's uid, as the Prometheus operator names
+// a rule file after its PrometheusRule.
+func ruleFileRun(ns, uid string) *run {
+	r := newRun(ns)
+	r.hist["steady/configmaps"] = nil
+	r.put(0.1, claims, claim(ns, uid, nil))
+	r.put(0.3, "steady/configmaps", object("v1", "ConfigMap", ns, "app-rules", ns+"-cm", map[string]any{
+		"data": map[string]any{ns + "-app-" + uid + ".yaml": "groups: []"}, "metadata.ownerReferences": ownedBy("Claim", "app", uid)}))
+	return r
+}
+
+// A name or key that carries the run's namespace and a uid is masked
+// inside, as a whole value is: the same file in every run.
+func TestKeysCarryingTheNamespaceAndAUIDAreMasked(t *testing.T) {
+	uid := func(n string) string { return "0000000" + n + "-1111-2222-3333-444444444444" }
+	refs := []*EndState{endOf(t, ruleFileRun("ref1", uid("1"))), endOf(t, ruleFileRun("ref2", uid("2")))}
+	expect(t, "same file", judgedOn(faulted(ruleFileRun("run", uid("3")), refs...), catalog.SteadySameEndState), verdict.Held, "")
+}
