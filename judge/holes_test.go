@@ -428,9 +428,12 @@ func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
 	b, _ := json.Marshal([]SettlePhase{{What: "the forced relists", Since: r.at(1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
 	e.Facts[FactSteadyRecover] = string(b)
 	expect(t, "watching", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
-	b, _ = json.Marshal(Stale{Resources: []string{"claims"}, Within: "2s"})
+	b, _ = json.Marshal(Stale{Resources: []string{"priorityclasses"}, Within: "2s"})
 	e.Facts[FactSteadyStale] = string(b)
-	expect(t, "not watching", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
+	expect(t, "not watching what it watched in passing", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
+	b, _ = json.Marshal(Stale{Resources: []string{"claims", "priorityclasses"}, Within: "2s", Reconciled: []string{"claims"}})
+	e.Facts[FactSteadyStale] = string(b)
+	expect(t, "not watching what it reconciles", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
 }
 
 // podRefRun: a ConfigMap names the uid of the claim's Member (as an

@@ -387,7 +387,13 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		back, stale := WatchesBack(ctx, sc.target, since, time.Until(since.Add(within)))
 		if len(stale) > 0 {
 			fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller did not watch again: %s; the state is waited for from the recovery\n", within, strings.Join(stale, ", "))
-			testenv.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String()}))
+			var reconciled []string
+			for _, res := range stale {
+				if slices.ContainsFunc(sc.reconciled(), func(r string) bool { r, _, _ = strings.Cut(r, "."); return r == res }) {
+					reconciled = append(reconciled, res)
+				}
+			}
+			testenv.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String(), Reconciled: reconciled}))
 		}
 		if back.After(since) {
 			ph.WatchesBack = back
