@@ -588,7 +588,7 @@ func quiescentBound(e *evidence.Evidence) string {
 	if q.Next != nil {
 		text += fmt.Sprintf("; then %s drew a write within %s", q.Next.What, q.Next.Within)
 	} else {
-		text += "; no change came after it to show the controller still acts"
+		text += "; no change that drew a write in the first clean run came after it, to show the controller still acts"
 	}
 	return text
 }

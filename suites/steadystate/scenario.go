@@ -521,20 +521,48 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 }
 
 // quietThen watches the quiet window (quiet), then applies the first
-// change, recorded as the window's next (judge.QuietWindow.Next): a
-// controller quiet because it no longer acts makes no write for it
-// within T. It returns when the change was made, or zero with no change
-// bound (nothing is applied then).
-func (sc *scenario) quietThen(ctx context.Context) time.Time {
+// change, recorded as the window's next (judge.QuietWindow.Next) when a
+// clean run showed that it draws a write (drew): a controller quiet
+// because it no longer acts makes none for it within T. A change that
+// drew none in the clean run (one of a resource the controller does not
+// watch) shows nothing of the kind, and the window is judged alone. It
+// returns when the change was made, or zero with no change bound
+// (nothing is applied then).
+func (sc *scenario) quietThen(ctx context.Context, drew *bool) time.Time {
 	q := sc.quiet(ctx, sc.b.QuietWindow.Duration)
 	if len(sc.b.Changes) == 0 {
 		return time.Time{}
 	}
 	c := sc.b.Changes[0]
 	at := sc.change(ctx, c)
-	q.Next = &judge.QuietProbe{What: c.String(), At: at, Within: sc.b.SettleWithin.String()}
-	testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	if drew != nil && *drew {
+		q.Next = &judge.QuietProbe{What: c.String(), At: at, Within: sc.b.SettleWithin.String()}
+		testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	}
 	return at
+}
+
+// drew reports whether the i-th change drew a write of the controller
+// (judge.RunWrite) before the phase after it ended: from the change's
+// settle phase to the next phase's start, or now.
+func (sc *scenario) drew(i int) bool {
+	phases := sc.phases[judge.FactSteadySettle]
+	// Phase 0 is the objects' application; phase i+1 the i-th change's.
+	if i+1 >= len(phases) {
+		return false
+	}
+	from, to := phases[i+1].Since, time.Now()
+	if i+2 < len(phases) {
+		to = phases[i+2].Since
+	}
+	for _, r := range sc.target.Replicas {
+		if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+			return req.Start.After(from) && req.Start.Before(to) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // afterQuiet is the window a faulted or restarted run is watched for once
