@@ -809,7 +809,8 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 
 // restartedAfterFirstWrite is the restart premise: the controller was
 // restarted, and the restart began after its first write of an object
-// of the run (RunWrite; Lease and Event writes aside) was answered.
+// of the run (RunWrite; Lease and Event writes aside, and what the API
+// server never stores, FactSteadyUnstored) was answered.
 func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	injs, err := Injected(e.Faults, chaos.ProcessFault{Action: chaos.Restart}.Name())
 	if err != nil {
@@ -822,9 +823,10 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 		return err
 	}
 	var first *proxy.Request
+	notStored := unstored(e)
 	for _, p := range logs {
 		for i, req := range p.Requests {
-			if RunWrite(req.RequestInfo, ns, named...) && req.Code >= 200 && req.Code < 300 && (first == nil || req.End.Before(first.End)) {
+			if RunWrite(req.RequestInfo, ns, named...) && req.Code >= 200 && req.Code < 300 && !slices.Contains(notStored, req.GroupResource()) && (first == nil || req.End.Before(first.End)) {
 				first = &p.Requests[i]
 			}
 		}

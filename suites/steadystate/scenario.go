@@ -94,6 +94,8 @@ type scenario struct {
 	// the API server does not store (judge.FactSteadyUnstored).
 	followed map[string]int
 	unstored []string
+	// storedCache is storedWrite's answers, by resource.
+	storedCache map[schema.GroupVersionResource]bool
 }
 
 // source is the recorded histories joined, as follow has them now.
@@ -732,7 +734,7 @@ func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300
+				return judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300 && sc.storedWrite(req)
 			}) {
 				who = r.Identity
 				return true, nil
@@ -744,4 +746,24 @@ func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("the controller made no write within %s of the objects being applied", sc.b.SettleWithin)
 	}
 	return who, nil
+}
+
+// storedWrite reports whether req writes an object the API server keeps:
+// an access review the controller makes at start is answered and never
+// stored, and is no write of an object (judge.FactSteadyUnstored). What
+// discovery cannot tell is taken as stored.
+func (sc *scenario) storedWrite(req proxy.Request) bool {
+	gvr := schema.GroupVersionResource{Group: req.Group, Version: req.Version, Resource: req.Resource}
+	if v, ok := sc.storedCache[gvr]; ok {
+		return v
+	}
+	stored, err := sc.stored(gvr)
+	if err != nil {
+		return true
+	}
+	if sc.storedCache == nil {
+		sc.storedCache = map[schema.GroupVersionResource]bool{}
+	}
+	sc.storedCache[gvr] = stored
+	return stored
 }

@@ -120,6 +120,8 @@ func steadySpecs() {
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", end), done)
 			var settles []oracle.Check
 			switch {
+			case done < len(sc.b.Changes) && len(sc.phases[judge.FactSteadySettle]) == 0:
+				testenv.NotBound(catalog.SteadySettles, "the state did not settle after the restart, so the changes left were not made (recovers is the finding): none settled or failed to")
 			case done < len(sc.b.Changes):
 				settles = append(settles, testenv.Judged(catalog.SteadySettles))
 			case len(sc.b.Changes) == 0:
@@ -181,7 +183,7 @@ func steadySpecs() {
 				}
 			}
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's last restart", end), 0)
-			sc.finish(ctx, settled, catalog.SteadyRestartedCreates, testenv.Judged(catalog.SteadySettles))
+			sc.finish(ctx, settled, catalog.SteadyRestartedCreates, sc.settlesAfter()...)
 		})
 
 		// Faults at the moments that break controllers (faults.go), each
@@ -267,6 +269,22 @@ func (sc *scenario) finish(ctx context.Context, settled bool, premise verdict.Pr
 		testenv.NotBound(catalog.SteadyQuiescent, why)
 	}
 	testenv.Verify(append(checks, testenv.Judged(catalog.SteadyNoFinalizer), testenv.Judged(catalog.SteadyNoPanic))...)
+}
+
+// settlesAfter is settles' check in a spec whose every phase of
+// FactSteadySettle comes after its fault (a change once the controller
+// recovered): not bound, saying why, when the recovery did not settle
+// and no change was made.
+func (sc *scenario) settlesAfter() []oracle.Check {
+	if len(sc.phases[judge.FactSteadySettle]) == 0 {
+		why := "the state did not settle after the fault, so no change was made after it (recovers is the finding)"
+		if len(sc.b.Changes) == 0 {
+			why = "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered"
+		}
+		testenv.NotBound(catalog.SteadySettles, why)
+		return nil
+	}
+	return []oracle.Check{testenv.Judged(catalog.SteadySettles)}
 }
 
 // comparisons are same-end-state's and no-churn's checks, each not bound
