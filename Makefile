@@ -144,11 +144,11 @@ zoo-bins: ## build the zoo's operators (fixtures/zoo/operators) from the Go modu
 upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_CELLS=...)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate upstream
 
-# Exploration: SUBJECT=workload|leader|composite|cluster|replicaset|statefulset|path/to/subject.yaml,
+# Exploration: SUBJECT=workload|leader|composite|cluster|stack|replicaset|statefulset|path/to/subject.yaml,
 # SUBJECT_BUG=a seeded bug, BUDGET=10m, SEED=N, EXPLORE_FLAGS=--replay F ...
 BUDGET ?= 10m
 explore: $(CLUSTER_BINS) ## seeded random fault schedules against SUBJECT (SUBJECT_BUG, BUDGET, SEED); each finding kept with its schedule
-	@test -n "$(SUBJECT)" || { echo "make explore needs SUBJECT=workload, leader, composite, cluster, replicaset, statefulset or a subject file"; exit 2; }
+	@test -n "$(SUBJECT)" || { echo "make explore needs SUBJECT=workload, leader, composite, cluster, stack, replicaset, statefulset or a subject file"; exit 2; }
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate explore --subject $(SUBJECT) $(if $(SUBJECT_BUG),--bug $(SUBJECT_BUG)) --budget $(BUDGET) $(if $(SEED),--seed $(SEED)) $(EXPLORE_FLAGS)
 
 test: lint unit e2e ## everything CI runs

@@ -175,16 +175,16 @@ func (c *Run) capabilities() ([]string, error) {
 			return nil, err
 		}
 		bound = f.Capabilities.Bound()
-	case slices.ContainsFunc(catalog.Suites, func(s catalog.Suite) bool { return s.Subject == c.Subject }):
+	case slices.Contains(catalog.SubjectNames(), c.Subject):
 		for _, s := range catalog.Suites {
-			if s.Subject == c.Subject {
+			if slices.Contains(s.Subjects(), c.Subject) {
 				bound = append(bound, s.Capability)
 			}
 		}
 	default:
 		data, err := fixtures.Subjects.ReadFile("subjects/" + c.Subject + ".yaml")
 		if err != nil {
-			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, composite, cluster, replicaset, statefulset or a subject file", c.Subject)
+			return nil, fmt.Errorf("--subject %s is neither a subject file nor a subject exploration drives: use workload, leader, composite, cluster, stack, replicaset, statefulset or a subject file", c.Subject)
 		}
 		f, err := subjectfile.Parse(data, c.Subject, subjectfile.Options{FromImage: true})
 		if err != nil {
