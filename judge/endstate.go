@@ -109,7 +109,7 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	r.json(FactSteadyEnd, &m)
 	// The end state comes after every change: the kinds the references
 	// taught are owed a status are not ready without one.
-	src, overrides := r.steadySource(), WithStatusOwed(r.overrides(), r.statusOwed())
+	src, overrides := r.steadySource(), WithObjectsOwed(WithStatusOwed(r.overrides(), r.statusOwed()), r.objectsOwed())
 	names := r.fact(FactSteadyHistories)
 	named := r.clusterScoped()
 	r.proxyLogs()

@@ -688,3 +688,46 @@ func TestKeysCarryingTheNamespaceAndAUIDAreMasked(t *testing.T) {
 	refs := []*EndState{endOf(t, ruleFileRun("ref1", uid("1"))), endOf(t, ruleFileRun("ref2", uid("2")))}
 	expect(t, "same file", judgedOn(faulted(ruleFileRun("run", uid("3")), refs...), catalog.SteadySameEndState), verdict.Held, "")
 }
+
+// A state missing an object every clean run ended with is not ready yet
+// after the last change: a controller backing off before it makes again
+// what a fault took (the EndpointSlice controller after refused creates)
+// looked ready without it, and its end state was taken too early.
+func TestObjectsTheCleanRunsEndedWithAreOwed(t *testing.T) {
+	refs := []*EndState{endOf(t, finalizerRun("ref1", false, false)), endOf(t, finalizerRun("ref2", false, false))}
+	owed := ObjectsOwed(refs)
+	if owed["ConfigMap"] != 1 || len(owed) != 1 {
+		t.Fatalf("owed %v, want one ConfigMap", owed)
+	}
+	key := SteadyKey(claims, "run", "app")
+	match := AllReady([]string{key}, WithObjectsOwed(nil, owed))
+	st := oracle.State{key: &unstructured.Unstructured{Object: claim("run", "run-c", nil)}}
+	if ok, why := match(st); ok || !strings.Contains(why, "the objects own 0 ConfigMap, every clean reference run ended with at least 1") {
+		t.Errorf("without the ConfigMap: %v %q", ok, why)
+	}
+	st[SteadyKey("steady/configmaps", "run", "app-config")] = &unstructured.Unstructured{Object: object("v1", "ConfigMap", "run", "app-config", "cm", map[string]any{"metadata.ownerReferences": ownedBy("Claim", "app", "run-c")})}
+	if ok, why := match(st); !ok {
+		t.Errorf("with the ConfigMap: not ready: %s", why)
+	}
+}
+
+// A Job a queueing controller holds suspended is at rest, not in
+// progress: kstatus calls it not started for good.
+func TestASuspendedJobIsAtRest(t *testing.T) {
+	job := func(suspend bool, cond string) *unstructured.Unstructured {
+		f := map[string]any{"spec.suspend": suspend}
+		if cond != "" {
+			f["status.conditions"] = []any{map[string]any{"type": "Suspended", "status": cond}}
+		}
+		return &unstructured.Unstructured{Object: object("batch/v1", "Job", "ns", "work", "u", f)}
+	}
+	if ready, why := ObjectReady(job(true, "True"), nil); !ready {
+		t.Errorf("suspended: %s", why)
+	}
+	if ready, _ := ObjectReady(job(true, ""), nil); ready {
+		t.Error("asked to suspend, not yet suspended: ready")
+	}
+	if ready, _ := ObjectReady(job(false, ""), nil); ready {
+		t.Error("not started: ready")
+	}
+}

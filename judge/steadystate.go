@@ -41,6 +41,10 @@ const (
 	// faulted run with its references, and applied to its phases after
 	// the last change (SettlePhase.Final) and to its end state.
 	FactSteadyStatusOwed = "steadystate/status-owed"
+	// FactSteadyObjectsOwed is, by kind, how many objects the reference
+	// runs teach the objects owe (ObjectsOwed), as JSON
+	// (map[string]int): recorded and applied as FactSteadyStatusOwed is.
+	FactSteadyObjectsOwed = "steadystate/objects-owed"
 	// FactSteadySettle and FactSteadyRecover are the phases settles and
 	// recovers judge, as JSON ([]SettlePhase).
 	FactSteadySettle  = "steadystate/settle"
@@ -71,7 +75,8 @@ type Stale struct {
 	// it acts on a view that never catches up: it has not recovered. A
 	// resource it watched only in passing (an informer begun on demand,
 	// one a restarted process does not need) is no such failure.
-	Reconciled []string `json:"reconciled,omitempty"`
+	// Nil in evidence from before the run told them apart.
+	Reconciled []string `json:"reconciled"`
 }
 
 // StaleWatches are the resources, each once and sorted, that a replica
@@ -152,6 +157,11 @@ type ReadinessOverride struct {
 	Value      string `json:"value,omitempty"`
 	Exists     bool   `json:"exists,omitempty"`
 	StatusOwed bool   `json:"statusOwed,omitempty"`
+	// AtLeast, a rule the reference runs taught (ObjectsOwed), not the
+	// subject's: the state is not ready while the objects own fewer than
+	// AtLeast objects of Kind (a controller backing off before it makes
+	// again what a fault took looks ready without it).
+	AtLeast int `json:"atLeast,omitempty"`
 }
 
 // SettlePhase is one moment after which the state must settle: the
@@ -189,10 +199,10 @@ func (ph SettlePhase) Convergence(within, window time.Duration) oracle.Convergen
 
 // Readiness is how the phase's readiness is decided, live and offline:
 // the subject's overrides and, in a Final phase, the kinds owed a status
-// (WithStatusOwed).
-func (ph SettlePhase) Readiness(overrides []ReadinessOverride, owed []string) []ReadinessOverride {
+// (WithStatusOwed) and the objects owed (WithObjectsOwed).
+func (ph SettlePhase) Readiness(overrides []ReadinessOverride, owed []string, objects map[string]int) []ReadinessOverride {
 	if ph.Final {
-		return WithStatusOwed(overrides, owed)
+		return WithObjectsOwed(WithStatusOwed(overrides, owed), objects)
 	}
 	return overrides
 }
@@ -234,7 +244,7 @@ type Deletion struct {
 // kind, or kstatus (Current is ready). The reason says why not.
 func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) (bool, string) {
 	for _, o := range overrides {
-		if o.Kind != obj.GetKind() {
+		if o.Kind != obj.GetKind() || o.AtLeast > 0 {
 			continue
 		}
 		if o.StatusOwed {
@@ -257,6 +267,9 @@ func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) 
 		}
 		return true, ""
 	}
+	if suspendedJob(obj) {
+		return true, ""
+	}
 	res, err := status.Compute(obj)
 	if err != nil {
 		return false, "kstatus: " + err.Error()
@@ -272,6 +285,27 @@ func ObjectReady(obj *unstructured.Unstructured, overrides []ReadinessOverride) 
 		return false, why
 	}
 	return true, ""
+}
+
+// suspendedJob reports whether obj is a Job parked by design: spec.suspend
+// true and the Job controller's Suspended condition True (a queueing
+// controller such as Kueue or JobSet holds it so until it admits it).
+// kstatus calls it not started, in progress for good; it is at rest.
+func suspendedJob(obj *unstructured.Unstructured) bool {
+	if obj.GetKind() != "Job" || !strings.HasPrefix(obj.GetAPIVersion(), "batch/") {
+		return false
+	}
+	if suspend, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend"); !suspend {
+		return false
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Suspended" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // Conditions whose name says which way is healthy, beside the Ready,
@@ -372,6 +406,54 @@ func WithStatusOwed(overrides []ReadinessOverride, kinds []string) []ReadinessOv
 	return out
 }
 
+// ObjectsOwed are, by kind, the fewest objects of it the applied objects
+// owned (transitively, themselves aside) at the end of every settled
+// reference run: what a faulted run's objects owe again once every change
+// has been made (SettlePhase.Final), before its state counts as ready
+// and its end state is taken. A controller that backs off after a fault
+// took one of them (the EndpointSlice controller retrying a refused
+// create 8 s later) looks ready without it. None without a settled
+// reference run.
+func ObjectsOwed(refs []*EndState) map[string]int {
+	var out map[string]int
+	for _, ref := range refs {
+		if ref.NotReady != "" {
+			continue
+		}
+		counts := map[string]int{}
+		for k, o := range ref.Objects {
+			if slices.Contains(ref.Roots, k) || slices.Contains(ref.Written, k) {
+				continue
+			}
+			kind, _ := o["kind"].(string)
+			counts[kind]++
+		}
+		if out == nil {
+			out = counts
+			continue
+		}
+		for kind, n := range out {
+			out[kind] = min(n, counts[kind])
+		}
+	}
+	for kind, n := range out {
+		if n == 0 {
+			delete(out, kind)
+		}
+	}
+	return out
+}
+
+// WithObjectsOwed is overrides followed by a rule for each kind owed
+// objects (ObjectsOwed).
+func WithObjectsOwed(overrides []ReadinessOverride, owed map[string]int) []ReadinessOverride {
+	out := slices.Clip(overrides)
+	for _, k := range slices.Sorted(maps.Keys(owed)) {
+		out = append(out, ReadinessOverride{Kind: k, AtLeast: owed[k]})
+	}
+	return out
+}
+
 // owned is the keys of the objects of s that keys' objects own, by
 // ownerReferences, transitively, keys included (those present), sorted.
 func owned(s oracle.State, keys []string) []string {
@@ -385,12 +467,31 @@ func owned(s oracle.State, keys []string) []string {
 // (a tracker): it is meant for one replay or wait at a time.
 func AllReady(keys []string, overrides []ReadinessOverride) oracle.Match {
 	t := newTracker(keys, overrides, true)
+	var atLeast []ReadinessOverride
+	for _, o := range overrides {
+		if o.AtLeast > 0 {
+			atLeast = append(atLeast, o)
+		}
+	}
 	return func(s oracle.State) (bool, string) {
 		t.update(s)
 		var why []string
 		for _, k := range keys {
 			if s[k] == nil {
 				why = append(why, k+" does not exist")
+			}
+		}
+		if len(atLeast) > 0 {
+			counts := map[string]int{}
+			for k := range t.owned {
+				if o := s[k]; o != nil && !slices.Contains(keys, k) && o.GetDeletionTimestamp() == nil {
+					counts[o.GetKind()]++
+				}
+			}
+			for _, o := range atLeast {
+				if n := counts[o.Kind]; n < o.AtLeast {
+					why = append(why, fmt.Sprintf("the objects own %d %s, every clean reference run ended with at least %d", n, o.Kind, o.AtLeast))
+				}
 			}
 		}
 		if len(why) == 0 && len(t.notReady) == 0 {
@@ -437,6 +538,16 @@ func (r *reader) overrides() []ReadinessOverride {
 	return out
 }
 
+// objectsOwed is the objects the run recorded as owed
+// (FactSteadyObjectsOwed); none when it recorded none.
+func (r *reader) objectsOwed() map[string]int {
+	var out map[string]int
+	if _, ok := r.e.Facts[FactSteadyObjectsOwed]; ok {
+		r.json(FactSteadyObjectsOwed, &out)
+	}
+	return out
+}
+
 // statusOwed is the kinds the run recorded as owed a status
 // (FactSteadyStatusOwed); none when it recorded none.
 func (r *reader) statusOwed() []string {
@@ -455,7 +566,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 		r := read(e)
 		var phases []SettlePhase
 		r.json(fact, &phases)
-		src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
+		src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -489,7 +600,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			if cut {
 				until = e.End
 			}
-			_, err := c.Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed)), until)
+			_, err := c.Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed, objectsOwed)), until)
 			switch {
 			case err != nil && cut:
 				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)
@@ -609,8 +720,15 @@ func QuiescentUnbound(e *evidence.Evidence) string {
 	}
 	if v, ok := e.Facts[FactSteadyStale]; ok {
 		var st Stale
-		if json.Unmarshal([]byte(v), &st) == nil && len(st.Resources) > 0 {
-			return fmt.Sprintf("the controller did not watch %s again within %s of the faults' recovery: quiescence is owed by a controller whose view is current, and no quiet window was watched", strings.Join(st.Resources, ", "), st.Within)
+		// What it reconciles, where the run says (a resource it watched
+		// in passing, not needed again, leaves its view of what it
+		// writes current); every stale resource in evidence from before.
+		if json.Unmarshal([]byte(v), &st) == nil && len(st.Resources) > 0 && (st.Reconciled == nil || len(st.Reconciled) > 0) {
+			stale := st.Reconciled
+			if stale == nil {
+				stale = st.Resources
+			}
+			return fmt.Sprintf("the controller did not watch %s again within %s of the faults' recovery: quiescence is owed by a controller whose view is current, and no quiet window was watched", strings.Join(stale, ", "), st.Within)
 		}
 	}
 	for _, fact := range []string{FactSteadyRecover, FactSteadySettle} {
@@ -699,7 +817,7 @@ func restartedOnceSettled(e *evidence.Evidence) error {
 	r := read(e)
 	var phases []SettlePhase
 	r.json(FactSteadySettle, &phases)
-	src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
+	src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -712,7 +830,7 @@ func restartedOnceSettled(e *evidence.Evidence) error {
 	if err := errors.Join(err1, err2); err != nil {
 		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadySettle, err)
 	}
-	res, err := ph.Convergence(within, window).Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed)), at)
+	res, err := ph.Convergence(within, window).Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed, objectsOwed)), at)
 	switch {
 	case err != nil:
 		return fmt.Errorf("the restart began at %s, before the objects had settled (%s): %w", at.Format("15:04:05.000"), ph.What, err)
@@ -1165,7 +1283,7 @@ func noFinalizerOnDeleting(e *evidence.Evidence) error {
 func readinessBound(e *evidence.Evidence) string {
 	r := read(e)
 	objects := r.fact(FactSteadyObjects)
-	src, overrides, owed := r.steadySource(), r.overrides(), r.statusOwed()
+	src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
 	if r.missing() != nil || objects == "" {
 		return ""
 	}
@@ -1212,6 +1330,13 @@ func readinessBound(e *evidence.Evidence) string {
 	owed = slices.DeleteFunc(owed, func(k string) bool { return overridden[k] })
 	if len(owed) > 0 {
 		text += "; after the last change, not before they have a status, as every clean reference run ended with one: " + strings.Join(owed, ", ")
+	}
+	if len(objectsOwed) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(objectsOwed)) {
+			parts = append(parts, fmt.Sprintf("%d %s", objectsOwed[k], k))
+		}
+		text += "; after the last change, not before the objects own at least what every clean reference run ended with: " + strings.Join(parts, ", ")
 	}
 	if len(statusless) > 0 {
 		text += fmt.Sprintf("; never given a status, so ready once they exist (a custom resource kstatus cannot judge; bind readiness.overrides to judge it): %s", strings.Join(statusless, ", "))

@@ -69,8 +69,12 @@ type scenario struct {
 	// owed are the kinds the reference runs taught are owed a status
 	// (judge.StatusOwed), from the phase after the last change on; made
 	// counts the changes made.
-	owed    []string
-	made    int
+	owed []string
+	// owedObjects are, by kind, the objects the reference runs teach are
+	// owed (judge.ObjectsOwed, FactSteadyObjectsOwed), from the phase after
+	// the last change on.
+	owedObjects map[string]int
+	made        int
 	applied time.Time
 	phases  map[string][]judge.SettlePhase
 	// recorded are the recorded resources by name (resourceName).
@@ -389,7 +393,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		back, stale := WatchesBack(ctx, sc.target, since, time.Until(since.Add(within)))
 		if len(stale) > 0 {
 			fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller did not watch again: %s; the state is waited for from the recovery\n", within, strings.Join(stale, ", "))
-			var reconciled []string
+			reconciled := []string{}
 			for _, res := range stale {
 				if slices.ContainsFunc(sc.reconciled(), func(r string) bool { r, _, _ = strings.Cut(r, "."); return r == res }) {
 					reconciled = append(reconciled, res)
@@ -404,7 +408,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		}
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
-	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed)))
+	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed, sc.owedObjects)))
 	return err == nil
 }
 
@@ -666,6 +670,9 @@ func (sc *scenario) compareWith(refs []*judge.EndState) {
 		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
 		if sc.owed = judge.StatusOwed(refs); len(sc.owed) > 0 {
 			testenv.Fact(judge.FactSteadyStatusOwed, mustJSON(sc.owed))
+		}
+		if sc.owedObjects = judge.ObjectsOwed(refs); len(sc.owedObjects) > 0 {
+			testenv.Fact(judge.FactSteadyObjectsOwed, mustJSON(sc.owedObjects))
 		}
 	}
 	if len(sc.b.Ignore) > 0 {
