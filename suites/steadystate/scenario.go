@@ -75,8 +75,8 @@ type scenario struct {
 	// the last change on.
 	owedObjects map[string]int
 	made        int
-	applied time.Time
-	phases  map[string][]judge.SettlePhase
+	applied     time.Time
+	phases      map[string][]judge.SettlePhase
 	// recorded are the recorded resources by name (resourceName).
 	recorded map[string]schema.GroupVersionResource
 	// clusterScoped are the recorded resources of a cluster-scoped kind,
