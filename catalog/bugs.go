@@ -194,7 +194,7 @@ var Suites = []Suite{
 	// The steady-state suite judges any controller, so it is proved on
 	// two: the composite's seeded bugs and the stack's, many more, each
 	// aimed at one hole of its judges.
-	{Name: "steadystate", Subject: "composite", Capability: "steadyState", Others: []string{"stack"}},
+	{Name: "steadystate", Subject: "composite", Capability: "steadyState", Others: []string{"stack", "stack-unwatched", "stack-templated"}},
 }
 
 // Suite is a suite of the catalog: its name, the reference subject it runs

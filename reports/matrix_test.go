@@ -198,8 +198,8 @@ func TestSelectBySubject(t *testing.T) {
 	for _, c := range cells {
 		got = append(got, c.Subject)
 	}
-	if strings.Join(got, ",") != "composite,stack" {
-		t.Errorf("the steady-state suite's correct cells are %v, want composite and stack", got)
+	if strings.Join(got, ",") != "composite,stack,stack-unwatched,stack-templated" {
+		t.Errorf("the steady-state suite's correct cells are %v, want composite, stack and the stack's two other bindings", got)
 	}
 	cells, err = SelectOf(nil, []string{"stack"}, []string{"correct", "watch-never-back", "status-hot-loop"})
 	if err != nil {

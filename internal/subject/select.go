@@ -30,6 +30,9 @@ var reference = map[string]Subject{
 	"cluster":   referenceCluster{},
 	"composite": referenceComposite{},
 	"stack":     referenceStack{},
+	// The stack controller's other bindings (StackBindings).
+	"stack-unwatched": referenceStack{binding: "unwatched"},
+	"stack-templated": referenceStack{binding: "templated"},
 }
 
 var (

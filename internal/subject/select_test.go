@@ -38,7 +38,7 @@ func TestChoose(t *testing.T) {
 		{name: "stack", bug: "status-hot-loop", want: "SUBJECT_BUG=status-hot-loop is not a bug of subject stack"},
 		{name: "workload", bug: "ignore-lost-lease", want: "SUBJECT_BUG=ignore-lost-lease is not a bug of subject workload: use one of expectations-never-expire, no-expectations"},
 		{bug: "typo", want: "SUBJECT_BUG=typo is not a bug of any reference controller"},
-		{name: "nginx", want: `SUBJECT="nginx" is not a built-in subject: use one of cluster, composite, endpointslice, job, leader, replicaset, sample-controller, stack, statefulset, workload, or SUBJECT_FILE`},
+		{name: "nginx", want: `SUBJECT="nginx" is not a built-in subject: use one of cluster, composite, endpointslice, job, leader, replicaset, sample-controller, stack, stack-templated, stack-unwatched, statefulset, workload, or SUBJECT_FILE`},
 		{name: "replicaset", bug: "no-expectations", want: "applies to the reference subjects only"},
 		{file: bad, name: "workload", want: "are both set"},
 		{file: bad, want: `subject file ` + bad + ` (subject "x"): capabilities.scalableWorkload.template: missing`},
