@@ -33,13 +33,21 @@ import (
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 
 // settledFirst applies the objects and waits for them to settle, as the
-// clean runs do, before a fault. When they do not, it judges settles and
-// the spec goes no further: a fault on an unsettled state tests nothing
-// of what the spec is about.
-func (sc *scenario) settledFirst(ctx context.Context) bool {
+// clean runs do, before a fault. When they do not, it judges settles (and
+// no-finalizer-on-deleting and no-panic, over what happened) and the
+// spec's other properties (judged: the spec's) are not bound, saying
+// why: a fault on an unsettled state tests nothing of what the spec is
+// about, and settles is the finding.
+func (sc *scenario) settledFirst(ctx context.Context, judged ...verdict.Property) bool {
 	sc.apply(ctx)
 	if sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied) {
 		return true
+	}
+	checks := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer, catalog.SteadyNoPanic}
+	for _, p := range judged {
+		if !slices.Contains(checks, p) {
+			testenv.NotBound(p, "the objects did not settle once applied (settles is the finding), so no fault was injected")
+		}
 	}
 	testenv.Verify(testenv.Judged(catalog.SteadySettles), testenv.Judged(catalog.SteadyNoFinalizer), testenv.Judged(catalog.SteadyNoPanic))
 	return false

@@ -141,7 +141,7 @@ func steadySpecs() {
 				return
 			}
 			sc.compareWith(references)
-			if !sc.settledFirst(ctx) {
+			if !sc.settledFirst(ctx, append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...) {
 				return
 			}
 			end := sc.restart(ctx, sc.target.Replicas[0].Identity).End
@@ -194,7 +194,7 @@ func steadySpecs() {
 			return func(ctx SpecContext) {
 				sc := start(ctx, ns)
 				sc.compareWith(references)
-				if !sc.settledFirst(ctx) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
+				if !sc.settledFirst(ctx, faultProperties(premise)...) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
 				recovered, next := inject(sc, ctx, testenv.Timeline())
@@ -294,9 +294,12 @@ func (sc *scenario) settlesAfter() []oracle.Check {
 // recovers is the finding).
 func (sc *scenario) comparisons() []oracle.Check {
 	// No reference at all is missing evidence, an error (the judges say
-	// so); references none of which settled are the subject's finding.
-	if len(references) > 0 && !slices.ContainsFunc(references, func(r *judge.EndState) bool { return r.NotReady == "" }) {
-		why := "no fault-free reference run of this suite run settled (settles broke in them: the finding), so there is no end state to compare with"
+	// so); a reference that did not settle is the subject's finding, and
+	// with one unsettled, what varies between clean runs cannot be
+	// learned: comparing with the other alone would call a generated
+	// name or a random token a difference.
+	if slices.ContainsFunc(references, func(r *judge.EndState) bool { return r.NotReady != "" }) {
+		why := "a fault-free reference run of this suite run did not settle (settles broke there: the finding), so there is no pair of clean end states to learn what varies from, and none to compare with"
 		testenv.NotBound(catalog.SteadySameEndState, why)
 		testenv.NotBound(catalog.SteadyNoChurn, why)
 		return nil
