@@ -93,8 +93,8 @@ type EndState struct {
 	// Creates counts the controller's answered creates (a server-side
 	// apply that made an object included) by resource (plural, with its
 	// group but for the core group), of the run's namespace and its
-	// cluster-scoped objects; of what the API server stores only
-	// (FactSteadyUnstored).
+	// cluster-scoped objects; of what the run records only (what the API
+	// server never stores, FactSteadyUnstored, no history records).
 	Creates map[string]int `json:"creates"`
 	// Deletes counts the controller's answered deletes (one by one or by
 	// collection) by the identity of the object deleted (Identities).
@@ -134,12 +134,12 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		}
 	}
 	writes := controllerWrites(e, m.Applied, m.At)
-	notStored := unstored(e)
 	var creates []write
 	for _, w := range writes {
-		// What the API server never stores (an access review at each
-		// start) is no object made, nor churn.
-		if w.created && scope.has(w.resource, w.namespace, w.name) && !slices.Contains(notStored, w.resource) {
+		// Of what the run records: what the API server never stores (an
+		// access review at each start) no history records, and it is no
+		// object made, nor churn.
+		if w.created && scope.has(w.resource, w.namespace, w.name) && slices.Contains(histories, historyOf(w.resource, w.namespace, ns)) {
 			creates = append(creates, w)
 			es.Creates[w.resource]++
 		}
@@ -1473,9 +1473,9 @@ func noChurn(e *evidence.Evidence) error {
 	}
 	made := map[string]int{}
 	scope := runScope{ns: got.Namespace, named: read(e).clusterScoped()}
-	notStored := unstored(e)
+	histories := strings.Split(names, ",")
 	for _, c := range controllerWrites(e, got.Applied, got.At) {
-		if !c.created || !scope.has(c.resource, c.namespace, c.name) || slices.Contains(notStored, c.resource) {
+		if !c.created || !scope.has(c.resource, c.namespace, c.name) || !slices.Contains(histories, historyOf(c.resource, c.namespace, got.Namespace)) {
 			continue
 		}
 		// It broke at the first create beyond the reference's count.

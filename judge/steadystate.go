@@ -970,15 +970,16 @@ func acts(e *evidence.Evidence) error {
 	r.json(FactSteadyEnd, &m)
 	r.proxyLogs()
 	ns, named := r.runNamespace(), r.clusterScoped()
+	histories := strings.Split(r.fact(FactSteadyHistories), ",")
 	if err := r.missing(); err != nil {
 		return err
 	}
-	// What the API server never stores (the access review a
-	// controller makes at start) is no act on the objects.
-	notStored := unstored(e)
+	// A write of what the run records: what the API server never stores
+	// (the access review a controller makes at start) is recorded by no
+	// history, and is no act on the objects.
 	for _, p := range proxyLogs(e) {
 		for _, req := range p.Requests {
-			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) && !slices.Contains(notStored, req.GroupResource()) {
+			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) && slices.Contains(histories, historyOf(req.GroupResource(), req.Namespace, ns)) {
 				return nil
 			}
 		}
@@ -1222,7 +1223,7 @@ func leavesNothingBehind(e *evidence.Evidence) error {
 	deadline := del.d.At.Add(del.within)
 	var unknown error
 	if len(del.unrecorded) > 0 {
-		unknown = fmt.Errorf("%w: the controller created objects of resources no history recorded: %s", oracle.ErrNotEvaluated, strings.Join(del.unrecorded, ", "))
+		unknown = fmt.Errorf("%w: the controller created objects of resources no history recorded and fact %q does not name as never stored: %s", oracle.ErrNotEvaluated, FactSteadyUnstored, strings.Join(del.unrecorded, ", "))
 	}
 	switch {
 	case len(del.left) > 0 && del.end.Before(deadline):

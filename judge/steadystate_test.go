@@ -304,7 +304,7 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 		{"no proxy log", catalog.SteadyQuiescent.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"ends in the window", catalog.SteadyQuiescent.ID, "ends before the quiet window", func(e *evidence.Evidence) { e.End = e.Start.Add(10 * time.Second) }},
 		{"ends before settling", catalog.SteadySettles.ID, "the evidence ends", func(e *evidence.Evidence) { e.End = e.Start.Add(3500 * time.Millisecond) }},
-		{"create of an unrecorded resource", catalog.SteadyLeavesNothing.ID, "no history recorded: secrets", func(e *evidence.Evidence) {
+		{"create of an unrecorded resource", catalog.SteadyLeavesNothing.ID, "does not name as never stored: secrets", func(e *evidence.Evidence) {
 			p := e.Proxies["steady-0"]
 			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "secrets", Namespace: "ns"}, Code: 201, Start: e.Start.Add(time.Second)})
 			e.Proxies["steady-0"] = p

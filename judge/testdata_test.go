@@ -248,6 +248,28 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		}
 	}, catalog.CPGCHoldsOwner.ID)
 
+	// The upgrade's restart moved to the moment the objects were applied:
+	// before they had settled.
+	derive("steadystate-stack-correct-restart-settled.json", func(e *evidence.Evidence) {
+		var phases []SettlePhase
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadySettle]), &phases); err != nil || len(phases) == 0 {
+			t.Fatal("no settle phase to derive from")
+		}
+		for i := range e.Faults {
+			e.Faults[i].Start = phases[0].Since.Add(10 * time.Millisecond)
+		}
+	}, catalog.SteadyRestartedSettled.ID)
+	// The last restart after the first creates, 3 s later than it came:
+	// not right after the first create it followed.
+	derive("steadystate-stack-correct-restart-creates.json", func(e *evidence.Evidence) {
+		last := len(e.Faults) - 1
+		if last < 0 {
+			t.Fatal("no restart to derive from")
+		}
+		e.Faults[last].Start = e.Faults[last].Start.Add(3 * time.Second)
+		e.Faults[last].End = e.Faults[last].End.Add(3 * time.Second)
+	}, catalog.SteadyRestartedCreates.ID)
+
 	for id := range Offline {
 		if !slices.Contains(seen[id], verdict.Held) || !slices.Contains(seen[id], verdict.Broken) {
 			t.Errorf("property %s is not covered both held and broken by testdata (seen %v)", id, seen[id])
