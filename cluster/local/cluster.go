@@ -274,6 +274,26 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
 			return err
 		}
+		// kube-controller-manager serves its /healthz at once, then
+		// waits up to 10 s for the API server's whole /healthz (post-start
+		// hooks the seeded store's readiness leaves out) and exits if it
+		// is not there: with several clusters starting at once on a
+		// small machine it was not, and the cluster ran on without one
+		// (no default service account in any namespace). Wait for it,
+		// and start kube-controller-manager again if it gave up.
+		full, err := apiServerHealthy(c.server, c.pki)
+		if err != nil {
+			return err
+		}
+		if err := waitHealthy(ctx, api, 60*time.Second, full); err != nil {
+			return err
+		}
+		if kcm.Exited() {
+			c.progress("kube-controller-manager gave up waiting for the API server; starting it again")
+			if err := c.RestartControllerManager(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	if sched != nil {
 		if err := c.waitNodes(ctx, sched, kwok, p); err != nil {

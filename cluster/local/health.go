@@ -89,6 +89,17 @@ func apiServerReady(server string, k *clusterPKI, seeded bool) (healthCheck, err
 	}, nil
 }
 
+// apiServerHealthy is the API server's whole /healthz, every post-start
+// hook included: what kube-controller-manager waits for, 10 s at most,
+// before it gives up and exits.
+func apiServerHealthy(server string, k *clusterPKI) (healthCheck, error) {
+	client, err := tlsClient(k.CACert, k.AdminCert, k.AdminKey)
+	if err != nil {
+		return nil, err
+	}
+	return okCheck(client, server+"/healthz"), nil
+}
+
 func controllerManagerHealthy(port int, k *clusterPKI) (healthCheck, error) {
 	client, err := tlsClient(k.CACert, "", "")
 	if err != nil {

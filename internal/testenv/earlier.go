@@ -78,15 +78,13 @@ func (e EarlierRuns) Clear(ctx context.Context, within time.Duration) (stripped 
 	// then is returned, with no error unless a list failed or ctx ended.
 	await := func() ([]leftover, error) {
 		var left []leftover
-		err := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(pollCtx context.Context) (bool, error) {
-			now, err := e.left(pollCtx)
-			if err != nil && pollCtx.Err() != nil && ctx.Err() == nil {
-				// The wait's own time ran out under a list (the
-				// client's rate limiter says so first): what was left
-				// at the last look stands.
-				return false, nil
-			}
-			left = now
+		// Each look lists under ctx, not the wait's own deadline: a list
+		// begun as that deadline comes failed ("would exceed context
+		// deadline", the client's rate limiter's word) and the spec with
+		// it, where what was left at the last look should stand.
+		err := wait.PollUntilContextTimeout(ctx, e.Poll, within, true, func(context.Context) (bool, error) {
+			var err error
+			left, err = e.left(ctx)
 			return err == nil && len(left) == 0, err
 		})
 		if wait.Interrupted(err) && ctx.Err() == nil {
