@@ -57,7 +57,7 @@ func StartComposition(ctx context.Context, ns string) *Composition {
 	if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
 		Fail(err.Error())
 	}
-	Expect(gcResynced(ctx)).To(Succeed())
+	Expect(testenv.GCResynced(ctx)).To(Succeed())
 	if c.ext != nil {
 		c.blocker = externalBlocker{c.ext}
 		c.manageds = testenv.RecordAs(ctx, judge.HistoryManageds, c.dyn, c.ext.Managed(), ns, "")

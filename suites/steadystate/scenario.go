@@ -215,6 +215,10 @@ func start(ctx context.Context, ns string) *scenario {
 		testenv.Fact(judge.FactSteadyReadiness, mustJSON(sc.overrides))
 	}
 	testenv.Fact(judge.FactSteadyShared, strings.Join(b.Shared, ","))
+	// The garbage collector must know the objects' kinds before their
+	// deletion is judged: what they own would outlive them by up to its
+	// 30 s rediscovery otherwise (longer than goneWithin may be).
+	Expect(testenv.GCResynced(ctx)).To(Succeed())
 	sc.target = s.StartSteady(ctx, ns)
 	return sc
 }

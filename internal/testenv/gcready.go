@@ -1,4 +1,4 @@
-package foreground
+package testenv
 
 import (
 	"context"
@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
-
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 )
 
 var (
@@ -24,25 +22,26 @@ var (
 	resynced bool
 )
 
-// gcResynced waits, once per process, until kube-controller-manager's
+// GCResynced waits, once per process, until kube-controller-manager's
 // garbage collector has rediscovered the API since this moment. It learns
-// new kinds on a 30s discovery resync; until it knows a claim's composed
-// kinds (applied as CRDs, or made by the controller at its start), a
+// new kinds on a 30s discovery resync; until it knows a subject's kinds
+// (applied as CRDs, or made by the controller at its start), a
 // foreground deletion finds no dependents and completes at once, leaving
-// them behind. So the probe makes a kind of its own, now, and deletes a
+// them behind, and what an object of such a kind owns outlives it by up
+// to 30 s (longer than a binding's goneWithin may be). So the probe makes a kind of its own, now, and deletes a
 // ClusterRole owning an object of that kind in the foreground: once the
 // object is gone, the collector knows every kind that existed before it.
 // Where the provider can restart kube-controller-manager (local), it does
 // so once the probe's kind is served: the collector discovers the API at
 // start, so the wait is seconds, not a resync. The probe's CRD is deleted
 // after.
-func gcResynced(ctx context.Context) error {
+func GCResynced(ctx context.Context) error {
 	gcMu.Lock()
 	defer gcMu.Unlock()
 	if resynced {
 		return nil
 	}
-	dyn := dynamic.NewForConfigOrDie(testenv.Get().REST)
+	dyn := dynamic.NewForConfigOrDie(Get().REST)
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	group, plural, kind := "probe.steadystate.dev", "gcprobe"+suffix+"s", "GCProbe"+strings.ToUpper(suffix)
 	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
@@ -69,7 +68,7 @@ func gcResynced(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("garbage collector probe: its CRD %s is not served within 30s", crd.GetName())
 	}
-	if _, err := testenv.RestartControllerManager(ctx); err != nil {
+	if _, err := RestartControllerManager(ctx); err != nil {
 		return fmt.Errorf("garbage collector probe: restart kube-controller-manager: %w", err)
 	}
 	owner, err := roles.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
