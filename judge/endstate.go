@@ -148,7 +148,7 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	for k := range createdKeys(creates, s, histories, ns, firstSeenIfNeeded(creates, src, m.Applied, m.At)) {
 		written = append(written, k)
 	}
-	for _, w := range writes {
+	for _, w := range append(writes, cutWrites(e, m.Applied, m.At)...) {
 		if (w.verb == "update" || w.verb == "patch") && !w.created && w.name != "" && scope.has(w.resource, w.namespace, w.name) {
 			if k := SteadyKey(historyOf(w.resource, w.namespace, ns), w.namespace, w.name); s[k] != nil {
 				written = append(written, k)

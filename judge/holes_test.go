@@ -731,3 +731,19 @@ func TestASuspendedJobIsAtRest(t *testing.T) {
 		t.Error("not started: ready")
 	}
 }
+
+// An apply a restart cut off (no answer: code 0) may still have made
+// its object: the recorded state says it did, and the object is the
+// controller's to compare, as in a run where the answer came.
+func TestAnApplyCutOffByARestartStillMadeItsObject(t *testing.T) {
+	mirror := func(ns string, code int) *run {
+		r := newRun(ns)
+		r.hist["steady/configmaps"] = nil
+		r.put(0.1, claims, claim(ns, ns+"-c", nil))
+		r.write(0.3, "patch", "", "configmaps", ns, "app-mirror", code, ns+"-m")
+		r.put(0.31, "steady/configmaps", object("v1", "ConfigMap", ns, "app-mirror", ns+"-m", map[string]any{"data.tier": "small"}))
+		return r
+	}
+	refs := []*EndState{endOf(t, mirror("ref1", 201)), endOf(t, mirror("ref2", 201))}
+	expect(t, "cut off", judgedOn(faulted(mirror("run", 0), refs...), catalog.SteadySameEndState), verdict.Held, "")
+}

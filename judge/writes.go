@@ -71,6 +71,25 @@ func controllerWrites(e *evidence.Evidence, from, to time.Time) []write {
 	return out
 }
 
+// cutWrites are the controller's writes of an object by name (an update,
+// a patch: a server-side apply among them) begun within [from, to] whose
+// answer it never got: a restart or a reset cut them off. The API
+// server may have carried them out, made the object even: whether it
+// did, the recorded state says.
+func cutWrites(e *evidence.Evidence, from, to time.Time) []write {
+	var out []write
+	for _, p := range proxyLogs(e) {
+		for _, req := range p.Requests {
+			if req.Code != 0 || req.Name == "" || req.Subresource != "" || (req.Verb != "update" && req.Verb != "patch") ||
+				req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
+				continue
+			}
+			out = append(out, write{verb: req.Verb, resource: req.GroupResource(), namespace: req.Namespace, name: req.Name, at: req.Start, end: req.End})
+		}
+	}
+	return out
+}
+
 // runScope tells a run's objects from others: those of its namespace;
 // those of another namespace whose name carries the run's namespace (a
 // record the controller keeps for the run in the namespace default: runs
