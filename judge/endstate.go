@@ -149,7 +149,8 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		written = append(written, k)
 	}
 	for _, w := range append(writes, cutWrites(e, m.Applied, m.At)...) {
-		if (w.verb == "update" || w.verb == "patch") && !w.created && w.name != "" && scope.has(w.resource, w.namespace, w.name) {
+		cut := w.verb == "create" && !w.created
+		if (w.verb == "update" || w.verb == "patch" || cut) && !w.created && w.name != "" && scope.has(w.resource, w.namespace, w.name) {
 			if k := SteadyKey(historyOf(w.resource, w.namespace, ns), w.namespace, w.name); s[k] != nil {
 				written = append(written, k)
 			}

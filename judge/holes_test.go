@@ -747,3 +747,18 @@ func TestAnApplyCutOffByARestartStillMadeItsObject(t *testing.T) {
 	refs := []*EndState{endOf(t, mirror("ref1", 201)), endOf(t, mirror("ref2", 201))}
 	expect(t, "cut off", judgedOn(faulted(mirror("run", 0), refs...), catalog.SteadySameEndState), verdict.Held, "")
 }
+
+// A create a restart cut off (no answer) names, from its body, the object
+// it may have made; the state says it did, in another namespace here.
+func TestACreateCutOffByARestartStillMadeItsObject(t *testing.T) {
+	record := func(ns string, code int) *run {
+		r := recordRun(ns, false)
+		if code == 0 {
+			last := &r.reqs[len(r.reqs)-1]
+			last.Code, last.Object = 0, &proxy.ObjectRef{Name: "stack-" + ns + "-app"}
+		}
+		return r
+	}
+	refs := []*EndState{endOf(t, record("ref1", 201)), endOf(t, record("ref2", 201))}
+	expect(t, "cut off", judgedOn(faulted(record("run", 0), refs...), catalog.SteadySameEndState), verdict.Held, "")
+}

@@ -71,20 +71,21 @@ func controllerWrites(e *evidence.Evidence, from, to time.Time) []write {
 	return out
 }
 
-// cutWrites are the controller's writes of an object by name (an update,
-// a patch: a server-side apply among them) begun within [from, to] whose
-// answer it never got: a restart or a reset cut them off. The API
-// server may have carried them out, made the object even: whether it
-// did, the recorded state says.
+// cutWrites are the controller's writes of a named object (an update, a
+// patch: a server-side apply among them; a create whose body named its
+// object) begun within [from, to] whose answer it never got: a restart
+// or a reset cut them off. The API server may have carried them out,
+// made the object even: whether it did, the recorded state says.
 func cutWrites(e *evidence.Evidence, from, to time.Time) []write {
 	var out []write
 	for _, p := range proxyLogs(e) {
 		for _, req := range p.Requests {
-			if req.Code != 0 || req.Name == "" || req.Subresource != "" || (req.Verb != "update" && req.Verb != "patch") ||
+			named := req.ObjectName()
+			if req.Code != 0 || named == "" || req.Subresource != "" || (req.Verb != "update" && req.Verb != "patch" && req.Verb != "create") ||
 				req.Start.Before(from) || req.Start.After(to) || !IsControllerWrite(req.RequestInfo) {
 				continue
 			}
-			out = append(out, write{verb: req.Verb, resource: req.GroupResource(), namespace: req.Namespace, name: req.Name, at: req.Start, end: req.End})
+			out = append(out, write{verb: req.Verb, resource: req.GroupResource(), namespace: req.Namespace, name: named, at: req.Start, end: req.End})
 		}
 	}
 	return out

@@ -29,7 +29,8 @@ type Request struct {
 	// Object names the object the API server answered a create, update
 	// or patch with (2xx): its name (a create's request path has none: a
 	// generated name too) and uid. A server-side apply that makes the
-	// object is a patch answered 201.
+	// object is a patch answered 201. A create whose answer never came
+	// (Code 0) names the object its body asked for (no uid).
 	Object *ObjectRef `json:"object,omitempty"`
 	Start  time.Time  `json:"start"`
 	End    time.Time  `json:"end"`

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log"
@@ -18,6 +19,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Replica: p.opts.Replica, RequestInfo: info, Proto: r.Proto, Start: time.Now()}
 	rec.ID = p.begin(rec)
 	sw := &statusWriter{ResponseWriter: w}
+	// A create's body names the object it makes: kept, so that a create
+	// whose answer never came (a restart cut it off) still says which
+	// object it may have made.
+	var sent []byte
+	if info.Verb == "create" && info.Subresource == "" && r.Body != nil {
+		sent, _ = io.ReadAll(io.LimitReader(r.Body, maxHolderBody))
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(sent), r.Body), r.Body}
+	}
 	p.active.Add(1)
 	defer p.active.Add(-1)
 	defer func() {
@@ -25,6 +34,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.End, rec.Code = time.Now(), sw.code
 		if v != nil {
 			rec.Code = 0 // the connection was reset
+		}
+		if rec.Code == 0 && rec.Object == nil && sent != nil {
+			if o := answeredObject(r.Header, sent); o != nil {
+				rec.Object = &ObjectRef{Name: o.Name}
+			}
 		}
 		p.finish(rec)
 		if v != nil {
@@ -112,6 +126,13 @@ func writeStatus(w http.ResponseWriter, code int, message string) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "code": code,
 	})
+}
+
+// readCloser reads from one reader and closes another: a request body
+// read in part, put back in front of the rest.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // statusWriter remembers the status code and lets http.ResponseController
