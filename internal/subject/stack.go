@@ -92,8 +92,8 @@ func (s referenceStack) SteadyObjects(ns string, _ subjectfile.Scope) ([]*unstru
 	if s.binding == "unwatched" {
 		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Service",
-			"metadata":   map[string]any{"name": "unwatched", "namespace": ns},
-			"spec":       map[string]any{"ports": []any{map[string]any{"name": "http", "port": int64(80)}}},
+			"metadata": map[string]any{"name": "unwatched", "namespace": ns},
+			"spec":     map[string]any{"ports": []any{map[string]any{"name": "http", "port": int64(80)}}},
 		}})
 	}
 	return objs, nil
