@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -272,7 +273,9 @@ func writeRedacted(f *subjectfile.File, to string) error {
 }
 
 // SteadystateVersion is this binary's module version and commit: from
-// the build, or (go run stamps none) from the checkout it runs in.
+// the build, or (go run stamps none) from the checkout its source was
+// compiled from, never from the folder it happens to run in (a
+// subject's own checkout would lend its commit).
 func SteadystateVersion() string {
 	v, revision, modified := "unknown", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -286,11 +289,14 @@ func SteadystateVersion() string {
 			}
 		}
 	}
-	if revision == "" {
-		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-			revision = strings.TrimSpace(string(out))
-			status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-			modified = err == nil && len(bytes.TrimSpace(status)) > 0
+	if _, file, _, ok := runtime.Caller(0); revision == "" && ok {
+		src := filepath.Dir(filepath.Dir(file)) // the module's root: this file is conformance/run.go
+		if _, err := os.Stat(filepath.Join(src, "go.mod")); err == nil {
+			if out, err := exec.Command("git", "-C", src, "rev-parse", "HEAD").Output(); err == nil {
+				revision = strings.TrimSpace(string(out))
+				status, err := exec.Command("git", "-C", src, "status", "--porcelain", "--untracked-files=no").Output()
+				modified = err == nil && len(bytes.TrimSpace(status)) > 0
+			}
 		}
 	}
 	if revision != "" {

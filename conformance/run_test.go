@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,30 @@ capabilities:
 	}
 	if kept.Run.Env["DB_PASSWORD"] != subjectfile.RedactedValue || kept.Run.Env["LOG_LEVEL"] != "debug" {
 		t.Errorf("the kept copy's run.env is %v", kept.Run.Env)
+	}
+}
+
+// The commit a bundle names is steadystate's own, not the commit of the
+// checkout the command runs in (a subject's, say).
+func TestSteadystateVersionIgnoresTheWorkingFolder(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the version's fallback to the checkout is not tested")
+	}
+	other := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "other"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", other}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	out, err := exec.Command("git", "-C", other, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(other)
+	if v, c := SteadystateVersion(), strings.TrimSpace(string(out)); strings.Contains(v, c) {
+		t.Errorf("SteadystateVersion() = %q names the working folder's commit %s", v, c)
 	}
 }
