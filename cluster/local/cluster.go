@@ -245,14 +245,6 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	var kcm *proc.Proc
-	if len(c.opts.Controllers) > 0 {
-		c.progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
-		kcm, err = c.start(ControllerManager, c.bins.ControllerManager, controllerManagerArgs(c.pki, kcmKubeconfig, c.opts.Controllers, p))
-		if err != nil {
-			return err
-		}
-	}
 	var sched, kwok *proc.Proc
 	if !c.opts.NoNodes {
 		if sched, kwok, err = c.startNodeComponents(p); err != nil {
@@ -266,21 +258,15 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	if err := waitHealthy(ctx, api, 60*time.Second, check); err != nil {
 		return err
 	}
-	if kcm != nil {
-		check, err := controllerManagerHealthy(p.controllerManager, c.pki)
-		if err != nil {
-			return err
-		}
-		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
-			return err
-		}
+	if len(c.opts.Controllers) > 0 {
 		// kube-controller-manager serves its /healthz at once, then
 		// waits up to 10 s for the API server's whole /healthz (post-start
 		// hooks the seeded store's readiness leaves out) and exits if it
-		// is not there: with several clusters starting at once on a
-		// small machine it was not, and the cluster ran on without one
-		// (no default service account in any namespace). Wait for it,
-		// and start kube-controller-manager again if it gave up.
+		// is not there. With several clusters starting at once on a small
+		// machine it was not, and the cluster ran on without one (no
+		// default service account in any namespace); a check of its exit
+		// after the wait could still come a moment before it. So it
+		// starts only once the API server's whole /healthz answers.
 		full, err := apiServerHealthy(c.server, c.pki)
 		if err != nil {
 			return err
@@ -288,11 +274,17 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		if err := waitHealthy(ctx, api, 60*time.Second, full); err != nil {
 			return err
 		}
-		if kcm.Exited() {
-			c.progress("kube-controller-manager gave up waiting for the API server; starting it again")
-			if err := c.RestartControllerManager(ctx); err != nil {
-				return err
-			}
+		c.progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
+		kcm, err := c.start(ControllerManager, c.bins.ControllerManager, controllerManagerArgs(c.pki, kcmKubeconfig, c.opts.Controllers, p))
+		if err != nil {
+			return err
+		}
+		check, err := controllerManagerHealthy(p.controllerManager, c.pki)
+		if err != nil {
+			return err
+		}
+		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
+			return err
 		}
 	}
 	if sched != nil {
