@@ -37,3 +37,20 @@ func TestMessageIsOneLinePerBrokenProperty(t *testing.T) {
 		t.Errorf("Suite = %q", conv.Suite())
 	}
 }
+
+// A reason keeps an error's text and leaves out what Gomega prints of
+// the error value beyond it: its type and address, and its fields.
+func TestOneLineLeavesOutGomegaValueDumps(t *testing.T) {
+	msg := "Timed out after 30.001s.\nthe default service account of namespace steady-68cxd\nExpected success, but got an error:\n    <*errors.StatusError | 0x4a89d198000>: \n    serviceaccounts \"default\" not found\n    {\n        ErrStatus: {\n            TypeMeta: {Kind: \"\", APIVersion: \"\"},\n            Code: 404,\n        },\n    }\nand after it"
+	want := `Timed out after 30.001s. / the default service account of namespace steady-68cxd / Expected success, but got an error: / serviceaccounts "default" not found / and after it`
+	if got := OneLine(msg); got != want {
+		t.Errorf("OneLine =\n%s\nwant\n%s", got, want)
+	}
+	short := "Expected\n    <*errors.errorString | 0xc000012345>: \n    boom\n    {s: \"boom\"}\nto be nil"
+	if got, want := OneLine(short), "Expected / boom / to be nil"; got != want {
+		t.Errorf("OneLine = %q, want %q", got, want)
+	}
+	if got, want := OneLine("Expected\n    <int>: 5\nto equal\n    <int>: 6"), "Expected / <int>: 5 / to equal / <int>: 6"; got != want {
+		t.Errorf("OneLine = %q, want %q", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -243,13 +244,37 @@ func shortPath(p string) string {
 // OneLine is a message whole on one line: its non-blank lines, trimmed,
 // joined by " / ". A reason is shown whole, never cut to its first line
 // (Gomega's "Timed out after 30s." says nothing without the lines after
-// it), and each verdict still prints as one line.
+// it), and each verdict still prints as one line. What Gomega prints of
+// an error value beyond its text, its type and address line
+// ("<*errors.StatusError | 0x4a8…>:") and the dump of its fields after
+// the text, is left out: the error's text says what went wrong.
 func OneLine(msg string) string {
 	var parts []string
+	afterValue, depth := 0, 0 // lines since a value's type line; open braces of a dump
 	for line := range strings.Lines(msg) {
-		if t := strings.TrimSpace(line); t != "" {
+		t := strings.TrimSpace(line)
+		switch {
+		case depth > 0:
+			depth += strings.Count(t, "{") - strings.Count(t, "}")
+			continue
+		case gomegaValue.MatchString(t):
+			afterValue = 1
+			continue
+		case afterValue == 2 && strings.HasPrefix(t, "{"):
+			afterValue = 0
+			depth = strings.Count(t, "{") - strings.Count(t, "}")
+			continue
+		}
+		if afterValue > 0 {
+			afterValue++
+		}
+		if t != "" {
 			parts = append(parts, t)
 		}
 	}
 	return strings.Join(parts, " / ")
 }
+
+// gomegaValue is the line Gomega prints before a value: its type and,
+// for a pointer, its address.
+var gomegaValue = regexp.MustCompile(`^<[^<>]+ \| 0x[0-9a-f]+>:( .*)?$`)
