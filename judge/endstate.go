@@ -1128,6 +1128,24 @@ func learned(refs []*EndState) learnt {
 	return l
 }
 
+// variedIdentity is id (Identities) as identities with vary names it:
+// the name of each object of a group in vary masked whole, level by
+// level from the top owner down.
+func variedIdentity(id string, vary map[string]bool) string {
+	if len(vary) == 0 {
+		return id
+	}
+	parent := ""
+	for seg := range strings.SplitSeq(id, " > ") {
+		kind, name, _ := strings.Cut(seg, "/")
+		if vary[parent+kind] {
+			name = "*"
+		}
+		parent += kind + "/" + name + " > "
+	}
+	return strings.TrimSuffix(parent, " > ")
+}
+
 // nameGroup is the group of an identity whose name may vary: its owner's
 // identity, " > " and its kind; its kind alone with no owner.
 func nameGroup(id string) string {
@@ -1497,14 +1515,24 @@ func noChurn(e *evidence.Evidence) error {
 		}
 	}
 	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), scope, from, got.At, l.c.vary)
+	// Deletes count by the identity compared, names learned to vary
+	// masked: a child named from its owner's uid, deleted and made again
+	// in every clean run, has a name of its own in each.
+	refDeletes := make([]map[string]int, len(refs))
+	for i, ref := range refs {
+		refDeletes[i] = map[string]int{}
+		for id, n := range ref.Deletes {
+			refDeletes[i][variedIdentity(id, l.c.vary)] += n
+		}
+	}
 	count := map[string]int{}
 	for _, d := range dels {
-		count[d.identity]++
+		count[d.compared]++
 		allowedDel := 0
-		for _, ref := range refs {
-			allowedDel = max(allowedDel, ref.Deletes[d.identity])
+		for _, rd := range refDeletes {
+			allowedDel = max(allowedDel, rd[d.compared])
 		}
-		if kept[d.compared] == len(refs) && count[d.identity] > allowedDel {
+		if kept[d.compared] == len(refs) && count[d.compared] > allowedDel {
 			broken = append(broken, breach{d.at, fmt.Sprintf("it deleted %s (%s at %s), which the reference run keeps (deleting %d of it)", d.identity, d.key, d.at.Format("15:04:05.000"), allowedDel)})
 		}
 	}

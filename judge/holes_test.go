@@ -762,3 +762,36 @@ func TestACreateCutOffByARestartStillMadeItsObject(t *testing.T) {
 	refs := []*EndState{endOf(t, record("ref1", 201)), endOf(t, record("ref2", 201))}
 	expect(t, "cut off", judgedOn(faulted(record("run", 0), refs...), catalog.SteadySameEndState), verdict.Held, "")
 }
+
+// remakeRun: the claim owns one Workload named from a uid, which the
+// controller deletes and makes again, under a new name, times times.
+func remakeRun(ns string, times int) *run {
+	r := newRun(ns)
+	const wl = "steady/workloads.example.org"
+	r.hist[wl] = nil
+	r.put(0.1, claims, claim(ns, ns+"-c", nil))
+	hash := map[string]string{"ref1": "23c41", "ref2": "cec5e", "run": "77c07"}[ns]
+	name := func(i int) string { return fmt.Sprintf("job-%s%d", hash, i) }
+	wlObj := func(i int) map[string]any {
+		return object("example.org/v1", "Workload", ns, name(i), fmt.Sprintf("%s-w%d", ns, i), map[string]any{"spec.queue": "q", "metadata.ownerReferences": ownedBy("Claim", "app", ns+"-c")})
+	}
+	r.write(0.3, "create", "example.org", "workloads", ns, name(0), 201, fmt.Sprintf("%s-w0", ns))
+	r.put(0.31, wl, wlObj(0))
+	for i := 1; i <= times; i++ {
+		at := 1.5 + float64(i)*0.2
+		r.write(at, "delete", "example.org", "workloads", ns, name(i-1), 200, "")
+		r.put(at+0.01, wl, wlObj(i-1), "DELETED")
+		r.write(at+0.1, "create", "example.org", "workloads", ns, name(i), 201, fmt.Sprintf("%s-w%d", ns, i))
+		r.put(at+0.11, wl, wlObj(i))
+	}
+	return r
+}
+
+// no-churn counts deletes by the identity compared: a child named anew
+// in every run, deleted and made again as often as in the clean runs,
+// is no churn; once more is.
+func TestNoChurnCountsDeletesOfNamesThatVary(t *testing.T) {
+	refs := []*EndState{endOf(t, remakeRun("ref1", 1)), endOf(t, remakeRun("ref2", 1))}
+	expect(t, "as often", judgedOn(faulted(remakeRun("run", 1), refs...), catalog.SteadyNoChurn), verdict.Held, "")
+	expect(t, "once more", judgedOn(faulted(remakeRun("run", 2), refs...), catalog.SteadyNoChurn), verdict.Broken, "Claim/app > Workload/")
+}
