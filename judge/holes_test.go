@@ -434,6 +434,18 @@ func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
 	b, _ = json.Marshal(Stale{Resources: []string{"claims", "priorityclasses"}, Within: "2s", Reconciled: []string{"claims"}})
 	e.Facts[FactSteadyStale] = string(b)
 	expect(t, "not watching what it reconciles", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
+
+	// The evidence ends before the phase's T+W with the claim not ready:
+	// that phase is not judged, yet the watch never back is a finding.
+	r = newRun("ns")
+	r.put(0.1, claims, claim("ns", "c1", map[string]any{"status.conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}))
+	r.end = 1.5
+	cut := r.evidence()
+	cut.Faults = []chaos.Injection{{Fault: "watch-stall", Start: r.at(0.5), End: r.at(0.9)}}
+	cut.Facts[FactSteadyRecover] = e.Facts[FactSteadyRecover]
+	expect(t, "cut short", judgedOn(cut, catalog.SteadyRecovers), verdict.NotEvaluated, "the evidence ends")
+	cut.Facts[FactSteadyStale] = e.Facts[FactSteadyStale]
+	expect(t, "cut short, not watching", judgedOn(cut, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
 }
 
 // podRefRun: a ConfigMap names the uid of the claim's Member (as an

@@ -581,7 +581,17 @@ func settles(fact string) func(e *evidence.Evidence) error {
 					return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyStale, err)
 				}
 				if len(st.Reconciled) > 0 {
-					broken = append(broken, fmt.Errorf("the controller did not watch %s again within %s of the faults' recovery: it stopped watching what it reconciles", strings.Join(st.Reconciled, ", "), st.Within))
+					err := fmt.Errorf("the controller did not watch %s again within %s of the faults' recovery: it stopped watching what it reconciles", strings.Join(st.Reconciled, ", "), st.Within)
+					if within, perr := time.ParseDuration(st.Within); perr == nil && len(e.Faults) > 0 {
+						recovered := e.Faults[0].End
+						for _, f := range e.Faults {
+							if f.End.After(recovered) {
+								recovered = f.End
+							}
+						}
+						err = oracle.BrokeAt(recovered.Add(within), err)
+					}
+					broken = append(broken, err)
 				}
 			}
 		}
@@ -602,6 +612,10 @@ func settles(fact string) func(e *evidence.Evidence) error {
 			}
 			_, err := c.Check(src, AllReady(ph.Objects, ph.Readiness(overrides, owed, objectsOwed)), until)
 			switch {
+			case err != nil && cut && len(broken) > 0:
+				// What broke before the evidence ended is a finding; a
+				// finding wins over what could not be judged beside it.
+				return errors.Join(broken...)
 			case err != nil && cut:
 				return fmt.Errorf("%w: the evidence ends %s after %s, before T+W (%s): %w", oracle.ErrNotEvaluated, e.End.Sub(ph.Since).Round(time.Millisecond), ph.What, within+window, err)
 			case err != nil:
