@@ -338,7 +338,7 @@ func WritesRefusedUnbound(e *evidence.Evidence) string {
 			if !IsControllerWrite(req.RequestInfo) {
 				continue
 			}
-			if req.Fault == id || (RunWrite(req.RequestInfo, ns, named...) && !req.Start.Before(inj.Start) && !req.Start.After(inj.End)) {
+			if req.Fault == id || (RunWrite(req, ns, named...) && !req.Start.Before(inj.Start) && !req.Start.After(inj.End)) {
 				return ""
 			}
 		}

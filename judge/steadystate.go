@@ -655,7 +655,7 @@ func quiescent(e *evidence.Evidence) error {
 	}
 	for _, p := range logs {
 		for i, req := range p.Requests {
-			if !RunWrite(req.RequestInfo, ns, named...) {
+			if !RunWrite(req, ns, named...) {
 				continue
 			}
 			if !req.Start.Before(q.From) && !req.Start.After(q.To) {
@@ -768,27 +768,19 @@ func IsControllerWrite(info proxy.RequestInfo) bool {
 }
 
 // RunWrite is a write of the controller (IsControllerWrite) that is the
-// run's: of an object in the run's namespace ns, or of a cluster-scoped
-// one (no namespace). A controller that watches every namespace also
-// writes in others (the garbage collector cleaning up what an earlier
-// spec left in its own), which is not this run's, as the end state
-// counts it (controllerRequests). Of the resources of the run's
+// run's (runScope): of an object in the run's namespace ns; in another
+// namespace, of one whose name carries ns (a record the controller keeps
+// for the run elsewhere); or of a cluster-scoped one. A controller that
+// watches every namespace also writes in others (the garbage collector
+// cleaning up what an earlier spec left in its own), which is not this
+// run's, as the end state counts it. Of the resources of the run's
 // cluster-scoped objects (named: plural, with its group but for the core
 // group), whose names carry their run's namespace, only an object whose
 // name carries ns is the run's: runs sharing the cluster each have their
-// own, and every run's controller may write them all.
-func RunWrite(info proxy.RequestInfo, ns string, named ...string) bool {
-	if !IsControllerWrite(info) {
-		return false
-	}
-	if info.Namespace != "" {
-		return info.Namespace == ns
-	}
-	res := info.Resource
-	if info.Group != "" {
-		res += "." + info.Group
-	}
-	return !slices.Contains(named, res) || (info.Name != "" && maskNamespace(info.Name, ns) != info.Name)
+// own, and every run's controller may write them all. A create's object
+// is named by its answer (or the body it sent: Request.ObjectName).
+func RunWrite(req proxy.Request, ns string, named ...string) bool {
+	return IsControllerWrite(req.RequestInfo) && runScope{ns: ns, named: named}.has(req.GroupResource(), req.Namespace, req.ObjectName())
 }
 
 // clusterScoped are the resources of the run's cluster-scoped objects
@@ -958,7 +950,7 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 	notStored := unstored(e)
 	for _, p := range logs {
 		for i, req := range p.Requests {
-			if RunWrite(req.RequestInfo, ns, named...) && req.Code >= 200 && req.Code < 300 && !slices.Contains(notStored, req.GroupResource()) && (first == nil || req.End.Before(first.End)) {
+			if RunWrite(req, ns, named...) && req.Code >= 200 && req.Code < 300 && !slices.Contains(notStored, req.GroupResource()) && (first == nil || req.End.Before(first.End)) {
 				first = &p.Requests[i]
 			}
 		}
@@ -993,7 +985,7 @@ func acts(e *evidence.Evidence) error {
 	// history, and is no act on the objects.
 	for _, p := range proxyLogs(e) {
 		for _, req := range p.Requests {
-			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req.RequestInfo, ns, named...) && slices.Contains(histories, historyOf(req.GroupResource(), req.Namespace, ns)) {
+			if !req.Start.Before(m.Applied) && req.Code >= 200 && req.Code < 300 && RunWrite(req, ns, named...) && slices.Contains(histories, historyOf(req.GroupResource(), req.Namespace, ns)) {
 				return nil
 			}
 		}

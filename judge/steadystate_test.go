@@ -561,8 +561,9 @@ func TestAnotherNamespacesWritesAreNotTheRuns(t *testing.T) {
 			t.Errorf("%s: %s %s %q, want %s with %q", tc.name, tc.p.ID, got.Outcome, got.Reason, tc.want, tc.reason)
 		}
 	}
-	if !RunWrite(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "ns"}, "ns") || RunWrite(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "other"}, "ns") ||
-		!RunWrite(proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}, "ns") || RunWrite(proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}, "ns") {
+	w := func(info proxy.RequestInfo) proxy.Request { return proxy.Request{RequestInfo: info} }
+	if !RunWrite(w(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "ns"}), "ns") || RunWrite(w(proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "other"}), "ns") ||
+		!RunWrite(w(proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}), "ns") || RunWrite(w(proxy.RequestInfo{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}), "ns") {
 		t.Error("RunWrite: a write of the run is one in its namespace or of a cluster-scoped object, Lease and Event writes aside")
 	}
 }
@@ -731,16 +732,22 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 	}
 	const named = "clusterissuers.cert-manager.io"
 	for _, tc := range []struct {
-		info proxy.RequestInfo
+		req  proxy.Request
 		want bool
 	}{
-		{issuer("ns-selfsigned"), true},
-		{issuer("steady-other-selfsigned"), false},
-		{issuer("nsx-selfsigned"), false},
-		{proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}, true},
+		{proxy.Request{RequestInfo: issuer("ns-selfsigned")}, true},
+		{proxy.Request{RequestInfo: issuer("steady-other-selfsigned")}, false},
+		{proxy.Request{RequestInfo: issuer("nsx-selfsigned")}, false},
+		{proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "nodes", Name: "n1"}}, true},
+		// A create is named by its answer: the run's own issuer, and a
+		// record kept for the run in another namespace.
+		{proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Group: "cert-manager.io", Resource: "clusterissuers"}, Code: 201, Object: &proxy.ObjectRef{Name: "ns-selfsigned", UID: "u1"}}, true},
+		{proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Group: "cert-manager.io", Resource: "clusterissuers"}, Code: 201, Object: &proxy.ObjectRef{Name: "steady-other-selfsigned", UID: "u2"}}, false},
+		{proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "default"}, Code: 201, Object: &proxy.ObjectRef{Name: "stack-ns-app", UID: "u3"}}, true},
+		{proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "configmaps", Namespace: "default"}, Code: 201, Object: &proxy.ObjectRef{Name: "stack-other-app", UID: "u4"}}, false},
 	} {
-		if got := RunWrite(tc.info, "ns", named); got != tc.want {
-			t.Errorf("RunWrite(%s %s) = %v, want %v", tc.info.Resource, tc.info.Name, got, tc.want)
+		if got := RunWrite(tc.req, "ns", named); got != tc.want {
+			t.Errorf("RunWrite(%s %s %s) = %v, want %v", tc.req.Verb, tc.req.GroupResource(), tc.req.ObjectName(), got, tc.want)
 		}
 	}
 	with := func(name string) *evidence.Evidence {

@@ -518,7 +518,7 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Start.After(from) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+				return req.Start.After(from) && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				return true, nil
 			}
@@ -567,7 +567,7 @@ func (sc *scenario) drew(i int) bool {
 	}
 	for _, r := range sc.target.Replicas {
 		if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-			return req.Start.After(from) && req.Start.Before(to) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+			return req.Start.After(from) && req.Start.Before(to) && judge.RunWrite(req, sc.ns, sc.named()...)
 		}) {
 			return true
 		}
@@ -690,7 +690,7 @@ func (sc *scenario) wroteSince(ctx context.Context, since time.Time) {
 	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Until(since.Add(sc.b.SettleWithin.Duration)), true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Start.After(since) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+				return req.Start.After(since) && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				return true, nil
 			}
@@ -708,7 +708,7 @@ func (sc *scenario) firstCreate(ctx context.Context, want []string, covered map[
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return req.Created() && slices.Contains(want, req.GroupResource()) && !covered[req.GroupResource()] && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...)
+				return req.Created() && slices.Contains(want, req.GroupResource()) && !covered[req.GroupResource()] && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				who = r.Identity
 				return true, nil
@@ -728,7 +728,7 @@ func (sc *scenario) createdBefore(want []string, t time.Time) []string {
 	var out []string
 	for _, r := range sc.target.Replicas {
 		for _, req := range r.Proxy.Requests() {
-			if req.Created() && !req.End.After(t) && slices.Contains(want, req.GroupResource()) && judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && !slices.Contains(out, req.GroupResource()) {
+			if req.Created() && !req.End.After(t) && slices.Contains(want, req.GroupResource()) && judge.RunWrite(req, sc.ns, sc.named()...) && !slices.Contains(out, req.GroupResource()) {
 				out = append(out, req.GroupResource())
 			}
 		}
@@ -745,7 +745,7 @@ func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
-				return judge.RunWrite(req.RequestInfo, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300 && sc.storedWrite(req)
+				return judge.RunWrite(req, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300 && sc.storedWrite(req)
 			}) {
 				who = r.Identity
 				return true, nil
