@@ -186,9 +186,27 @@ func (h PodHost) seen() int32 {
 	return h.Seen.Load()
 }
 
-// Log is the controller container's log.
+// Log is the controller container's log: its previous run's first when
+// the kubelet restarted it (a crash, a panic), as the kubelet keeps it,
+// then the current run's.
 func (h PodHost) Log(ctx context.Context) ([]byte, error) {
-	return h.Kube.CoreV1().Pods(h.Namespace).GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
+	logs := h.Kube.CoreV1().Pods(h.Namespace)
+	current, err := logs.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := logs.Get(ctx, h.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if s := h.status(pod); s == nil || s.RestartCount == 0 {
+		return current, nil
+	}
+	previous, err := logs.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container, Previous: true}).DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the log of container %s's previous run in pod %s/%s: %w", h.Container, h.Namespace, h.Name, err)
+	}
+	return append(previous, current...), nil
 }
 
 // Down: the pod is gone, or the controller container does not run (it

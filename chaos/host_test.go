@@ -170,3 +170,25 @@ func TestPodHostCountsOnlyRestartsNotYetSeen(t *testing.T) {
 		t.Errorf("after Follow: seen %d, exited %v; want 2 and no exit", seen.Load(), h.Exited(t.Context()))
 	}
 }
+
+// TestPodHostLogKeepsThePreviousRun: a container the kubelet restarted
+// (its panic ended the run before) is read with its previous run's log;
+// one never restarted is read once.
+func TestPodHostLogKeepsThePreviousRun(t *testing.T) {
+	for _, restarts := range []int32{0, 2} {
+		kube := fake.NewClientset(controllerPod(running, restarts, true, false))
+		h := PodHost{Kube: kube, Namespace: "ns", Name: "x", Container: "controller"}
+		out, err := h.Log(t.Context())
+		if err != nil {
+			t.Fatalf("restarts %d: %v", restarts, err)
+		}
+		// The fake answers every log read with the same text.
+		want := 1
+		if restarts > 0 {
+			want = 2
+		}
+		if n := strings.Count(string(out), "fake logs"); n != want {
+			t.Errorf("restarts %d: %d log reads in %q, want %d", restarts, n, out, want)
+		}
+	}
+}
