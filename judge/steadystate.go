@@ -1142,8 +1142,9 @@ func judgeDeletion(e *evidence.Evidence) (*deletion, error) {
 				}
 			}
 		}
-		// A new uid only comes with a changed object.
-		for _, k := range changed {
+		// A new uid only comes with a changed object; those seen at once
+		// in key order, so a judgement is the same at every replay.
+		for _, k := range slices.Sorted(slices.Values(changed)) {
 			uid := string(s[k].GetUID())
 			if _, ok := first[uid]; !ok {
 				first[uid] = seen{k, at}

@@ -167,7 +167,7 @@ func createdKeys(creates []write, s oracle.State, histories []string, runNS stri
 				if !ok || taken[key] || at.Before(c.at) || !strings.HasPrefix(key, h+":"+c.namespace+"/") {
 					continue
 				}
-				if k == "" || at.Before(best) {
+				if k == "" || at.Before(best) || (at.Equal(best) && key < k) {
 					k, best = key, at
 				}
 			}
