@@ -631,12 +631,6 @@ func comparisonOf(ess ...*EndState) comparison {
 	return c
 }
 
-// compared is the end state's objects by identity, compared as an end
-// state of its own version is.
-func (es *EndState) compared() map[string][]endObject {
-	return es.comparedAs(comparisonOf(es))
-}
-
 // comparedAs is the end state's objects by identity (several when
 // generated names share one), each list in a stable order, as c compares
 // them.

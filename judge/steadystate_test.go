@@ -1073,3 +1073,9 @@ func TestStatusOwed(t *testing.T) {
 		t.Errorf("the subject's override first: not ready %q", why)
 	}
 }
+
+// compared is the end state's objects by identity, compared as an end
+// state of its own version is.
+func (es *EndState) compared() map[string][]endObject {
+	return es.comparedAs(comparisonOf(es))
+}

@@ -92,10 +92,8 @@ func steadySpecs() {
 		})
 
 		It("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...), func(ctx SpecContext) {
+			skipUnlessRestartable()
 			sc := start(ctx, ns)
-			if !sc.restartable(catalog.SteadyRestarted) {
-				return
-			}
 			sc.compareWith(references)
 			sc.apply(ctx)
 			who, err := sc.firstWrite(ctx)
@@ -136,10 +134,8 @@ func steadySpecs() {
 		// before the next change. A controller that knows what it made
 		// only from memory makes it again.
 		It("settles again after a restart once settled, as an upgrade restarts it, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...), func(ctx SpecContext) {
+			skipUnlessRestartable()
 			sc := start(ctx, ns)
-			if !sc.restartable(catalog.SteadyRestartedSettled) {
-				return
-			}
 			sc.compareWith(references)
 			if !sc.settledFirst(ctx, append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...) {
 				return
@@ -154,10 +150,8 @@ func steadySpecs() {
 		// create, so that each time it starts again over something half
 		// made.
 		It("settles again after restarts right after its first create of each resource, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...), func(ctx SpecContext) {
+			skipUnlessRestartable()
 			sc := start(ctx, ns)
-			if !sc.restartable(catalog.SteadyRestartedCreates) {
-				return
-			}
 			want := createdByReferences(references)
 			if len(want) == 0 {
 				notBound("the clean reference runs saw the controller create nothing: there is no first create to restart it after", append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...)
@@ -220,10 +214,10 @@ func steadySpecs() {
 	})
 }
 
-// restartable reports whether the spec can restart the controller here,
-// and otherwise records the restart spec of premise not judged, saying
-// why: only local processes are restarted in place so far.
-func (sc *scenario) restartable(premise verdict.Property) bool {
+// skipUnlessRestartable skips the spec, saying why, where the suite
+// cannot restart the controller: only local processes are restarted in
+// place so far. It comes before the spec starts anything.
+func skipUnlessRestartable() {
 	if p := testenv.Run().Placement; p != testenv.Processes {
 		// Not judged, and the result says so (a skipped spec of a
 		// bound capability is a gap): on kind the correct reference
@@ -231,7 +225,6 @@ func (sc *scenario) restartable(premise verdict.Property) bool {
 		// cause is not yet found.
 		Skip(fmt.Sprintf("not judged with subjects in %s: this suite's restart of a replica is validated only for local processes so far (SUBJECT_PLACEMENT=processes)", p))
 	}
-	return true
 }
 
 // restart restarts replica who (killed at once: no shutdown code runs,
