@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,14 +29,14 @@ var (
 // (applied as CRDs, or made by the controller at its start), a
 // foreground deletion finds no dependents and completes at once, leaving
 // them behind, and what an object of such a kind owns outlives it by up
-// to 30 s (longer than a binding's goneWithin may be). So the probe makes a kind of its own, now, and deletes a
-// ClusterRole owning an object of that kind in the foreground: once the
+// to 30 s (longer than a binding's goneWithin may be). So the probe
+// makes a kind of its own, now, and deletes a ClusterRole owning an object of that kind in the foreground: once the
 // object is gone, the collector knows every kind that existed before it.
 // Where the provider can restart kube-controller-manager (local), it does
 // so once the probe's kind is served: the collector discovers the API at
 // start, so the wait is seconds, not a resync. The probe's CRD is deleted
 // after.
-func GCResynced(ctx context.Context) error {
+func GCResynced(ctx context.Context) (err error) {
 	gcMu.Lock()
 	defer gcMu.Unlock()
 	if resynced {
@@ -56,10 +57,21 @@ func GCResynced(ctx context.Context) error {
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("garbage collector probe: create its CRD: %w", err)
 	}
-	defer crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{})
 	probes := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: plural})
 	roles := dyn.Resource(schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"})
 	name := "steadystate-gc-probe-" + suffix
+	// What the probe made goes whatever happens: its ClusterRole, if
+	// still there, and its CRD (with any object of its kind).
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if derr := roles.Delete(cctx, name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+			err = errors.Join(err, fmt.Errorf("garbage collector probe: delete its ClusterRole %s: %w", name, derr))
+		}
+		if derr := crds.Delete(cctx, crd.GetName(), metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+			err = errors.Join(err, fmt.Errorf("garbage collector probe: delete its CRD %s: %w", crd.GetName(), derr))
+		}
+	}()
 
 	// The new kind must be served before the probe can make one.
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -80,7 +92,6 @@ func GCResynced(ctx context.Context) error {
 	dep.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: name, UID: owner.GetUID(),
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}})
 	if _, err := probes.Create(ctx, dep, metav1.CreateOptions{}); err != nil {
-		roles.Delete(context.Background(), name, metav1.DeleteOptions{})
 		return fmt.Errorf("garbage collector probe: create its %s: %w", kind, err)
 	}
 	if err := roles.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil {
