@@ -30,8 +30,9 @@ var (
 // foreground deletion finds no dependents and completes at once, leaving
 // them behind, and what an object of such a kind owns outlives it by up
 // to 30 s (longer than a binding's goneWithin may be). So the probe
-// makes a kind of its own, now, and deletes a ClusterRole owning an object of that kind in the foreground: once the
-// object is gone, the collector knows every kind that existed before it.
+// makes a kind of its own, now, and deletes a ClusterRole owning an
+// object of that kind in the foreground: once the object is gone, the
+// collector knows every kind that existed before it.
 // Where the provider can restart kube-controller-manager (local), it does
 // so once the probe's kind is served: the collector discovers the API at
 // start, so the wait is seconds, not a resync. The probe's CRD is deleted
