@@ -81,7 +81,7 @@ func (c *Run) Configure(e config.Settings) error {
 	if err := c.setParallel(local); err != nil {
 		return err
 	}
-	if c.Matrix, err = matrix.New(e, "explore", "exploration", "EXPLORE", 1); err != nil {
+	if c.Matrix, err = matrix.New(e, "explore", "exploration", "", 1); err != nil {
 		return err
 	}
 	c.Matrix.Progress = true

@@ -10,7 +10,9 @@ import (
 
 // New is a matrix's run of the settings e: <prefix>_REPEAT
 // (default 1) and <prefix>_PARALLEL (default parallel), PROVIDER, and
-// ARTIFACTS (the runs go below ARTIFACTS/<name>).
+// ARTIFACTS (the runs go below ARTIFACTS/<name>). With no prefix, no
+// variable sets the repeat or the parallel (a run that has flags of
+// its own for them).
 func New(e config.Settings, name, title, prefix string, parallel int) (Run, error) {
 	m := Run{Name: name, Title: title, Repeat: 1, Parallel: parallel, Provider: e.Provider}
 	var err error

@@ -22,7 +22,7 @@ const (
 
 // MatrixPrefixes are the matrices whose settings the environment may
 // hold, as <PREFIX>_REPEAT and the others of Matrix.
-var MatrixPrefixes = []string{"SELFTEST", "UPSTREAM", "CONFORM", "EXPLORE"}
+var MatrixPrefixes = []string{"SELFTEST", "UPSTREAM", "CONFORM"}
 
 // Settings are every setting the environment holds, read at once.
 type Settings struct {
@@ -113,11 +113,16 @@ func From(getenv func(string) string) Settings {
 		s.ReferenceRepeat = n
 	}
 	for _, p := range MatrixPrefixes {
-		s.Matrix[p] = Matrix{
-			Repeat: getenv(p + "_REPEAT"), Parallel: getenv(p + "_PARALLEL"),
-			Suites: getenv(p + "_SUITES"), Subjects: getenv(p + "_SUBJECTS"), Modes: getenv(p + "_MODES"), Cells: getenv(p + "_CELLS"),
-		}
+		s.Matrix[p] = Matrix{Repeat: getenv(p + "_REPEAT"), Parallel: getenv(p + "_PARALLEL")}
 	}
+	// Only the self-test selects cells by suite, subject and mode, and
+	// only the upstream matrix by cell.
+	self := s.Matrix["SELFTEST"]
+	self.Suites, self.Subjects, self.Modes = getenv("SELFTEST_SUITES"), getenv("SELFTEST_SUBJECTS"), getenv("SELFTEST_MODES")
+	s.Matrix["SELFTEST"] = self
+	up := s.Matrix["UPSTREAM"]
+	up.Cells = getenv("UPSTREAM_CELLS")
+	s.Matrix["UPSTREAM"] = up
 	return s
 }
 
