@@ -575,6 +575,11 @@ func TestRestartPremises(t *testing.T) {
 	expect(t, "one restart for both", judgedOn(faulted(creates("run", 0.82), refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
 	expect(t, "no restart after the second", judgedOn(faulted(creates("run", 0.32), refs...), catalog.SteadyRestartedCreates), verdict.Broken, "first created secrets")
 	expect(t, "long after", judgedOn(faulted(creates("run", 0.32, 3), refs...), catalog.SteadyRestartedCreates), verdict.Broken, "after the first create it followed")
+	// The second create is answered while the first restart still goes
+	// on (1.6 s): the next restart follows it as soon as that one ends.
+	slow := creates("run", 0.32, 2.35)
+	slow.fault[0].End = slow.at(2.3)
+	expect(t, "after a slow restart", judgedOn(faulted(slow, refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
 }
 
 // Hole 17: the harness's write fell back on an object the controller

@@ -901,7 +901,7 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 		}
 	}
 	covered := map[string]bool{}
-	prev := time.Time{}
+	prev, prevEnd := time.Time{}, time.Time{}
 	for i, inj := range injs {
 		var last *write
 		for _, res := range want {
@@ -916,10 +916,12 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 		switch {
 		case last == nil:
 			return fmt.Errorf("restart %d began at %s with no first create of %s since the restart before", i+1, inj.Start.Format("15:04:05.000"), strings.Join(want, ", "))
-		case inj.Start.Sub(last.end) > restartLag:
-			return fmt.Errorf("restart %d began at %s, %s after the first create it followed (%s)", i+1, inj.Start.Format("15:04:05.000"), inj.Start.Sub(last.end).Round(time.Millisecond), last)
+		// A create answered while the restart before still went on can
+		// be followed only once that restart is done.
+		case inj.Start.Sub(later(last.end, prevEnd)) > restartLag:
+			return fmt.Errorf("restart %d began at %s, %s after the first create it followed (%s)", i+1, inj.Start.Format("15:04:05.000"), inj.Start.Sub(later(last.end, prevEnd)).Round(time.Millisecond), last)
 		}
-		prev = inj.Start
+		prev, prevEnd = inj.Start, inj.End
 	}
 	// A resource this run never made has no first create to follow:
 	// what the controller failed to make is the comparison's to find.
@@ -1359,4 +1361,12 @@ func readinessBound(e *evidence.Evidence) string {
 func customResource(k string) bool {
 	_, group, found := strings.Cut(SteadyResource(k), ".")
 	return found && strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
