@@ -333,6 +333,20 @@ func subjectVersions(f *subjectfile.File) map[string]string {
 		if prog, err := subjectfile.Expand(f.Run.Command[0], f.Static()); err == nil {
 			digest("run.command", prog)
 		}
+		// A wrapper (sh -c "... exec bin/manager ...") hides the program
+		// that is the subject: each word of its arguments that names an
+		// executable file is digested too.
+		for _, arg := range f.Run.Command[1:] {
+			for _, word := range strings.Fields(arg) {
+				path, err := subjectfile.Expand(word, f.Static())
+				if err != nil || !strings.Contains(path, "/") {
+					continue
+				}
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+					digest("run.command program "+filepath.Base(path), path)
+				}
+			}
+		}
 	}
 	if f.Run.Pod != nil {
 		out["run.pod.image"] = f.Run.Pod.Image

@@ -78,3 +78,42 @@ func TestSteadystateVersionIgnoresTheWorkingFolder(t *testing.T) {
 		t.Errorf("SteadystateVersion() = %q names the working folder's commit %s", v, c)
 	}
 }
+
+// A subject run through a wrapper (sh -c "... exec manager") names the
+// manager it runs, by digest, not only the shell.
+func TestSubjectVersionsSeeThroughAWrapper(t *testing.T) {
+	dir := t.TempDir()
+	manager := filepath.Join(dir, "manager")
+	if err := os.WriteFile(manager, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "subject.yaml")
+	if err := os.WriteFile(path, []byte(`apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+name: wrapped
+run:
+  command:
+    - /bin/sh
+    - -c
+    - |
+      set -e
+      exec `+manager+` --config={{.Dir}}/config.yaml
+capabilities:
+  steadyState:
+    objects:
+      - {apiVersion: v1, kind: ConfigMap, metadata: {name: app}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := subjectfile.Load(path, subjectfile.Options{FromImage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := subjectVersions(f)
+	if got := v["run.command program manager"]; !strings.HasPrefix(got, manager+" sha256:") {
+		t.Errorf("the wrapped manager is not named: %v", v)
+	}
+	if got := v["run.command"]; !strings.HasPrefix(got, "/bin/sh sha256:") {
+		t.Errorf("the wrapper is not named: %v", v)
+	}
+}
