@@ -30,13 +30,34 @@ func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, 
 		return rec, false
 	}
 	now := rec
-	if why := rule(e); why == "" {
+	why := rule(e)
+	if why == "" {
+		// A spec whose premise was not bound judges none of its
+		// properties: the premise's rule decides them all.
+		why = premiseUnbound(e, rec.ID)
+	}
+	if why == "" {
 		now.Outcome = verdict.NotEvaluated
 		now.Reason = "the evidence shows the property bound"
 	} else {
 		now.Reason = why
 	}
 	return now, true
+}
+
+// premiseUnbound is why a premise of e's spec other than id is not
+// bound, by its OfflineNotBound rule; "" when none says so.
+func premiseUnbound(e *evidence.Evidence, id string) string {
+	for _, p := range catalog.Properties {
+		rule, ok := OfflineNotBound[p.ID]
+		if !ok || p.ID == id || p.Stage != verdict.Assumption {
+			continue
+		}
+		if why := rule(e); why != "" {
+			return p.ID + " not bound: " + why
+		}
+	}
+	return ""
 }
 
 // Remakes reports whether Rejudge re-makes rec: a held or broken record

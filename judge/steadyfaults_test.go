@@ -271,6 +271,12 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	if why := WritesRefusedUnbound(e); !strings.Contains(why, "the controller made no write while the refusal was armed") || !strings.Contains(why, "delete Job/batch (propagationPolicy Foreground)") {
 		t.Errorf("as recorded: not bound because %q, want the controller made no write while the refusal was armed, naming the harness's writes", why)
 	}
+	// The spec records its other properties not bound with its premise;
+	// re-judged, they stay so (quiescent's own rule finds it bound).
+	quiet := verdict.Record{Property: catalog.SteadyQuiescent, Outcome: verdict.NotBound}
+	if got, remade := RejudgeNotBound(quiet, e); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "steadystate/writes-refused not bound") {
+		t.Errorf("quiescent of a spec whose premise was not bound, re-judged: %s %q", got.Outcome, got.Reason)
+	}
 
 	inRefusal := func(e *evidence.Evidence, req proxy.Request) {
 		inj, err := Injected(e.Faults, RespondFault(RefusedCodes[0]))
