@@ -158,6 +158,14 @@ func builtins() []string {
 	return names
 }
 
+// Replaces reports whether the selected subject replaces the cluster's
+// kube-controller-manager controller named (run.disableControllers): the
+// subject is that controller, and the cluster runs none of its own.
+func Replaces(controller string) bool {
+	f, ok := Selected().(*fileSubject)
+	return ok && slices.Contains(f.f.Run.DisableControllers, controller)
+}
+
 // SetupCluster is a suite's SynchronizedBeforeSuite first function: it
 // checks the subject choice before anything starts, then brings the
 // cluster up, without the controllers a subject file replaces, and loads
