@@ -45,9 +45,18 @@ func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, 
 	return now, true
 }
 
+// FactSpecNotBound is why a spec's premise was not bound, as the run
+// decided it (from the references, say: no first create to restart
+// after); the spec then judges none of its properties.
+const FactSpecNotBound = "spec/not-bound"
+
 // premiseUnbound is why a premise of e's spec other than id is not
-// bound, by its OfflineNotBound rule; "" when none says so.
+// bound: as the run recorded it (FactSpecNotBound), or by a premise's
+// OfflineNotBound rule; "" when none says so.
 func premiseUnbound(e *evidence.Evidence, id string) string {
+	if why := e.Facts[FactSpecNotBound]; why != "" {
+		return why
+	}
 	for _, p := range catalog.Properties {
 		rule, ok := OfflineNotBound[p.ID]
 		if !ok || p.ID == id || p.Stage != verdict.Assumption {

@@ -277,6 +277,12 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	if got, remade := RejudgeNotBound(quiet, e); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "steadystate/writes-refused not bound") {
 		t.Errorf("quiescent of a spec whose premise was not bound, re-judged: %s %q", got.Outcome, got.Reason)
 	}
+	// A premise the run found not bound from what it recorded (no first
+	// create to restart after) says so in the evidence.
+	restarts := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: "steadystate/restarted-after-first-creates not bound: the clean reference runs saw the controller create nothing"}}
+	if got, remade := RejudgeNotBound(quiet, restarts); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "create nothing") {
+		t.Errorf("quiescent of a restart spec with no first create, re-judged: %s %q", got.Outcome, got.Reason)
+	}
 
 	inRefusal := func(e *evidence.Evidence, req proxy.Request) {
 		inj, err := Injected(e.Faults, RespondFault(RefusedCodes[0]))

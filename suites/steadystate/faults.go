@@ -410,6 +410,11 @@ func (sc *scenario) disturbable(seen bool, ps ...verdict.Property) bool {
 func notBound(why string, ps ...verdict.Property) {
 	for _, p := range ps {
 		testenv.NotBound(p, why)
+		if p.Stage == verdict.Assumption {
+			// The spec's premise: none of its properties is judged, and
+			// the evidence says why, for verify's re-judging.
+			testenv.Fact(judge.FactSpecNotBound, p.ID+" not bound: "+why)
+		}
 	}
 	testenv.Verify()
 }
