@@ -273,17 +273,19 @@ func writeRedacted(f *subjectfile.File, to string) error {
 }
 
 // SteadystateVersion is this binary's module version and commit: from
-// the build, or (go run stamps none) from the checkout its source was
-// compiled from, never from the folder it happens to run in (a
-// subject's own checkout would lend its commit).
+// the build's stamp, or, for a binary that carries none (go run, or
+// -buildvcs=false), the HEAD of the checkout its source was compiled
+// from as it runs, said so, since that may have moved since the build;
+// never from the folder it happens to run in (a subject's own checkout
+// would lend its commit).
 func SteadystateVersion() string {
-	v, revision, modified := "unknown", "", false
+	v, revision, modified, stamped := "unknown", "", false, false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v = bi.Main.Version
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				revision = s.Value
+				revision, stamped = s.Value, true
 			case "vcs.modified":
 				modified = s.Value == "true"
 			}
@@ -304,6 +306,9 @@ func SteadystateVersion() string {
 	}
 	if modified {
 		v += " (modified)"
+	}
+	if revision != "" && !stamped {
+		v += " (the checkout's HEAD when it ran: the binary carries no build stamp)"
 	}
 	return v
 }
