@@ -220,11 +220,14 @@ func CheckSetName(name string) error {
 }
 
 // CheckoutCommit is the short commit of the checkout in the working
-// folder, which a result set is stamped with.
-func CheckoutCommit() (string, error) {
-	commit, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+// folder, which a result set is stamped with: rev (HEAD when empty).
+func CheckoutCommit(rev string) (string, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := exec.Command("git", "rev-parse", "--short", "--verify", "--quiet", rev+"^{commit}").Output()
 	if err != nil {
-		return "", fmt.Errorf("the checkout's commit (git rev-parse --short HEAD): %w: run results in the steadystate checkout the run was made from", err)
+		return "", fmt.Errorf("the commit %q of the checkout (git rev-parse): %w: run results in the steadystate checkout the run was made from, naming one of its commits", rev, err)
 	}
 	return strings.TrimSpace(string(commit)), nil
 }

@@ -11,13 +11,14 @@ import (
 // resultsCommand keeps a matrix run as a result set of the results page
 // (reports.KeepResultSet), stamped with the checkout's commit.
 func resultsCommand(args []string, stdout io.Writer) error {
-	c := cli.New("results", "results --name NAME --command COMMAND [--dir DIR] RUN", "Keep a matrix run (a selftest, upstream, conform or zoo folder with matrix.json) as a\n"+
+	c := cli.New("results", "results --name NAME --command COMMAND [--dir DIR] [--commit C] RUN", "Keep a matrix run (a selftest, upstream, conform or zoo folder with matrix.json) as a\n"+
 		"result set in docs/results/NAME.json, stamped with this checkout's commit, today's date and\n"+
 		"the command that produced it. `make docs` then writes its table into docs/results.md, in the\n"+
 		"block <!-- results:NAME --> ... <!-- /results:NAME -->.")
 	name := c.FS.String("name", "", "the set's name: its file and its block in the results page")
 	command := c.FS.String("command", "", "the command that produced the run, as a reader would type it")
 	dir := c.FS.String("dir", reports.ResultsDir, "where result sets are kept")
+	at := c.FS.String("commit", "", "the commit the run was made at, when the checkout has moved on since (default: the checkout's)")
 	if err := c.Parse(args); err != nil {
 		return err
 	}
@@ -29,7 +30,7 @@ func resultsCommand(args []string, stdout io.Writer) error {
 	case *command == "":
 		return fmt.Errorf("%w: results needs --command, the command that produced the run", errUsage)
 	}
-	commit, err := reports.CheckoutCommit()
+	commit, err := reports.CheckoutCommit(*at)
 	if err != nil {
 		return err
 	}
