@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"encoding/json"
+
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -45,17 +47,37 @@ func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, 
 	return now, true
 }
 
-// FactSpecNotBound is why a spec's premise was not bound, as the run
-// decided it (from the references, say: no first create to restart
-// after); the spec then judges none of its properties.
+// FactSpecNotBound is a spec's premise the run found not bound and why
+// (SpecNotBound, as JSON): decided from what it recorded (no first create
+// to restart after, nothing to disturb), after which the spec judges none
+// of its properties.
 const FactSpecNotBound = "spec/not-bound"
 
-// premiseUnbound is why a premise of e's spec other than id is not
-// bound: as the run recorded it (FactSpecNotBound), or by a premise's
-// OfflineNotBound rule; "" when none says so.
+// SpecNotBound is the value of FactSpecNotBound.
+type SpecNotBound struct {
+	Premise string `json:"premise"`
+	Why     string `json:"why"`
+}
+
+// premiseUnbound is why a premise of e's spec keeps the spec's property
+// id not bound; "" when the evidence says it is bound. A premise with an
+// offline rule of its own (OfflineNotBound) whose fault acted is judged
+// by that rule again, whatever the run recorded, since the run decided
+// on the evidence as it was then; one whose fault never acted, or that
+// has no rule, stands as the run recorded it (FactSpecNotBound).
 func premiseUnbound(e *evidence.Evidence, id string) string {
-	if why := e.Facts[FactSpecNotBound]; why != "" {
-		return why
+	var fact SpecNotBound
+	if v := e.Facts[FactSpecNotBound]; v != "" && json.Unmarshal([]byte(v), &fact) == nil && fact.Premise != "" {
+		if rule, ok := OfflineNotBound[fact.Premise]; ok && len(e.Faults) > 0 {
+			if why := rule(e); why != "" && fact.Premise != id {
+				return fact.Premise + " not bound: " + why
+			}
+			return ""
+		}
+		if fact.Premise == id {
+			return fact.Why
+		}
+		return fact.Premise + " not bound: " + fact.Why
 	}
 	for _, p := range catalog.Properties {
 		rule, ok := OfflineNotBound[p.ID]

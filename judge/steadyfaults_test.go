@@ -279,9 +279,38 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	}
 	// A premise the run found not bound from what it recorded (no first
 	// create to restart after) says so in the evidence.
-	restarts := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: "steadystate/restarted-after-first-creates not bound: the clean reference runs saw the controller create nothing"}}
+	fact := func(premise verdict.Property, why string) string {
+		b, _ := json.Marshal(SpecNotBound{Premise: premise.ID, Why: why})
+		return string(b)
+	}
+	restarts := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: fact(catalog.SteadyRestartedCreates, "the clean reference runs saw the controller create nothing")}}
 	if got, remade := RejudgeNotBound(quiet, restarts); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "create nothing") {
 		t.Errorf("quiescent of a restart spec with no first create, re-judged: %s %q", got.Outcome, got.Reason)
+	}
+	// What the run recorded never overrides a premise's own rule where
+	// its fault acted: a write the 429 answered, in the frozen evidence,
+	// makes the premise and the spec's other properties bound again.
+	refused := verdict.Record{Property: catalog.SteadyWritesRefused, Outcome: verdict.NotBound}
+	answered := read()
+	answered.Facts[FactSpecNotBound] = fact(catalog.SteadyWritesRefused, "nothing to refuse, as the run saw it")
+	inj, err := Injected(answered.Faults, RespondFault(RefusedCodes[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := answered.Proxies["job-0"]
+	p.Requests = append(p.Requests, proxy.Request{Replica: "job-0", RequestInfo: proxy.RequestInfo{Verb: "update", Group: "batch", Resource: "jobs", Subresource: "status", Namespace: "steady-rxb7x", Name: "indexed"}, Code: 429, Fault: "respond-1", Start: inj[0].Start.Add(time.Second), End: inj[0].Start.Add(time.Second)})
+	answered.Proxies["job-0"] = p
+	for _, rec := range []verdict.Record{refused, quiet} {
+		if got, _ := RejudgeNotBound(rec, answered); got.Outcome != verdict.NotEvaluated {
+			t.Errorf("%s of a spec whose refusal answered a write, re-judged: %s %q, want not evaluated (bound)", rec.ID, got.Outcome, got.Reason)
+		}
+	}
+	// A refusal never armed (nothing to disturb): the record stands.
+	unarmed := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: fact(catalog.SteadyWritesRefused, "nothing to disturb")}}
+	for _, rec := range []verdict.Record{refused, quiet} {
+		if got, _ := RejudgeNotBound(rec, unarmed); got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "nothing to disturb") {
+			t.Errorf("%s of a spec whose refusal was never armed, re-judged: %s %q, want not bound", rec.ID, got.Outcome, got.Reason)
+		}
 	}
 
 	inRefusal := func(e *evidence.Evidence, req proxy.Request) {

@@ -413,7 +413,7 @@ func notBound(why string, ps ...verdict.Property) {
 		if p.Stage == verdict.Assumption {
 			// The spec's premise: none of its properties is judged, and
 			// the evidence says why, for verify's re-judging.
-			testenv.Fact(judge.FactSpecNotBound, p.ID+" not bound: "+why)
+			testenv.Fact(judge.FactSpecNotBound, mustJSON(judge.SpecNotBound{Premise: p.ID, Why: why}))
 		}
 	}
 	testenv.Verify()
