@@ -84,10 +84,10 @@ e2e: $(CLUSTER_BINS) steadystate ## every suite, from bin/steadystate, on PROVID
 
 # bin/steadystate and bin/refctl (the reference controllers, which the
 # suites would otherwise each build), rebuilt when a source changed;
-# stamped with the commit they were built from (whatever GOFLAGS says), so
-# a bundle names the harness that judged it.
+# stamped with the commit they were built from where git can say it
+# (whatever GOFLAGS says), so a bundle names the harness that judged it.
 steadystate: ## build the steadystate command and refctl into bin/
-	$(GO) build -buildvcs=true -o bin/ ./cmd/steadystate ./cmd/refctl
+	$(GO) build -buildvcs=auto -o bin/ ./cmd/steadystate ./cmd/refctl
 
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest

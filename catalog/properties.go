@@ -102,7 +102,7 @@ var (
 	SteadyActs             = p("steadystate/acts", verdict.Convergence, "in a fault-free run the controller acts on the objects: the API server answers at least one write of it of the run's objects or of what it makes for them (Lease and Event writes aside), between the objects' application and the end of the run")
 	SteadyNoPanic          = p("steadystate/no-panic", verdict.Invariant, "the controller's output shows no panic: neither a Go panic that ended a process nor one its framework recovered (controller-runtime's \"Observed a panic\", client-go's \"Observed a panic\")")
 	SteadyRestartedSettled = p("steadystate/restarted-once-settled", verdict.Assumption, "the controller was restarted (killed, then started again) once the objects had settled, as an upgrade restarts it, and before the next change")
-	SteadyRestartedCreates = p("steadystate/restarted-after-first-creates", verdict.Assumption, "the controller was restarted (killed, then started again) right after its first answered create of each resource the fault-free reference runs saw it create: each restart within a second of the latest such first create since the restart before, and every such resource it made followed by one")
+	SteadyRestartedCreates = p("steadystate/restarted-after-first-creates", verdict.Assumption, "the controller was restarted (killed, then started again) right after its first answered create of each resource the fault-free reference runs saw it create: each restart within a second of the latest such first create since the restart before (or of that restart's end, when the create came while it went on), and every such resource it made followed by one")
 )
 
 // Properties lists every property, by suite.

@@ -189,24 +189,45 @@ func (h PodHost) seen() int32 {
 // Log is the controller container's log: its previous run's first when
 // the kubelet restarted it (a crash, a panic), as the kubelet keeps it,
 // then the current run's.
+// The kubelet keeps one previous run only: a panic two restarts back is
+// not there to read.
 func (h PodHost) Log(ctx context.Context) ([]byte, error) {
-	logs := h.Kube.CoreV1().Pods(h.Namespace)
-	current, err := logs.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
-	if err != nil {
-		return nil, err
+	pods := h.Kube.CoreV1().Pods(h.Namespace)
+	restarts := func() (int32, error) {
+		pod, err := pods.Get(ctx, h.Name, metav1.GetOptions{})
+		if err != nil {
+			return 0, err
+		}
+		if s := h.status(pod); s != nil {
+			return s.RestartCount, nil
+		}
+		return 0, nil
 	}
-	pod, err := logs.Get(ctx, h.Name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
+	// Read again if the container restarted meanwhile: the current log
+	// read before a restart would be the previous one read after it.
+	for {
+		before, err := restarts()
+		if err != nil {
+			return nil, err
+		}
+		var previous []byte
+		if before > 0 {
+			if previous, err = pods.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container, Previous: true}).DoRaw(ctx); err != nil {
+				return nil, fmt.Errorf("the log of container %s's previous run in pod %s/%s: %w", h.Container, h.Namespace, h.Name, err)
+			}
+		}
+		current, err := pods.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container}).DoRaw(ctx)
+		if err != nil {
+			return nil, err
+		}
+		after, err := restarts()
+		if err != nil {
+			return nil, err
+		}
+		if after == before || ctx.Err() != nil {
+			return append(previous, current...), nil
+		}
 	}
-	if s := h.status(pod); s == nil || s.RestartCount == 0 {
-		return current, nil
-	}
-	previous, err := logs.GetLogs(h.Name, &corev1.PodLogOptions{Container: h.Container, Previous: true}).DoRaw(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the log of container %s's previous run in pod %s/%s: %w", h.Container, h.Namespace, h.Name, err)
-	}
-	return append(previous, current...), nil
 }
 
 // Down: the pod is gone, or the controller container does not run (it

@@ -348,7 +348,7 @@ func subjectVersions(f *subjectfile.File) map[string]string {
 					continue
 				}
 				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-					digest("run.command program "+filepath.Base(path), path)
+					digest("run.command program "+path, path)
 				}
 			}
 		}

@@ -110,7 +110,7 @@ capabilities:
 		t.Fatal(err)
 	}
 	v := subjectVersions(f)
-	if got := v["run.command program manager"]; !strings.HasPrefix(got, manager+" sha256:") {
+	if got := v["run.command program "+manager]; !strings.HasPrefix(got, manager+" sha256:") {
 		t.Errorf("the wrapped manager is not named: %v", v)
 	}
 	if got := v["run.command"]; !strings.HasPrefix(got, "/bin/sh sha256:") {

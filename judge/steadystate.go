@@ -627,8 +627,9 @@ func settles(fact string) func(e *evidence.Evidence) error {
 }
 
 // quiescent judges the quiet window: no write of the controller, Lease
-// and Event writes aside, while nothing changed, of the run's (RunWrite):
-// its namespace's objects or cluster-scoped ones; and, when a change
+// and Event writes aside, while nothing changed, of the run's (RunWrite:
+// its namespace's objects, cluster-scoped ones, and those in another
+// namespace under a name that carries the run's); and, when a change
 // came next (QuietWindow.Next), a write of the controller within its T:
 // quiet because it is done, not because it stopped acting.
 func quiescent(e *evidence.Evidence) error {
@@ -855,10 +856,11 @@ const restartLag = time.Second
 
 // restartedAfterFirstCreates is the premise of the restarts after each
 // first create: of the resources the clean reference runs saw the
-// controller create (want), each it created in the run (of its
-// namespace or cluster-scoped) was followed by a restart, and each
-// restart began within restartLag of the answer to the latest first
-// create of one of them since the restart before.
+// controller create (want), each it created in the run (runScope: in its
+// namespace, cluster-scoped, or in another namespace under a name that
+// carries the run's) was followed by a restart, and each restart began
+// within restartLag of the later of the answer to the latest first
+// create of one of them since the restart before and that restart's end.
 func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	injs, err := Injected(e.Faults, restartName)
 	if err != nil {

@@ -9,10 +9,12 @@ import (
 )
 
 // resultsCommand keeps a matrix run as a result set of the results page
-// (reports.KeepResultSet), stamped with the checkout's commit.
+// (reports.KeepResultSet), stamped with the commit it was made at
+// (--commit, the checkout's by default).
 func resultsCommand(args []string, stdout io.Writer) error {
 	c := cli.New("results", "results --name NAME --command COMMAND [--dir DIR] [--commit C] RUN", "Keep a matrix run (a selftest, upstream, conform or zoo folder with matrix.json) as a\n"+
-		"result set in docs/results/NAME.json, stamped with this checkout's commit, today's date and\n"+
+		"result set in docs/results/NAME.json, stamped with the commit the run was made at (--commit;\n"+
+		"this checkout's by default), today's date and\n"+
 		"the command that produced it. `make docs` then writes its table into docs/results.md, in the\n"+
 		"block <!-- results:NAME --> ... <!-- /results:NAME -->.")
 	name := c.FS.String("name", "", "the set's name: its file and its block in the results page")

@@ -160,10 +160,12 @@ func builtins() []string {
 
 // Replaces reports whether the selected subject replaces the cluster's
 // kube-controller-manager controller named (run.disableControllers): the
-// subject is that controller, and the cluster runs none of its own.
+// subject is that controller, and the cluster runs none of its own. Only
+// a local cluster leaves such a controller out; kind's and an existing
+// cluster's run theirs.
 func Replaces(controller string) bool {
 	f, ok := Selected().(*fileSubject)
-	return ok && slices.Contains(f.f.Run.DisableControllers, controller)
+	return ok && testenv.Run().Cluster.Provider == cluster.Local && slices.Contains(f.f.Run.DisableControllers, controller)
 }
 
 // SetupCluster is a suite's SynchronizedBeforeSuite first function: it
