@@ -31,8 +31,8 @@ func TestE2ERunsEverySuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(recipe, "go build -o bin/ ./cmd/steadystate ./cmd/refctl") {
-		t.Errorf("make e2e does not build bin/steadystate and bin/refctl in one go build:\n%s", recipe)
+	if !strings.Contains(recipe, "go build -buildvcs=auto -o bin/ ./cmd/steadystate ./cmd/refctl") {
+		t.Errorf("make e2e does not build bin/steadystate and bin/refctl in one go build, stamped with their commit:\n%s", recipe)
 	}
 	if strings.Contains(recipe, "ginkgo") || strings.Contains(recipe, "go run") {
 		t.Errorf("make e2e compiles more than bin/steadystate (ginkgo or go run):\n%s", recipe)

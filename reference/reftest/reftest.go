@@ -2,6 +2,8 @@ package reftest
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -20,6 +23,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/internal/runner"
+	"github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
 )
 
@@ -38,9 +42,37 @@ func Main(m *testing.M, name string, env *Env) {
 }
 
 // setup applies the reference CRDs, makes a client and builds refctl.
+// The garbage collector learns kinds from discovery when it starts and
+// every 30 s after: kube-controller-manager starts again once every
+// reference kind is served, so that what a reference object owns goes
+// with it from the first test on (a Stack's children outlived it by the
+// collector's rediscovery, longer than a test waits).
 func (env *Env) setup(_ *localtest.Cluster, dir string) error {
-	if err := fixtures.Apply(context.Background(), env.Cluster.REST, fixtures.Reference, "reference/crds/*.yaml"); err != nil {
+	ctx := context.Background()
+	if err := fixtures.Apply(ctx, env.Cluster.REST, fixtures.Reference, "reference/crds/*.yaml"); err != nil {
 		return err
+	}
+	kinds, err := fs.Glob(fixtures.Reference, "reference/crds/*.yaml")
+	if err != nil {
+		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		list, err := env.Cluster.Kube.Discovery().ServerResourcesForGroupVersion(v1alpha1.GroupVersion.String())
+		if err != nil {
+			return false, nil
+		}
+		served := 0
+		for _, r := range list.APIResources {
+			if !strings.Contains(r.Name, "/") {
+				served++
+			}
+		}
+		return served >= len(kinds), nil
+	}); err != nil {
+		return fmt.Errorf("the reference kinds are not all served within 1m: %w", err)
+	}
+	if err := env.Cluster.RestartControllerManager(ctx); err != nil {
+		return fmt.Errorf("restart kube-controller-manager once the reference kinds are served: %w", err)
 	}
 	c, err := client.New(env.Cluster.REST, client.Options{Scheme: wiring.Scheme()})
 	if err != nil {
