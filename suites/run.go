@@ -13,7 +13,6 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 	. "github.com/onsi/gomega"    //nolint:revive // as above.
 
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites/controlplane"
 	"github.com/steadystate-dev/steadystate/suites/explore"
@@ -22,6 +21,7 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
 	"github.com/steadystate-dev/steadystate/suites/steadystate"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // Suite is a suite compiled into this program.

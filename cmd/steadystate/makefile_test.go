@@ -12,7 +12,7 @@ import (
 
 // TestE2ERunsEverySuite: make e2e runs every suite from the one
 // steadystate binary it builds (`steadystate e2e`, which runs each suite
-// whichever failed before it: see internal/e2e), compiles no test package
+// whichever failed before it: see suites/e2e), compiles no test package
 // with ginkgo, gives the suites the refctl it built (else each suite builds
 // its own), and passes the Ginkgo and suite flags through.
 func TestE2ERunsEverySuite(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/internal/e2e"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites"
+	"github.com/steadystate-dev/steadystate/suites/e2e"
 )
 
 // suiteCommand runs one suite in this process, as its test binary would:

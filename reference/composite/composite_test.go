@@ -15,7 +15,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/internal/runner"
+	"github.com/steadystate-dev/steadystate/chaos/runner"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/composite"
 	"github.com/steadystate-dev/steadystate/reference/external"

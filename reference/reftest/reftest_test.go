@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/steadystate-dev/steadystate/chaos/runner"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/internal/runner"
 )
 
 // TestFailedTestKeepsTheSuitesEvidence: a failed directed test leaves what

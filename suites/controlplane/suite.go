@@ -1,7 +1,7 @@
 package controlplane
 
 import (
-	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // Title is the suite's name in reports.

@@ -14,10 +14,10 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites/foreground"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // The composite's claims: app, made Ready before the steps, and next, its

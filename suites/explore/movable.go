@@ -10,9 +10,9 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // heldObject is the object delete-held deletes while another party's

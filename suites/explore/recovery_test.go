@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // A schedule that deleted a pod owes convergence within the longer of the

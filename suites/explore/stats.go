@@ -13,7 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

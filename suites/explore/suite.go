@@ -4,7 +4,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/internal/subject"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 )
 
 // Title is the suite's name in reports.

@@ -7,9 +7,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 func foregroundSpecs() {

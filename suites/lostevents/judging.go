@@ -7,9 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
 
 	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

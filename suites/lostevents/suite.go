@@ -1,7 +1,7 @@
 package lostevents
 
 import (
-	"github.com/steadystate-dev/steadystate/internal/subject"
+	"github.com/steadystate-dev/steadystate/suites/subject"
 )
 
 // Title is the suite's name in reports.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 

@@ -1,6 +1,6 @@
 package steadystate
 
-import "github.com/steadystate-dev/steadystate/internal/subject"
+import "github.com/steadystate-dev/steadystate/suites/subject"
 
 // Title is the suite's name in reports.
 const Title = "Steady state"

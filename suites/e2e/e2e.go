@@ -20,9 +20,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // ReportName is the merged report's name in the artifacts folder.

@@ -8,13 +8,13 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/runner"
 	"github.com/steadystate-dev/steadystate/fixtures"
-	"github.com/steadystate-dev/steadystate/internal/runner"
-	"github.com/steadystate-dev/steadystate/internal/testenv"
 	"github.com/steadystate-dev/steadystate/judge"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // The reference controllers as subjects, in the mode SUBJECT_BUG names,
