@@ -30,7 +30,6 @@ import (
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // Run is a conformance run: every suite the subject file's capabilities
@@ -104,7 +103,7 @@ func New(e config.Settings, subject, out, provider string) (Run, error) {
 	// Every spec keeps its evidence, passed or not: the bundle's every
 	// judged verdict can then be judged again (steadystate verify).
 	c.Matrix.Env = append(c.Matrix.Env, "PROVIDER="+c.Provider, "UPSTREAM_DIR="+c.UpstreamDir, "STEADYSTATE_KEEP_EVIDENCE=1")
-	c.Pods = c.Provider == cluster.Kind || e.SubjectPlacement == testenv.Pods
+	c.Pods = c.Provider == cluster.Kind || e.SubjectPlacement == config.PlacementPods
 	return c, nil
 }
 
@@ -130,7 +129,7 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 			return cli.Mark(cli.ErrHarness, err)
 		}
 	}
-	// As the suites decide (testenv.Config.FromImage): in pods on an
+	// As the suites decide (the suites' Config.FromImage): in pods on an
 	// existing cluster, the controller starts from its image as it is.
 	o := subjectfile.Options{UpstreamDir: c.UpstreamDir, KubeBinDir: c.BinDir, FromImage: c.Pods && c.Provider == cluster.Existing}
 	if c.file, err = subjectfile.Load(c.Subject, o); err != nil {

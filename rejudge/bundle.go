@@ -21,7 +21,6 @@ import (
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -275,7 +274,7 @@ func (t *rejudged) spec(bundlePath, dst, report string, started time.Time, s ver
 	if len(judged) == 0 {
 		return nil
 	}
-	file := filepath.Join(filepath.Dir(report), testenv.ArtifactsFolder(s.Name), evidence.FileName)
+	file := filepath.Join(filepath.Dir(report), evidence.SpecFolder(s.Name), evidence.FileName)
 	rel := relSlash(dst, file)
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: spec %q (%s) recorded %s %s and kept no evidence: %s is missing, so its verdicts cannot be re-judged", bundlePath, s.Name, s.Outcome, judged[0].ID, judged[0].Outcome, rel)

@@ -20,6 +20,13 @@ const (
 	DefaultReferenceRepeat = 2
 )
 
+// Where subject replicas run (SUBJECT_PLACEMENT): as local processes, or as
+// pods of a Deployment on the cluster.
+const (
+	PlacementProcesses = "processes"
+	PlacementPods      = "pods"
+)
+
 // MatrixPrefixes are the matrices whose settings the environment may
 // hold, as <PREFIX>_REPEAT and the others of Matrix.
 var MatrixPrefixes = []string{"SELFTEST", "UPSTREAM", "CONFORM"}
@@ -57,7 +64,8 @@ type Settings struct {
 	// UpstreamDir is UPSTREAM_DIR as set (empty: UpstreamRoot's default).
 	UpstreamDir string
 	// SubjectFile, Subject, SubjectBug and SubjectPlacement are
-	// SUBJECT_FILE, SUBJECT, SUBJECT_BUG and SUBJECT_PLACEMENT as set.
+	// SUBJECT_FILE, SUBJECT, SUBJECT_BUG and SUBJECT_PLACEMENT as set
+	// (the placement is PlacementProcesses or PlacementPods).
 	SubjectFile, Subject, SubjectBug, SubjectPlacement string
 	// RefctlBinary is REFCTL_BINARY, a prebuilt refctl.
 	RefctlBinary string

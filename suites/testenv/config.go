@@ -10,8 +10,8 @@ import (
 // Where subject replicas run: as local processes, or as pods of a
 // Deployment on the cluster.
 const (
-	Processes = "processes"
-	Pods      = "pods"
+	Processes = config.PlacementProcesses
+	Pods      = config.PlacementPods
 )
 
 // Config is one run's configuration. It is read from the environment once

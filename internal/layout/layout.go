@@ -1,0 +1,133 @@
+// Package layout is the module's folders, each with what it holds and its
+// floor: a folder imports only folders on lower floors, so the imports read
+// from the bottom (the leaves, the verdict and evidence types) to the top
+// (the suites, the run drivers, the commands). Its test checks the imports
+// `go list` reports against the floors, and docs/design.md's layout table
+// is generated from Folders (`make docs`).
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Folder is one folder of the module.
+type Folder struct {
+	// Path is the folder, relative to the module's root: a top-level folder
+	// or one below it (then Floor is its top-level folder's).
+	Path string
+	// Floor is the folder's height: it may import only folders whose floor
+	// is lower.
+	Floor int
+	// Holds says what the folder holds, in the layout table's words.
+	Holds string
+}
+
+// Folders is every folder with Go code at the top level, lowest floor
+// first, and some below them worth a row of their own.
+var Folders = []Folder{
+	{Path: "internal", Floor: 0,
+		Holds: "the small leaves the rest builds on, which nothing outside the project needs and which import no other folder of the project: `config` (every environment variable, read once per process, each default written once), `cli` (the command's flags, help and usage errors), `pki` (test CA), `proc` (child processes), `victim` (informers for fault tests), `jsonl` (the append-only JSON-lines file the proxies and histories spool to), `etcdgateway` (etcd's JSON gateway: revision, compaction, key ranges), `atomicfile` (a file written whole or not at all), `heartbeat` (the still-running lines' ticker), `progress` (the events a suite process sends the runner that prints them, so that the runners need no test framework), `layout` (this table: every folder's floor, checked against the imports)"},
+	{Path: "fixtures", Floor: 0,
+		Holds: "embedded manifests (reference CRDs and RBAC, the conformance Job), built-in subject files, and a server-side applier; `upstream/` holds the upstream cells' subject files, set-up manifests and the controller-runtime wrapper module"},
+	{Path: "verdict", Floor: 1,
+		Holds: "property records, spec outcomes, reading them back from Ginkgo's JSON report"},
+	{Path: "catalog", Floor: 2,
+		Holds: "every property (id, stage, sentence) and every seeded bug (suite, properties it must break, origin)"},
+	{Path: "oracle", Floor: 2,
+		Holds: "histories (timestamped watch records, spooled), the merged history, convergence within T and stable for W, validation of a set of checks"},
+	{Path: "cluster", Floor: 2,
+		Holds: "providers: `local`, `kind`, `existing`; `local/localtest` and `kind/kindtest` start the clusters of tests that need one; `image` (an image FROM scratch from one static binary, as an archive a provider loads); `standing` (the cluster `cluster up` keeps up by hand, found by its state file)"},
+	{Path: "chaos", Floor: 2,
+		Holds: "faults, timeline, a replica's host (a local process or a pod, what process faults act on); `proxy` (the fault proxy), `chaosmesh` (the adapter; `chaosmesh/nsexec`, the stand-in for Chaos Mesh's nsexec in the chaos-daemon image its kind test assembles), `schedule` (exploration's fault schedules: drawn from a seed, read strictly from a file, shrunk by delta debugging; the capabilities and those exploration drives), `runner` (a subject's replicas, each behind its own fault proxy: local processes, or pods with the proxy as a sidecar)"},
+	{Path: "evidence", Floor: 3,
+		Holds: "one spec's evidence: collected from its live sources, kept as `evidence.json`, rendered as `history.txt`"},
+	{Path: "judge", Floor: 4,
+		Holds: "the judging core: every judgement that is a pure function of evidence, used live by the suites and offline by `validate`, `verify`, the steps and the report page"},
+	{Path: "subjectfile", Floor: 4,
+		Holds: "the subject file format: versioned YAML, strict decoding, validation with one line per mistake"},
+	{Path: "steps", Floor: 5,
+		Holds: "steadystate's faults and oracle as e2e-framework feature steps (`Record`, `Inject`, `Converges`), with an example test"},
+	{Path: "reports", Floor: 5,
+		Holds: "JUnit (written and summarised), the self-test matrix, the conformance summary; `bundle` (results bundles: write, check, extract); `html` (the report page with timelines)"},
+	{Path: "reference", Floor: 5,
+		Holds: "reference controllers (`workload`, `capi`, `mover`, `composite`, `external`, `leader`, `stack`), their API and wiring; `reftest` runs their directed tests"},
+	{Path: "matrix", Floor: 6,
+		Holds: "the matrix runner: each cell's suite in a child process of `steadystate` (`steadystate suite NAME`), in a fresh folder with its own cluster, judged from the report it writes; progress, the printed matrix, `matrix.json` and the report page"},
+	{Path: "upstream", Floor: 6,
+		Holds: "the upstream releases (how each is built from the module proxy) and the upstream matrix's cells"},
+	{Path: "scaffold", Floor: 6,
+		Holds: "a drafted subject file for a controller nobody bound yet, from a kubebuilder layout or CRD and sample files (`steadystate init`)"},
+	{Path: "exploration", Floor: 7,
+		Holds: "an exploration run against one subject: the exploration suite as a cell of one, its replays and shrinks, the findings and the command's result; `tally` (an exploration run's specs told apart from its report: reference runs and schedules, each one's evidence and kept schedule, its steps not done, and the names the suite gives them, so that the summary and the zoo read a run without the suite), `shrink` (the shrink policy: when a candidate counts, confirmed and discriminated against the correct mode, and the walk back to the steadiest schedule), `phases` (where a schedule's time went: the five phases the suite marks in its report, read back per schedule and summarised over a run). Neither the run nor these import `suites/`: they read the suite's report"},
+	{Path: "rejudge", Floor: 7,
+		Holds: "verdicts judged again offline from the evidence: a folder's (`validate`), a bundle's (`verify`)"},
+	{Path: "conformance", Floor: 7,
+		Holds: "a conformance run of one subject file: its cells, the subject's versions, the summary and the results bundle"},
+	{Path: "suites", Floor: 8,
+		Holds: "the Ginkgo suites, one per bug class plus `controlplane` and `explore` (exploration: one spec per schedule, driving a capability through the suites' own drivers), each declared by its `Register` and compiled into `steadystate` (package `suites` runs one per process); and what only they use: `testenv` (one run's environment: settings, the spec's evidence, `Verify`), `subject` (capabilities, choosing and starting subjects; the one package that imports the reference controllers), `e2e` (every suite of `make e2e`, each in a child process, their reports merged)"},
+	{Path: "zoo", Floor: 8,
+		Holds: "the zoo: conform and verify over every subject file of a folder, a number of times each, the matrix printed; the hunt and the kept findings' replays (`hack/zoo`, behind `make zoo`, `make hunt`, `make zoo-repro`)"},
+	{Path: "campaign", Floor: 9,
+		Holds: "an exploration campaign larger than one machine: an Indexed Job whose indices each explore a range of seeds, and the gathering of their folders into one bundle (`steadystate campaign`)"},
+	{Path: "cmd", Floor: 10,
+		Holds: "the commands, each wiring only: its flags, and calls into the folders below"},
+	{Path: "cmd/steadystate", Floor: 10,
+		Holds: "the command's flags and wiring: `cluster up/down/status`, `report`, `junit`, `html`, `selftest`, `conform`, `explore`, `suite`, `e2e`, `verify`, `catalog`, `validate`, `kube-bins`, `upstream-bins`, `upstream`"},
+	{Path: "cmd/refctl", Floor: 10,
+		Holds: "the reference controllers' command"},
+	{Path: "cmd/faultproxy", Floor: 10,
+		Holds: "the fault proxy as a pod sidecar"},
+	{Path: "hack", Floor: 10,
+		Holds: "build scripts (`kind-image.sh` and `kind/`, `docker-engine.sh`, `with-docker.sh`, `kind-run.sh`, `images.sh`, `install-test.sh`, `zoo-bins.sh`, which builds the zoo's operators from the Go module proxy); `hack/zoo`, the zoo's command; `hack/tools`, a module for controller-gen, actionlint and `modproxy` (a file-system module proxy for the install test)"},
+}
+
+// FloorOf returns the floor of the top-level folder top, and whether
+// Folders names it.
+func FloorOf(top string) (int, bool) {
+	for _, f := range Folders {
+		if f.Path == top {
+			return f.Floor, true
+		}
+	}
+	return 0, false
+}
+
+// Page is the page whose layout table Splice writes.
+const Page = "docs/design.md"
+
+const (
+	begin = "<!-- layout -->\n"
+	end   = "<!-- /layout -->"
+)
+
+// Table renders Folders as the layout table of Page.
+func Table() string {
+	var b strings.Builder
+	b.WriteString("| floor | folder | holds |\n|---|---|---|\n")
+	for _, f := range Folders {
+		path := f.Path
+		if !strings.Contains(path, "/") {
+			path += "/"
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s |\n", f.Floor, path, f.Holds)
+	}
+	return b.String()
+}
+
+// Splice returns page with the table between its layout markers replaced by
+// Table(). An error says which marker is missing.
+func Splice(page []byte) ([]byte, error) {
+	i := bytes.Index(page, []byte(begin))
+	j := bytes.Index(page, []byte(end))
+	if i < 0 || j < i {
+		return nil, errors.New("no layout table: the page needs the lines <!-- layout --> and <!-- /layout --> around it")
+	}
+	var out bytes.Buffer
+	out.Write(page[:i+len(begin)])
+	out.WriteString(Table())
+	out.Write(page[j:])
+	return out.Bytes(), nil
+}
