@@ -70,8 +70,13 @@ func TestInjectAlwaysRecovers(t *testing.T) {
 	t.Run("panic", func(t *testing.T) {
 		f := &fakeFault{name: "f", panics: true}
 		func() {
-			defer func() { recover() }()
-			Inject(t.Context(), NewTimeline(), f, Target{})
+			defer func() {
+				if recover() == nil {
+					t.Error("Inject swallowed the fault's panic")
+				}
+			}()
+			_, err := Inject(t.Context(), NewTimeline(), f, Target{})
+			t.Errorf("Inject returned (err = %v) instead of panicking", err)
 		}()
 		if f.recovered != 1 {
 			t.Errorf("recovered %d times after a panic", f.recovered)
@@ -87,8 +92,12 @@ func TestInjectAlwaysRecovers(t *testing.T) {
 		if f.recovered != 0 || !a.Injection().End.IsZero() {
 			t.Fatal("Begin must leave the fault active")
 		}
-		a.End(t.Context())
-		a.End(t.Context())
+		if err := a.End(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.End(t.Context()); err != nil {
+			t.Fatalf("the second End: %v", err)
+		}
 		if f.recovered != 1 || len(tl.Injections()) != 1 || tl.Injections()[0].End.IsZero() || tl.Injections()[0].Error != "" {
 			t.Errorf("End: recovered %d, records %+v", f.recovered, tl.Injections())
 		}

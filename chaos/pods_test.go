@@ -60,7 +60,9 @@ func TestPodDeletionWhileTheWatchIsStalled(t *testing.T) {
 	if inf.Len() != 4 {
 		t.Errorf("during the stall the informer should still hold 4 pods, holds %d", inf.Len())
 	}
-	stall.End(t.Context())
+	if err := stall.End(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range deleted {
 		eventually(t, 10*time.Second, "the informer to see "+name+" deleted", func() bool { return inf.Saw("DELETE " + name) })
 	}

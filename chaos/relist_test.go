@@ -77,7 +77,9 @@ func TestSyntheticAndRealExpiryLookAlikeToAnInformer(t *testing.T) {
 			eventually(t, 10*time.Second, "the stall to hold 3 events", func() bool { return p.Held() >= 3 })
 			before := p.LastRequestID()
 			tc.expire(t, tl, target)
-			stall.End(t.Context())
+			if err := stall.End(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 			eventually(t, 15*time.Second, "the informer to relist and hold survivor", func() bool { return inf.Has(ns, "survivor") })
 
 			if inf.Saw("ADD ghost") || inf.Saw("DELETE ghost") {
@@ -130,7 +132,11 @@ func TestForcedRelistOfAWatchListItsStallHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stall.End(t.Context())
+	defer func() {
+		if err := stall.End(t.Context()); err != nil {
+			t.Error(err)
+		}
+	}()
 
 	clock := clocktesting.NewFakeClock(time.Now())
 	kube := kubernetes.NewForConfigOrDie(p.RESTConfig())
@@ -155,7 +161,11 @@ func TestForcedRelistOfAWatchListItsStallHeld(t *testing.T) {
 	// Injected by hand, not by Inject, so that its Recover, which removes
 	// whatever 410 rule is left, comes after the look at what is left.
 	relist := &ForcedRelist{Resource: "configmaps", Timeout: 10 * time.Second}
-	defer relist.Recover(t.Context(), target)
+	defer func() {
+		if err := relist.Recover(t.Context(), target); err != nil {
+			t.Error(err)
+		}
+	}()
 	inj, err := relist.Inject(t.Context(), target)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +183,9 @@ func TestForcedRelistOfAWatchListItsStallHeld(t *testing.T) {
 	if len(relist.expire.applied) != 0 {
 		t.Errorf("the unused 410 rule %s was left for Recover", Rules(inj)["r0"])
 	}
-	stall.End(t.Context())
+	if err := stall.End(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, 10*time.Second, "the reflector to sync from its second watch-list", func() bool {
 		_, ok, _ := store.GetByKey(ns + "/listed")
 		return ok
@@ -269,7 +281,10 @@ func TestForcedRelistCountsAFreshListAfterTheCut(t *testing.T) {
 				t.Errorf("rules removed by Inject %v; want the unused 410 rule removed: %v", p.removed, removed)
 			}
 			p.removed = nil
-			if relist.Recover(t.Context(), target); tc.relisted != "" && len(p.removed) > 0 {
+			if err := relist.Recover(t.Context(), target); err != nil {
+				t.Fatal(err)
+			}
+			if tc.relisted != "" && len(p.removed) > 0 {
 				t.Errorf("Recover removed %v, which Inject had removed", p.removed)
 			}
 		})

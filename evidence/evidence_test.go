@@ -21,7 +21,9 @@ func pod(name, rv string) *unstructured.Unstructured {
 	u.SetNamespace("ns")
 	u.SetName(name)
 	u.SetResourceVersion(rv)
-	unstructured.SetNestedField(u.Object, int64(3), "spec", "replicas")
+	if err := unstructured.SetNestedField(u.Object, int64(3), "spec", "replicas"); err != nil {
+		panic(err)
+	}
 	return u
 }
 
@@ -87,7 +89,9 @@ func TestReadRefusesWhatIsNotEvidence(t *testing.T) {
 		"garbage": "{", "no spec": `{"format":2}`, "newer": `{"format":3,"spec":"s"}`, "older": `{"format":1,"spec":"s"}`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
-		os.WriteFile(path, []byte(content), 0o644)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v, want an error naming the file", name, err)
 		}

@@ -36,7 +36,9 @@ func claimHistory(states string) *oracle.History {
 		if c == 'D' {
 			status, reason = "False", "Deleting"
 		}
-		unstructured.SetNestedSlice(obj.Object, []any{map[string]any{"type": "Ready", "status": status, "reason": reason}}, "status", "conditions")
+		if err := unstructured.SetNestedSlice(obj.Object, []any{map[string]any{"type": "Ready", "status": status, "reason": reason}}, "status", "conditions"); err != nil {
+			panic(err)
+		}
 		h.Add(oracle.Event{At: at, Type: "MODIFIED", Key: "ns/app", Object: obj})
 	}
 	return h

@@ -30,7 +30,9 @@ func clusterAt(rv int, state string) *unstructured.Unstructured {
 	obj.SetUID(types.UID("a"))
 	obj.SetResourceVersion(strconv.Itoa(rv))
 	obj.SetFinalizers([]string{fin})
-	unstructured.SetNestedField(obj.Object, state == "paused" || state == "zombie", "spec", "paused")
+	if err := unstructured.SetNestedField(obj.Object, state == "paused" || state == "zombie", "spec", "paused"); err != nil {
+		panic(err)
+	}
 	if state == "zombie" || state == "deleting" {
 		obj.Object["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
 	}

@@ -23,7 +23,9 @@ func history(steps ...string) (workload, pods []oracle.Event) {
 		switch s[0] {
 		case 'W':
 			n, _ := strconv.Atoi(s[1:])
-			unstructured.SetNestedField(obj.Object, int64(n), "spec", "replicas")
+			if err := unstructured.SetNestedField(obj.Object, int64(n), "spec", "replicas"); err != nil {
+				panic(err)
+			}
 			e.Type, e.Key = "MODIFIED", "ns/web"
 			workload = append(workload, e)
 		case '+':

@@ -56,7 +56,7 @@ func steadyEvidence(n, children int) *evidence.Evidence {
 	quiet := QuietWindow{From: at.Add(time.Second), To: at.Add(11 * time.Second)}
 	deleted := quiet.To
 	at = deleted
-	t, v = next()
+	t, _ = next()
 	widgets.Add(oracle.Event{At: t, Type: "DELETED", Key: "ns/w", Object: widget})
 	for i := range children {
 		child(i, "DELETED")
@@ -91,7 +91,9 @@ func BenchmarkSteadyStateJudges(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				Offline[id](e)
+				if err := Offline[id](e); err != nil {
+					b.Fatalf("%s: %v", id, err)
+				}
 			}
 			b.ReportMetric(float64(len(e.Histories[SteadyHistory("configmaps")])+len(e.Histories[SteadyHistory("widgets.example.com")])), "events")
 		})

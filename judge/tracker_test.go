@@ -21,7 +21,9 @@ func TestTrackerFollowsAReplayedState(t *testing.T) {
 			"metadata": map[string]any{"namespace": "ns", "name": name, "uid": uid}}}
 		if owner != "" {
 			o.SetOwnerReferences(nil)
-			unstructured.SetNestedSlice(o.Object, []any{map[string]any{"uid": owner}}, "metadata", "ownerReferences")
+			if err := unstructured.SetNestedSlice(o.Object, []any{map[string]any{"uid": owner}}, "metadata", "ownerReferences"); err != nil {
+				t.Fatal(err)
+			}
 		}
 		phase := "Pending"
 		if ready {

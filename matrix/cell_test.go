@@ -92,8 +92,12 @@ func TestSuiteThatWritesItsReportIsJudged(t *testing.T) {
 func TestReportOlderThanTheRunIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	report, log := filepath.Join(dir, "report.json"), filepath.Join(dir, "ginkgo.log")
-	os.WriteFile(report, passedReport(t), 0o644)
-	os.WriteFile(log, []byte("ran\n"), 0o644)
+	if err := os.WriteFile(report, passedReport(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, []byte("ran\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	started := time.Now()
 	old := started.Add(-time.Hour)
 	if err := os.Chtimes(report, old, old); err != nil {

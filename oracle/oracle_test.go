@@ -20,7 +20,9 @@ func replicas(points ...any) *History {
 	h := NewHistory()
 	for i := 0; i < len(points); i += 2 {
 		obj := &unstructured.Unstructured{Object: map[string]any{}}
-		unstructured.SetNestedField(obj.Object, int64(points[i+1].(int)), "status", "replicas")
+		if err := unstructured.SetNestedField(obj.Object, int64(points[i+1].(int)), "status", "replicas"); err != nil {
+			panic(err)
+		}
 		var at time.Duration
 		switch v := points[i].(type) {
 		case time.Duration:

@@ -61,7 +61,7 @@ func TestSpooledHistoryReadsAsWhole(t *testing.T) {
 			t.Errorf("StateAt(+%dms) = %q, want %q", ms, got, want)
 		}
 		var got, want []string
-		spooled.ReplayAfter(at, func(at time.Time, s State) { got = append(got, describe(s)) })
+		spooled.ReplayAfter(at, func(_ time.Time, s State) { got = append(got, describe(s)) })
 		whole.Replay(func(e time.Time, s State) {
 			if e.After(at) {
 				want = append(want, describe(s))

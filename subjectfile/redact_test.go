@@ -74,16 +74,16 @@ func TestRedactedCopyHoldsNoSecret(t *testing.T) {
 		"file":    "plantedF-file-value",
 		"crossed": "plantedG-manifest-value",
 	}
-	os.WriteFile(filepath.Join(dir, "secret.yaml"), []byte(`apiVersion: v1
+	writeFile(t, filepath.Join(dir, "secret.yaml"), `apiVersion: v1
 kind: Secret
 metadata: {name: from-file, namespace: "{{.Namespace}}"}
 stringData: {password: `+planted["file"]+`}
-`), 0o644)
-	os.WriteFile(filepath.Join(dir, "rbac.yaml"), []byte(`apiVersion: v1
+`, 0o644)
+	writeFile(t, filepath.Join(dir, "rbac.yaml"), `apiVersion: v1
 kind: Secret
 metadata: {name: applied-first}
 data: {token: `+base64.StdEncoding.EncodeToString([]byte(planted["crossed"]))+`}
-`), 0o644)
+`, 0o644)
 	subject := `apiVersion: steadystate.dev/v1alpha3
 kind: Subject
 name: planted

@@ -160,7 +160,7 @@ func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	writeFile(t, filepath.Join(bin, "kube-controller-manager"), "#!/bin/sh\n", 0o755)
 	f, err := subjectfile.Parse(data, "endpointslice.yaml", subjectfile.Options{KubeBinDir: bin})
 	if err != nil {
 		t.Fatal(err)

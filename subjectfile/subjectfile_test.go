@@ -28,13 +28,21 @@ capabilities:
     retryPeriod: 500ms
 `
 
+// writeFile writes a file of a test's set-up, failing the test if it cannot.
+func writeFile(t *testing.T, path, content string, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestBuiltInReplicaSetFileIsValid(t *testing.T) {
 	data, err := fixtures.Subjects.ReadFile("subjects/replicaset.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	writeFile(t, filepath.Join(bin, "kube-controller-manager"), "#!/bin/sh\n", 0o755)
 	f, err := subjectfile.Parse(data, "replicaset.yaml", subjectfile.Options{KubeBinDir: bin})
 	if err != nil {
 		t.Fatal(err)
@@ -171,13 +179,15 @@ func TestIntNamesTheBindingThatDoesNotResolve(t *testing.T) {
 // not there is named with its field when the file is read.
 func TestManifestsAndProgramResolveBeforeAnythingStarts(t *testing.T) {
 	up := t.TempDir()
-	os.MkdirAll(filepath.Join(up, "ctl@v1", "crds"), 0o755)
-	for _, f := range []string{"b.yaml", "a.yaml"} {
-		os.WriteFile(filepath.Join(up, "ctl@v1", "crds", f), []byte("kind: X\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(up, "ctl@v1", "crds"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(up, "ctl@v1", "manager"), []byte("#!/bin/sh\n"), 0o755)
+	for _, f := range []string{"b.yaml", "a.yaml"} {
+		writeFile(t, filepath.Join(up, "ctl@v1", "crds", f), "kind: X\n", 0o644)
+	}
+	writeFile(t, filepath.Join(up, "ctl@v1", "manager"), "#!/bin/sh\n", 0o755)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "setup.yaml"), []byte("kind: Y\n"), 0o644)
+	writeFile(t, filepath.Join(dir, "setup.yaml"), "kind: Y\n", 0o644)
 	file := strings.Replace(leader, "run:\n  command: [/bin/true,", "run:\n  manifests: [\"{{.UpstreamDir}}/ctl@v1/crds/*.yaml\", setup.yaml]\n  command: [\"{{.UpstreamDir}}/ctl@v1/manager\",", 1)
 	f, err := subjectfile.Parse([]byte(file), filepath.Join(dir, "m.yaml"), subjectfile.Options{UpstreamDir: up})
 	if err != nil {

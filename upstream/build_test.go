@@ -45,18 +45,17 @@ func TestBuiltMatchesModuleAndVersion(t *testing.T) {
 	if _, ok := b.Built(r); ok {
 		t.Fatal("an empty folder counts as built")
 	}
-	os.MkdirAll(b.Path(r), 0o755)
 	stamp := `{"module":"` + r.Module + `","version":"v0.0.1","static":true}`
-	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
+	writeFile(t, filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
 	if _, ok := b.Built(r); ok {
 		t.Error("a stamp of v0.0.1 counts as a build of " + r.Version)
 	}
 	stamp = strings.Replace(stamp, "v0.0.1", r.Version, 1)
-	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(strings.Replace(stamp, "true", "false", 1)), 0o644)
+	writeFile(t, filepath.Join(b.Path(r), stampFile), []byte(strings.Replace(stamp, "true", "false", 1)), 0o644)
 	if _, ok := b.Built(r); ok {
 		t.Error("a build that is not static counts as built")
 	}
-	os.WriteFile(filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
+	writeFile(t, filepath.Join(b.Path(r), stampFile), []byte(stamp), 0o644)
 	if _, ok := b.Built(r); !ok {
 		t.Error("a matching stamp does not count as built")
 	}
@@ -80,16 +79,7 @@ func TestReleaseNamesAreUnique(t *testing.T) {
 // seed has a buggy and a fixed cell.
 func TestCellsAreComplete(t *testing.T) {
 	root, _ := filepath.Abs("..")
-	// A stand-in for what upstream-bins makes, so the files can be read.
-	up := t.TempDir()
-	for _, r := range Releases {
-		os.MkdirAll(filepath.Join(up, r.Name), 0o755)
-		os.WriteFile(filepath.Join(up, r.Name, r.Binary), []byte("#!/bin/sh\n"), 0o755)
-		for _, c := range r.Copy {
-			os.MkdirAll(filepath.Join(up, r.Name, c.To), 0o755)
-			os.WriteFile(filepath.Join(up, r.Name, c.To, "a.yaml"), []byte("kind: X\n"), 0o644)
-		}
-	}
+	up := stubUpstream(t)
 	kinds := map[string]int{}
 	for _, c := range Cells {
 		_, f, err := c.Matrix(root, subjectfile.Options{UpstreamDir: up})
@@ -121,7 +111,7 @@ func TestCellsAreComplete(t *testing.T) {
 
 func TestLabelYAMLLabelsEveryObject(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("---\nkind: A\nmetadata:\n  name: a\n  labels: {keep: \"1\"}\n---\nkind: B\nmetadata:\n  name: b\n"), 0o644)
+	writeFile(t, filepath.Join(dir, "a.yaml"), []byte("---\nkind: A\nmetadata:\n  name: a\n  labels: {keep: \"1\"}\n---\nkind: B\nmetadata:\n  name: b\n"), 0o644)
 	if err := labelYAML(dir, map[string]string{"clusterctl.cluster.x-k8s.io": ""}); err != nil {
 		t.Fatal(err)
 	}

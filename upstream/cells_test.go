@@ -11,17 +11,27 @@ import (
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
+// writeFile writes a file of a test's set-up, and the folders it is in,
+// failing the test if it cannot.
+func writeFile(t *testing.T, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stubUpstream is a stand-in for what upstream-bins makes, so the cells'
 // subject files can be read.
 func stubUpstream(t *testing.T) string {
 	t.Helper()
 	up := t.TempDir()
 	for _, r := range Releases {
-		os.MkdirAll(filepath.Join(up, r.Name), 0o755)
-		os.WriteFile(filepath.Join(up, r.Name, r.Binary), []byte("#!/bin/sh\n"), 0o755)
+		writeFile(t, filepath.Join(up, r.Name, r.Binary), []byte("#!/bin/sh\n"), 0o755)
 		for _, c := range r.Copy {
-			os.MkdirAll(filepath.Join(up, r.Name, c.To), 0o755)
-			os.WriteFile(filepath.Join(up, r.Name, c.To, "a.yaml"), []byte("kind: X\n"), 0o644)
+			writeFile(t, filepath.Join(up, r.Name, c.To, "a.yaml"), []byte("kind: X\n"), 0o644)
 		}
 	}
 	return up
@@ -56,7 +66,6 @@ func TestExpectedFollowsTheBindings(t *testing.T) {
 	// The same file, binding a blocker message, in a checkout of its own.
 	other := t.TempDir()
 	dir := filepath.Join(other, SubjectDir)
-	os.MkdirAll(dir, 0o755)
 	for _, name := range []string{"crossplane-v1.15.3.yaml", "crossplane-setup.yaml"} {
 		data, err := os.ReadFile(filepath.Join(root, SubjectDir, name))
 		if err != nil {
@@ -65,7 +74,7 @@ func TestExpectedFollowsTheBindings(t *testing.T) {
 		if name == "crossplane-v1.15.3.yaml" {
 			data = []byte(strings.Replace(string(data), "    block:\n", "    blockerMessage: \"{{.Name}}\"\n    block:\n", 1))
 		}
-		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		writeFile(t, filepath.Join(dir, name), data, 0o644)
 	}
 	m, f, err := crossplane.Matrix(other, o)
 	if err != nil {

@@ -2,7 +2,6 @@ package zoo_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,10 +35,10 @@ func TestFindingFiles(t *testing.T) {
 // refused naming it.
 func TestLoadFindingRefuses(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("subject: nope.yaml\nschedule: s.yaml\nreplays: 10\natLeast: 9\npage: p.md\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("subject: s.yaml\nreplays: 10\natLeast: 9\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("subject: s.yaml\nschedule: s.yaml\nreplays: 3\natLeast: 9\npage: p.md\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "d.yaml"), []byte("subjects: s.yaml\n"), 0o644)
+	writeFile(t, filepath.Join(dir, "b.yaml"), "subject: nope.yaml\nschedule: s.yaml\nreplays: 10\natLeast: 9\npage: p.md\n", 0o644)
+	writeFile(t, filepath.Join(dir, "a.yaml"), "subject: s.yaml\nreplays: 10\natLeast: 9\n", 0o644)
+	writeFile(t, filepath.Join(dir, "c.yaml"), "subject: s.yaml\nschedule: s.yaml\nreplays: 3\natLeast: 9\npage: p.md\n", 0o644)
+	writeFile(t, filepath.Join(dir, "d.yaml"), "subjects: s.yaml\n", 0o644)
 	for name, want := range map[string]string{
 		"":     `FINDING="" is not a finding of ` + dir + "; give one of: a, b, c, d",
 		"nope": `FINDING="nope" is not a finding of ` + dir + "; give one of: a, b, c, d",

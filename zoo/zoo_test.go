@@ -29,7 +29,7 @@ func TestZooFiles(t *testing.T) {
 		t.Fatalf("zoo files %v, %v", files, err)
 	}
 	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755)
+	writeFile(t, filepath.Join(bin, "kube-controller-manager"), "#!/bin/sh\n", 0o755)
 	for _, name := range files {
 		t.Run(name, func(t *testing.T) {
 			data, err := fixtures.Zoo.ReadFile(name)
@@ -70,7 +70,7 @@ func TestZooFiles(t *testing.T) {
 func TestSubjectsPick(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"b", "a", "c"} {
-		os.WriteFile(filepath.Join(dir, n+".yaml"), nil, 0o644)
+		writeFile(t, filepath.Join(dir, n+".yaml"), "", 0o644)
 	}
 	all, err := zoo.Subjects(dir, nil)
 	if err != nil || len(all) != 3 || all[0].Name != "a" {
@@ -118,18 +118,18 @@ esac
 func TestRunAllFromRecordedRuns(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "steadystate")
-	os.WriteFile(prog, []byte(fakeSteadystate), 0o755)
+	writeFile(t, prog, fakeSteadystate, 0o755)
 	t.Setenv("ZOO_FAKE_DIR", filepath.Join(mustAbs(t, "testdata")))
 	t.Setenv("ZOO_FAKE_COUNT", filepath.Join(dir, "count"))
 	zooDir := filepath.Join(dir, "zoo")
-	os.MkdirAll(zooDir, 0o755)
-	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	mkdir(t, zooDir)
+	writeFile(t, filepath.Join(zooDir, "job.yaml"), "", 0o644)
 	subjects, err := zoo.Subjects(zooDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	art := filepath.Join(dir, "artifacts")
-	os.MkdirAll(art, 0o755)
+	mkdir(t, art)
 	var progress bytes.Buffer
 	cfg := zoo.Config{Dir: zooDir, Runs: 2, Steadystate: prog, Artifacts: art, Env: []string{"LOCAL_NODES=on"}}
 	m, err := zoo.RunAll(t.Context(), cfg, subjects, &progress)
@@ -176,7 +176,7 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 func TestRunAllSideBySide(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "steadystate")
-	os.WriteFile(prog, []byte(`#!/bin/sh
+	writeFile(t, prog, `#!/bin/sh
 case "$1" in
 conform)
   touch "$ZOO_FAKE_GATE/$$"
@@ -193,15 +193,15 @@ verify)
   echo "verify: $4 is intact and its verdicts stand: the manifest's sha256 is the published digest"
   if [ "$(cat "$ZOO_FAKE_COUNT")" = 1 ]; then echo "verify: PASSED"; else echo "verify: NOT PASSED — 1 broken (findings), 1 error"; exit 1; fi ;;
 esac
-`), 0o755)
+`, 0o755)
 	t.Setenv("ZOO_FAKE_DIR", mustAbs(t, "testdata"))
 	gate := filepath.Join(dir, "gate")
-	os.MkdirAll(gate, 0o755)
+	mkdir(t, gate)
 	t.Setenv("ZOO_FAKE_GATE", gate)
 	zooDir := filepath.Join(dir, "zoo")
-	os.MkdirAll(zooDir, 0o755)
+	mkdir(t, zooDir)
 	for _, n := range []string{"job", "cronjob"} {
-		os.WriteFile(filepath.Join(zooDir, n+".yaml"), nil, 0o644)
+		writeFile(t, filepath.Join(zooDir, n+".yaml"), "", 0o644)
 	}
 	subjects, _ := zoo.Subjects(zooDir, nil)
 	art := filepath.Join(dir, "artifacts")
@@ -234,17 +234,17 @@ esac
 func TestRunAllInterruptsItsRuns(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "steadystate")
-	os.WriteFile(prog, []byte(`#!/bin/sh
+	writeFile(t, prog, `#!/bin/sh
 trap 'echo stopped > "$ZOO_FAKE_GATE/stopped"; exit 3' INT
 touch "$ZOO_FAKE_GATE/started-$$"
 while :; do sleep 0.05; done
-`), 0o755)
+`, 0o755)
 	gate := filepath.Join(dir, "gate")
-	os.MkdirAll(gate, 0o755)
+	mkdir(t, gate)
 	t.Setenv("ZOO_FAKE_GATE", gate)
 	zooDir := filepath.Join(dir, "zoo")
-	os.MkdirAll(zooDir, 0o755)
-	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	mkdir(t, zooDir)
+	writeFile(t, filepath.Join(zooDir, "job.yaml"), "", 0o644)
 	subjects, _ := zoo.Subjects(zooDir, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -286,10 +286,10 @@ while :; do sleep 0.05; done
 func TestRunWithoutMatrixIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "steadystate")
-	os.WriteFile(prog, []byte("#!/bin/sh\necho the cluster did not start; exit 1\n"), 0o755)
+	writeFile(t, prog, "#!/bin/sh\necho the cluster did not start; exit 1\n", 0o755)
 	zooDir := filepath.Join(dir, "zoo")
-	os.MkdirAll(zooDir, 0o755)
-	os.WriteFile(filepath.Join(zooDir, "job.yaml"), nil, 0o644)
+	mkdir(t, zooDir)
+	writeFile(t, filepath.Join(zooDir, "job.yaml"), "", 0o644)
 	subjects, _ := zoo.Subjects(zooDir, nil)
 	m, err := zoo.RunAll(t.Context(), zoo.Config{Dir: zooDir, Runs: 1, Steadystate: prog, Artifacts: dir}, subjects, &bytes.Buffer{})
 	if err != nil {
@@ -298,6 +298,22 @@ func TestRunWithoutMatrixIsAnError(t *testing.T) {
 	var out bytes.Buffer
 	if m.Print(&out) || !strings.Contains(out.String(), "job      conform  1     E") || !strings.Contains(out.String(), "left no matrix") {
 		t.Errorf("matrix:\n%s", out.String())
+	}
+}
+
+// writeFile writes a file of a test's set-up, failing the test if it cannot.
+func writeFile(t *testing.T, path, content string, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mkdir makes a folder of a test's set-up, failing the test if it cannot.
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 

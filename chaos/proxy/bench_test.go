@@ -75,13 +75,15 @@ func medianMicros(ds []time.Duration) float64 {
 // Reported as events/s (target: at least 5000).
 func BenchmarkWatchThroughput(b *testing.B) {
 	const events = 20000
-	upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		enc := json.NewEncoder(w)
 		for i := range events {
 			pod := benchPod(i)
-			enc.Encode(map[string]any{"type": "ADDED", "object": pod})
+			if err := enc.Encode(map[string]any{"type": "ADDED", "object": pod}); err != nil {
+				return // the proxy hung up
+			}
 		}
 		w.(http.Flusher).Flush()
 	}))

@@ -23,6 +23,13 @@ func (e *env) addRule(t *testing.T, r Rule) string {
 	return id
 }
 
+func (e *env) removeRule(t *testing.T, id string) {
+	t.Helper()
+	if err := e.proxy.RemoveRule(id); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 	e := newEnv(t, cluster(t))
 	inf := e.startInformer(t, e.victimConfig(true))
@@ -38,7 +45,7 @@ func TestCutWatchesResumesWithoutRelist(t *testing.T) {
 		return len(e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})) > 0
 	})
 	rewatch := e.requestsSince(before, Match{Verbs: []string{"watch"}, Resource: "configmaps"})[0]
-	if rewatch.SendInitialEvents || !rewatch.RequestInfo.Resumable() {
+	if rewatch.SendInitialEvents || !rewatch.Resumable() {
 		t.Errorf("after a cut the informer should resume from its resource version, got %+v", rewatch.RequestInfo)
 	}
 	if lists := e.requestsSince(before, Match{Verbs: []string{"list"}, Resource: "configmaps"}); len(lists) > 0 {
@@ -67,8 +74,10 @@ func TestExpireMakesTheInformerRelistAndLoseAnObject(t *testing.T) {
 
 			expire := e.addRule(t, Rule{Action: Expire, Match: configMaps, Count: 1})
 			before := e.proxy.LastRequestID()
-			e.proxy.CutWatches(configMaps)
-			e.proxy.RemoveRule(stall)
+			if _, err := e.proxy.CutWatches(configMaps); err != nil {
+				t.Fatal(err)
+			}
+			e.removeRule(t, stall)
 			eventually(t, 15*time.Second, "the informer to relist and see survivor", func() bool { return inf.Has(e.ns, "survivor") })
 
 			if inf.Saw("ADD ghost") || inf.Saw("DELETE ghost") {
@@ -113,7 +122,7 @@ func TestStallDeliversNothingUntilLifted(t *testing.T) {
 	if e.proxy.ActiveWatches(configMaps) != 1 {
 		t.Error("the stalled watch should stay open")
 	}
-	e.proxy.RemoveRule(stall)
+	e.removeRule(t, stall)
 	eventually(t, 10*time.Second, "the held event after the stall", func() bool { return inf.Saw("ADD held") })
 	// The log says the stall held it: a premise that a stall acted reads
 	// this.
@@ -208,7 +217,7 @@ func TestPartitionRefusesOrBlackholesEverything(t *testing.T) {
 	// A cut watch leaves the registry once its handler has ended the
 	// stream, moments after the cut.
 	eventually(t, 5*time.Second, "a refusing partition to cut the open watches", func() bool { return e.proxy.ActiveWatches(configMaps) == 0 })
-	e.proxy.RemoveRule(refuse)
+	e.removeRule(t, refuse)
 	if err := get(5 * time.Second); err != nil {
 		t.Errorf("after the partition: %v", err)
 	}
@@ -218,7 +227,7 @@ func TestPartitionRefusesOrBlackholesEverything(t *testing.T) {
 		t.Errorf("during a blackhole a request should hang until its deadline, got %v", err)
 	}
 	e.createCM(t, "during-blackhole", nil)
-	e.proxy.RemoveRule(hole)
+	e.removeRule(t, hole)
 	if err := get(5 * time.Second); err != nil {
 		t.Errorf("after the blackhole: %v", err)
 	}

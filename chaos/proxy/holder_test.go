@@ -61,13 +61,24 @@ func TestLeaseWritesRecordTheHolder(t *testing.T) {
 	}
 }
 
-func TestLeaseHolderReadsGzippedAnswers(t *testing.T) {
+// gzipped is data compressed with gzip.
+func gzipped(t *testing.T, data string) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	z := gzip.NewWriter(&b)
-	z.Write([]byte(`{"kind":"Lease","spec":{"holderIdentity":"x_1"}}`))
-	z.Close()
+	if _, err := z.Write([]byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestLeaseHolderReadsGzippedAnswers(t *testing.T) {
+	gz := gzipped(t, `{"kind":"Lease","spec":{"holderIdentity":"x_1"}}`)
 	h := http.Header{"Content-Encoding": {"gzip"}}
-	if got := leaseHolder(h, b.Bytes()); got != "x_1" {
+	if got := leaseHolder(h, gz); got != "x_1" {
 		t.Errorf("holder = %q, want x_1", got)
 	}
 	if got := leaseHolder(http.Header{}, []byte(`{"kind":"Status","spec":{"holderIdentity":"x_1"}}`)); got != "" {
@@ -90,10 +101,7 @@ func TestStatusMessageReadsRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gz bytes.Buffer
-	z := gzip.NewWriter(&gz)
-	z.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"` + strings.ReplaceAll(msg, `"`, `\"`) + `","code":422}`))
-	z.Close()
+	gz := gzipped(t, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"`+strings.ReplaceAll(msg, `"`, `\"`)+`","code":422}`)
 	for _, tc := range []struct {
 		name string
 		h    http.Header
@@ -101,7 +109,7 @@ func TestStatusMessageReadsRefusals(t *testing.T) {
 		want string
 	}{
 		{"json", http.Header{}, []byte(`{"kind":"Status","message":"widgets.example.com \"w\" is invalid: spec.size: Invalid value: -1","code":422}`), `widgets.example.com "w" is invalid: spec.size: Invalid value: -1`},
-		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), msg},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz, msg},
 		{"protobuf", http.Header{}, append(append([]byte{}, protobufMagic...), env...), msg},
 		{"not a status", http.Header{}, []byte(`{"kind":"Lease","message":"x"}`), ""},
 		{"not json", http.Header{}, []byte(`upstream connect error`), ""},
@@ -150,10 +158,7 @@ func TestAnsweredObjectReadsNameAndUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"w-abcde","generateName":"w-","uid":"u-1","labels":{"a":"b"}},"data":{"k":"` + strings.Repeat("v", 1000) + `"}}`
-	var gz bytes.Buffer
-	z := gzip.NewWriter(&gz)
-	z.Write([]byte(full))
-	z.Close()
+	gz := gzipped(t, full)
 	want := &ObjectRef{Name: "w-abcde", UID: "u-1"}
 	for _, tc := range []struct {
 		name string
@@ -163,7 +168,7 @@ func TestAnsweredObjectReadsNameAndUID(t *testing.T) {
 	}{
 		{"json", http.Header{}, []byte(full), want},
 		{"json cut after its metadata", http.Header{}, []byte(full[:len(full)-900]), want},
-		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes(), want},
+		{"gzip", http.Header{"Content-Encoding": {"gzip"}}, gz, want},
 		{"protobuf", http.Header{}, append(append([]byte{}, protobufMagic...), env...), want},
 		{"status", http.Header{}, []byte(`{"kind":"Status","metadata":{},"message":"x","code":409}`), nil},
 		{"not json", http.Header{}, []byte(`upstream connect error`), nil},

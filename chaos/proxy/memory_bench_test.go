@@ -24,12 +24,14 @@ func BenchmarkProxyMemory(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		for _, mode := range []string{"spooled", "in-memory"} {
 			b.Run(fmt.Sprintf("events=%d/%s", n, mode), func(b *testing.B) {
-				upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusOK)
 					enc := json.NewEncoder(w)
 					for i := range n {
-						enc.Encode(map[string]any{"type": "ADDED", "object": benchPod(i)})
+						if err := enc.Encode(map[string]any{"type": "ADDED", "object": benchPod(i)}); err != nil {
+							return // the proxy hung up
+						}
 					}
 				}))
 				defer upstream.Close()

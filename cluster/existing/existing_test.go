@@ -95,7 +95,7 @@ func TestProviderCreateValidatesAndDestroyKeepsTheCluster(t *testing.T) {
 
 // An API server that never gets ready is named when the wait ends.
 func TestCreateNamesAnAPIServerThatIsNotReady(t *testing.T) {
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "etcd not ready", http.StatusServiceUnavailable)
 	}))
 	defer api.Close()

@@ -17,8 +17,12 @@ import (
 func staticProgram(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"hello\") }\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(\"hello\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "hello")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
@@ -86,7 +90,9 @@ func TestStaticRefusesWhatCannotRunAlone(t *testing.T) {
 	}
 	cases := map[string]string{"/bin/ls": "dynamically linked (interpreter /lib", "": "not a Linux executable"}
 	script := filepath.Join(t.TempDir(), "run.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cases[script] = cases[""]
 	delete(cases, "")
 	for path, want := range cases {

@@ -25,7 +25,11 @@ func TestClusterLifecycle(t *testing.T) {
 	config, _ := filepath.Abs(filepath.Join("..", "..", "kind-config.yaml"))
 	o := Options{Name: "steadystate-lifecycle", Image: os.Getenv("KIND_NODE_IMAGE"), ConfigFile: config, Progress: os.Stderr}
 	p := NewProvider(o)
-	t.Cleanup(func() { p.Destroy(ctx) })
+	t.Cleanup(func() {
+		if err := p.Destroy(ctx); err != nil {
+			t.Error(err)
+		}
+	})
 	kubeconfig, err := p.Create(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +54,9 @@ func TestClusterLifecycle(t *testing.T) {
 
 	// An image built here reaches the node's containerd.
 	ctxDir := t.TempDir()
-	os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte("FROM scratch\nCOPY Dockerfile /\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), []byte("FROM scratch\nCOPY Dockerfile /\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("docker", "build", "-q", "-t", "steadystate/kind-load-test:1", ctxDir).CombinedOutput(); err != nil {
 		t.Fatalf("docker build: %v: %s", err, out)
 	}

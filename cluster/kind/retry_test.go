@@ -35,8 +35,12 @@ func TestThawFrozen(t *testing.T) {
 	frozen := filepath.Join(root, "node", "kubelet.slice", "pod", "cri-containerd-x.scope")
 	thawed := filepath.Join(root, "node", "kubelet.slice", "other")
 	for dir, state := range map[string]string{frozen: "FROZEN\n", thawed: "THAWED\n"} {
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, "freezer.state"), []byte(state), 0o644)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "freezer.state"), []byte(state), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	n, err := thawFrozen(root)
 	if err != nil || n != 1 {

@@ -45,7 +45,9 @@ func benchmarkStartStop(b *testing.B, opts Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c.Stop()
+		if err := c.Stop(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	var starts, stops []time.Duration
 	for b.Loop() {

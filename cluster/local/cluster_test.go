@@ -22,7 +22,11 @@ func startCluster(t *testing.T, opts Options) *Cluster {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	t.Cleanup(func() { c.Stop() })
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
 	return c
 }
 
@@ -85,7 +89,11 @@ func TestTwoClustersRunSideBySide(t *testing.T) {
 			continue
 		}
 		clusters = append(clusters, r.c)
-		t.Cleanup(func() { r.c.Stop() })
+		t.Cleanup(func() {
+			if err := r.c.Stop(); err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+		})
 	}
 	if t.Failed() {
 		return

@@ -153,7 +153,9 @@ func TestStartWithoutNodeBinariesSaysHow(t *testing.T) {
 	before := workDirs(t, "no-kwok")
 	c, err := Start(t.Context(), Options{Name: "no-kwok", BinDir: dir, Nodes: DefaultNodes})
 	if err == nil {
-		c.Stop()
+		if err := c.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
 	}
 	for _, want := range []string{filepath.Join(dir, Scheduler), filepath.Join(dir, Kwok), "make kube-bins", "LOCAL_NODES=0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -184,7 +186,9 @@ func TestStartRejectsBadNodeOptions(t *testing.T) {
 			before := workDirs(t, tc.opts.Name)
 			c, err := Start(t.Context(), tc.opts)
 			if err == nil {
-				c.Stop()
+				if err := c.Stop(); err != nil {
+					t.Errorf("Stop: %v", err)
+				}
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Start error = %v, want it to contain %q", err, tc.want)

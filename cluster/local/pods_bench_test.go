@@ -29,7 +29,11 @@ func BenchmarkThousandPods(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Stop()
+	defer func() {
+		if err := c.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		b.Fatal(err)

@@ -274,7 +274,7 @@ func jobLog(ctx context.Context, t *testing.T, kube kubernetes.Interface) []byte
 }
 
 // podLogs are the logs of the Job job's pods, each under its name.
-func podLogs(ctx context.Context, t *testing.T, kube kubernetes.Interface, job string) []byte {
+func podLogs(ctx context.Context, _ *testing.T, kube kubernetes.Interface, job string) []byte {
 	pods, err := kube.CoreV1().Pods(jobNS).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job})
 	if err != nil || len(pods.Items) == 0 {
 		return fmt.Appendf(nil, "no pod of the Job (%v)", err)

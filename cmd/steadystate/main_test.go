@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,8 +50,10 @@ func startOrFail(t *testing.T, cmd *exec.Cmd) {
 	}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+			if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				t.Errorf("kill %s: %v", cmd, err)
+			}
+			_ = cmd.Wait() // reaps it; its error is only the kill's
 		}
 	})
 }
@@ -145,7 +148,7 @@ func TestKilledHarnessTakesItsProcessesWithIt(t *testing.T) {
 	if err := up.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	up.Wait()
+	_ = up.Wait() // reaps it; its error is only the kill's
 	// No deferred cleanup ran; the parent-death signal must end them.
 	waitGone(t, s.Components)
 }
@@ -230,7 +233,11 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 			}
 			// Bad input stops at once; a command that does not (a cluster
 			// started after all) is stopped, not left running.
-			watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Signal(syscall.SIGTERM) })
+			watchdog := time.AfterFunc(2*time.Minute, func() {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+					t.Errorf("stop %s: %v", cmd, err)
+				}
+			})
 			err := cmd.Wait()
 			watchdog.Stop()
 			out := output.Bytes()

@@ -26,7 +26,9 @@ func TestReportShowsVerdictClasses(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "report.json")
-		os.WriteFile(path, data, 0o644)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return path
 	}
 	run := func(path string) (string, int) {
@@ -74,7 +76,9 @@ func TestReportShowsVerdictClasses(t *testing.T) {
 func TestReportJUnitExitCodes(t *testing.T) {
 	write := func(cases string) string {
 		path := filepath.Join(t.TempDir(), "junit.xml")
-		os.WriteFile(path, []byte(`<testsuites><testsuite name="Lost events">`+cases+`</testsuite></testsuites>`), 0o644)
+		if err := os.WriteFile(path, []byte(`<testsuites><testsuite name="Lost events">`+cases+`</testsuite></testsuites>`), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return path
 	}
 	passed := `<testcase name="[It] a" time="1"></testcase>`

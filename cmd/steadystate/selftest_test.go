@@ -33,16 +33,16 @@ func descendants(pid int) map[int]string {
 		}
 		// pid (comm) state ppid ...
 		s := string(stat)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
+		lparen, rparen := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if lparen < 0 || rparen < lparen {
 			continue
 		}
-		fields := strings.Fields(s[close+1:])
+		fields := strings.Fields(s[rparen+1:])
 		if len(fields) < 2 {
 			continue
 		}
 		parent[p], _ = strconv.Atoi(fields[1])
-		comm[p] = s[open+1 : close]
+		comm[p] = s[lparen+1 : rparen]
 	}
 	out := map[int]string{}
 	for p := range parent {
@@ -105,7 +105,9 @@ func TestSelftestStopsEverythingOnSIGTERM(t *testing.T) {
 	for pid, name := range seen {
 		if alive(pid) {
 			t.Errorf("%s (pid %d) still runs after selftest exited", name, pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+				t.Errorf("kill %s (pid %d): %v", name, pid, err)
+			}
 		}
 	}
 	left, _ := os.ReadDir(tmp)

@@ -191,11 +191,19 @@ func rewriteBundle(t *testing.T, in string, edit func(report []byte) []byte) str
 	}
 	manifest, _ = json.MarshalIndent(m, "", "  ")
 	for _, f := range append([][2]string{{bundle.ManifestName, string(manifest)}}, files...) {
-		tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg})
-		tw.Write([]byte(f[1]))
+		if err := tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(f[1])); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tw.Close()
-	gw.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +218,9 @@ func TestVerifyRefuses(t *testing.T) {
 	good, digest := writeBundle(t, false, runStarted, bundleRun{})
 	data, _ := os.ReadFile(good)
 	truncated := filepath.Join(t.TempDir(), "truncated.tar.gz")
-	os.WriteFile(truncated, data[:len(data)*2/3], 0o644)
+	if err := os.WriteFile(truncated, data[:len(data)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	noEvidence, _ := writeBundle(t, false, runStarted, bundleRun{drop: followerSpec})
 	stale, _ := writeBundle(t, false, time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC), bundleRun{})
 	staleEvidence, _ := writeBundle(t, false, time.Date(2026, 11, 23, 12, 30, 0, 0, time.UTC), bundleRun{})

@@ -39,7 +39,9 @@ func TestFailedWriteKeepsTheOldFile(t *testing.T) {
 	}
 	broke := errors.New("broke")
 	err := Write(path, func(w io.Writer) error {
-		io.WriteString(w, "half")
+		if _, err := io.WriteString(w, "half"); err != nil {
+			return err
+		}
 		return broke
 	})
 	if !errors.Is(err, broke) || !strings.Contains(err.Error(), path) {

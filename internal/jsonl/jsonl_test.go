@@ -27,13 +27,17 @@ func TestReadUpToAFlush(t *testing.T) {
 		return got
 	}
 	for i := range 3 {
-		f.Append(i)
+		if err := f.Append(i); err != nil {
+			t.Fatal(err)
+		}
 	}
 	size, err := f.Flush()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Append(3)
+	if err := f.Append(3); err != nil {
+		t.Fatal(err)
+	}
 	if got := read(size); len(got) != 3 || got[2] != 2 {
 		t.Fatalf("read %v up to the flush, want [0 1 2]", got)
 	}

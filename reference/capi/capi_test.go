@@ -109,7 +109,9 @@ func TestMoveDeletesTheSourceOnlyInTheRightOrder(t *testing.T) {
 				t.Errorf("%s on the source: deleting=%v paused=%v finalizers=%v; want the stuck zombie", n, obj.DeletionTimestamp != nil, obj.Spec.Paused, obj.Finalizers)
 			}
 			// Let the namespace go: release the zombie by hand.
-			e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
+			if err := e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`))); client.IgnoreNotFound(err) != nil {
+				t.Errorf("release %s: %v", n, err)
+			}
 		}
 	})
 }
@@ -141,7 +143,9 @@ func TestFinalizerWhileDeleting(t *testing.T) {
 			}
 		}
 		obj, _ = get(e.Client, ns, "held")
-		e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`)))
+		if err := e.Client.Patch(t.Context(), obj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":[]}}`))); client.IgnoreNotFound(err) != nil {
+			t.Errorf("release held: %v", err)
+		}
 	})
 }
 

@@ -218,13 +218,13 @@ func TestSameExternalName(t *testing.T) {
 	})
 }
 
-// deleteAfterUse reports whether the log shows a successful delete by old
-// after any operation by new.
-func deleteAfterUse(ops []external.Op, old, new string) bool {
+// deleteAfterUse reports whether the log shows a successful delete by
+// oldOwner after any operation by newOwner.
+func deleteAfterUse(ops []external.Op, oldOwner, newOwner string) bool {
 	used := false
 	for _, op := range ops {
-		used = used || op.Owner == new
-		if used && op.Owner == old && op.Op == "delete" && op.Result == "ok" {
+		used = used || op.Owner == newOwner
+		if used && op.Owner == oldOwner && op.Op == "delete" && op.Result == "ok" {
 			return true
 		}
 	}

@@ -98,7 +98,9 @@ func TestPartitionedLeader(t *testing.T) {
 		}
 		reftest.Eventually(t, 30*time.Second, successor+" to take the Lease", func() bool { return holder(e, ns) == successor })
 		healed := time.Now()
-		part.End(t.Context())
+		if err := part.End(t.Context()); err != nil {
+			t.Fatal(err)
+		}
 
 		writesAfter := func() int {
 			n := 0

@@ -301,7 +301,7 @@ func TestBugsSeenWithoutFaults(t *testing.T) {
 		bug   string
 		check func(t *testing.T, s *scenario)
 	}{
-		{stack.BugLeakInOtherNamespace, func(t *testing.T, s *scenario) {
+		{stack.BugLeakInOtherNamespace, func(_ *testing.T, s *scenario) {
 			st := s.readyThenDeleted()
 			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
 			s.stays("the audit record in "+stack.AuditNamespace, func() bool {
@@ -310,13 +310,13 @@ func TestBugsSeenWithoutFaults(t *testing.T) {
 			})
 			s.goneBut(stack.LedgerName(st), "audit")
 		}},
-		{stack.BugLeakByApply, func(t *testing.T, s *scenario) {
+		{stack.BugLeakByApply, func(_ *testing.T, s *scenario) {
 			st := s.readyThenDeleted()
 			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
 			s.stays("the mirror", func() bool { _, err := s.configMap(s.ns, namesIn(s.ns).mirror); return err == nil })
 			s.goneBut(stack.LedgerName(st), "mirror")
 		}},
-		{stack.BugLeakClusterChild, func(t *testing.T, s *scenario) {
+		{stack.BugLeakClusterChild, func(_ *testing.T, s *scenario) {
 			st := s.readyThenDeleted()
 			s.eventually("the Stack to be gone", func() bool { _, err := s.stack(); return apierrors.IsNotFound(err) })
 			s.stays("the Slot", func() bool { _, err := s.slot(); return err == nil })
@@ -336,7 +336,7 @@ func TestBugsSeenWithoutFaults(t *testing.T) {
 			}
 			s.stays("the mirror", func() bool { _, err := s.configMap(s.ns, namesIn(s.ns).mirror); return err == nil })
 		}},
-		{stack.BugNeverAvailable, func(t *testing.T, s *scenario) {
+		{stack.BugNeverAvailable, func(_ *testing.T, s *scenario) {
 			s.eventually("Ready=True with Available=False (MinimumReplicasUnavailable)", func() bool {
 				st, err := s.stack()
 				if err != nil || st.Status.ObservedGeneration != st.Generation {
@@ -533,7 +533,7 @@ func TestBugsAfterRestart(t *testing.T) {
 			})
 			s.patchStack(`{"spec":{"tier":"large"}}`)
 			s.rotate()
-			st = s.observed("large")
+			s.observed("large")
 			// Its next passes: the rotation copied, or long enough not.
 			reftest.Eventually(t, within, "the rotation to be copied, or 3 s", func() bool {
 				sec, err := s.secret(n.creds)

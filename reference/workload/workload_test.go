@@ -102,7 +102,11 @@ func (s *scenario) loseACreate(target chaos.Target, to int32) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer stall.End(s.t.Context())
+	defer func() {
+		if err := stall.End(s.t.Context()); err != nil {
+			s.t.Error(err)
+		}
+	}()
 	known := map[string]bool{}
 	for _, p := range s.livePods() {
 		known[p.Name] = true
@@ -186,7 +190,11 @@ func TestLateEventsOvershootWithoutExpectations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer delay.End(t.Context())
+		defer func() {
+			if err := delay.End(t.Context()); err != nil {
+				t.Error(err)
+			}
+		}()
 		history := startHistory(t, e, ns)
 		s := newScenarioIn(t, e, ns, 3)
 		// The controller has caught up once its status counts

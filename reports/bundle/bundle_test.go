@@ -27,7 +27,9 @@ func run(t *testing.T) string {
 		"bin/leader.test":                          "a big binary",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -79,13 +81,20 @@ func rewrite(t *testing.T, in string, change func(h *tar.Header, body []byte) []
 	}
 	tr := tar.NewReader(gz)
 	out := filepath.Join(t.TempDir(), "changed.tar.gz")
-	o, _ := os.Create(out)
+	o, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer o.Close()
 	gw := gzip.NewWriter(o)
 	tw := tar.NewWriter(gw)
 	put := func(name string, body []byte) {
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
-		tw.Write(body)
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(body); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for {
 		h, err := tr.Next()
@@ -103,8 +112,12 @@ func rewrite(t *testing.T, in string, change func(h *tar.Header, body []byte) []
 	for name, body := range add {
 		put(name, []byte(body))
 	}
-	tw.Close()
-	gw.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -116,9 +129,13 @@ func TestOpenRefusesBadBundles(t *testing.T) {
 	good, _ := write(t)
 	data, _ := os.ReadFile(good)
 	truncated := filepath.Join(t.TempDir(), "truncated.tar.gz")
-	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	if err := os.WriteFile(truncated, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	notGz := filepath.Join(t.TempDir(), "plain.tar.gz")
-	os.WriteFile(notGz, []byte("hello"), 0o644)
+	if err := os.WriteFile(notGz, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, tc := range map[string]struct {
 		path, want string
 	}{

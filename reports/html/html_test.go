@@ -62,8 +62,12 @@ func TestStaleEvidenceIsLeftOut(t *testing.T) {
 		if f == "report.json" { // the report of a later run
 			data = []byte(strings.Replace(string(data), `"StartTime": "2026-11-23T`, `"StartTime": "2027-11-23T`, 1))
 		}
-		os.MkdirAll(filepath.Dir(filepath.Join(run, f)), 0o755)
-		os.WriteFile(filepath.Join(run, f), data, 0o644)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(run, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var b bytes.Buffer
 	if err := Write(&b, "x", dir); err != nil {
@@ -100,7 +104,9 @@ func TestPageInChromium(t *testing.T) {
 	if shots == "" {
 		shots = dir
 	}
-	os.MkdirAll(shots, 0o755)
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		page []byte

@@ -201,8 +201,9 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	started := make(chan error, 1)
 	go func() {
-		wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		started <- wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 			_, err := os.Stat(filepath.Join(dir, "started"))
 			return err == nil, nil
 		})
@@ -211,6 +212,9 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	var out strings.Builder
 	start := time.Now()
 	passed, err := Run(ctx, Config{Program: prog, Artifacts: dir, Suites: []suites.Suite{{Name: "slow", Title: "Slow"}, {Name: "pass", Title: "Pass"}}, Stdout: &out, Stderr: &out})
+	if err := <-started; err != nil {
+		t.Errorf("the slow suite did not start before the interruption: %v", err)
+	}
 	if err != nil || passed {
 		t.Fatalf("Run = %v, %v; want not passed", passed, err)
 	}

@@ -65,13 +65,17 @@ func TestPlacement(t *testing.T) {
 	// kube-controller-manager: stand-ins let them load without a build.
 	bins := t.TempDir()
 	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
-		os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"), 0o755)
+		if err := os.WriteFile(filepath.Join(bins, b), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("KUBE_BIN_DIR", bins)
 	file := func(name, pod string) string {
 		path := filepath.Join(dir, name+".yaml")
-		os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha2\nkind: Subject\nname: "+name+"\nrun:\n  command: [/bin/true]\n"+pod+
-			"capabilities:\n  leaderElected: {lease: {name: l, namespace: ns}, leaseDuration: 2s, retryPeriod: 1s}\n"), 0o644)
+		if err := os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha2\nkind: Subject\nname: "+name+"\nrun:\n  command: [/bin/true]\n"+pod+
+			"capabilities:\n  leaderElected: {lease: {name: l, namespace: ns}, leaseDuration: 2s, retryPeriod: 1s}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return path
 	}
 	for _, tc := range []struct{ provider, placement, name, file, want string }{
@@ -137,7 +141,9 @@ func TestMissingClusterRoleNamesTheField(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `(subject "mgr"): run.pod.clusterRole: ClusterRole "mgr-role" does not exist on the cluster`) {
 		t.Fatalf("err = %v", err)
 	}
-	kube.RbacV1().ClusterRoles().Create(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "mgr-role"}}, metav1.CreateOptions{})
+	if _, err := kube.RbacV1().ClusterRoles().Create(t.Context(), &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "mgr-role"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := clusterRoleExists(t.Context(), kube, f); err != nil {
 		t.Fatalf("an existing role: %v", err)
 	}

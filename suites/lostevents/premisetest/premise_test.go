@@ -169,7 +169,7 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 // had passed.
 func keptIsJudged() func(t *testing.T, reports map[string]types.SpecReport) {
 	const name = "judges, then the subject gets the lost pod"
-	It(name, func(ctx SpecContext) {
+	It(name, func(_ SpecContext) {
 		p := &fakeProxy{}
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
 		testenv.Evidence().AddProxy("w-0", p)
