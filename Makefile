@@ -200,9 +200,15 @@ job-test: upstream-bins ## the steadystate image as a conformance Job (fixtures/
 images: ## build the FROM scratch images (refctl, faultproxy, steadystate) with a private Docker engine if none answers
 	hack/images.sh
 
-lint: actionlint ## gofmt, go vet and actionlint
+# golangci-lint runs go vet's analyzers (govet) among its linters; its
+# configuration is .golangci.yml.
+GOLANGCI_LINT := $(CURDIR)/bin/golangci-lint
+$(GOLANGCI_LINT): hack/tools/golangci/go.mod
+	cd hack/tools/golangci && $(GO) build -o $(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+lint: actionlint $(GOLANGCI_LINT) ## gofmt, golangci-lint (go vet, errcheck, staticcheck, revive and more: .golangci.yml) and actionlint
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
 
 actionlint: ## check the GitHub Actions workflows (actionlint, built from the hack/tools module)
 	cd hack/tools && $(GO) build -o $(CURDIR)/bin/actionlint github.com/rhysd/actionlint/cmd/actionlint

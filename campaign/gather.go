@@ -136,7 +136,7 @@ func readRecord(p string) (Record, error) {
 // report had a spec that passed; none present did not pass. broke says a
 // spec broke a property.
 func reportsPassed(dir string, present []int) (passed, broke bool, err error) {
-	passed, any := true, false
+	passed, read := true, false
 	for _, i := range present {
 		err := filepath.WalkDir(filepath.Join(dir, bundle.IndexFolder(i)), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() != "report.json" {
@@ -146,7 +146,7 @@ func reportsPassed(dir string, present []int) (passed, broke bool, err error) {
 			if err != nil {
 				return err
 			}
-			any = true
+			read = true
 			count := reports.PrintVerdicts(reps, "specs", io.Discard)
 			if count[verdict.BrokenSpec]+count[verdict.Error] > 0 || count[verdict.Passed] == 0 {
 				passed = false
@@ -158,7 +158,7 @@ func reportsPassed(dir string, present []int) (passed, broke bool, err error) {
 			return false, false, err
 		}
 	}
-	return passed && any, broke, nil
+	return passed && read, broke, nil
 }
 
 func writeSummary(w io.Writer, c bundle.Campaign, recs []Record) {

@@ -143,7 +143,8 @@ func (x Index) Run(ctx context.Context, e config.Settings, stdout, stderr io.Wri
 // hasReport says whether a report.json is below dir.
 func hasReport(dir string) bool {
 	found := false
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// An unreadable folder holds no report: its walk error is not one.
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == "report.json" {
 			found = true
 			return filepath.SkipAll

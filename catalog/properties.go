@@ -11,9 +11,9 @@ func p(id string, stage verdict.Stage, sentence string) verdict.Property {
 	return verdict.Property{ID: id, Stage: stage, Sentence: sentence}
 }
 
-// Evidence is checked in every spec: a recorder that lost events (its
-// watch ended in a 410 and would have had to relist) makes the spec an
-// error, never a pass.
+// EvidenceComplete is checked in every spec: a recorder that lost events
+// (its watch ended in a 410 and would have had to relist) makes the spec
+// an error, never a pass.
 var EvidenceComplete = p("evidence/complete", verdict.Assumption, "every recorded history is complete: no watch had to relist or fell behind")
 
 // Lost events (OpenKruise CloneSet; docs/design.md, the lost-events class).
@@ -66,7 +66,7 @@ var (
 	FinP4            = p("finalizer/P4", verdict.Invariant, "P4: a paused object that gets a deletionTimestamp causes no external cleanup")
 )
 
-// Exploration: what the harness did with a drawn schedule.
+// ExploreStepsActed is what the harness did with a drawn schedule.
 var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error")
 
 // The cluster under the suites (kube-controller-manager's controllers,

@@ -150,8 +150,7 @@ func Begin(ctx context.Context, tl *Timeline, f Fault, t Target) (*Active, error
 	a := &Active{tl: tl, fault: f, t: t, inj: inj}
 	if err != nil {
 		a.inj.Error = err.Error()
-		a.End(ctx)
-		return nil, err
+		return nil, errors.Join(err, a.End(ctx))
 	}
 	return a, nil
 }

@@ -160,7 +160,7 @@ func (h PodHost) delete(ctx context.Context, grace time.Duration) error {
 	return nil
 }
 
-// Exited: the controller container has terminated or restarted, or the
+// Exited says the controller container has terminated or restarted, or the
 // pod is gone.
 func (h PodHost) Exited(ctx context.Context) bool {
 	pod, err := h.Kube.CoreV1().Pods(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
@@ -230,7 +230,7 @@ func (h PodHost) Log(ctx context.Context) ([]byte, error) {
 	}
 }
 
-// Down: the pod is gone, or the controller container does not run (it
+// Down says the pod is gone, or the controller container does not run (it
 // exited and the kubelet has not started it again yet).
 func (h PodHost) Down(ctx context.Context) bool {
 	pod, err := h.Kube.CoreV1().Pods(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})

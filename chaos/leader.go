@@ -57,7 +57,7 @@ func (f LeaderFailover) Inject(ctx context.Context, t Target) (Injection, error)
 	old := holder(lease)
 	r, ok := t.Holding(old)
 	if !ok || r.Host == nil {
-		return Injection{}, fmt.Errorf("Lease %s/%s is held by %q, which is no replica of the subject (by name or by its own Lease writes)", f.LeaseNamespace, f.LeaseName, old)
+		return Injection{}, fmt.Errorf("the Lease %s/%s is held by %q, which is no replica of the subject (by name or by its own Lease writes)", f.LeaseNamespace, f.LeaseName, old)
 	}
 	action := Kill
 	if f.Graceful {

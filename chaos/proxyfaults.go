@@ -149,7 +149,9 @@ func (f *ProxyRule) Inject(ctx context.Context, t Target) (Injection, error) {
 		case <-ctx.Done():
 			return inj, ctx.Err()
 		}
-		f.Recover(ctx, t)
+		if err := f.Recover(ctx, t); err != nil {
+			return inj, err
+		}
 		inj.End = time.Now()
 	}
 	return inj, nil

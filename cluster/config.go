@@ -92,7 +92,6 @@ func ConfigFrom(s config.Settings) Config {
 // Providers lists the valid provider names.
 var Providers = []string{Local, Kind, Existing}
 
-// New returns the provider cfg names, or an error listing the valid ones.
 // LocalOptions are the options of a local cluster named name (default
 // cfg.Name, else "steadystate"), its logs in $ARTIFACTS/cluster-<name>/.
 func (cfg Config) LocalOptions(name string) local.Options {
@@ -143,6 +142,7 @@ func (cfg Config) nodes() (int, error) {
 	return n, nil
 }
 
+// New returns the provider cfg names, or an error listing the valid ones.
 func New(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:

@@ -367,7 +367,7 @@ func ServerVersion(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	p := existing.NewProvider("", "")
-	defer p.Destroy(context.WithoutCancel(ctx))
+	defer func() { _ = p.Destroy(context.WithoutCancel(ctx)) }() // removes the kubeconfig it wrote, if any
 	if _, err := p.Create(ctx); err != nil {
 		return "existing cluster (version unknown: " + err.Error() + ")"
 	}

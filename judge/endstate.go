@@ -1169,8 +1169,8 @@ func (l learnt) masks(d fieldDiff) bool {
 
 // describe lists what l masks, for a reader of the verdict: each field
 // by object and path (value or presence), each count range and each
-// group whose names vary, at most max of them.
-func (l learnt) describe(max int) string {
+// group whose names vary, at most limit of them.
+func (l learnt) describe(limit int) string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(l.fields)) {
 		obj, path, _ := strings.Cut(k, "\x00")
@@ -1192,8 +1192,8 @@ func (l learnt) describe(max int) string {
 	if len(out) == 0 {
 		return "none"
 	}
-	if len(out) > max {
-		out = append(out[:max], fmt.Sprintf("and %d more", len(out)-max))
+	if len(out) > limit {
+		out = append(out[:limit], fmt.Sprintf("and %d more", len(out)-limit))
 	}
 	return strings.Join(out, "; ")
 }

@@ -1012,8 +1012,8 @@ type PanicLine struct {
 // PanicLines are the lines of a controller's output that show a panic:
 // a Go panic that ends the process ("panic: " at a line's start, "fatal
 // error: "), or one its framework recovered and logged ("Observed a
-// panic", as client-go and controller-runtime write it), at most max.
-func PanicLines(output []byte, max int) []PanicLine {
+// panic", as client-go and controller-runtime write it), at most limit.
+func PanicLines(output []byte, limit int) []PanicLine {
 	var out []PanicLine
 	for i, line := range strings.Split(string(output), "\n") {
 		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") || strings.Contains(line, "Observed a panic") {
@@ -1021,7 +1021,7 @@ func PanicLines(output []byte, max int) []PanicLine {
 				line = line[:400] + "…"
 			}
 			out = append(out, PanicLine{Line: line, N: i + 1})
-			if len(out) == max {
+			if len(out) == limit {
 				break
 			}
 		}

@@ -138,11 +138,11 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 		select {
 		case <-exited:
 		case <-ctx.Done():
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // a group already gone needs no signal
 			select {
 			case <-exited:
 			case <-time.After(StopGrace):
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			}
 		}
 	}()
@@ -150,7 +150,7 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 	// status explains a missing report.
 	waitErr := cmd.Wait()
 	close(exited)
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind (none: ESRCH)
 	<-followed
 	run.Took = time.Since(start)
 	if err := freshReport(report, opened.ModTime(), waitErr, log.Name()); err != nil {

@@ -72,12 +72,17 @@ func Bundle(path string, digest *string, failOnGaps bool, stdout io.Writer) erro
 		}
 	}
 	var reportFiles []string
-	filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == "report.json" {
+	if err := filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == "report.json" {
 			reportFiles = append(reportFiles, p)
 		}
 		return nil
-	})
+	}); err != nil {
+		return cli.Mark(cli.ErrHarness, fmt.Errorf("read the extracted bundle %s: %w", path, err))
+	}
 	if len(reportFiles) == 0 {
 		return cli.Mark(cli.ErrHarness, fmt.Errorf("%s holds no report.json: a conformance bundle has one per suite", path))
 	}

@@ -117,7 +117,7 @@ func Inject(f chaos.Fault, target func(*envconf.Config) (chaos.Target, error)) f
 // as an error of the evidence, "not evaluated", never as a pass or a
 // finding.
 func Converges(name string, want judge.Want, within, window time.Duration) features.Func {
-	return func(ctx context.Context, t *testing.T, cfg *envconf.Config) context.Context {
+	return func(ctx context.Context, t *testing.T, _ *envconf.Config) context.Context {
 		t.Helper()
 		ctx, r := from(ctx)
 		r.mu.Lock()

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/suites/controlplane"

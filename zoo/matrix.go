@@ -41,10 +41,8 @@ func (r Result) cells() []reports.Cell {
 	index := map[string]int{}
 	for _, run := range r.Runs {
 		for _, c := range run.Cells {
-			i, ok := index[c.Suite]
-			if !ok {
-				i = len(out)
-				index[c.Suite] = i
+			if _, ok := index[c.Suite]; !ok {
+				index[c.Suite] = len(out)
 				c.Runs = nil
 				out = append(out, c)
 			}

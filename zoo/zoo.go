@@ -288,7 +288,7 @@ func runLogged(ctx context.Context, logPath string, cfg Config, prefix string, p
 				fmt.Fprintln(progress, prefix+line)
 			}
 		}
-		io.Copy(io.Discard, pr)
+		_, _ = io.Copy(io.Discard, pr) // drain, so the command never blocks on a full pipe
 	}()
 	err = cmd.Run()
 	pw.Close()

@@ -44,14 +44,14 @@ func (e *experiment) available(t chaos.Target) error {
 	}
 	list, err := t.Kube.Discovery().ServerResourcesForGroupVersion(GroupVersion.String())
 	if err != nil {
-		return fmt.Errorf("Chaos Mesh is not installed: the cluster does not serve %s (%v)", GroupVersion, err)
+		return fmt.Errorf("the cluster does not serve %s: Chaos Mesh is not installed (%v)", GroupVersion, err)
 	}
 	for _, r := range list.APIResources {
 		if r.Name == e.resource {
 			return nil
 		}
 	}
-	return fmt.Errorf("Chaos Mesh is not installed: the cluster does not serve %s %s", GroupVersion, e.kind)
+	return fmt.Errorf("the cluster does not serve %s %s: Chaos Mesh is not installed", GroupVersion, e.kind)
 }
 
 // create makes the object and waits until Chaos Mesh reports AllInjected.

@@ -58,7 +58,7 @@ var (
 // harness can reach; it has no authentication of its own.
 func Handler(p *Proxy) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("GET /v1/replica", func(w http.ResponseWriter, _ *http.Request) { reply(w, p.Replica()) })
 	mux.HandleFunc("POST /v1/rules", func(w http.ResponseWriter, r *http.Request) {
 		var rule Rule
@@ -73,11 +73,17 @@ func Handler(p *Proxy) http.Handler {
 		reply(w, map[string]string{"id": id})
 	})
 	mux.HandleFunc("DELETE /v1/rules/{id}", func(w http.ResponseWriter, r *http.Request) {
-		p.RemoveRule(r.PathValue("id"))
+		if err := p.RemoveRule(r.PathValue("id")); err != nil {
+			fail(w, err)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("DELETE /v1/rules", func(w http.ResponseWriter, _ *http.Request) {
-		p.ClearRules()
+		if err := p.ClearRules(); err != nil {
+			fail(w, err)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	})
 	cut := func(f func(Match) (int, error)) http.HandlerFunc {
@@ -129,15 +135,17 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// reply and fail answer the control client; an answer it never reads (it
+// went away) is nothing the proxy can act on.
 func reply(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 func fail(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
 }
 
 // Log is a proxy's request and event logs read at one moment; Final when
@@ -187,8 +195,9 @@ func (c *Remote) do(method, path string, in, out any) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
+		// An answer without the error's JSON still fails, by its status.
 		var e struct{ Error string }
-		json.NewDecoder(resp.Body).Decode(&e)
+		_ = json.NewDecoder(resp.Body).Decode(&e)
 		return fmt.Errorf("fault proxy control %s %s: HTTP %d: %s", method, path, resp.StatusCode, e.Error)
 	}
 	if out != nil {

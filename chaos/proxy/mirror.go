@@ -56,7 +56,7 @@ func (m *Mirror) refresh() {
 	if settled {
 		return
 	}
-	l, err := m.Remote.Log()
+	l, err := m.Log()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
@@ -97,7 +97,7 @@ func (m *Mirror) Seal() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.log.Final {
-		return fmt.Errorf("sealed the proxy of %s but could not copy its final log: %v", m.Remote.Replica(), m.err)
+		return fmt.Errorf("sealed the proxy of %s but could not copy its final log: %v", m.Replica(), m.err)
 	}
 	return nil
 }

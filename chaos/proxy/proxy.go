@@ -128,7 +128,7 @@ func Start(opts Options) (*Proxy, error) {
 		},
 		Transport:     rt,
 		FlushInterval: -1,
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			if errors.Is(err, context.Canceled) {
 				return
 			}
@@ -141,7 +141,9 @@ func Start(opts Options) (*Proxy, error) {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          quietLog(),
 	}
-	go p.server.ServeTLS(l, "", "")
+	// ServeTLS ends with http.ErrServerClosed at Close; a listener that
+	// fails before shows as the controller's requests failing.
+	go func() { _ = p.server.ServeTLS(l, "", "") }()
 	return p, nil
 }
 

@@ -117,13 +117,13 @@ func respond(w http.ResponseWriter, code int, info RequestInfo) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(&status)
+	_ = json.NewEncoder(w).Encode(&status) // a client gone is nothing to act on
 }
 
 func writeStatus(w http.ResponseWriter, code int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]any{
+	_ = json.NewEncoder(w).Encode(map[string]any{
 		"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "code": code,
 	})
 }

@@ -45,9 +45,10 @@ func (p *Proxy) serveWatch(w *statusWriter, r *http.Request, info RequestInfo, r
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-		w.Write(ev)
+		_, werr := w.Write(ev)
 		w.Flush()
-		p.event(Event{Replica: p.opts.Replica, WatchID: rec.ID, Delivered: true, Fault: expireID, At: time.Now(),
+		// Delivered only if it reached the client's connection.
+		p.event(Event{Replica: p.opts.Replica, WatchID: rec.ID, Delivered: werr == nil, Fault: expireID, At: time.Now(),
 			EventMeta: EventMeta{Type: "ERROR", Kind: "Status", Code: status.Code, Reason: string(status.Reason), Message: status.Message}})
 		return
 	}
@@ -67,7 +68,7 @@ func (p *Proxy) serveWatch(w *statusWriter, r *http.Request, info RequestInfo, r
 		return
 	}
 	w.Flush()
-	p.pump(w, r.Context(), resp, info, rec)
+	p.pump(r.Context(), w, resp, info, rec)
 }
 
 func copyBody(w http.ResponseWriter, resp *http.Response) {
@@ -75,7 +76,9 @@ func copyBody(w http.ResponseWriter, resp *http.Response) {
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
-			w.Write(buf[:n])
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return // the client went away
+			}
 		}
 		if err != nil {
 			return
@@ -102,7 +105,7 @@ type frameOrErr struct {
 }
 
 // pump delivers a watch stream event by event, applying the rules.
-func (p *Proxy) pump(w *statusWriter, ctx context.Context, resp *http.Response, info RequestInfo, rec *Request) {
+func (p *Proxy) pump(ctx context.Context, w *statusWriter, resp *http.Response, info RequestInfo, rec *Request) {
 	aw := p.watches.add(rec.ID, info)
 	defer p.watches.remove(rec.ID)
 	// A refusing partition or a seal cuts the open watches after it takes

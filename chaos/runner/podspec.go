@@ -70,10 +70,13 @@ func grant(ctx context.Context, kube kubernetes.Interface, ns string, c Controll
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); allowExisting(err) != nil {
 		return nil, err
 	}
+	// Best effort, as the Deployment's delete in Stop: the Secret goes
+	// with the namespace, and a binding left by a failed delete is named
+	// after the run's namespace.
 	return func(ctx context.Context) {
-		kube.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
+		_ = kube.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
 		if c.Certs != nil {
-			kube.CoreV1().Secrets(ns).Delete(ctx, c.Name+"-certs", metav1.DeleteOptions{})
+			_ = kube.CoreV1().Secrets(ns).Delete(ctx, c.Name+"-certs", metav1.DeleteOptions{})
 		}
 	}, nil
 }

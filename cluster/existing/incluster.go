@@ -35,7 +35,7 @@ func writeInCluster() (string, error) {
 		return "", err
 	}
 	kc := clientcmdapi.NewConfig()
-	kc.Clusters[inClusterName] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthority: cfg.TLSClientConfig.CAFile}
+	kc.Clusters[inClusterName] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthority: cfg.CAFile}
 	kc.AuthInfos[inClusterName] = &clientcmdapi.AuthInfo{TokenFile: cfg.BearerTokenFile}
 	kc.Contexts[inClusterName] = &clientcmdapi.Context{Cluster: inClusterName, AuthInfo: inClusterName}
 	kc.CurrentContext = inClusterName

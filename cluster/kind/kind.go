@@ -126,14 +126,12 @@ func (p *Provider) Create(ctx context.Context, _ ...string) (string, error) {
 		// kind's create cannot be cancelled: let it finish, then delete
 		// what it made, so an interrupt leaves no cluster behind.
 		fmt.Fprintf(p.o.Progress, "kind: interrupted; deleting cluster %s once its create returns\n", p.o.Name)
-		<-created
-		p.Destroy(context.WithoutCancel(ctx))
-		return "", fmt.Errorf("create kind cluster %s: %w", p.o.Name, ctx.Err())
+		cerr := <-created
+		return "", errors.Join(fmt.Errorf("create kind cluster %s: %w", p.o.Name, ctx.Err()), cerr, p.Destroy(context.WithoutCancel(ctx)))
 	}
 	if err != nil {
 		// kind removes the nodes of a failed create itself; make sure.
-		p.Destroy(ctx)
-		return "", fmt.Errorf("create kind cluster %s: %w", p.o.Name, err)
+		return "", errors.Join(fmt.Errorf("create kind cluster %s: %w", p.o.Name, err), p.Destroy(ctx))
 	}
 	fmt.Fprintf(p.o.Progress, "kind: cluster %s created in %s\n", p.o.Name, time.Since(start).Round(100*time.Millisecond))
 	if p.rest, err = clientcmd.BuildConfigFromFlags("", p.kubeconfig); err != nil {
@@ -246,16 +244,33 @@ func (p *Provider) WaitForControlPlane(ctx context.Context, _ klient.Client) err
 	return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 }
 
-// The rest of support.E2EClusterProvider.
+// The rest of support.E2EClusterProvider, as e2e-framework documents it.
 
+// WithName sets the cluster's name.
 func (p *Provider) WithName(name string) support.E2EClusterProvider { p.o.Name = name; return p }
+
+// WithVersion sets the Kubernetes version.
 func (p *Provider) WithVersion(v string) support.E2EClusterProvider { p.o.KubeVersion = v; return p }
-func (p *Provider) WithPath(string) support.E2EClusterProvider      { return p }
-func (p *Provider) SetDefaults() support.E2EClusterProvider         { p.o.setDefaults(); return p }
-func (p *Provider) GetKubeconfig() string                           { return p.kubeconfig }
-func (p *Provider) GenerateKubeconfig(...string) (string, error)    { return p.kubeconfig, nil }
-func (p *Provider) GetKubectlContext() string                       { return "kind-" + p.o.Name }
-func (p *Provider) KubernetesRestConfig() *rest.Config              { return p.rest }
+
+// WithPath is a no-op: kind is a library here, not a binary on a path.
+func (p *Provider) WithPath(string) support.E2EClusterProvider { return p }
+
+// SetDefaults fills in the options not set.
+func (p *Provider) SetDefaults() support.E2EClusterProvider { p.o.setDefaults(); return p }
+
+// GetKubeconfig is the path of the cluster's kubeconfig.
+func (p *Provider) GetKubeconfig() string { return p.kubeconfig }
+
+// GenerateKubeconfig returns the kubeconfig Create wrote.
+func (p *Provider) GenerateKubeconfig(...string) (string, error) { return p.kubeconfig, nil }
+
+// GetKubectlContext is the kubeconfig context kind names.
+func (p *Provider) GetKubectlContext() string { return "kind-" + p.o.Name }
+
+// KubernetesRestConfig is the cluster's client configuration.
+func (p *Provider) KubernetesRestConfig() *rest.Config { return p.rest }
+
+// WithOpts applies e2e-framework cluster options.
 func (p *Provider) WithOpts(opts ...support.ClusterOpts) support.E2EClusterProvider {
 	for _, o := range opts {
 		o(p)

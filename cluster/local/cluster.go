@@ -164,7 +164,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	c := &Cluster{opts: opts, bins: bins, workDir: workDir, procs: map[string]*proc.Proc{}}
 	defer func() {
 		if err != nil {
-			c.Stop()
+			err = errors.Join(err, c.Stop())
 		}
 	}()
 	c.logDir = opts.LogDir

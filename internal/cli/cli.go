@@ -17,7 +17,9 @@ var ErrUsage = errors.New("usage")
 // the program prints to stdout before exiting 0.
 type HelpRequest struct{ Text string }
 
-func (h HelpRequest) Error() string        { return "help requested" }
+func (h HelpRequest) Error() string { return "help requested" }
+
+// Is makes a HelpRequest match flag.ErrHelp.
 func (h HelpRequest) Is(target error) bool { return target == flag.ErrHelp }
 
 // Command is a command's flag set and how it is called, for its help.
@@ -132,5 +134,7 @@ func Section(usage, name string) string {
 // Strings is a flag that may be repeated, each value kept in order.
 type Strings []string
 
-func (l *Strings) String() string     { return strings.Join(*l, ",") }
+func (l *Strings) String() string { return strings.Join(*l, ",") }
+
+// Set adds a value: the flag may be given more than once.
 func (l *Strings) Set(v string) error { *l = append(*l, v); return nil }

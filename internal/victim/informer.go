@@ -40,7 +40,8 @@ func Start(ctx context.Context, cfg *rest.Config, namespace string, kind Kind) (
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace))
 	si := kind(factory)
 	v := &Informer{store: si.GetStore()}
-	si.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	// AddEventHandler fails only on an informer already stopped.
+	_, _ = si.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { v.note("ADD", o) },
 		UpdateFunc: func(_, o any) { v.note("UPDATE", o) },
 		DeleteFunc: func(o any) { v.note("DELETE", o) },

@@ -162,8 +162,11 @@ func keepEvidence(t testing.TB, s *runner.Subject, start time.Time) {
 		for i, r := range s.Replicas {
 			c.AddProxy(r.Identity, s.Proxy(i))
 			if data, err := os.ReadFile(s.Proc(i).LogPath()); err == nil {
-				os.MkdirAll(dir, 0o755)
-				os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Logf("keep %s's log: %v", r.Identity, err)
+				} else if err := os.WriteFile(filepath.Join(dir, r.Identity+".log"), data, 0o644); err != nil {
+					t.Logf("keep %s's log: %v", r.Identity, err)
+				}
 			}
 		}
 		if err := os.MkdirAll(dir, 0o755); err == nil {

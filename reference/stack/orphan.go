@@ -29,7 +29,7 @@ import (
 // in a healthy run (milliseconds), not a stall.
 func (r *Reconciler) orphanMirror(ctx context.Context, fresh *refv1.Stack, m *memo) (wait time.Duration, err error) {
 	var cached refv1.Stack
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(fresh), &cached); err != nil {
+	if err := r.Get(ctx, client.ObjectKeyFromObject(fresh), &cached); err != nil {
 		return 0, client.IgnoreNotFound(err)
 	}
 	var mirror corev1.ConfigMap

@@ -109,13 +109,20 @@ const (
 	hotLoopInterval = time.Second
 )
 
-// ConfigName, MirrorName, CredsName, SlotName and AuditName name a Stack's
-// children; LedgerName names the one named from the Stack's uid.
+// ConfigName names a Stack's ConfigMap.
 func ConfigName(s *refv1.Stack) string { return s.Name + "-config" }
+
+// MirrorName names the Stack's unowned mirror ConfigMap.
 func MirrorName(s *refv1.Stack) string { return s.Name + "-mirror" }
-func CredsName(s *refv1.Stack) string  { return s.Name + "-creds" }
-func SlotName(s *refv1.Stack) string   { return s.Namespace + "-" + s.Name }
-func AuditName(s *refv1.Stack) string  { return "stack-" + s.Namespace + "-" + s.Name }
+
+// CredsName names the Stack's Secret.
+func CredsName(s *refv1.Stack) string { return s.Name + "-creds" }
+
+// SlotName names the Stack's cluster-scoped child.
+func SlotName(s *refv1.Stack) string { return s.Namespace + "-" + s.Name }
+
+// AuditName names the Stack's record in AuditNamespace.
+func AuditName(s *refv1.Stack) string { return "stack-" + s.Namespace + "-" + s.Name }
 
 // LedgerName is <name>-<the first 5 hex digits of the sha256 of its uid>:
 // a name that differs in every run.

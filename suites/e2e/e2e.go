@@ -134,7 +134,7 @@ func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, 
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintf(c.Stdout, "\n=== e2e: suite %s %s in %s; its output:\n", s.Name, result, time.Since(start).Round(time.Second))
-		c.Stdout.Write(out.Bytes())
+		_, _ = c.Stdout.Write(out.Bytes())
 	}
 	if noReport != nil {
 		fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, noReport)
@@ -166,7 +166,7 @@ func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdo
 	cmd.WaitDelay = stopGrace
 	waitErr := cmd.Run()
 	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind (none: ESRCH)
 	}
 	if _, err := os.Stat(report); err != nil {
 		status := "exit status 0"

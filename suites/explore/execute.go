@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/chaos"

@@ -65,7 +65,9 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 		return rule(chaos.Partition("", st.Fault == "partition-blackhole", st.For)), nil
 	case "answer-429", "answer-500", "answer-409":
 		var code int
-		fmt.Sscan(strings.TrimPrefix(st.Fault, "answer-"), &code)
+		if _, err := fmt.Sscan(strings.TrimPrefix(st.Fault, "answer-"), &code); err != nil {
+			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
+		}
 		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
 	case "process-kill", "process-terminate", "process-restart":
 		action := chaos.ProcessAction(strings.TrimPrefix(st.Fault, "process-"))

@@ -1,7 +1,7 @@
 package explore
 
 import (
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/steadystate-dev/steadystate/exploration/phases"
 	"github.com/steadystate-dev/steadystate/oracle"

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
+	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/catalog"

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,7 +98,9 @@ func (f *Fleet) target(ctx context.Context) (cfg *rest.Config) {
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.ns}}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func(ctx SpecContext) { kube.CoreV1().Namespaces().Delete(ctx, f.ns, metav1.DeleteOptions{}) })
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(kube.CoreV1().Namespaces().Delete(ctx, f.ns, metav1.DeleteOptions{})).To(Or(Succeed(), Satisfy(apierrors.IsNotFound)), "delete namespace %s", f.ns)
+	})
 	return cfg
 }
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -29,7 +29,7 @@ var (
 
 // moveTarget returns the target's kubeconfig path and client config, or
 // skips the spec when the provider cannot make a second cluster (existing).
-func moveTarget(ctx context.Context, m subject.MovableResource) (kubeconfig string, cfg *rest.Config) {
+func moveTarget(_ context.Context, m subject.MovableResource) (kubeconfig string, cfg *rest.Config) {
 	c := testenv.Run().Cluster
 	if c.Provider == cluster.Existing {
 		Skip("moving needs a second cluster, which the harness makes only with PROVIDER=local or kind")

@@ -2,6 +2,7 @@ package foreground
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,8 +30,11 @@ func sameNameSpecs() {
 			name := ns + "-db"
 			tl := testenv.Timeline()
 			race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
-			// A race that fails is in the timeline, for the premise.
-			chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn})
+			// A race that fails is in the timeline, for the premise; one
+			// that cannot run at all is the harness's.
+			if _, err := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn}); errors.Is(err, chaos.ErrUnavailable) {
+				Fail(err.Error())
+			}
 			testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
 			testenv.Fact(judge.FactExternalName, name)
 			testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
@@ -52,7 +56,7 @@ func sameNameSpecs() {
 // claim old is deleting (the premise judges both from the histories), or
 // after 15s, and returns when.
 func (c *Composition) Succeed(ctx context.Context, old, next, externalName string) time.Time {
-	wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
 		return c.ManagedDeleting(old), nil
 	})
 	c.Create(ctx, next, externalName)

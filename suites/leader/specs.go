@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -54,8 +55,11 @@ func leaderSpecs() {
 			Eventually(func() bool {
 				return slices.ContainsFunc(e.proxies[follower].Requests(), func(r proxy.Request) bool { return r.Resource == "leases" && r.Code == 200 })
 			}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
-			// A terminate that fails is in the timeline, for the premise.
-			chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target)
+			// A terminate that fails is in the timeline, for the premise;
+			// one that cannot run at all is the harness's.
+			if _, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target); errors.Is(err, chaos.ErrUnavailable) {
+				Fail(err.Error())
+			}
 			testenv.Verify(
 				testenv.Judged(catalog.LeaderFollowerTerminated),
 				e.oneWriter(),
@@ -86,7 +90,7 @@ func leaderSpecs() {
 			Expect(err).NotTo(HaveOccurred())
 			// Heal once the recorded Lease has another holder (the premise,
 			// judged from the same history), or after 30s.
-			wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 				h := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.Key()])
 				return h != "" && h != oldHolder, nil
 			})

@@ -1,6 +1,7 @@
 package lostevents
 
 import (
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -48,8 +49,11 @@ func stormSpecs() {
 			By("deleting half of the pods (grace 0), three times")
 			var last time.Time
 			for range 3 {
-				// A deletion that fails is in the timeline, for the premise.
-				chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.Target)
+				// A deletion that fails is in the timeline, for the premise;
+				// one that cannot run at all is the harness's.
+				if _, err := chaos.Inject(ctx, tl, chaos.PodDeletion{Namespace: ns, Selector: "!" + subject.PodLabel, Fraction: 0.5}, w.Target); errors.Is(err, chaos.ErrUnavailable) {
+					Fail(err.Error())
+				}
 				last = time.Now()
 				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(w.ReplaceWithin()).Should(BeNumerically(">=", 4),
 					"the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (%s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)", w.ReplaceWithin())

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best unqualified.
+	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"

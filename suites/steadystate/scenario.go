@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -519,7 +519,7 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 // quiescent holds to draw a write (call quietThen for that).
 func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.QuietWindow {
 	from := time.Now()
-	wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
 				return req.Start.After(from) && judge.RunWrite(req, sc.ns, sc.named()...)
@@ -609,7 +609,8 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	}
 	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
 	deadline := at.Add(sc.b.GoneWithin.Duration)
-	wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
+	// Until nothing is left or the deadline: leaves-nothing-behind judges which.
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
 		sc.follow(ctx)
 		err := judge.Offline[leavesID](testenv.Evidence().Snapshot())
 		return err == nil || time.Now().After(deadline), nil

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
 	"k8s.io/client-go/rest"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"

@@ -20,7 +20,7 @@ type referenceStack struct{ binding string }
 
 var _ SteadyStateController = referenceStack{}
 
-// The stack controller's other bindings, each a subject of its own
+// StackBindings are the stack controller's other bindings, each a subject of its own
 // (stack-NAME), each for the correct mode only:
 //   - unwatched: the only change is of an object the controller does not
 //     watch (a Service): the harness's own write while a fault acts must

@@ -1,6 +1,8 @@
 package subject
 
 import (
+	"fmt"
+	. "github.com/onsi/ginkgo/v2"
 	"strings"
 	"time"
 
@@ -38,7 +40,9 @@ func (w *Workload) New(ns, name string, replicas int64) *unstructured.Unstructur
 	obj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(w.binding().Template)}
 	obj.SetName(name)
 	obj.SetNamespace(ns)
-	unstructured.SetNestedField(obj.Object, replicas, strings.Split(w.binding().ReplicasPath, ".")...)
+	if err := unstructured.SetNestedField(obj.Object, replicas, strings.Split(w.binding().ReplicasPath, ".")...); err != nil {
+		Fail(fmt.Sprintf("the subject file's scalableWorkload.template: replicasPath %s: %v", w.binding().ReplicasPath, err))
+	}
 	return obj
 }
 
@@ -55,7 +59,8 @@ func (w *Workload) ObservedGenerationPath() string { return w.binding().Observed
 // ReplicasPatch is a merge patch that sets the desired replicas.
 func (w *Workload) ReplicasPatch(n int64) map[string]any {
 	patch := map[string]any{}
-	unstructured.SetNestedField(patch, n, strings.Split(w.binding().ReplicasPath, ".")...)
+	// Every step of the path is a map made here: no error.
+	_ = unstructured.SetNestedField(patch, n, strings.Split(w.binding().ReplicasPath, ".")...)
 	return patch
 }
 

@@ -1,10 +1,11 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/steadystate-dev/steadystate/evidence"
 )
@@ -39,7 +40,11 @@ func keepOnFailure(name string, read func() ([]byte, error)) {
 
 func write(name string, data []byte) {
 	dir := SpecArtifacts()
-	if err := os.MkdirAll(dir, 0o755); err == nil {
-		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(GinkgoWriter, "keep %s: %v\n", name, err)
 	}
 }

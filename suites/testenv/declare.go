@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
+	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -93,7 +93,7 @@ func unjudgedOnContextEnd(c oracle.Check, ended func() bool) oracle.Check {
 	run := c.Run
 	c.Run = func() error {
 		err := run()
-		if err == nil || errors.Is(err, oracle.ErrNotEvaluated) || !(IsContextErr(err) || ended()) {
+		if err == nil || errors.Is(err, oracle.ErrNotEvaluated) || (!IsContextErr(err) && !ended()) {
 			return err
 		}
 		return fmt.Errorf("%w: the spec ended before %s was judged: %w", oracle.ErrNotEvaluated, c.Property.ID, err)

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best unqualified.
-	. "github.com/onsi/gomega"    //nolint:revive // as above.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -130,8 +130,13 @@ func TeardownCluster(ctx SpecContext) {
 //	var _ = ReportAfterEach(testenv.NoteFailure)
 func NoteFailure(r SpecReport) {
 	if r.Failed() {
-		os.MkdirAll(artifactsRoot(), 0o755)
-		os.WriteFile(failureMarker(), nil, 0o644)
+		err := os.MkdirAll(artifactsRoot(), 0o755)
+		if err == nil {
+			err = os.WriteFile(failureMarker(), nil, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(GinkgoWriter, "mark the failure for the cluster's logs: %v\n", err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package localtest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,11 +60,10 @@ func StartShared(opts local.Options) (c *Cluster, stop func(), err error) {
 	}
 	cfg, err := lc.RESTConfig()
 	if err != nil {
-		lc.Stop()
-		return nil, func() {}, err
+		return nil, func() {}, errors.Join(err, lc.Stop())
 	}
 	cfg.QPS, cfg.Burst = 200, 400
-	return &Cluster{Cluster: lc, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}, func() { lc.Stop() }, nil
+	return &Cluster{Cluster: lc, REST: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}, func() { _ = lc.Stop() }, nil
 }
 
 // Require returns the shared cluster, or skips (fails under
@@ -121,7 +121,7 @@ func (c *Cluster) Namespace(t testing.TB, prefix string) string {
 	}
 	t.Cleanup(func() {
 		// Not waited for: objects a test left stuck on purpose may hold it.
-		c.Kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+		_ = c.Kube.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	})
 	Eventually(t, 30*time.Second, "the default service account of "+ns.Name, func() bool {
 		_, err := c.Kube.CoreV1().ServiceAccounts(ns.Name).Get(context.Background(), "default", metav1.GetOptions{})
