@@ -24,6 +24,10 @@ type Bug struct {
 	// Origin is the upstream issue it reproduces, or "synthetic: " and the
 	// textbook bug it stands for.
 	Origin string
+	// Slow marks a bug whose every spec waits out a deadline, so that a
+	// run of its cell takes several times a correct one's: a matrix starts
+	// it first, lest it set the tail.
+	Slow bool
 }
 
 // Synthetic reports whether the bug stands for a textbook bug rather than
@@ -152,8 +156,8 @@ var Bugs = []Bug{
 		SteadyRecovers),
 	stackBug("leak-cluster-child", "a cleanup that forgets the cluster-scoped object made for a namespaced one (no ownerReference, so no garbage collection either)",
 		SteadyLeavesNothing),
-	stackBug("finalizer-never-released", "a cleanup that runs to its end but never removes its finalizer: the object stays deleting for good",
-		SteadyLeavesNothing),
+	slow(stackBug("finalizer-never-released", "a cleanup that runs to its end but never removes its finalizer: the object stays deleting for good",
+		SteadyLeavesNothing)),
 	stackBug("extra-child-after-refusal", "a retry path that, after a refused write, makes a new child with a generated name instead of retrying the write: one more owned object than a clean run",
 		SteadySameEndState, SteadyNoChurn),
 	// Ready is True for 1 s of every 3 (W is 2 s): no phase ever
@@ -181,6 +185,12 @@ func stackBug(name, origin string, breaks ...verdict.Property) Bug {
 		ids[i] = p.ID
 	}
 	return Bug{Name: name, Component: "stack", Subject: "stack", Suite: "steadystate", Breaks: ids, Origin: "synthetic: " + origin}
+}
+
+// slow marks b Slow.
+func slow(b Bug) Bug {
+	b.Slow = true
+	return b
 }
 
 // Suites are the suites, in order: the reference subjects each runs in the

@@ -119,15 +119,22 @@ func (m Run) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) er
 	return nil
 }
 
-// longestFirst orders cells so the slow suites start first and the
-// parallel runs finish together.
+// longestFirst orders cells so the slow ones start first and the parallel
+// runs finish together: a seeded bug the catalog marks Slow, then the
+// suites by their usual length.
 func longestFirst(cells []reports.Cell) []int {
-	weight := map[string]int{"lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
+	suites := map[string]int{"lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
+	weight := func(c reports.Cell) int {
+		if c.Bug != nil && c.Bug.Slow {
+			return 10
+		}
+		return suites[c.Suite]
+	}
 	order := make([]int, len(cells))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return weight[cells[b].Suite] - weight[cells[a].Suite] })
+	slices.SortStableFunc(order, func(a, b int) int { return weight(cells[b]) - weight(cells[a]) })
 	return order
 }
 
