@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
@@ -17,10 +16,6 @@ import (
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
-
-// StopGrace is how long an interrupted suite may take to clean up (stop its
-// subject and delete its cluster) before it is killed.
-const StopGrace = 45 * time.Second
 
 // CellRun is one run of one cell: what RunCell needs to start it.
 type CellRun struct {
@@ -72,8 +67,8 @@ func (m Run) CellRun(c reports.Cell, dir string, worker int, stderr io.Writer) C
 // RunCell runs one cell's suite in a child process of this program
 // (`steadystate suite NAME`, in its own process group) and judges it from
 // Ginkgo's JSON report. When ctx ends, the suite is interrupted (SIGINT:
-// Ginkgo runs its cleanup) and killed with its group after StopGrace; its
-// processes started with a parent-death signal go with it.
+// Ginkgo runs its cleanup) and killed with its group after
+// proc.SuiteStopGrace (proc.StartGroup).
 func RunCell(ctx context.Context, cr CellRun) reports.Run {
 	run := reports.Run{Dir: cr.Dir}
 	fail := func(err error) reports.Run {
@@ -121,9 +116,8 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 	cmd.Env = append(append(os.Environ(), cr.Env...), oracle.KeyEnviron())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{events3} // fd 3
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	start := time.Now()
-	err = cmd.Start()
+	wait, err := proc.StartGroup(ctx, cmd, proc.SuiteStopGrace)
 	events3.Close()
 	if err != nil {
 		return fail(err)
@@ -133,24 +127,9 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 		defer close(followed)
 		run.PeakMemory = follow(events, cr.Progress, cr.Cell.Suite, start, cr.StatusOnly)
 	}()
-	exited := make(chan struct{})
-	go func() {
-		select {
-		case <-exited:
-		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // a group already gone needs no signal
-			select {
-			case <-exited:
-			case <-time.After(StopGrace):
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-		}
-	}()
 	// The verdict comes from the report, not the exit code; the exit
 	// status explains a missing report.
-	waitErr := cmd.Wait()
-	close(exited)
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind (none: ESRCH)
+	waitErr := wait()
 	<-followed
 	run.Took = time.Since(start)
 	if err := freshReport(report, opened.ModTime(), waitErr, log.Name()); err != nil {

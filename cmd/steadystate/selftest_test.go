@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
-	"github.com/steadystate-dev/steadystate/matrix"
+	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
 // descendants lists the processes below pid, with their command names.
@@ -99,8 +99,8 @@ func TestSelftestStopsEverythingOnSIGTERM(t *testing.T) {
 		if err == nil || !strings.Contains(out.String(), "interrupted: every suite run was stopped") {
 			t.Errorf("selftest exited with %v on SIGTERM; output:\n%s", err, out.String())
 		}
-	case <-time.After(matrix.StopGrace + 30*time.Second):
-		t.Fatalf("selftest did not exit within %s of SIGTERM; output:\n%s", matrix.StopGrace+30*time.Second, out.String())
+	case <-time.After(proc.SuiteStopGrace + 30*time.Second):
+		t.Fatalf("selftest did not exit within %s of SIGTERM; output:\n%s", proc.SuiteStopGrace+30*time.Second, out.String())
 	}
 	for pid, name := range seen {
 		if alive(pid) {

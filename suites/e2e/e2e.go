@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/reporters"
@@ -49,10 +48,6 @@ type Config struct {
 	// written whole, in one piece, once it has ended.
 	Parallel int
 }
-
-// stopGrace is how long an interrupted suite may take to clean up (stop
-// its subject and delete its cluster) before it is killed.
-const stopGrace = 45 * time.Second
 
 // Run runs c's suites in order, Parallel at a time, and writes their reports, merged in order,
 // to Artifacts/report.json. A suite that exited without writing its report
@@ -145,7 +140,7 @@ func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, 
 // runSuite runs suite s in a child process writing its JSON report to
 // report, and says whether it passed; err is a suite that wrote no report.
 // When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
-// killed after stopGrace.
+// killed after proc.SuiteStopGrace (proc.StartGroup, as the matrix's cells).
 func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
 	args := []string{"suite", s.Name}
 	args = append(args, c.Ginkgo...)
@@ -154,20 +149,16 @@ func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdo
 		args = append(args, "-steadystate.cluster-name="+s.Name)
 	}
 	args = append(args, c.SuiteFlags...)
-	cmd := exec.CommandContext(ctx, c.Program, args...)
+	cmd := exec.Command(c.Program, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// The run's redaction key, in the suite's environment only: the
 	// suite takes it out of its own before it starts anything.
 	cmd.Env = append(os.Environ(), oracle.KeyEnviron())
-	// Its own process group: a Ctrl-C reaches this process only, which
-	// passes one SIGINT on (a second would cut Ginkgo's cleanup short).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
-	cmd.WaitDelay = stopGrace
-	waitErr := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything of the group left behind (none: ESRCH)
+	wait, err := proc.StartGroup(ctx, cmd, proc.SuiteStopGrace)
+	if err != nil {
+		return false, fmt.Errorf("start suite %s: %w", s.Name, err)
 	}
+	waitErr := wait()
 	if _, err := os.Stat(report); err != nil {
 		status := "exit status 0"
 		if waitErr != nil {
