@@ -32,6 +32,8 @@ var Folders = []Folder{
 		Holds: "the small leaves the rest builds on, which nothing outside the project needs and which import no other folder of the project: `config` (every environment variable, read once per process, each default written once), `cli` (the command's flags, help and usage errors), `pki` (test CA), `proc` (child processes), `victim` (informers for fault tests), `jsonl` (the append-only JSON-lines file the proxies and histories spool to), `etcdgateway` (etcd's JSON gateway: revision, compaction, key ranges), `atomicfile` (a file written whole or not at all), `heartbeat` (the still-running lines' ticker), `progress` (the events a suite process sends the runner that prints them, so that the runners need no test framework), `layout` (this table: every folder's floor, checked against the imports)"},
 	{Path: "fixtures", Floor: 0,
 		Holds: "embedded manifests (reference CRDs and RBAC, the conformance Job), built-in subject files, and a server-side applier; `upstream/` holds the upstream cells' subject files, set-up manifests and the controller-runtime wrapper module"},
+	{Path: "docs", Floor: 0,
+		Holds: "the pages (their index is `docs/README.md`), the result sets the result tables are generated from (`results/`), the findings' pages (`findings/`); its test checks that every link between pages resolves, anchors included, and that none leads outside the repository"},
 	{Path: "verdict", Floor: 1,
 		Holds: "property records, spec outcomes, reading them back from Ginkgo's JSON report"},
 	{Path: "catalog", Floor: 2,
