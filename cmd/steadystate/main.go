@@ -29,10 +29,12 @@ const usage = `usage:
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...] [--fail-on-gaps]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
-                      [--first] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
+                      [--first | --parallel N] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate campaign job --indices N       print an exploration campaign as a Kubernetes Indexed Job, each index
                       [--seeds-per-index K] [--seed FIRST] [--budget 10m]   a range of seeds
+                      [--capability C] [--name NAME] [--parallelism P] [--claim PVC] [--image IMAGE]
   steadystate campaign gather --indices N DIR   bundle every index's results; names the missing ones
+                      [--name NAME] [--out campaign.tar.gz]
   steadystate suite NAME [FLAGS]             run one suite in this process (-ginkgo.*, -steadystate.* flags)
   steadystate e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]
                                              run every suite (make e2e), each in a child process; one report.json
@@ -42,9 +44,11 @@ const usage = `usage:
   steadystate init [--out FILE] DIR          draft a subject file binding steadyState from a kubebuilder project
                       [--no-build] | --command PROGRAM --sample FILE... [--crd FILE...] [--name NAME]
   steadystate results --name NAME --command CMD RUN   keep a matrix run as a result set of docs/results.md
+                      [--dir DIR] [--commit SHA]
   steadystate catalog                        print the bug catalog and the properties as Markdown
   steadystate validate DIR                   re-judge the evidence.json files below DIR offline
-  steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager of KUBE_VERSION from source
+  steadystate kube-bins                      build etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+                                             of KUBE_VERSION from source, and kwok (simulated nodes)
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
   steadystate upstream                       run the upstream releases with and without each bug
                       [--cells C,...] [--repeat N] [--parallel N]
