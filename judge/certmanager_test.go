@@ -11,7 +11,7 @@ import (
 
 // TestCertManagerReissueAfterWatchReset re-judges the hunt's finding on
 // cert-manager v1.21.2 (fixtures/zoo/operators/cert-manager.yaml, explore
-// seed 1, schedule 003; docs/zoo.md): after a partition reset its watches,
+// seed 1, schedule 003; docs/zoo/triage.md): after a partition reset its watches,
 // its Secret informer came back last, and the trigger controller re-issued
 // the root CA twice for a Secret its cache did not yet hold. The end state
 // differs from the clean runs' on the CA's revision and its requests, and

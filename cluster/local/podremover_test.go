@@ -18,7 +18,7 @@ import (
 )
 
 // TestPodRemoverRemovesOnlyTheTerminatingPod replays what the zoo recorded
-// (docs/zoo.md, "Harness defects, fixed"): a StatefulSet's web-0 on a
+// (docs/zoo/triage.md, "Harness defects, fixed"): a StatefulSet's web-0 on a
 // simulated node is deleted, its successor of the same name is created at
 // once, and a remover that acts on the old terminating pod after that must
 // leave the successor alone. KWOK's pod-delete stage deleted by name and
