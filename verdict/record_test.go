@@ -50,6 +50,11 @@ func TestOneLineLeavesOutGomegaValueDumps(t *testing.T) {
 	if got, want := OneLine(short), "Expected / boom / to be nil"; got != want {
 		t.Errorf("OneLine = %q, want %q", got, want)
 	}
+	// Braces in a dump's quoted strings neither end it early nor keep it open.
+	quoted := "Expected success, but got an error:\n    <*errors.StatusError | 0x4a89d198000>: \n    bad template\n    {\n        Message: \"field {{.Name}} is not \\\"}\\\" closed}\",\n        Reason: \"{\",\n    }\nand after it"
+	if got, want := OneLine(quoted), "Expected success, but got an error: / bad template / and after it"; got != want {
+		t.Errorf("OneLine = %q, want %q", got, want)
+	}
 	if got, want := OneLine("Expected\n    <int>: 5\nto equal\n    <int>: 6"), "Expected / <int>: 5 / to equal / <int>: 6"; got != want {
 		t.Errorf("OneLine = %q, want %q", got, want)
 	}

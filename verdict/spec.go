@@ -255,14 +255,14 @@ func OneLine(msg string) string {
 		t := strings.TrimSpace(line)
 		switch {
 		case depth > 0:
-			depth += strings.Count(t, "{") - strings.Count(t, "}")
+			depth += braces(t)
 			continue
 		case gomegaValue.MatchString(t):
 			afterValue = 1
 			continue
 		case afterValue == 2 && strings.HasPrefix(t, "{"):
 			afterValue = 0
-			depth = strings.Count(t, "{") - strings.Count(t, "}")
+			depth = braces(t)
 			continue
 		}
 		if afterValue > 0 {
@@ -273,6 +273,27 @@ func OneLine(msg string) string {
 		}
 	}
 	return strings.Join(parts, " / ")
+}
+
+// braces is how many more braces line opens than it closes, those inside
+// its quoted strings (a message, a name with a brace) aside.
+func braces(line string) int {
+	n, quoted, escaped := 0, false, false
+	for _, r := range line {
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && r == '\\':
+			escaped = true
+		case r == '"':
+			quoted = !quoted
+		case !quoted && r == '{':
+			n++
+		case !quoted && r == '}':
+			n--
+		}
+	}
+	return n
 }
 
 // gomegaValue is the line Gomega prints before a value: its type and,
