@@ -173,9 +173,10 @@ $(CONTROLLER_GEN): hack/tools/go.mod
 # The generated pages of docs/: the properties page's tables come from the
 # catalog; reports' TestPropertiesPageHasTheCatalog (in make unit) fails when
 # they drift.
-docs: ## regenerate the generated pages of docs/ (properties.md from the catalog, subject-file-reference.md from the Go types)
+docs: ## regenerate the generated parts of docs/ (properties.md from the catalog, results.md's tables from docs/results, subject-file-reference.md from the Go types, design.md's layout table from internal/layout)
 	$(GO) test -count=1 -run '^(TestPropertiesPageHasTheCatalog|TestResultsPageHasTheSets)$$' ./reports -args -update
 	$(GO) test -count=1 -run '^TestReferencePageHasTheTypes$$' ./subjectfile -args -update
+	$(GO) test -count=1 -run '^TestLayoutTableIsTheFolders$$' ./internal/layout -args -update
 
 generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with controller-gen (hack/tools module)
 	$(CONTROLLER_GEN) object paths=./reference/api/...

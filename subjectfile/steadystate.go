@@ -79,7 +79,7 @@ type SteadyState struct {
 	// watched for writes of the controller in the first fault-free run
 	// (default 35s, at least 10s: a controller that rewrites its status
 	// every 30s is caught); a faulted run that settled again is watched
-	// for at most 10s of it.
+	// for at most 5s of it.
 	QuietWindow Duration `json:"quietWindow,omitempty"`
 	// GoneWithin is how long the deleted objects, what they own and what
 	// the controller created for them may take to be gone (default 60s).
