@@ -26,6 +26,7 @@ var (
 	headingRE = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	anchorRE  = regexp.MustCompile(`<a (?:name|id)="([^"]+)"`)
 	slugDrop  = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+	inlineRE  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 )
 
 // pages lists every Markdown file of the repository, relative to root.
@@ -90,7 +91,7 @@ func Anchors(page []byte) map[string]bool {
 			continue
 		}
 		text := strings.NewReplacer("`", "", "*", "").Replace(m[1])
-		text = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(text, "$1")
+		text = inlineRE.ReplaceAllString(text, "$1")
 		slug := strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(text), ""), " ", "-")
 		if n := seen[slug]; n > 0 {
 			out[fmt.Sprintf("%s-%d", slug, n)] = true

@@ -1,13 +1,13 @@
 package reports
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/internal/splice"
 )
 
 // PropertiesPage is the page that holds the catalog's tables, relative to the
@@ -53,19 +53,7 @@ func WriteCatalog(w io.Writer) {
 // SpliceCatalog returns page with the block between CatalogBegin and
 // CatalogEnd replaced by the catalog's current tables.
 func SpliceCatalog(page []byte) ([]byte, error) {
-	before, rest, ok := bytes.Cut(page, []byte(CatalogBegin))
-	if !ok {
-		return nil, fmt.Errorf("no line %q: put the begin and end markers where the catalog's tables go", strings.TrimSpace(CatalogBegin))
-	}
-	_, after, ok := bytes.Cut(rest, []byte(CatalogEnd))
-	if !ok {
-		return nil, fmt.Errorf("no line %q after the begin marker: put it where the catalog's tables end", CatalogEnd)
-	}
-	var out bytes.Buffer
-	out.Write(before)
-	out.WriteString(CatalogBegin)
-	WriteCatalog(&out)
-	out.WriteString(CatalogEnd)
-	out.Write(after)
-	return out.Bytes(), nil
+	var tables strings.Builder
+	WriteCatalog(&tables)
+	return splice.Between(page, CatalogBegin, CatalogEnd, tables.String())
 }

@@ -7,10 +7,10 @@
 package layout
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/steadystate-dev/steadystate/internal/splice"
 )
 
 // Folder is one folder of the module.
@@ -29,7 +29,7 @@ type Folder struct {
 // first, and some below them worth a row of their own.
 var Folders = []Folder{
 	{Path: "internal", Floor: 0,
-		Holds: "the small leaves the rest builds on, which nothing outside the project needs and which import no other folder of the project: `config` (every environment variable, read once per process, each default written once), `cli` (the command's flags, help and usage errors), `pki` (test CA), `proc` (child processes), `victim` (informers for fault tests), `jsonl` (the append-only JSON-lines file the proxies and histories spool to), `etcdgateway` (etcd's JSON gateway: revision, compaction, key ranges), `atomicfile` (a file written whole or not at all), `heartbeat` (the still-running lines' ticker), `progress` (the events a suite process sends the runner that prints them, so that the runners need no test framework), `layout` (this table: every folder's floor, checked against the imports)"},
+		Holds: "the small leaves the rest builds on, which nothing outside the project needs and which import no other folder of the project: `config` (every environment variable, read once per process, each default written once), `cli` (the command's flags, help and usage errors), `pki` (test CA), `proc` (child processes), `victim` (informers for fault tests), `jsonl` (the append-only JSON-lines file the proxies and histories spool to), `etcdgateway` (etcd's JSON gateway: revision, compaction, key ranges), `atomicfile` (a file written whole or not at all), `heartbeat` (the still-running lines' ticker), `progress` (the events a suite process sends the runner that prints them, so that the runners need no test framework), `layout` (this table: every folder's floor, checked against the imports), `splice` (a generated block written between two marker lines of a page)"},
 	{Path: "fixtures", Floor: 0,
 		Holds: "embedded manifests (reference CRDs and RBAC, the conformance Job), built-in subject files, and a server-side applier; `upstream/` holds the upstream cells' subject files, set-up manifests and the controller-runtime wrapper module"},
 	{Path: "docs", Floor: 0,
@@ -122,14 +122,5 @@ func Table() string {
 // Splice returns page with the table between its layout markers replaced by
 // Table(). An error says which marker is missing.
 func Splice(page []byte) ([]byte, error) {
-	i := bytes.Index(page, []byte(begin))
-	j := bytes.Index(page, []byte(end))
-	if i < 0 || j < i {
-		return nil, errors.New("no layout table: the page needs the lines <!-- layout --> and <!-- /layout --> around it")
-	}
-	var out bytes.Buffer
-	out.Write(page[:i+len(begin)])
-	out.WriteString(Table())
-	out.Write(page[j:])
-	return out.Bytes(), nil
+	return splice.Between(page, begin, end, Table())
 }
