@@ -3,6 +3,8 @@ package judge
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -654,6 +656,28 @@ func TestActsAndNoPanic(t *testing.T) {
 	expect(t, "panics", judgedOn(idle, catalog.SteadyNoPanic), verdict.Broken, "c-0 line 2: E1201 12:00:00.1 Observed a panic in reconciler")
 	delete(idle.Logs, LogPanics+"/c-0")
 	expect(t, "no output kept", judgedOn(idle, catalog.SteadyNoPanic), verdict.NotEvaluated, "the output of replica")
+}
+
+// A namespace controller acts by writing a Namespace's finalize or
+// status subresource, at /api/v1/namespaces/NAME/finalize: the write of a
+// cluster-scoped object, recorded by the history of namespaces, not one
+// inside NAME (as the API server's own request info would have it, and
+// the proxy once recorded it: acts then broke on a controller that
+// acted).
+func TestAWriteToANamespaceIsOfAClusterScopedObject(t *testing.T) {
+	r := newRun("ns")
+	const nss = "steady/namespaces"
+	r.hist[nss] = nil
+	r.put(0.1, nss, object("v1", "Namespace", "", "ns-doomed", "d1", nil))
+	for i, path := range []string{"/api/v1/namespaces/ns-doomed/status", "/api/v1/namespaces/ns-doomed/finalize"} {
+		u, err := url.Parse(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := proxy.Request{ID: uint64(i + 1), Replica: "c-0", RequestInfo: proxy.ParseRequest(http.MethodPut, u), Code: 200, Start: r.at(6), End: r.at(6.01)}
+		r.reqs = []proxy.Request{req}
+		expect(t, path, judgedOn(r.evidence(), catalog.SteadyActs), verdict.Held, "")
+	}
 }
 
 // recordRun: the controller keeps a record of the run in the namespace

@@ -71,13 +71,14 @@ func ParseRequest(method string, u *url.URL) RequestInfo {
 	default:
 		return info // discovery, /healthz, /version, ...
 	}
-	// As the API server does: /namespaces/{ns}/{resource}/... is namespaced,
-	// while /namespaces/{name}[/status|/finalize] is the namespace itself.
-	if len(rest) >= 2 && rest[0] == "namespaces" {
+	// /namespaces/{ns}/{resource}/... is namespaced, while
+	// /namespaces/{name}[/status|/finalize] is the namespace itself: a
+	// cluster-scoped object, so no namespace (the API server's own request
+	// info gives it its name as namespace, for authorization; an object
+	// keyed that way would be looked for inside itself).
+	if len(rest) > 2 && rest[0] == "namespaces" && rest[2] != "status" && rest[2] != "finalize" {
 		info.Namespace = rest[1]
-		if len(rest) > 2 && rest[2] != "status" && rest[2] != "finalize" {
-			rest = rest[2:]
-		}
+		rest = rest[2:]
 	}
 	info.Resource = rest[0]
 	if len(rest) > 1 {
