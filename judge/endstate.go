@@ -56,8 +56,18 @@ type EndMark struct {
 // from the objects (Written), compares the finalizers and ownerReferences
 // of everything it covers, and names the object a uid refers to (Others);
 // an end state of an earlier version (evidence kept from before) is
-// compared with another only on what both cover.
-const EndStateVersion = 2
+// compared with another only on what both cover. Version 3 compares the
+// applied objects' fields beside their status too: those someone set
+// (what the harness applied and changed, what the controller wrote: a
+// reference it should have cleared, a field it fills in), not those the
+// API server allocated or defaulted (rootFields).
+const EndStateVersion = 3
+
+// The versions that brought what an end state covers (EndStateVersion).
+const (
+	endStateWritten    = 2
+	endStateRootFields = 3
+)
 
 // EndState is one run's end state: the applied objects and everything they
 // owned (by ownerReferences, transitively), and every object the
@@ -159,6 +169,9 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	rootsOwn := owned(s, m.Objects)
 	for _, k := range owned(s, written) {
 		o := s[k].DeepCopy()
+		if slices.Contains(es.Roots, k) {
+			rootFields(o.Object)
+		}
 		unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
 		es.Objects[k] = o.Object
 		if !slices.Contains(rootsOwn, k) {
@@ -182,6 +195,72 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		es.Deletes[d.identity]++
 	}
 	return es, nil
+}
+
+// rootFields keeps, of an applied object's fields beside its metadata and
+// status, those a manager set, as its managedFields name them: what the
+// harness applied and changed and what any controller wrote, down to the
+// fields of a map (a list is kept whole when any of it was set). What
+// no manager set, the API server allocated or defaulted (a Service's
+// cluster IP, a node port): it may differ from run to run by chance and
+// is no one's to compare. An object with no managedFields keeps none.
+func rootFields(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	entries, _ := md["managedFields"].([]any)
+	set := map[string]any{}
+	for _, e := range entries {
+		entry, _ := e.(map[string]any)
+		fields, _ := entry["fieldsV1"].(map[string]any)
+		mergeFieldSets(set, fields)
+	}
+	for k, v := range obj {
+		if k == "apiVersion" || k == "kind" || k == "metadata" || k == "status" {
+			continue
+		}
+		sub, ok := set["f:"+k]
+		if !ok {
+			delete(obj, k)
+			continue
+		}
+		obj[k] = keepSet(v, sub)
+	}
+}
+
+// mergeFieldSets adds the field set from (a managedFields entry's
+// fieldsV1: "f:name" keys for fields, others for list items and the
+// field itself) to into.
+func mergeFieldSets(into, from map[string]any) {
+	for k, v := range from {
+		sub, _ := v.(map[string]any)
+		have, ok := into[k].(map[string]any)
+		if !ok {
+			have = map[string]any{}
+			into[k] = have
+		}
+		mergeFieldSets(have, sub)
+	}
+}
+
+// keepSet is v with only the fields of set when v is a map whose fields
+// set names one by one; v whole otherwise (a value, a list, a map set
+// whole).
+func keepSet(v, set any) any {
+	m, isMap := v.(map[string]any)
+	fields, _ := set.(map[string]any)
+	byField := false
+	for k := range fields {
+		byField = byField || strings.HasPrefix(k, "f:")
+	}
+	if !isMap || !byField {
+		return v
+	}
+	out := map[string]any{}
+	for k, item := range m {
+		if sub, ok := fields["f:"+k]; ok {
+			out[k] = keepSet(item, sub)
+		}
+	}
+	return out
 }
 
 // firstSeenIfNeeded is when each uid was first seen in src between from
@@ -612,22 +691,31 @@ type endObject struct {
 }
 
 // comparison is how end states are compared with each other: the groups
-// whose names the clean runs showed vary (identities' vary), and whether
-// every end state compared is of EndStateVersion: then what the
-// controller wrote without an ownerReference, finalizers,
-// ownerReferences and the objects uids refer to are compared too;
-// otherwise only what both versions cover.
+// whose names the clean runs showed vary (identities' vary), whether
+// every end state compared is of version 2 at least (current: then what
+// the controller wrote without an ownerReference, finalizers,
+// ownerReferences and the objects uids refer to are compared too), and
+// of version 3 (rootFields: the applied objects' fields that someone
+// set, beside their status); otherwise only what all versions cover.
 type comparison struct {
-	vary    map[string]bool
-	current bool
+	vary       map[string]bool
+	current    bool
+	rootFields bool
 }
 
 // comparisonOf is the comparison of ess, with no names learned to vary.
 func comparisonOf(ess ...*EndState) comparison {
-	c := comparison{current: true}
+	c := comparison{current: true, rootFields: true}
 	for _, es := range ess {
-		c.current = c.current && es.Version >= EndStateVersion
+		c = c.with(es)
 	}
+	return c
+}
+
+// with is c narrowed to what es covers too.
+func (c comparison) with(es *EndState) comparison {
+	c.current = c.current && es.Version >= endStateWritten
+	c.rootFields = c.rootFields && es.Version >= endStateRootFields
 	return c
 }
 
@@ -656,11 +744,13 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 	for k, o := range s {
 		content := map[string]any{}
 		md, _ := o.Object["metadata"].(map[string]any)
-		if slices.Contains(es.Roots, k) {
+		root := slices.Contains(es.Roots, k)
+		if root {
 			if st, ok := o.Object["status"]; ok {
 				content["status"] = st
 			}
-		} else {
+		}
+		if !root || c.rootFields {
 			for f, v := range o.Object {
 				if f != "apiVersion" && f != "kind" && f != "metadata" && f != "status" {
 					content[f] = v
@@ -1236,6 +1326,8 @@ type comparedEnds struct {
 	left    []fieldDiff
 	// kinds are the kinds of the objects compared.
 	kinds []string
+	// c is how they were compared.
+	c comparison
 }
 
 // compareEnds compares the faulted run's end state with the first
@@ -1273,8 +1365,8 @@ func compareEnds(e *evidence.Evidence) (*comparedEnds, error) {
 	}
 	l := learned(refs)
 	c := l.c
-	c.current = c.current && got.Version >= EndStateVersion
-	ce := &comparedEnds{got: got, refs: refs, l: l, ignored: map[string][]string{}}
+	c = c.with(got)
+	ce := &comparedEnds{got: got, refs: refs, l: l, ignored: map[string][]string{}, c: c}
 	masked := func(d fieldDiff) bool {
 		return l.masks(d) || slices.ContainsFunc(ignore, func(v string) bool { return parseIgnore(v).masks(d) })
 	}
@@ -1358,7 +1450,11 @@ func sameEndStateBound(e *evidence.Evidence) string {
 	ce, err := compareEnds(e)
 	compared := ""
 	if err == nil {
-		compared = fmt.Sprintf("compared: the applied objects' status, labels, annotations, finalizers and ownerReferences, and the content, labels, annotations, finalizers and ownerReferences of what they own and of what the controller created or changed (%d objects written without an owner), of kinds %s; ", len(ce.got.Written), strings.Join(ce.kinds, ", "))
+		fields := "status"
+		if ce.c.rootFields {
+			fields = "status, the fields beside it that were set (applied, changed or written by a controller; not those the API server allocated or defaulted)"
+		}
+		compared = fmt.Sprintf("compared: the applied objects' "+fields+", labels, annotations, finalizers and ownerReferences, and the content, labels, annotations, finalizers and ownerReferences of what they own and of what the controller created or changed (%d objects written without an owner), of kinds %s; ", len(ce.got.Written), strings.Join(ce.kinds, ", "))
 	}
 	ignore := ""
 	if err == nil && len(ce.ignored) > 0 {

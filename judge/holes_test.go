@@ -680,6 +680,45 @@ func TestAWriteToANamespaceIsOfAClusterScopedObject(t *testing.T) {
 	}
 }
 
+// secretsRun: the applied Claim lists a Secret in its secrets, as a
+// ServiceAccount lists its token Secrets; the Secret is deleted, and the
+// controller removes the reference (cleared) or, its write refused once,
+// never does. The API server gives every Claim an address of its own
+// choosing, which no manager sets (spec.address, one per run).
+func secretsRun(ns string, cleared bool, address string) *run {
+	r := newRun(ns)
+	harness := map[string]any{"manager": "steadystate", "operation": "Update", "fieldsV1": map[string]any{
+		"f:spec": map[string]any{"f:tier": map[string]any{}}, "f:secrets": map[string]any{}}}
+	fields := map[string]any{"spec.tier": "small", "spec.address": address, "secrets": []any{map[string]any{"name": "token"}},
+		"metadata.managedFields": []any{harness}}
+	r.put(0.1, claims, claim(ns, ns+"-c", fields))
+	if cleared {
+		r.write(2, "update", "example.org", "claims", ns, "app", 200, ns+"-c")
+		delete(harness["fieldsV1"].(map[string]any), "f:secrets")
+		controller := map[string]any{"manager": "kube-controller-manager", "operation": "Update", "fieldsV1": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{}}}}
+		r.put(2.01, claims, claim(ns, ns+"-c", map[string]any{"spec.tier": "small", "spec.address": address, "metadata.managedFields": []any{harness, controller}}))
+	}
+	return r
+}
+
+// An applied object's fields beside its status were never compared: a
+// reference the controller should have cleared from it (a
+// ServiceAccount's secrets, after its token Secret went) and never did
+// held same-end-state. What someone set is compared now; what the API
+// server chose (an address, a node port) is not, so it cannot differ by
+// chance.
+func TestAnAppliedObjectsFieldsTheControllerWroteAreCompared(t *testing.T) {
+	refs := []*EndState{endOf(t, secretsRun("ref1", true, "10.0.0.7")), endOf(t, secretsRun("ref2", true, "10.0.0.7"))}
+	expect(t, "cleared", judgedOn(faulted(secretsRun("run", true, "10.0.0.9"), refs...), catalog.SteadySameEndState), verdict.Held, "")
+	expect(t, "left", judgedOn(faulted(secretsRun("run", false, "10.0.0.7"), refs...), catalog.SteadySameEndState), verdict.Broken, "secrets")
+	// Evidence kept before version 3 compared the applied objects' status
+	// alone, and is judged as it was.
+	for _, ref := range refs {
+		ref.Version = endStateWritten
+	}
+	expect(t, "left, version 2 references", judgedOn(faulted(secretsRun("run", false, "10.0.0.7"), refs...), catalog.SteadySameEndState), verdict.Held, "")
+}
+
 // recordRun: the controller keeps a record of the run in the namespace
 // default, named after the run's namespace; again deletes and makes it
 // again after the fault.
