@@ -75,7 +75,12 @@ func rejudge(path string) (judged, differ int, err error) {
 		if errors.Is(err, oracle.ErrNotEvaluated) || err != nil {
 			return 0, 0, fmt.Errorf("reference %q: %w", ref.Spec, err)
 		}
+		// What the suite saw while the run went (a phase that did not
+		// settle) is the run's, not the evidence's to recompute.
 		es.Spec = ref.Spec
+		if ref.NotReady != "" {
+			es.NotReady = ref.NotReady
+		}
 		again = append(again, es)
 	}
 	b, err := json.Marshal(again)
