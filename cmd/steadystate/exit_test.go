@@ -16,6 +16,7 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/conformance"
 	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
@@ -237,7 +238,7 @@ func TestMatrixExitCodes(t *testing.T) {
 		{"an error", []reports.Cell{caught, failed}, 3, reports.ResultError},
 	} {
 		var out bytes.Buffer
-		err := matrixFailure("selftest", "self-test", tc.cells, &out)
+		err := matrix.Failure("selftest", "self-test", tc.cells, &out)
 		if got := cli.ExitCode(err); got != tc.code || !strings.HasPrefix(lastLine(out.String()), "selftest: "+tc.word) {
 			t.Errorf("%s: exit %d, want %d; printed %q", tc.name, got, tc.code, out.String())
 		}

@@ -11,9 +11,12 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/steadystate-dev/steadystate/campaign"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/suites/e2e"
 )
 
 const usage = `usage:
@@ -84,7 +87,7 @@ func exit(err error, stderr io.Writer) int {
 	if err == nil {
 		return cli.ExitPassed
 	}
-	if !errors.Is(err, errSuiteFailed) {
+	if !errors.Is(err, e2e.ErrSuiteFailed) {
 		fmt.Fprintf(stderr, "steadystate: %v\n", err)
 	}
 	if errors.Is(err, errUsage) {
@@ -131,17 +134,17 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 	case "junit":
 		return junitCommand(args[1:], stdout)
 	case "selftest":
-		return selftestCommand(ctx, cfg, args[1:], stdout, stderr)
+		return matrix.Selftest(ctx, cfg, args[1:], stdout, stderr)
 	case "suite":
-		return suiteCommand(args[1:])
+		return e2e.SuiteCommand(args[1:])
 	case "e2e":
-		return e2eCommand(ctx, cfg, args[1:], stdout, stderr)
+		return e2e.Command(ctx, cfg, args[1:], stdout, stderr)
 	case "conform":
 		return conformCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "explore":
 		return exploreCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "campaign":
-		return campaignCommand(ctx, cfg, args[1:], stdout, stderr)
+		return campaign.Command(ctx, cfg, args[1:], stdout, stderr)
 	case "verify":
 		return verifyCommand(args[1:], stdout)
 	case "validate":

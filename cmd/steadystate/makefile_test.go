@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/suites/e2e"
 )
 
 // TestE2ERunsEverySuite: make e2e runs every suite from the one
@@ -57,7 +58,7 @@ func TestE2ERunsEverySuite(t *testing.T) {
 // suite starts.
 func TestE2EFlags(t *testing.T) {
 	for _, args := range [][]string{{"-p"}, {"--procs=2"}, {"--label-filter=x", "--", "-steadystate.windo=1s"}, {"leader"}} {
-		err := e2eCommand(t.Context(), config.FromEnv(), args, nil, nil)
+		err := e2e.Command(t.Context(), config.FromEnv(), args, nil, nil)
 		if !errors.Is(err, errUsage) {
 			t.Errorf("e2e %q: %v, want a usage error", args, err)
 		}

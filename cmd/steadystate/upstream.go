@@ -94,5 +94,5 @@ func upstreamCommand(ctx context.Context, settings config.Settings, args []strin
 	if _, err := cfg.run.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
-	return matrixFailure("upstream", "upstream matrix", cells, stdout)
+	return matrix.Failure("upstream", "upstream matrix", cells, stdout)
 }

@@ -1,4 +1,7 @@
-package main
+package e2e
+
+// The suite and e2e commands, as the steadystate program runs them: one
+// suite in this process, or every suite in child processes.
 
 import (
 	"context"
@@ -13,36 +16,35 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites"
-	"github.com/steadystate-dev/steadystate/suites/e2e"
 )
 
-// suiteCommand runs one suite in this process, as its test binary would:
+// SuiteCommand is the suite command: it runs one suite in this process, as its test binary would:
 // the matrix runs (conform, selftest, upstream) start one child process
 // per cell with it, so an installed steadystate runs the suites with no
 // source tree. The suite's configuration comes from the environment (as
 // for make e2e) and the flags; when a spec did not pass, it exits with its
 // report's result's code (1 for a finding, 3 for an error): the report is
 // the one -ginkgo.json-report names, or one of its own.
-func suiteCommand(args []string) error {
+func SuiteCommand(args []string) error {
 	if cli.WantsHelp(args) {
 		return cli.HelpRequest{Text: suiteHelp()}
 	}
 	if len(args) == 0 {
-		return fmt.Errorf("%w: suite needs a suite name: one of %s", errUsage, suites.Names())
+		return fmt.Errorf("%w: suite needs a suite name: one of %s", cli.ErrUsage, suites.Names())
 	}
-	report, given := e2e.JSONReport(args[1:])
+	report, given := JSONReport(args[1:])
 	if !given {
 		dir, err := os.MkdirTemp("", "steadystate-suite-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		report = filepath.Join(dir, e2e.ReportName)
+		report = filepath.Join(dir, ReportName)
 		args = append(args, "-ginkgo.json-report="+report)
 	}
 	passed, err := suites.Run(args[0], args[1:])
 	if errors.Is(err, suites.ErrFlags) {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	if err != nil {
 		return err
@@ -53,20 +55,20 @@ func suiteCommand(args []string) error {
 	return nil
 }
 
-// errSuiteFailed is a suite run whose specs did not all pass: Ginkgo's
-// output already says which, so main prints nothing more.
-var errSuiteFailed = errors.New("a spec did not pass")
+// ErrSuiteFailed is a suite run whose specs did not all pass: Ginkgo's
+// output already says which, so the program prints nothing more.
+var ErrSuiteFailed = errors.New("a spec did not pass")
 
-// suiteFailed is errSuiteFailed marked with the kind of the result of the
+// suiteFailed is ErrSuiteFailed marked with the kind of the result of the
 // report at path: a finding, or (an error, nothing judged, no report, a
 // report that says the suites passed though they did not) a harness
 // error.
 func suiteFailed(path string) error {
 	word, _, err := reports.ReportResult(path)
 	if err != nil || word != reports.ResultNotPassed {
-		return cli.Mark(cli.ErrHarness, errSuiteFailed)
+		return cli.Mark(cli.ErrHarness, ErrSuiteFailed)
 	}
-	return cli.Mark(cli.ErrFinding, errSuiteFailed)
+	return cli.Mark(cli.ErrFinding, ErrSuiteFailed)
 }
 
 // suiteHelp is the suite command's usage with the suites' own flags.
@@ -79,48 +81,48 @@ func suiteHelp() string {
 	return cmd.Help()
 }
 
-// e2eCommand runs every suite of make e2e, each in a child process of this
+// Command is the e2e command: it runs every suite of make e2e, each in a child process of this
 // program, and writes their merged Ginkgo JSON report to the artifacts
 // folder; when a suite did not pass, it exits with the merged report's
 // result's code (1 for a finding, 3 for an error or a suite not run).
-func e2eCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+func Command(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := cli.New("e2e", "e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]",
-		"Runs every suite ("+e2e.Names(suites.E2E())+"), each in a child process of this program\n"+
+		"Runs every suite ("+Names(suites.E2E())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME') with a cluster of its own, --parallel at a time: every suite runs\n"+
-			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+e2e.ReportName+" (read by\n"+
+			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a spec broke a property, 3 when\n"+
 			"one ended in an error or a suite did not run (docs/conformance.md, \"Exit codes\").\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
 			"--label-filter=capability:scalable -v; SUITE FLAGS those of 'steadystate suite -h'.")
-	artifacts := cmd.FS.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+e2e.ReportName+"; its default is ARTIFACTS, else _artifacts")
+	artifacts := cmd.FS.String("artifacts", cfg.Artifacts, "the run's `folder`: the suites' artifacts and "+ReportName+"; its default is ARTIFACTS, else _artifacts")
 	parallel := 1
 	if cfg.Provider == "" || cfg.Provider == cluster.Local {
 		parallel = 3 // a local control plane is a few processes: three fit two cores
 	}
 	cmd.FS.IntVar(&parallel, "parallel", parallel, "run `N` suites side by side, each output written whole when it ends (local only; default 3 there, 1 on kind and existing)")
 	var ginkgo []string
-	e2e.GinkgoFlags(cmd.FS, &ginkgo)
+	GinkgoFlags(cmd.FS, &ginkgo)
 	if err := cmd.Parse(args); err != nil {
-		return e2e.NotForSuites(err)
+		return NotForSuites(err)
 	}
 	if parallel < 1 || parallel > 1 && cfg.Provider != "" && cfg.Provider != cluster.Local {
-		return fmt.Errorf("%w: e2e --parallel %d: suites run side by side only on PROVIDER=local (a control plane each), at least 1", errUsage, parallel)
+		return fmt.Errorf("%w: e2e --parallel %d: suites run side by side only on PROVIDER=local (a control plane each), at least 1", cli.ErrUsage, parallel)
 	}
-	suiteFlags, err := e2e.SuiteFlags(args, cmd.FS.Args())
+	suiteFlags, err := SuiteFlags(args, cmd.FS.Args())
 	if err != nil {
-		return fmt.Errorf("%w: e2e: %v", errUsage, err)
+		return fmt.Errorf("%w: e2e: %v", cli.ErrUsage, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this program to run the suites with: %w", err)
 	}
-	passed, err := e2e.Run(ctx, e2e.Config{Program: self, Suites: suites.E2E(), Artifacts: *artifacts,
+	passed, err := Run(ctx, Config{Program: self, Suites: suites.E2E(), Artifacts: *artifacts,
 		Ginkgo: ginkgo, SuiteFlags: suiteFlags, Stdout: stdout, Stderr: stderr, Parallel: parallel})
 	if err != nil {
 		return err
 	}
 	if !passed {
-		return suiteFailed(filepath.Join(*artifacts, e2e.ReportName))
+		return suiteFailed(filepath.Join(*artifacts, ReportName))
 	}
 	return nil
 }

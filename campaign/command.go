@@ -1,4 +1,7 @@
-package main
+package campaign
+
+// The campaign command's subcommands, as the steadystate program runs
+// them: their flags, their help and what they check before they act.
 
 import (
 	"context"
@@ -8,40 +11,39 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/campaign"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
-// campaignCommand runs campaign's subcommands: job prints the campaign's
+// Command is the campaign command: its subcommands: job prints the campaign's
 // Indexed Job, index runs one index in its pod, gather packs the
 // indices' results into one bundle.
-func campaignCommand(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+func Command(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	if cli.WantsHelp(args[:min(1, len(args))]) {
 		return flag.ErrHelp
 	}
 	if len(args) == 0 {
-		return fmt.Errorf("%w: campaign needs job (print the Indexed Job), index (run one index, in its pod) or gather (bundle the indices' results)", errUsage)
+		return fmt.Errorf("%w: campaign needs job (print the Indexed Job), index (run one index, in its pod) or gather (bundle the indices' results)", cli.ErrUsage)
 	}
 	switch args[0] {
 	case "job":
-		return campaignJob(args[1:], stdout)
+		return job(args[1:], stdout)
 	case "index":
-		return campaignIndex(ctx, cfg, args[1:], stdout, stderr)
+		return index(ctx, cfg, args[1:], stdout, stderr)
 	case "gather":
-		return campaignGather(args[1:], stdout)
+		return gather(args[1:], stdout)
 	}
-	return fmt.Errorf("%w: campaign %q: use job, index or gather", errUsage, args[0])
+	return fmt.Errorf("%w: campaign %q: use job, index or gather", cli.ErrUsage, args[0])
 }
 
-func campaignJob(args []string, stdout io.Writer) error {
+func job(args []string, stdout io.Writer) error {
 	cmd := cli.New("campaign job", "campaign job --indices N [--seeds-per-index K] [--seed FIRST] [--budget 10m] [--capability C] [--name NAME] [--parallelism P] [--claim PVC] [--image IMAGE]",
 		"Print a campaign as a Kubernetes Indexed Job, with its namespace, service account and role\n"+
 			"binding, to apply to an existing cluster: index i explores the subject file of the ConfigMap\n"+
-			campaign.SubjectMap+" with K seeds from FIRST+i*K, each for the budget, and leaves its results\n"+
+			SubjectMap+" with K seeds from FIRST+i*K, each for the budget, and leaves its results\n"+
 			"on its node (or on --claim); `steadystate campaign gather` bundles them. See docs/exploration.md.")
 	fs := cmd.FS
-	j := campaign.Job{}
+	j := Job{}
 	fs.StringVar(&j.Name, "name", "steadystate-campaign", "the Job's name")
 	fs.StringVar(&j.Image, "image", "steadystate/steadystate:dev", "the steadystate image (the one conform's Job runs)")
 	fs.IntVar(&j.Indices, "indices", 0, "how many indices the Job has")
@@ -50,15 +52,15 @@ func campaignJob(args []string, stdout io.Writer) error {
 	seed := fs.String("seed", "", "index 0's first seed (default: from the clock)")
 	fs.DurationVar(&j.Budget, "budget", 10*time.Minute, "each seed's exploration budget: how long new schedules may start")
 	fs.StringVar(&j.Capability, "capability", "", "the capability to explore (default: the subject's first that exploration drives)")
-	fs.StringVar(&j.Claim, "claim", "", "a ReadWriteMany PersistentVolumeClaim for the results (default: a folder on each index's node, "+campaign.HostResults+")")
+	fs.StringVar(&j.Claim, "claim", "", "a ReadWriteMany PersistentVolumeClaim for the results (default: a folder on each index's node, "+HostResults+")")
 	if err := cmd.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: campaign job takes flags only, not %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: campaign job takes flags only, not %q", cli.ErrUsage, fs.Arg(0))
 	}
 	if !cmd.Set("indices") {
-		return fmt.Errorf("%w: campaign job needs --indices N: how many indices (pods) the campaign's seeds are spread over", errUsage)
+		return fmt.Errorf("%w: campaign job needs --indices N: how many indices (pods) the campaign's seeds are spread over", cli.ErrUsage)
 	}
 	if j.Parallelism == 0 {
 		j.Parallelism = j.Indices
@@ -78,12 +80,12 @@ func campaignJob(args []string, stdout io.Writer) error {
 	return err
 }
 
-func campaignIndex(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
+func index(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
 	cmd := cli.New("campaign index", "campaign index --index I --job-uid UID --subject FILE --seed FIRST --seeds-per-index K --budget D --out DIR [--capability C]",
 		"Run one index of a campaign, as the campaign's Job runs it in each pod: explore the index's\n"+
 			"seeds in turn, into DIR/UID/index-I, and write its record last.")
 	fs := cmd.FS
-	var x campaign.Index
+	var x Index
 	fs.IntVar(&x.Index, "index", -1, "the index (the Job's completion index)")
 	fs.StringVar(&x.Job, "job-uid", "", "the Job's uid")
 	fs.StringVar(&x.Subject, "subject", "", "the subject file")
@@ -97,24 +99,24 @@ func campaignIndex(ctx context.Context, cfg config.Settings, args []string, stdo
 	}
 	switch {
 	case fs.NArg() > 0:
-		return fmt.Errorf("%w: campaign index takes flags only, not %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: campaign index takes flags only, not %q", cli.ErrUsage, fs.Arg(0))
 	case x.Subject == "" || x.Out == "":
-		return fmt.Errorf("%w: campaign index needs --subject FILE and --out DIR (the campaign's Job gives them)", errUsage)
+		return fmt.Errorf("%w: campaign index needs --subject FILE and --out DIR (the campaign's Job gives them)", cli.ErrUsage)
 	case x.SeedsPerIndex < 1 || x.Budget <= 0:
-		return fmt.Errorf("%w: --seeds-per-index %d, --budget %s: an index explores at least one seed, for a budget above zero", errUsage, x.SeedsPerIndex, x.Budget)
+		return fmt.Errorf("%w: --seeds-per-index %d, --budget %s: an index explores at least one seed, for a budget above zero", cli.ErrUsage, x.SeedsPerIndex, x.Budget)
 	}
 	return x.Run(ctx, cfg, stdout, stderr)
 }
 
-func campaignGather(args []string, stdout io.Writer) error {
-	cmd := cli.New("campaign gather", "campaign gather --indices N [--name NAME] [--out campaign.tar.gz] DIR",
+func gather(args []string, stdout io.Writer) error {
+	cmd := cli.New("campaign gather", "campaign gather --indices N [--name NAME] [--out tar.gz] DIR",
 		"Pack the results of a campaign's indices, DIR holding each index's folder (index-<i>) as its\n"+
 			"pod left it, into one bundle whose manifest lists the indices present and missing, for\n"+
 			"`steadystate verify`. It fails when an index is missing or the explorations did not pass.")
 	fs := cmd.FS
 	indices := fs.Int("indices", 0, "how many indices the campaign's Job had")
 	name := fs.String("name", "steadystate-campaign", "the campaign Job's name")
-	out := fs.String("out", "campaign.tar.gz", "the bundle to write")
+	out := fs.String("out", "tar.gz", "the bundle to write")
 	var rest []string
 	for {
 		if err := cmd.Parse(args); err != nil {
@@ -126,8 +128,8 @@ func campaignGather(args []string, stdout io.Writer) error {
 		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(rest) != 1 || !cmd.Set("indices") {
-		return fmt.Errorf("%w: campaign gather takes --indices N (the Job's) and one folder holding the indices' index-<i> folders", errUsage)
+		return fmt.Errorf("%w: campaign gather takes --indices N (the Job's) and one folder holding the indices' index-<i> folders", cli.ErrUsage)
 	}
-	_, err := campaign.Gather(rest[0], *out, *name, *indices, stdout)
+	_, err := Gather(rest[0], *out, *name, *indices, stdout)
 	return err
 }

@@ -1,4 +1,7 @@
-package main
+package matrix
+
+// The self-test: every suite against every reference subject mode of the
+// catalog, as the steadystate program's selftest command runs it.
 
 import (
 	"context"
@@ -8,7 +11,6 @@ import (
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 )
 
@@ -16,7 +18,7 @@ import (
 // flags, whose defaults are the environment's SELFTEST_* variables.
 type selftestConfig struct {
 	suites, subjects, modes []string
-	run                     matrix.Run
+	run                     Run
 }
 
 func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error) {
@@ -34,12 +36,12 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
 	subjectsFlag := cmd.FS.String("subjects", e.Matrix["SELFTEST"].Subjects, "run only the cells of these comma-separated reference `subjects` (SELFTEST_SUBJECTS; default all)")
 	modesFlag := cmd.FS.String("modes", e.Matrix["SELFTEST"].Modes, "run only these comma-separated `modes`: correct or a bug of the catalog (SELFTEST_MODES; default all)")
-	mf := matrix.AddFlags(cmd, e, "SELFTEST", parallel)
+	mf := AddFlags(cmd, e, "SELFTEST", parallel)
 	if err := cmd.Parse(args); err != nil {
 		return c, err
 	}
 	if cmd.FS.NArg() > 0 {
-		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --subjects, --modes, --repeat, --parallel), not %q", errUsage, cmd.FS.Arg(0))
+		return c, fmt.Errorf("%w: selftest takes flags only (--suites, --subjects, --modes, --repeat, --parallel), not %q", cli.ErrUsage, cmd.FS.Arg(0))
 	}
 	var err error
 	if c.run, err = mf.Run(cmd, "selftest", "self-test matrix"); err != nil {
@@ -57,11 +59,11 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	return c, nil
 }
 
-// selftestCommand runs every selected cell of the matrix --repeat times,
+// Selftest is the selftest command: it runs every selected cell of the matrix --repeat times,
 // --parallel cells at a time (each with its own cluster), and fails
 // unless every correct mode passed and every bug was caught on exactly its
 // declared properties, every time.
-func selftestCommand(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
+func Selftest(ctx context.Context, settings config.Settings, args []string, stdout, stderr io.Writer) error {
 	cfg, err := selftestConfigFrom(settings, args)
 	if err != nil {
 		return cli.Mark(cli.ErrInput, err)
@@ -73,5 +75,23 @@ func selftestCommand(ctx context.Context, settings config.Settings, args []strin
 	if _, err := cfg.run.RunAll(ctx, cells, stdout, stderr); err != nil {
 		return err
 	}
-	return matrixFailure("selftest", "self-test", cells, stdout)
+	return Failure("selftest", "self-test", cells, stdout)
+}
+
+// Failure prints the result of the cells of command's matrix (a
+// self-test's or an upstream matrix's, what), which ran
+// (reports.MatrixResult), and is the command's
+// failure: a finding of the matrix (a correct mode that broke a property,
+// a bug missed or caught on other properties), or, when the cells not as
+// intended only ended in errors or judged nothing, a harness error.
+func Failure(command, what string, cells []reports.Cell, stdout io.Writer) error {
+	word, detail := reports.MatrixResult(cells)
+	fmt.Fprintf(stdout, "%s: %s\n", command, reports.Line(word, detail))
+	switch word {
+	case reports.ResultPassed, reports.ResultWithGaps:
+		return nil
+	case reports.ResultNotPassed:
+		return reports.Fail(word, false, fmt.Sprintf("the %s failed: a correct subject broke a property, or one with a bug did not break exactly its declared properties, every time", what))
+	}
+	return reports.Fail(word, false, fmt.Sprintf("the %s did not judge every cell: a run ended in an error or judged nothing, which is no finding; run it again", what))
 }
