@@ -93,7 +93,9 @@ type EndState struct {
 	// created or changed (and what those own) that the roots do not own.
 	Written []string `json:"written,omitempty"`
 	// Objects are the roots, what they owned and what was written, by
-	// joined key (managedFields left out).
+	// joined key (managedFields left out; of a root's fields beside its
+	// metadata and status, from version 3, only those someone set:
+	// rootFields).
 	Objects map[string]map[string]any `json:"objects"`
 	// Others names, by uid, every other object the run's histories held
 	// at At (its identity, Identities): what a uid in a compared field
