@@ -875,3 +875,30 @@ func TestNoChurnCountsDeletesOfNamesThatVary(t *testing.T) {
 	expect(t, "as often", judgedOn(faulted(remakeRun("run", 1), refs...), catalog.SteadyNoChurn), verdict.Held, "")
 	expect(t, "once more", judgedOn(faulted(remakeRun("run", 2), refs...), catalog.SteadyNoChurn), verdict.Broken, "Claim/app > Workload/")
 }
+
+// rootFields keeps what a manager set, down to a map's fields, and a list
+// whole; what the API server chose alone goes.
+func TestRootFieldsKeepsWhatWasSet(t *testing.T) {
+	svc := map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "web", "managedFields": []any{
+			map[string]any{"manager": "steadystate", "operation": "Update", "fieldsV1": map[string]any{
+				"f:spec": map[string]any{"f:ports": map[string]any{`k:{"port":80,"protocol":"TCP"}`: map[string]any{".": map[string]any{}}}, "f:selector": map[string]any{}}}},
+		}},
+		"spec": map[string]any{"clusterIP": "10.0.0.17", "clusterIPs": []any{"10.0.0.17"}, "ports": []any{map[string]any{"port": int64(80), "protocol": "TCP"}},
+			"selector": map[string]any{"app": "web"}, "sessionAffinity": "None"},
+		"status": map[string]any{"loadBalancer": map[string]any{}},
+	}
+	rootFields(svc)
+	spec, _ := svc["spec"].(map[string]any)
+	if len(spec) != 2 || spec["ports"] == nil || spec["selector"] == nil {
+		t.Errorf("spec kept %v, want ports and selector only", spec)
+	}
+	if svc["status"] == nil || svc["metadata"] == nil {
+		t.Errorf("status or metadata dropped: %v", svc)
+	}
+	bare := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}, "data": map[string]any{"k": "v"}}
+	if rootFields(bare); bare["data"] != nil {
+		t.Errorf("no managedFields, data kept: %v", bare)
+	}
+}
