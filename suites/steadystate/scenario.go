@@ -605,6 +605,11 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 			continue
 		}
 		err := sc.resource(o).Delete(ctx, o.u.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		if apierrors.IsNotFound(err) {
+			// Gone with another already: the API server deletes a
+			// Service's Endpoints with the Service.
+			continue
+		}
 		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
 	}
 	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
