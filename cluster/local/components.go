@@ -3,6 +3,7 @@ package local
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -84,7 +85,7 @@ func apiServerArgs(k *clusterPKI, p ports) []string {
 }
 
 func controllerManagerArgs(k *clusterPKI, kubeconfig string, controllers []string, p ports) []string {
-	return []string{
+	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", p.controllerManager),
@@ -92,7 +93,6 @@ func controllerManagerArgs(k *clusterPKI, kubeconfig string, controllers []strin
 		"--tls-private-key-file=" + k.KCMServingKey,
 		"--leader-elect=false",
 		"--controllers=" + strings.Join(controllers, ","),
-		"--service-account-private-key-file=" + k.ServiceAccountKey,
 		"--root-ca-file=" + k.CACert,
 		"--use-service-account-credentials=false",
 		// The default 20 requests a second per controller would make a
@@ -102,6 +102,14 @@ func controllerManagerArgs(k *clusterPKI, kubeconfig string, controllers []strin
 		"--profiling=false",
 		"--v=1",
 	}
+	// kube-controller-manager starts its tokens controller whenever it is
+	// given a signing key, whatever --controllers says: turned off, it
+	// gets none (else it and a subject's own would each rewrite every
+	// token Secret's ca.crt with their own CA, for ever).
+	if slices.Contains(controllers, "serviceaccount-token-controller") {
+		args = append(args, "--service-account-private-key-file="+k.ServiceAccountKey)
+	}
+	return args
 }
 
 func schedulerArgs(k *clusterPKI, kubeconfig string, p ports) []string {
