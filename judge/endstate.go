@@ -633,7 +633,10 @@ func (m *masker) flatten(path string, v any, out map[string]string) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if len(x) == 0 {
+		// An empty map is a value, but an object's whole content empty
+		// is no field (its absence from another run's is said by the
+		// fields that one has).
+		if len(x) == 0 && path != "" {
 			out[path] = "{}"
 		}
 		// A key may carry what varies too (a ConfigMap's file named
