@@ -15,7 +15,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
-// Command is the campaign command: its subcommands: job prints the campaign's
+// Command runs the campaign command's subcommands: job prints the campaign's
 // Indexed Job, index runs one index in its pod, gather packs the
 // indices' results into one bundle.
 func Command(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
