@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/rejudge"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/verdict"
@@ -201,5 +202,18 @@ func TestGather(t *testing.T) {
 				t.Errorf("verify: %v, want index 1 named missing", err)
 			}
 		})
+	}
+}
+
+// TestGatherWritesCampaignTarGzByDefault: gather's help names its default
+// bundle, campaign.tar.gz (a move of the command once cut it to tar.gz).
+func TestGatherWritesCampaignTarGzByDefault(t *testing.T) {
+	err := Command(t.Context(), config.Settings{}, []string{"gather", "-h"}, nil, nil)
+	var h cli.HelpRequest
+	if !errors.As(err, &h) {
+		t.Fatalf("gather -h: %v, want its help", err)
+	}
+	if !strings.Contains(h.Text, "[--out campaign.tar.gz]") || !strings.Contains(h.Text, `(default "campaign.tar.gz")`) {
+		t.Errorf("gather's help does not name campaign.tar.gz as its default bundle:\n%s", h.Text)
 	}
 }

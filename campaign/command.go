@@ -109,14 +109,14 @@ func index(ctx context.Context, cfg config.Settings, args []string, stdout, stde
 }
 
 func gather(args []string, stdout io.Writer) error {
-	cmd := cli.New("campaign gather", "campaign gather --indices N [--name NAME] [--out tar.gz] DIR",
+	cmd := cli.New("campaign gather", "campaign gather --indices N [--name NAME] [--out campaign.tar.gz] DIR",
 		"Pack the results of a campaign's indices, DIR holding each index's folder (index-<i>) as its\n"+
 			"pod left it, into one bundle whose manifest lists the indices present and missing, for\n"+
 			"`steadystate verify`. It fails when an index is missing or the explorations did not pass.")
 	fs := cmd.FS
 	indices := fs.Int("indices", 0, "how many indices the campaign's Job had")
 	name := fs.String("name", "steadystate-campaign", "the campaign Job's name")
-	out := fs.String("out", "tar.gz", "the bundle to write")
+	out := fs.String("out", "campaign.tar.gz", "the bundle to write")
 	var rest []string
 	for {
 		if err := cmd.Parse(args); err != nil {
