@@ -117,19 +117,13 @@ func gather(args []string, stdout io.Writer) error {
 	indices := fs.Int("indices", 0, "how many indices the campaign's Job had")
 	name := fs.String("name", "steadystate-campaign", "the campaign Job's name")
 	out := fs.String("out", "campaign.tar.gz", "the bundle to write")
-	var rest []string
-	for {
-		if err := cmd.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	rest, err := cmd.ParseAll(args)
+	if err != nil {
+		return err
 	}
 	if len(rest) != 1 || !cmd.Set("indices") {
 		return fmt.Errorf("%w: campaign gather takes --indices N (the Job's) and one folder holding the indices' index-<i> folders", cli.ErrUsage)
 	}
-	_, err := Gather(rest[0], *out, *name, *indices, stdout)
+	_, err = Gather(rest[0], *out, *name, *indices, stdout)
 	return err
 }

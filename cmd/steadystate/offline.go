@@ -39,15 +39,9 @@ func reportCommand(args []string, stdout io.Writer) error {
 // oneArgument parses cmd's flags, before or after its one argument, which
 // it returns; missing says what it takes.
 func oneArgument(cmd cli.Command, args []string, missing string) (string, error) {
-	var rest []string
-	for {
-		if err := cmd.Parse(args); err != nil {
-			return "", err
-		}
-		if cmd.FS.NArg() == 0 {
-			break
-		}
-		rest, args = append(rest, cmd.FS.Arg(0)), cmd.FS.Args()[1:]
+	rest, err := cmd.ParseAll(args)
+	if err != nil {
+		return "", err
 	}
 	if len(rest) != 1 {
 		return "", fmt.Errorf("%w: %s", errUsage, missing)

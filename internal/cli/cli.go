@@ -65,6 +65,22 @@ func (c Command) Parse(args []string) error {
 	return nil
 }
 
+// ParseAll parses args with flags before, between or after the
+// arguments, which it returns in order; -h or --help is a HelpRequest, a
+// bad flag a usage error.
+func (c Command) ParseAll(args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := c.Parse(args); err != nil {
+			return nil, err
+		}
+		if c.FS.NArg() == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, c.FS.Arg(0)), c.FS.Args()[1:]
+	}
+}
+
 // Set says whether the flag name was given on the command line.
 func (c Command) Set(name string) bool {
 	given := false
