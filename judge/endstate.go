@@ -206,6 +206,9 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 // no manager set, the API server allocated or defaulted (a Service's
 // cluster IP, a node port): it may differ from run to run by chance and
 // is no one's to compare. An object with no managedFields keeps none.
+// (structured-merge-diff's ExtractItems would need the kind's schema: an
+// atomic map, a Service's selector, is set as one leaf, which without
+// the schema it extracts as nothing.)
 func rootFields(obj map[string]any) {
 	md, _ := obj["metadata"].(map[string]any)
 	entries, _ := md["managedFields"].([]any)

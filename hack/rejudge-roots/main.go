@@ -13,6 +13,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -89,10 +90,7 @@ func rejudge(path string) (judged, differ int, err error) {
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		before := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
 		e2 := *e
-		e2.Facts = map[string]string{}
-		for k, v := range e.Facts {
-			e2.Facts[k] = v
-		}
+		e2.Facts = maps.Clone(e.Facts)
 		e2.Facts[judge.FactSteadyReferences] = string(b)
 		after := oracle.Judge(e.Start, p, judge.Offline[p.ID](&e2))
 		judged++
