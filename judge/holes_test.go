@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -901,4 +902,26 @@ func TestRootFieldsKeepsWhatWasSet(t *testing.T) {
 	if rootFields(bare); bare["data"] != nil {
 		t.Errorf("no managedFields, data kept: %v", bare)
 	}
+}
+
+// The same hole on a recorded run: a replay of
+// suites/explore/testdata/serviceaccount-token-refused.yaml against
+// Kubernetes' tokens controller (fixtures/zoo/serviceaccount-token.yaml,
+// v1.36.3): its update removing the deleted robot-token from robot's
+// secrets was answered 500 and never made again. The end state compares
+// robot's secrets and breaks; compared as end states of version 2 (status
+// and metadata only), the same run held.
+func TestATokensControllerThatLeftADeletedSecretNamedBreaks(t *testing.T) {
+	e := readEvidence(t, filepath.Join("serviceaccount", "explore-refused.json"))
+	expect(t, "recorded", judgedOn(e, catalog.SteadySameEndState), verdict.Broken, `ServiceAccount/robot secrets[0].name: absent in the reference, "robot-token" after the faults`)
+	var refs []*EndState
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		ref.Version = endStateWritten
+	}
+	b, _ := json.Marshal(refs)
+	e.Facts[FactSteadyReferences] = string(b)
+	expect(t, "version 2 references", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
 }
