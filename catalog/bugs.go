@@ -175,6 +175,11 @@ var Bugs = []Bug{
 		SteadyNoChurn),
 	stackBug("cluster-child-stale-after-restart", "a cluster-scoped child kept in step only by the process that made it: restarted, the controller no longer updates the Slot's tier",
 		SteadySameEndState),
+	// Only the applied Stack's own spec.slotName is wrong: its status,
+	// its children and its metadata are right. A comparison of the
+	// applied objects' status and metadata alone passes it.
+	stackBug("slot-name-rewritten-after-restart", "a field of the user's object that the controller owns, rewritten wrongly: restarted, the controller writes the Stack's spec.slotName in an older version's format (the Stack's name alone, which names no Slot) and takes it for right from then on",
+		SteadySameEndState),
 }
 
 // stackBug is a seeded bug of refctl stack, for the steady-state suite:

@@ -30,8 +30,8 @@ type got struct {
 }
 
 // children brings every child of s in step with its spec, in order: the
-// configuration, the mirror, the ledger, the credentials, the Slot and
-// the audit record.
+// configuration, the mirror, the ledger, the credentials, the Slot (and
+// its name in the Stack's spec) and the audit record.
 func (r *Reconciler) children(ctx context.Context, s *refv1.Stack, m *memo, mark, restarted bool) (got, error) {
 	var g got
 	var err error
@@ -49,6 +49,9 @@ func (r *Reconciler) children(ctx context.Context, s *refv1.Stack, m *memo, mark
 	}
 	if err := r.slot(ctx, s, restarted); err != nil {
 		return g, fmt.Errorf("slot: %w", err)
+	}
+	if err := r.slotRef(ctx, s, restarted); err != nil {
+		return g, fmt.Errorf("slot name: %w", err)
 	}
 	if err := r.audit(ctx, s); err != nil {
 		return g, fmt.Errorf("audit record: %w", err)
@@ -264,6 +267,23 @@ func (r *Reconciler) slot(ctx context.Context, s *refv1.Stack, restarted bool) e
 	}
 	slot.Spec = want.Spec
 	return r.Update(ctx, &slot)
+}
+
+// slotRef names the Slot in the Stack's spec.slotName (a merge patch of
+// that field alone), once the Slot is made. slot-name-rewritten-after-restart,
+// restarted, writes the Stack's name alone there (an older version's
+// format, which names no Slot) and takes it for right from then on.
+func (r *Reconciler) slotRef(ctx context.Context, s *refv1.Stack, restarted bool) error {
+	want := SlotName(s)
+	if r.Bug == BugSlotNameRewrittenAfterRestart && restarted {
+		want = s.Name
+	}
+	if s.Spec.SlotName == want {
+		return nil
+	}
+	orig := s.DeepCopy()
+	s.Spec.SlotName = want
+	return r.Patch(ctx, s, client.MergeFrom(orig))
 }
 
 // audit is the record of the Stack in AuditNamespace, read from the API

@@ -22,7 +22,9 @@
 //     data of the Secret spec.secretName names (a rotation of it is
 //     copied);
 //   - the Slot: cluster-scoped Slot <namespace>-<name> (spec tier and
-//     stack), no ownerReference (a namespaced object cannot own it);
+//     stack), no ownerReference (a namespaced object cannot own it),
+//     named in the Stack's spec.slotName (a merge patch of the Stack once
+//     the Slot is made: a field of the user's object the controller owns);
 //   - the audit record: ConfigMap stack-<namespace>-<name> in the
 //     namespace default, whatever the controller watches, no
 //     ownerReference;
@@ -163,6 +165,11 @@
 //     record in default and creates it again.
 //   - cluster-child-stale-after-restart (same-end-state): restarted, it no
 //     longer updates the Slot's tier.
+//   - slot-name-rewritten-after-restart (same-end-state): restarted, it
+//     writes spec.slotName as the Stack's name alone (an older version's
+//     format, which names no Slot) and takes it for right from then on.
+//     The Slot, the status and the metadata stay right: only a comparison
+//     of the fields of the applied Stack beside its status sees it.
 //
 // The restart bugs act only where a restart finds the Stack finalized:
 // in a restart of the settled controller, and after its first create of

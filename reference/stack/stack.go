@@ -59,6 +59,7 @@ const (
 	BugOrphanMirrorOnRelist           = "orphan-mirror-on-relist"
 	BugChurnInOtherNamespace          = "churn-in-other-namespace"
 	BugClusterChildStaleAfterRestart  = "cluster-child-stale-after-restart"
+	BugSlotNameRewrittenAfterRestart  = "slot-name-rewritten-after-restart"
 )
 
 // Names the controller gives and reads.

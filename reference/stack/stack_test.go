@@ -246,6 +246,9 @@ func TestCorrectStack(t *testing.T) {
 		if sl.Spec.Stack != s.ns+"/steady" {
 			t.Errorf("the Slot's stack is %q", sl.Spec.Stack)
 		}
+		if st.Spec.SlotName != sl.Name {
+			t.Errorf("spec.slotName %q, want the Slot's name %q", st.Spec.SlotName, sl.Name)
+		}
 		for _, o := range []client.Object{mirror, audit, sl} {
 			if len(o.GetOwnerReferences()) > 0 {
 				t.Errorf("%s has owners %v, want none", o.GetName(), o.GetOwnerReferences())
@@ -281,8 +284,10 @@ func TestCorrectStack(t *testing.T) {
 		}
 		s.settled("large", "stack-rotated-value")
 		st, _ = s.stack()
-		if st.Status.ObservedGeneration != 2 {
-			t.Errorf("observedGeneration %d after one change of spec, want 2", st.Status.ObservedGeneration)
+		// Generation 2 is the controller's own write of spec.slotName, 3
+		// the harness's change.
+		if st.Status.ObservedGeneration != 3 {
+			t.Errorf("observedGeneration %d after the controller's write of spec.slotName and one change of spec, want 3", st.Status.ObservedGeneration)
 		}
 
 		s.deleteStack()
@@ -516,7 +521,7 @@ func TestBugsAfterRestart(t *testing.T) {
 	for _, bug := range []string{"", stack.BugClusterChildRecreatedOnStart, stack.BugChurnByDeleteCollection, stack.BugDegradedAfterRestart,
 		stack.BugHotLoopAfterRestart, stack.BugDanglingUIDAfterRestart, stack.BugStrayFinalizerAfterRestart, stack.BugOwnerNotControllerAfterRestart,
 		stack.BugSecretNotResyncedAfterRestart, stack.BugRecreateChildrenOnStart, stack.BugStaleTierStatusAfterRestart, stack.BugLedgerRecreatedOnStart,
-		stack.BugChurnInOtherNamespace, stack.BugClusterChildStaleAfterRestart} {
+		stack.BugChurnInOtherNamespace, stack.BugClusterChildStaleAfterRestart, stack.BugSlotNameRewrittenAfterRestart} {
 		t.Run("bug="+bug, func(t *testing.T) {
 			t.Parallel()
 			s := start(t, e, bug)
@@ -557,6 +562,9 @@ func TestBugsAfterRestart(t *testing.T) {
 			want := map[string]bool{}
 			switch bug {
 			case "":
+				if st.Spec.SlotName != sl.Name {
+					t.Errorf("spec.slotName %q, want the Slot's name %q", st.Spec.SlotName, sl.Name)
+				}
 				if len(deletes) > 0 || len(s.ledgers(st)) != 1 || slices.Contains(config.Finalizers, stack.HoldFinalizer) || degraded != nil ||
 					st.Status.Tier != "large" || string(creds.Data["password"]) != "stack-rotated-value" || sl.Spec.Tier != "large" || st.Status.ConfigUID != string(config.UID) {
 					t.Errorf("the correct mode after a restart: deletes %d, ledgers %v, finalizers %v, degraded %v, status %+v, password %q, slot tier %q, config uid %s",
@@ -620,6 +628,10 @@ func TestBugsAfterRestart(t *testing.T) {
 			case stack.BugClusterChildStaleAfterRestart:
 				if sl.Spec.Tier != "small" {
 					t.Errorf("the Slot's tier is %q, want small", sl.Spec.Tier)
+				}
+			case stack.BugSlotNameRewrittenAfterRestart:
+				if st.Spec.SlotName != st.Name || sl.Name != s.ns+"-"+st.Name || st.Status.Tier != "large" {
+					t.Errorf("spec.slotName %q, Slot %q, status tier %q: want the Stack's name alone, the Slot %s-%s, tier large", st.Spec.SlotName, sl.Name, st.Status.Tier, s.ns, st.Name)
 				}
 			}
 			// Only the children the bug makes again have a new uid.

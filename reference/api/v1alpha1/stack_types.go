@@ -14,6 +14,11 @@ type StackSpec struct {
 	// controller copies into the Stack's credentials Secret.
 	// +optional
 	SecretName string `json:"secretName,omitempty"`
+	// SlotName names the Stack's cluster-scoped Slot. The controller
+	// fills it in once the Slot is made, as a claim names the resource
+	// bound to it: a field of the user's object that the controller owns.
+	// +optional
+	SlotName string `json:"slotName,omitempty"`
 }
 
 // StackStatus is the observed state of a Stack.
