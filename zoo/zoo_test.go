@@ -31,12 +31,15 @@ func TestZooFiles(t *testing.T) {
 		t.Fatalf("zoo files %v, %v", files, err)
 	}
 	// The candidates (fixtures/zoo/candidates), written but not yet run
-	// through the zoo, are held to the same rules.
-	candidates, err := filepath.Glob(filepath.Join("..", "fixtures", "zoo", "candidates", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	// through the zoo, and the files a kept finding replays
+	// (fixtures/zoo/repro) are held to the same rules.
+	for _, dir := range []string{"candidates", "repro"} {
+		more, err := filepath.Glob(filepath.Join("..", "fixtures", "zoo", dir, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, more...)
 	}
-	files = append(files, candidates...)
 	bin := t.TempDir()
 	writeFile(t, filepath.Join(bin, "kube-controller-manager"), "#!/bin/sh\n", 0o755)
 	for _, name := range files {
