@@ -925,3 +925,25 @@ func TestATokensControllerThatLeftADeletedSecretNamedBreaks(t *testing.T) {
 	e.Facts[FactSteadyReferences] = string(b)
 	expect(t, "version 2 references", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
 }
+
+// TestAStackWhoseSlotNameARestartRewroteBreaks judges a recorded run of
+// the stack controller's planted defect slot-name-rewritten-after-restart
+// (the self-test corpus, the spec that restarts the controller right
+// after its first write): the restarted process wrote the Stack's own
+// spec.slotName wrongly, and its status, children and metadata are right.
+// Only end states that compare an applied object's fields beside its
+// status see it: judged as end states of version 2, it passes.
+func TestAStackWhoseSlotNameARestartRewroteBreaks(t *testing.T) {
+	e := readEvidence(t, filepath.Join("stack", "slot-name-rewritten.json"))
+	expect(t, "recorded", judgedOn(e, catalog.SteadySameEndState), verdict.Broken, `Stack/steady spec.slotName`)
+	var refs []*EndState
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		ref.Version = endStateWritten
+	}
+	b, _ := json.Marshal(refs)
+	e.Facts[FactSteadyReferences] = string(b)
+	expect(t, "version 2 references", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
+}
