@@ -26,12 +26,15 @@ const settleTimeout = 30 * time.Second
 
 func garbageCollectorSpecs() {
 	Describe("The garbage collector", Label("controlplane"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "foreground"), testenv.Begin() })
 
 		It("holds a foreground-deleted owner until its blocking dependents are gone, then removes it", testenv.Judges(catalog.CPGCHoldsOwner, catalog.CPGCRemovesOwner), func(ctx SpecContext) {
 			env := testenv.Get()
-			testenv.RecordAs(ctx, judge.HistoryConfigMaps, dynamic.NewForConfigOrDie(env.REST), corev1.SchemeGroupVersion.WithResource("configmaps"), ns, "")
+			spec.RecordAs(ctx, judge.HistoryConfigMaps, dynamic.NewForConfigOrDie(env.REST), corev1.SchemeGroupVersion.WithResource("configmaps"), ns, "")
 			cms := env.Kube.CoreV1().ConfigMaps(ns)
 			owner, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
@@ -60,15 +63,15 @@ func garbageCollectorSpecs() {
 				PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
 			})).To(Succeed())
 
-			testenv.Fact(judge.FactGCOwner, ns+"/"+owner.Name)
-			testenv.Fact(judge.FactGCHeld, ns+"/dependent-0")
-			testenv.Verify(
-				testenv.Converges(ctx, catalog.CPGCHoldsOwner, func() judge.Bound {
+			spec.Fact(judge.FactGCOwner, ns+"/"+owner.Name)
+			spec.Fact(judge.FactGCHeld, ns+"/dependent-0")
+			spec.Verify(
+				spec.Converges(ctx, catalog.CPGCHoldsOwner, func() judge.Bound {
 					By("waiting for the garbage collector to delete the free dependents")
 					return judge.Bound{Convergence: testenv.Within(deleted, settleTimeout), History: judge.HistoryConfigMaps,
 						Want: judge.All(judge.Gone(ns+"/dependent-1"), judge.Gone(ns+"/dependent-2"))}
 				}, ""),
-				testenv.Converges(ctx, catalog.CPGCRemovesOwner, func() judge.Bound {
+				spec.Converges(ctx, catalog.CPGCRemovesOwner, func() judge.Bound {
 					By("releasing the held dependent")
 					released := time.Now()
 					_, err := cms.Patch(ctx, "dependent-0", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})

@@ -23,26 +23,29 @@ const convergeTimeout = 30 * time.Second
 
 func replicaSetSpecs() {
 	Describe("The ReplicaSet controller", Label("controlplane"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "replicaset") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "replicaset"), testenv.Begin() })
 
 		It("creates pods up to the replica count, then removes them when scaled down", testenv.Judges(catalog.CPReplicaSetScalesUp, catalog.CPReplicaSetScalesDown), func(ctx SpecContext) {
 			env := testenv.Get()
 			dyn := dynamic.NewForConfigOrDie(env.REST)
-			testenv.RecordAs(ctx, judge.HistoryReplicaSets, dyn, appsv1.SchemeGroupVersion.WithResource("replicasets"), ns, "")
-			testenv.RecordAs(ctx, judge.HistoryPods, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "")
+			spec.RecordAs(ctx, judge.HistoryReplicaSets, dyn, appsv1.SchemeGroupVersion.WithResource("replicasets"), ns, "")
+			spec.RecordAs(ctx, judge.HistoryPods, dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "")
 			rs := replicaSet(ns, "web", 3)
 			created := time.Now()
 			Expect(env.Klient.Resources().Create(ctx, rs)).To(Succeed())
 			// status.replicas for the current generation; the judge counts
 			// the live pods too.
 			want := judge.Replicas(ns+"/"+rs.Name, "spec.replicas", "status.replicas", "status.observedGeneration")
-			testenv.Verify(
-				testenv.Converges(ctx, catalog.CPReplicaSetScalesUp, func() judge.Bound {
+			spec.Verify(
+				spec.Converges(ctx, catalog.CPReplicaSetScalesUp, func() judge.Bound {
 					By("converging to 3 replicas")
 					return judge.Bound{Convergence: testenv.Within(created, convergeTimeout), History: judge.HistoryReplicaSets, Want: want}
 				}, "took"),
-				testenv.Converges(ctx, catalog.CPReplicaSetScalesDown, func() judge.Bound {
+				spec.Converges(ctx, catalog.CPReplicaSetScalesDown, func() judge.Bound {
 					By("scaling down to 1 replica")
 					scaled := time.Now()
 					_, err := env.Kube.AppsV1().ReplicaSets(ns).Patch(ctx, rs.Name, types.MergePatchType, []byte(`{"spec":{"replicas":1}}`), metav1.PatchOptions{})

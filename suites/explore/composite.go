@@ -38,6 +38,7 @@ const (
 // judgement lets it through: the subject must say so on the claim
 // (properties (a) and (b)) under faults.
 type composite struct {
+	spec *testenv.Spec
 	c    *foreground.Composition
 	ns   string
 	name string // the external resource's
@@ -47,17 +48,17 @@ type composite struct {
 	succeeded time.Time // when next was created
 }
 
-func startComposite(ctx context.Context, ns string) *composite {
-	c := foreground.StartComposition(ctx, ns)
-	d := &composite{c: c, ns: ns, name: ns + "-db"}
+func startComposite(ctx context.Context, spec *testenv.Spec, ns string) *composite {
+	c := foreground.StartComposition(ctx, spec, ns)
+	d := &composite{spec: spec, c: c, ns: ns, name: ns + "-db"}
 	created := time.Now()
 	c.Create(ctx, firstClaim, d.name)
-	testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
-	testenv.Fact(judge.FactClaim, d.key(firstClaim))
-	testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
+	d.spec.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
+	d.spec.Fact(judge.FactClaim, d.key(firstClaim))
+	d.spec.Fact(judge.FactWindow, testenv.Current.Window.String())
 	if c.External() != nil {
-		testenv.Fact(judge.FactExternalName, d.name)
-		testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, firstClaim))
+		d.spec.Fact(judge.FactExternalName, d.name)
+		d.spec.Fact(judge.FactOldOwner, c.ManagedUID(ctx, firstClaim))
 	}
 	Expect(c.Block(ctx, firstClaim)).To(Succeed(), "hold up the deletion of what %s owns", firstClaim)
 	// Never leave the namespace's deletion held up.
@@ -125,7 +126,7 @@ func (d *composite) deleteFirst(ctx context.Context) error {
 	}
 	d.c.Delete(ctx, firstClaim)
 	d.deleted = time.Now()
-	testenv.FactTime(judge.FactDeleted, d.deleted)
+	d.spec.FactTime(judge.FactDeleted, d.deleted)
 	return nil
 }
 
@@ -166,44 +167,44 @@ func (d *composite) phase() string {
 // a successor is Ready, owning the external resource, within T, with no
 // delete of it by the old claim's managed object after it used it.
 func (d *composite) judge(ctx context.Context, recovered time.Time) {
-	testenv.FactTime(judge.FactHealthyFrom, recovered)
+	d.spec.FactTime(judge.FactHealthyFrom, recovered)
 	if err := d.deleteFirst(ctx); err != nil && !errors.Is(err, errDeletedAlready) {
 		Fail(err.Error())
 	}
 	owed := later(d.deleted, recovered)
 	key := d.key(firstClaim)
-	checks := []oracle.Check{testenv.Judged(catalog.FgReadyBefore), d.blocked(ctx)}
+	checks := []oracle.Check{d.spec.Judged(catalog.FgReadyBefore), d.blocked(ctx)}
 	if msg := d.c.BlockerMessage(firstClaim); msg != "" {
-		checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
+		checks = append(checks, d.spec.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
 			return d.c.Until(testenv.Within(owed, blockerBound), judge.ReadyNames(key, msg))
 		}, ""))
 	} else {
-		testenv.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
+		d.spec.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
 	}
 	var released time.Time
 	checks = append(checks,
-		testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
+		d.spec.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
 			// Held until (a) has had its 5s and W from when it is owed.
 			until(ctx, owed.Add(judge.DeletingWithin+testenv.Current.Window+time.Second))
 			Expect(d.c.Unblock(ctx)).To(Succeed(), "let the deletion through")
 			released = time.Now()
 			return d.c.Until(testenv.Settle(released), judge.Gone(key))
 		}, ""),
-		testenv.Judged(catalog.FgDeletingStatus),
+		d.spec.Judged(catalog.FgDeletingStatus),
 	)
 	if !d.succeeded.IsZero() {
 		// The successor cannot be Ready before its predecessor is gone,
 		// which the held deletes keep from it until the release.
 		checks = append(checks, d.c.SuccessorChecks(ctx, firstClaim, nextClaim, func() time.Time { return later(released, d.succeeded) })...)
 	}
-	verify(checks...)
+	verify(d.spec, checks...)
 }
 
 // blocked is the premise foreground/deletion-blocked: the deletion
 // reached what was held (the external system refused a delete, or a held
 // object was marked deleting) within 15s.
 func (d *composite) blocked(ctx context.Context) oracle.Check {
-	premise := testenv.Judged(catalog.FgDeletionBlocked)
+	premise := d.spec.Judged(catalog.FgDeletionBlocked)
 	return oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
 		var blocked error
 		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, blockerBound, true, func(context.Context) (bool, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // driver is a capability's side of exploration: the subject it started in
@@ -46,18 +47,18 @@ type driver interface {
 // brought to a steady state (the spec's first assumption; a steadyState
 // subject's objects are applied and its schedule starts there, compared
 // in the end with the exploration's reference runs, refs).
-func start(ctx context.Context, capability, ns string, refs *endStates) driver {
+func start(ctx context.Context, spec *testenv.Spec, capability, ns string, refs *endStates) driver {
 	switch capability {
 	case schedule.Scalable:
-		return startScalable(ctx, ns)
+		return startScalable(ctx, spec, ns)
 	case schedule.Leader:
-		return startLeader(ctx, ns)
+		return startLeader(ctx, spec, ns)
 	case schedule.Composite:
-		return startComposite(ctx, ns)
+		return startComposite(ctx, spec, ns)
 	case schedule.Movable:
-		return startMovable(ctx, ns)
+		return startMovable(ctx, spec, ns)
 	case schedule.Steady:
-		return startSteady(ctx, ns, refs)
+		return startSteady(ctx, spec, ns, refs)
 	}
 	Fail(fmt.Sprintf("exploration of capability %q is not built: explore %s", capability, strings.Join(schedule.Explorable, ", ")))
 	return nil

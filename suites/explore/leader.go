@@ -21,10 +21,13 @@ const failoverTimeout = 30 * time.Second
 
 // elected drives a leader-elected manager: the leader suite's election,
 // with no workload steps of its own.
-type elected struct{ e *leader.Election }
+type elected struct {
+	spec *testenv.Spec
+	e    *leader.Election
+}
 
-func startLeader(ctx context.Context, ns string) *elected {
-	return &elected{e: leader.Start(ctx, ns)}
+func startLeader(ctx context.Context, spec *testenv.Spec, ns string) *elected {
+	return &elected{spec: spec, e: leader.Start(ctx, spec, ns)}
 }
 
 func (l *elected) target() chaos.Target { return l.e.Target }
@@ -83,9 +86,9 @@ func (l *elected) phase() string {
 // Lease while cut off writes, if it does, once it is back.
 func (l *elected) judge(ctx context.Context, recovered time.Time) {
 	var checks []oracle.Check
-	if kill, ok := lastKill(testenv.Evidence().Snapshot().Faults); ok {
+	if kill, ok := lastKill(l.spec.Evidence().Snapshot().Faults); ok {
 		bound := l.e.FailoverBound()
-		checks = append(checks, l.e.FailoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
+		checks = append(checks, l.e.FailoverChecked(l.spec.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
 			return judge.Bound{Convergence: testenv.Within(recovered, bound), History: judge.HistoryLease, Want: judge.RenewedAfter(l.e.Key(), kill)}
 		}, "recovery")))
 	}
@@ -93,7 +96,7 @@ func (l *elected) judge(ctx context.Context, recovered time.Time) {
 		return l.e.Holder() != "", nil
 	})
 	until(ctx, time.Now().Add(l.e.LeaseDuration.Duration))
-	verify(append(checks, testenv.Judged(catalog.LeaderOneWriter))...)
+	verify(l.spec, append(checks, l.spec.Judged(catalog.LeaderOneWriter))...)
 }
 
 // lastKill is when the last leader failover that acted (its kill did not

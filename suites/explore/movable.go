@@ -24,7 +24,8 @@ const heldObject = "alpha"
 // move or alpha deleted while held by delete-held. Faults hit the source
 // cluster's controller: the two controllers share one identity.
 type movable struct {
-	f *finalizer.Fleet
+	spec *testenv.Spec
+	f    *finalizer.Fleet
 	// mu guards what the workload steps did, on their own goroutines: a
 	// schedule moves the objects or deletes one, whichever comes first
 	// (a deleting object is not moved).
@@ -33,8 +34,8 @@ type movable struct {
 	deleted time.Time
 }
 
-func startMovable(ctx context.Context, ns string) *movable {
-	return &movable{f: finalizer.StartFleet(ctx, ns, heldObject, "beta")}
+func startMovable(ctx context.Context, spec *testenv.Spec, ns string) *movable {
+	return &movable{spec: spec, f: finalizer.StartFleet(ctx, spec, ns, heldObject, "beta")}
 }
 
 func (d *movable) target() chaos.Target { return d.f.Source }
@@ -111,7 +112,7 @@ func (d *movable) judge(ctx context.Context, recovered time.Time) {
 	if d.begin("move") == nil {
 		d.f.Move(ctx)
 	}
-	checks := []oracle.Check{testenv.Judged(catalog.FinRanBefore)}
+	checks := []oracle.Check{d.spec.Judged(catalog.FinRanBefore)}
 	safety := d.f.SafetyChecks(ctx)
 	switch {
 	case d.f.Moved():
@@ -125,5 +126,5 @@ func (d *movable) judge(ctx context.Context, recovered time.Time) {
 		checks = append(checks, d.f.ReleasedChecks(ctx, heldObject, later(d.deleted, recovered))...)
 		safety = slices.DeleteFunc(safety, func(c oracle.Check) bool { return c.Property.ID == catalog.FinP3.ID })
 	}
-	verify(append(checks, safety...)...)
+	verify(d.spec, append(checks, safety...)...)
 }

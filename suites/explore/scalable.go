@@ -26,8 +26,9 @@ const (
 // scalable drives a scalable workload: the lost-events suite's workload
 // "web", scaled by the schedule's workload steps.
 type scalable struct {
-	w  *lostevents.Workload
-	ns string
+	spec *testenv.Spec
+	w    *lostevents.Workload
+	ns   string
 	// mu guards desired and deleted: steps run on their own goroutines.
 	mu      sync.Mutex
 	desired int64
@@ -36,8 +37,8 @@ type scalable struct {
 	deleted bool
 }
 
-func startScalable(ctx context.Context, ns string) *scalable {
-	s := &scalable{w: lostevents.StartWorkload(ctx, ns), ns: ns, desired: startReplicas}
+func startScalable(ctx context.Context, spec *testenv.Spec, ns string) *scalable {
+	s := &scalable{spec: spec, w: lostevents.StartWorkload(ctx, spec, ns), ns: ns, desired: startReplicas}
 	created := s.w.Create(ctx, s.desired)
 	s.w.Healthy(ctx, created)
 	return s
@@ -117,16 +118,16 @@ func (s *scalable) phase() string {
 // within 30s of when the subject's expectations could have expired, and
 // there were never more live pods than replicas.
 func (s *scalable) judge(ctx context.Context, recovered time.Time) {
-	verify(
-		testenv.Judged(catalog.LostHealthyBefore),
-		testenv.Converges(ctx, catalog.LostAfterFaults, func() judge.Bound {
+	verify(s.spec,
+		s.spec.Judged(catalog.LostHealthyBefore),
+		s.spec.Converges(ctx, catalog.LostAfterFaults, func() judge.Bound {
 			return s.w.Until(s.recovery(recovered))
 		}, "recovery"),
-		testenv.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
+		s.spec.Converges(ctx, catalog.LostLaterScale, func() judge.Bound {
 			s.desired = s.desired%maxReplicas + 1
 			return s.w.Until(laterScale(s.w.Scale(ctx, s.desired), recovered, s.w.ExpectationTimeout()))
 		}, ""),
-		testenv.Judged(catalog.LostNoOvershoot),
+		s.spec.Judged(catalog.LostNoOvershoot),
 	)
 }
 

@@ -42,7 +42,10 @@ func specs(c Config) {
 		}
 	}
 	Describe("Exploration of a "+c.Capability+" subject", Label("explore", "capability:"+c.Capability), func() {
-		var ns string
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
 		BeforeEach(func(ctx SpecContext) {
 			if spent := st.spent(); spent && c.Replay == "" {
 				Skip(fmt.Sprintf("the exploration budget (%s) is spent", c.Budget))
@@ -50,7 +53,7 @@ func specs(c Config) {
 			if c.First && st.found() {
 				Skip("the run stops at its first finding")
 			}
-			ns = testenv.NewNamespace(ctx, "explore")
+			ns, spec = testenv.NewNamespace(ctx, "explore"), testenv.Begin()
 		})
 		ReportAfterEach(st.done)
 
@@ -61,7 +64,7 @@ func specs(c Config) {
 		if capability == schedule.Steady {
 			for i := range references {
 				It(fmt.Sprintf("%s %d of %d", tally.ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
-					referenceRun(ctx, i, ns, st.refs)
+					referenceRun(ctx, spec, i, ns, st.refs)
 				})
 			}
 		}
@@ -71,7 +74,7 @@ func specs(c Config) {
 				It(replaySpec(c.Replay, i, max(c.Repeat, 1)), judges(c.Capability, c.Replay), func(ctx SpecContext) {
 					s, err := schedule.Load(c.Replay)
 					Expect(err).NotTo(HaveOccurred())
-					st.run(ctx, ns, s.Capability, func(driver) schedule.Schedule { return s })
+					st.run(ctx, spec, ns, s.Capability, func(driver) schedule.Schedule { return s })
 				})
 			}
 			return
@@ -85,7 +88,7 @@ func specs(c Config) {
 				continue
 			}
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
-				st.run(ctx, ns, c.Capability, func(d driver) schedule.Schedule {
+				st.run(ctx, spec, ns, c.Capability, func(d driver) schedule.Schedule {
 					return schedule.Generate(seed, c.Capability, drawLimits(d))
 				})
 			})
@@ -104,24 +107,24 @@ func declared(c Config) int {
 // the schedule drawn for it (draw), its steps, recovery and judgement. A
 // failing spec keeps its schedule, with the properties it broke, beside
 // its evidence.
-func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) schedule.Schedule) {
+func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string, draw func(driver) schedule.Schedule) {
 	// What the spec's cleanups do (the subject's stop, the namespace's
 	// deletion) is its tear-down, however its body ended.
 	defer enter(phases.TearDown)
-	d := start(ctx, capability, ns, st.refs)
+	d := start(ctx, spec, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)
 	DeferCleanup(func() { keepSchedule(s) })
 	AddReportEntry("schedule", ReportEntryVisibilityNever, s)
 	enter(phases.Steps)
-	outcomes := execute(ctx, testenv.Timeline(), d, s)
+	outcomes := execute(ctx, spec.Timeline(), d, s)
 	enter(phases.Convergence)
 	var notDone []string
 	faults := 0
 	for _, o := range outcomes {
 		st.tried(s.Steps[o.Step], o)
 		what := describe(s.Steps[o.Step], o)
-		testenv.Fact(fmt.Sprintf("step %d", o.Step), what)
+		spec.Fact(fmt.Sprintf("step %d", o.Step), what)
 		if o.Skipped != "" {
 			notDone = append(notDone, fmt.Sprintf("step %d: %s", o.Step, what))
 		}
@@ -129,31 +132,31 @@ func (st *stats) run(ctx SpecContext, ns, capability string, draw func(driver) s
 			faults++
 		}
 	}
-	testenv.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
+	spec.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
 	AddReportEntry(tally.NotDoneEntry, ReportEntryVisibilityNever, notDone)
 	// A fault that failed, or was never recovered, makes the schedule an
 	// error before its subject is judged.
-	if err := testenv.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
-		verify()
+	if err := spec.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {
+		verify(spec)
 	}
 	enter(phases.Convergence)
 	restarted, err := restartStopped(ctx, d.target())
 	Expect(err).NotTo(HaveOccurred())
 	if len(restarted) > 0 {
-		testenv.Fact("restarted", strings.Join(restarted, ","))
+		spec.Fact("restarted", strings.Join(restarted, ","))
 	}
 	d.judge(ctx, time.Now())
 }
 
-// verify judges a schedule (testenv.Verify): first the premise that every
+// verify judges a schedule (testenv.Spec.Verify): first the premise that every
 // fault step that ran acted (catalog.ExploreStepsActed), then the
 // driver's checks. Every driver's judgement ends with it. Its checks'
 // times go to the schedule's phases: a convergence property's to
 // phases.Convergence (its wait), the others' to phases.Judging.
-func verify(checks ...oracle.Check) {
+func verify(spec *testenv.Spec, checks ...oracle.Check) {
 	GinkgoHelper()
 	enter(phases.Judging)
-	testenv.Verify(timedPhases(append([]oracle.Check{testenv.Judged(catalog.ExploreStepsActed)}, checks...))...)
+	spec.Verify(timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))...)
 }
 
 // describe is a step and what became of it, for the spec's facts.

@@ -144,8 +144,8 @@ func referenceJudges(i int) []verdict.Property {
 // referenceRun is fault-free reference run i in namespace ns: the
 // binding's objects applied and each change once the state has settled;
 // its end state is added to refs, then (the first) its objects deleted.
-func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
-	sc := steadystate.StartScenario(ctx, ns)
+func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, refs *endStates) {
+	sc := steadystate.StartScenario(ctx, spec, ns)
 	ref, err := sc.Reference(ctx, sc.Run(ctx))
 	Expect(err).NotTo(HaveOccurred())
 	refs.add(ref)
@@ -153,14 +153,14 @@ func referenceRun(ctx context.Context, i int, ns string, refs *endStates) {
 		// What it used up to its end state, before the objects'
 		// deletion: what a schedule's faults and triggers, which come
 		// before it, can meet.
-		refs.used(controllerUse(testenv.Evidence().Snapshot().Proxies))
+		refs.used(controllerUse(spec.Evidence().Snapshot().Proxies))
 		sc.DeleteAll(ctx)
 	}
 	var checks []oracle.Check
 	for _, p := range referenceJudges(i) {
-		checks = append(checks, testenv.Judged(p))
+		checks = append(checks, spec.Judged(p))
 	}
-	testenv.Verify(checks...)
+	spec.Verify(checks...)
 }
 
 // controllerUse is what the controller's requests in a run's proxy logs
@@ -229,6 +229,7 @@ func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 // reference runs applied them: a change step applies the next one, and
 // the changes no step applied are applied once the faults are recovered.
 type steady struct {
+	spec *testenv.Spec
 	sc   *steadystate.Scenario
 	refs []*judge.EndState
 	// owned is the resource of what the objects own directly in the
@@ -258,14 +259,14 @@ type steady struct {
 	stuck   string
 }
 
-func startSteady(ctx context.Context, ns string, refs *endStates) *steady {
-	d := &steady{sc: steadystate.StartScenario(ctx, ns), refs: refs.all()}
+func startSteady(ctx context.Context, spec *testenv.Spec, ns string, refs *endStates) *steady {
+	d := &steady{spec: spec, sc: steadystate.StartScenario(ctx, spec, ns), refs: refs.all()}
 	if len(d.refs) > 0 {
 		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
 	}
 	d.used = refs.usage().beyond(d.resource)
 	if !d.used.empty() {
-		testenv.Fact(FactSteadyUsed, d.used.fact())
+		d.spec.Fact(FactSteadyUsed, d.used.fact())
 		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + d.used.fact())
 	}
 	d.sc.CompareWith(d.refs)
@@ -554,48 +555,48 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	settled := d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
 	d.sc.End(ctx)
 	d.sc.RecordDisturbed()
-	checks := []oracle.Check{testenv.Judged(catalog.SteadyRecovers)}
+	checks := []oracle.Check{d.spec.Judged(catalog.SteadyRecovers)}
 	// Whether quiescence is owed is decided from the evidence, as
 	// validate re-makes it (judge.OfflineNotBound: among others, a watch
 	// the recovery's settle found not back, judge.FactSteadyStale); the
 	// wait's own verdict stands when the evidence does not tell.
-	why := judge.QuiescentUnbound(testenv.Evidence().Snapshot())
+	why := judge.QuiescentUnbound(d.spec.Evidence().Snapshot())
 	if why == "" && !settled {
 		why = unsettledNotQuiet
 	}
 	if why == "" {
 		d.sc.Quiet(ctx)
-		checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
+		checks = append(checks, d.spec.Judged(catalog.SteadyQuiescent))
 	} else {
-		testenv.NotBound(catalog.SteadyQuiescent, why)
+		d.spec.NotBound(catalog.SteadyQuiescent, why)
 	}
 	d.sc.DeleteAll(ctx)
 	switch {
 	case applied < len(changes):
-		checks = append(checks, testenv.Judged(catalog.SteadySettles))
+		checks = append(checks, d.spec.Judged(catalog.SteadySettles))
 	case len(changes) == 0:
-		testenv.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change to settle after, once the faults were recovered")
+		d.spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change to settle after, once the faults were recovered")
 	default:
-		testenv.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
+		d.spec.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
 	}
-	switch why := judge.SameEndStateUnbound(testenv.Evidence().Snapshot()); {
+	switch why := judge.SameEndStateUnbound(d.spec.Evidence().Snapshot()); {
 	case len(deleted) > 0:
-		testenv.NotBound(catalog.SteadySameEndState, samePodsDeleted(deleted))
+		d.spec.NotBound(catalog.SteadySameEndState, samePodsDeleted(deleted))
 	case why != "":
-		testenv.NotBound(catalog.SteadySameEndState, why)
+		d.spec.NotBound(catalog.SteadySameEndState, why)
 	default:
-		checks = append(checks, testenv.Judged(catalog.SteadySameEndState))
+		checks = append(checks, d.spec.Judged(catalog.SteadySameEndState))
 	}
 	// No-churn counts from the first fault: a schedule none of whose
 	// faults acted (their triggers never came) has none.
-	if len(testenv.Evidence().Snapshot().Faults) > 0 {
-		checks = append(checks, testenv.Judged(catalog.SteadyNoChurn))
+	if len(d.spec.Evidence().Snapshot().Faults) > 0 {
+		checks = append(checks, d.spec.Judged(catalog.SteadyNoChurn))
 	} else {
-		testenv.NotBound(catalog.SteadyNoChurn, "no fault step of the schedule acted (each was not done): there is no during or after a fault to compare")
+		d.spec.NotBound(catalog.SteadyNoChurn, "no fault step of the schedule acted (each was not done): there is no during or after a fault to compare")
 	}
-	verify(append(checks,
-		testenv.Judged(catalog.SteadyNoFinalizer),
-		testenv.Judged(catalog.SteadyLeavesNothing),
-		testenv.Judged(catalog.SteadyNoPanic),
+	verify(d.spec, append(checks,
+		d.spec.Judged(catalog.SteadyNoFinalizer),
+		d.spec.Judged(catalog.SteadyLeavesNothing),
+		d.spec.Judged(catalog.SteadyNoPanic),
 	)...)
 }

@@ -45,6 +45,8 @@ type Fleet struct {
 	moved            time.Time
 	// moveFailed is the mover's failure, if it failed.
 	moveFailed error
+	// spec is the spec the fleet runs for, whose evidence it records.
+	spec *testenv.Spec
 }
 
 // StartFleet starts the subject's controller on both clusters for
@@ -52,13 +54,13 @@ type Fleet struct {
 // resource, or when the provider cannot make a second cluster), records
 // the objects on both, and creates names on the source, running (the
 // assumption finalizer/ran-before) with the binding's status reported.
-func StartFleet(ctx context.Context, ns string, names ...string) *Fleet {
+func StartFleet(ctx context.Context, spec *testenv.Spec, ns string, names ...string) *Fleet {
 	m := subject.Movable()
-	f := &Fleet{m: m, r: bound(m), ns: ns, Names: names}
-	f.r.facts()
+	f := &Fleet{m: m, r: bound(m), ns: ns, Names: names, spec: spec}
+	f.r.facts(spec)
 	tgtREST := f.target(ctx)
-	f.Source = m.StartResourceController(ctx, nil, ns)
-	m.StartResourceController(ctx, tgtREST, ns)
+	f.Source = m.StartResourceController(ctx, spec, nil, ns)
+	m.StartResourceController(ctx, spec, tgtREST, ns)
 	env := testenv.Get()
 	f.kubeconfig = env.Kubeconfig
 	f.dyn, f.tgtDyn = dynamic.NewForConfigOrDie(env.REST), dynamic.NewForConfigOrDie(tgtREST)
@@ -71,20 +73,20 @@ func StartFleet(ctx context.Context, ns string, names ...string) *Fleet {
 			Fail(served.Error())
 		}
 	}
-	f.sourceH, f.targetH = testenv.RecordAs(ctx, sourceHistory, f.dyn, f.r.gvr, ns, ""), testenv.RecordAs(ctx, targetHistory, f.tgtDyn, f.r.gvr, ns, "")
+	f.sourceH, f.targetH = f.spec.RecordAs(ctx, sourceHistory, f.dyn, f.r.gvr, ns, ""), f.spec.RecordAs(ctx, targetHistory, f.tgtDyn, f.r.gvr, ns, "")
 	if se := f.r.SideEffects; se != nil {
 		gv, err := schema.ParseGroupVersion(se.APIVersion)
 		Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
-		testenv.RecordAs(ctx, "source/cleanups", f.dyn, gv.WithResource(se.Resource), ns, se.Selector)
-		testenv.RecordAs(ctx, "target/cleanups", f.tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
-		testenv.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
+		f.spec.RecordAs(ctx, "source/cleanups", f.dyn, gv.WithResource(se.Resource), ns, se.Selector)
+		f.spec.RecordAs(ctx, "target/cleanups", f.tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
+		f.spec.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
 	}
-	testenv.Fact(judge.FactClusters, "source,target")
+	f.spec.Fact(judge.FactClusters, "source,target")
 	created := time.Now()
 	for _, n := range names {
 		f.r.create(ctx, f.dyn, ns, n)
 	}
-	if _, err := testenv.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), f.r.running(ns, names...))); err == nil {
+	if _, err := f.spec.Await(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), f.r.running(ns, names...))); err == nil {
 		Expect(f.r.report(ctx, f.dyn, ns, names...)).To(Succeed())
 	}
 	return f
@@ -109,13 +111,13 @@ func (f *Fleet) target(ctx context.Context) (cfg *rest.Config) {
 // finalizer/mover-finished reads (and P3, when the API server refused it
 // the controller's finalizer).
 func (f *Fleet) Move(ctx context.Context) time.Time {
-	out, err := f.m.Move(ctx, f.kubeconfig, f.tgtKubeconfig, f.ns)
+	out, err := f.m.Move(ctx, f.spec, f.kubeconfig, f.tgtKubeconfig, f.ns)
 	f.moved = time.Now()
 	if err != nil {
 		f.moveFailed = moverErr("move", out, err)
-		testenv.Fact(judge.FactMoverError, f.moveFailed.Error())
+		f.spec.Fact(judge.FactMoverError, f.moveFailed.Error())
 	}
-	testenv.FactTime(judge.FactMoved, f.moved)
+	f.spec.FactTime(judge.FactMoved, f.moved)
 	return f.moved
 }
 
@@ -134,11 +136,11 @@ func (f *Fleet) Resource() string { return f.r.Resource }
 // stopped on the API server's finalizer refusal: P3's evidence).
 func (f *Fleet) MoveChecks(ctx context.Context, since time.Time) []oracle.Check {
 	return []oracle.Check{
-		testenv.Judged(catalog.FinMoverFinished),
-		testenv.Converges(ctx, catalog.FinP1, func() judge.Bound {
+		f.spec.Judged(catalog.FinMoverFinished),
+		f.spec.Converges(ctx, catalog.FinP1, func() judge.Bound {
 			return until(sourceHistory, testenv.Within(since, 30*time.Second), judge.Empty())
 		}, "gone"),
-		testenv.Converges(ctx, catalog.FinRunsAfterMove, func() judge.Bound {
+		f.spec.Converges(ctx, catalog.FinRunsAfterMove, func() judge.Bound {
 			return until(targetHistory, testenv.Settle(since), f.r.running(f.ns, f.Names...))
 		}, ""),
 	}
@@ -155,14 +157,14 @@ func (f *Fleet) SafetyChecks(ctx context.Context) []oracle.Check {
 			if err := untilNoneOpen(ctx, f.r, f.sourceH, f.targetH); err != nil {
 				return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 			}
-			return testenv.Judged(catalog.FinP2).Run()
+			return f.spec.Judged(catalog.FinP2).Run()
 		}},
-		testenv.Judged(catalog.FinP3),
+		f.spec.Judged(catalog.FinP3),
 	}
 	if f.r.SideEffects != nil {
-		return append(checks, testenv.Judged(catalog.FinP4))
+		return append(checks, f.spec.Judged(catalog.FinP4))
 	}
-	testenv.NotBound(catalog.FinP4, "the subject binds no capabilities.movableResource.sideEffects")
+	f.spec.NotBound(catalog.FinP4, "the subject binds no capabilities.movableResource.sideEffects")
 	return checks
 }
 
@@ -189,26 +191,26 @@ func (f *Fleet) DeleteHeld(ctx context.Context, name string) (time.Time, error) 
 // ReleasedChecks judge the deletion of held object name (DeleteHeld) from
 // since (releasedChecks), on the source controller's proxy log.
 func (f *Fleet) ReleasedChecks(ctx context.Context, name string, since time.Time) []oracle.Check {
-	return releasedChecks(ctx, f.r, f.Source.Replicas[0].Proxy, f.ns, name, since)
+	return releasedChecks(ctx, f.spec, f.r, f.Source.Replicas[0].Proxy, f.ns, name, since)
 }
 
 // releasedChecks judge a held object's deletion: within 15s of since the
 // controller removes its finalizer from ns/name, and the API server
 // answers none of its requests (on proxy p's log) 422 in the 2s after
 // (P3).
-func releasedChecks(ctx context.Context, r resource, p proxy.Controller, ns, name string, since time.Time) []oracle.Check {
+func releasedChecks(ctx context.Context, spec *testenv.Spec, r resource, p proxy.Controller, ns, name string, since time.Time) []oracle.Check {
 	var released time.Time
 	return []oracle.Check{
 		{Property: catalog.FinReleased, Run: func() error {
-			res, _ := testenv.Await(ctx, catalog.FinReleased, until(sourceHistory, testenv.Within(since, 15*time.Second), judge.Released(ns+"/"+name, r.Finalizer)))
+			res, _ := spec.Await(ctx, catalog.FinReleased, until(sourceHistory, testenv.Within(since, 15*time.Second), judge.Released(ns+"/"+name, r.Finalizer)))
 			released = res.At
-			return testenv.Judged(catalog.FinReleased).Run()
+			return spec.Judged(catalog.FinReleased).Run()
 		}},
 		{Property: catalog.FinP3, Run: func() error {
 			if err := quietFor(ctx, p, r.Resource, released, 2*time.Second); err != nil {
 				return err
 			}
-			return testenv.Judged(catalog.FinP3).Run()
+			return spec.Judged(catalog.FinP3).Run()
 		}},
 	}
 }

@@ -92,19 +92,22 @@ func (r resource) report(ctx context.Context, dyn dynamic.Interface, ns string, 
 
 func finalizerSpecs() {
 	Describe("A pausable, finalized resource", Label("capability:movable"), func() {
-		var ns string
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
 		BeforeEach(func(ctx SpecContext) {
-			ns = testenv.NewNamespace(ctx, "finalizer")
+			ns, spec = testenv.NewNamespace(ctx, "finalizer"), testenv.Begin()
 		})
 
 		It("moves to another cluster and back, leaving nothing behind and running no cleanup while paused", Label("fault:move"), testenv.Judges(catalog.FinRanBefore, catalog.FinMoverFinished, catalog.FinP1, catalog.FinRunsAfterMove, catalog.FinP1Back, catalog.FinRunsAfterBack, catalog.FinP2, catalog.FinP3, catalog.FinP4), func(ctx SpecContext) {
-			f := StartFleet(ctx, ns, "alpha", "beta")
+			f := StartFleet(ctx, spec, ns, "alpha", "beta")
 
 			By("moving to the target cluster")
 			f.Move(ctx)
 			var back time.Time
 			var leftovers error
-			checks := append([]oracle.Check{testenv.Judged(catalog.FinRanBefore)}, f.MoveChecks(ctx, f.moved)...)
+			checks := append([]oracle.Check{spec.Judged(catalog.FinRanBefore)}, f.MoveChecks(ctx, f.moved)...)
 			// The move back: P1 again with the clusters' roles swapped. A
 			// move back that cannot run leaves it unjudged; so does a first
 			// move that left objects behind (P1 broke): the move back then
@@ -122,21 +125,21 @@ func finalizerSpecs() {
 					if err := f.r.report(ctx, f.tgtDyn, ns, f.Names...); err != nil {
 						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 					}
-					out, err := f.m.Move(ctx, f.tgtKubeconfig, f.kubeconfig, ns)
+					out, err := f.m.Move(ctx, spec, f.tgtKubeconfig, f.kubeconfig, ns)
 					if err := moverErr("move back", out, err); err != nil {
 						// A refusal of the controller's finalizer is P3's
 						// evidence (judged later, from this fact).
-						testenv.Fact(judge.FactMoverBackError, err.Error())
+						spec.Fact(judge.FactMoverBackError, err.Error())
 						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 					}
 					back = time.Now()
-					if err := testenv.Judged(catalog.FinP1).Run(); err != nil {
+					if err := spec.Judged(catalog.FinP1).Run(); err != nil {
 						leftovers = fmt.Errorf("%w: the first move left objects behind (%s broke)", oracle.ErrNotEvaluated, catalog.FinP1.ID)
 						return leftovers
 					}
 					// Judged below from what Await recorded.
-					_, _ = testenv.Await(ctx, catalog.FinP1Back, until(targetHistory, testenv.Within(back, 30*time.Second), judge.Empty()))
-					return testenv.Judged(catalog.FinP1Back).Run()
+					_, _ = spec.Await(ctx, catalog.FinP1Back, until(targetHistory, testenv.Within(back, 30*time.Second), judge.Empty()))
+					return spec.Judged(catalog.FinP1Back).Run()
 				}},
 				oracle.Check{Property: catalog.FinRunsAfterBack, Run: func() error {
 					switch {
@@ -145,41 +148,41 @@ func finalizerSpecs() {
 					case leftovers != nil:
 						return leftovers
 					}
-					_, _ = testenv.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), f.r.running(ns, f.Names...)))
-					return testenv.Judged(catalog.FinRunsAfterBack).Run()
+					_, _ = spec.Await(ctx, catalog.FinRunsAfterBack, until(sourceHistory, testenv.Settle(back), f.r.running(ns, f.Names...)))
+					return spec.Judged(catalog.FinRunsAfterBack).Run()
 				}},
 			)
-			testenv.Verify(append(checks, f.SafetyChecks(ctx)...)...)
+			spec.Verify(append(checks, f.SafetyChecks(ctx)...)...)
 		})
 
 		It("never tries to add its finalizer to an object being deleted", Label("fault:foreign-finalizer"), testenv.Judges(catalog.FinRanBefore, catalog.FinReleased, catalog.FinP3), func(ctx SpecContext) {
 			m := subject.Movable()
 			r := bound(m)
-			r.facts()
-			controller := m.StartResourceController(ctx, nil, ns)
+			r.facts(spec)
+			controller := m.StartResourceController(ctx, spec, nil, ns)
 			env := testenv.Get()
 			dyn := dynamic.NewForConfigOrDie(env.REST)
-			testenv.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, "")
+			spec.RecordAs(ctx, sourceHistory, dyn, r.gvr, ns, "")
 			created := time.Now()
 			r.create(ctx, dyn, ns, "held", foreign)
 			DeferCleanup(func(ctx SpecContext) { // let the namespace go
 				_, err := dyn.Resource(r.gvr).Namespace(ns).Patch(ctx, "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 				Expect(err).To(Or(Succeed(), Satisfy(apierrors.IsNotFound)), "release held's finalizer so that its namespace can go")
 			})
-			testenv.Premise(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
+			spec.Premise(ctx, catalog.FinRanBefore, until(sourceHistory, testenv.Settle(created), r.running(ns, "held")))
 			Expect(dyn.Resource(r.gvr).Namespace(ns).Delete(ctx, "held", metav1.DeleteOptions{})).To(Succeed())
 			deleted := time.Now()
-			testenv.Verify(append([]oracle.Check{testenv.Judged(catalog.FinRanBefore)},
-				releasedChecks(ctx, r, controller.Replicas[0].Proxy, ns, "held", deleted)...)...)
+			spec.Verify(append([]oracle.Check{spec.Judged(catalog.FinRanBefore)},
+				releasedChecks(ctx, spec, r, controller.Replicas[0].Proxy, ns, "held", deleted)...)...)
 		})
 	})
 }
 
 // facts are what the judges need to know of the binding.
-func (r resource) facts() {
-	testenv.Fact(judge.FactFinalizer, r.Finalizer)
-	testenv.Fact(judge.FactPausedPath, r.PausedPath)
-	testenv.Fact(judge.FactResource, r.Resource)
+func (r resource) facts(spec *testenv.Spec) {
+	spec.Fact(judge.FactFinalizer, r.Finalizer)
+	spec.Fact(judge.FactPausedPath, r.PausedPath)
+	spec.Fact(judge.FactResource, r.Resource)
 }
 
 // moverErr is the mover's failure with its output.

@@ -30,13 +30,16 @@ type blocker interface {
 
 // externalBlocker makes the external system refuse deletes: the claim's
 // managed object cannot finish deleting.
-type externalBlocker struct{ ext subject.ExternalSystem }
+type externalBlocker struct {
+	ext  subject.ExternalSystem
+	spec *testenv.Spec
+}
 
 func (b externalBlocker) block(ctx context.Context, _ string) error {
 	if err := b.ext.FailDeletes(ctx, true); err != nil {
 		return err
 	}
-	testenv.FactTime(judge.FactRefusingDeletes, time.Now())
+	b.spec.FactTime(judge.FactRefusingDeletes, time.Now())
 	return nil
 }
 
@@ -53,15 +56,16 @@ type finalizerBlocker struct {
 	gvr     schema.GroupVersionResource
 	ns      string // the claim's; the objects' own when namespaced
 	keys    []string
+	spec    *testenv.Spec
 }
 
-func newFinalizerBlocker(ctx context.Context, dyn dynamic.Interface, b subjectfile.Block, ns string) *finalizerBlocker {
+func newFinalizerBlocker(ctx context.Context, spec *testenv.Spec, dyn dynamic.Interface, b subjectfile.Block, ns string) *finalizerBlocker {
 	gv, err := schema.ParseGroupVersion(b.APIVersion)
 	if err != nil {
 		Fail(fmt.Sprintf("capabilities.foregroundComposite.block.apiVersion %q: %v", b.APIVersion, err))
 	}
-	f := &finalizerBlocker{dyn: dyn, binding: b, gvr: gv.WithResource(b.Resource), ns: ns}
-	testenv.RecordAs(ctx, judge.HistoryBlocked, dyn, f.gvr, f.objectNamespace(), "")
+	f := &finalizerBlocker{dyn: dyn, binding: b, gvr: gv.WithResource(b.Resource), ns: ns, spec: spec}
+	spec.RecordAs(ctx, judge.HistoryBlocked, dyn, f.gvr, f.objectNamespace(), "")
 	// Never leave an object held: a failed spec must not strand it.
 	DeferCleanup(func(ctx SpecContext) error { return f.unblock(ctx) })
 	return f
@@ -110,8 +114,8 @@ func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
 		}
 		f.keys = append(f.keys, f.objectNamespace()+"/"+name)
 	}
-	testenv.Fact(judge.FactBlocked, strings.Join(f.keys, ","))
-	testenv.Fact(judge.FactBlockFinalizer, f.binding.Finalizer)
+	f.spec.Fact(judge.FactBlocked, strings.Join(f.keys, ","))
+	f.spec.Fact(judge.FactBlockFinalizer, f.binding.Finalizer)
 	return nil
 }
 

@@ -38,6 +38,9 @@ type Composition struct {
 	ext      subject.ExternalSystem
 	manageds *oracle.History
 	blocker  blocker
+	// spec is the spec the composition runs for, whose evidence it
+	// records.
+	spec *testenv.Spec
 }
 
 // StartComposition runs the subject's controller for namespace ns (the
@@ -45,13 +48,13 @@ type Composition struct {
 // waits until its claims are served and the garbage collector knows every
 // kind, and records the claims (and the managed objects, when the harness
 // runs the external system).
-func StartComposition(ctx context.Context, ns string) *Composition {
+func StartComposition(ctx context.Context, spec *testenv.Spec, ns string) *Composition {
 	subj := subject.Composite()
-	c := &Composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), binding: subj.Claims()}
+	c := &Composition{ns: ns, dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), binding: subj.Claims(), spec: spec}
 	gv, err := schema.ParseGroupVersion(c.binding.Template["apiVersion"].(string))
 	Expect(err).NotTo(HaveOccurred(), "claim template apiVersion")
 	c.claims = gv.WithResource(c.binding.Resource)
-	c.Target, c.ext = subj.StartComposite(ctx, ns)
+	c.Target, c.ext = subj.StartComposite(ctx, spec, ns)
 	// A controller may make its claim kind when it starts (from a
 	// definition of its own).
 	if err := testenv.Served(ctx, c.dyn, c.claims, ns, "capabilities.foregroundComposite.resource", time.Minute); err != nil {
@@ -59,12 +62,12 @@ func StartComposition(ctx context.Context, ns string) *Composition {
 	}
 	Expect(testenv.GCResynced(ctx)).To(Succeed())
 	if c.ext != nil {
-		c.blocker = externalBlocker{c.ext}
-		c.manageds = testenv.RecordAs(ctx, judge.HistoryManageds, c.dyn, c.ext.Managed(), ns, "")
+		c.blocker = externalBlocker{ext: c.ext, spec: spec}
+		c.manageds = c.spec.RecordAs(ctx, judge.HistoryManageds, c.dyn, c.ext.Managed(), ns, "")
 	} else {
-		c.blocker = newFinalizerBlocker(ctx, c.dyn, c.binding.Block, ns)
+		c.blocker = newFinalizerBlocker(ctx, spec, c.dyn, c.binding.Block, ns)
 	}
-	c.history = testenv.RecordAs(ctx, judge.HistoryClaims, c.dyn, c.claims, ns, "")
+	c.history = c.spec.RecordAs(ctx, judge.HistoryClaims, c.dyn, c.claims, ns, "")
 	return c
 }
 

@@ -19,34 +19,37 @@ import (
 
 func sameNameSpecs() {
 	Describe("A foreground-deleted composite under same-name races", Label("capability:composite"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "samename") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "samename"), testenv.Begin() })
 
 		It("settles concurrent creates of one claim, and a successor for the same external name while the old claim deletes", Label("fault:concurrent-create"), testenv.Judges(catalog.FgOneCreateWins, catalog.FgReadyBefore, catalog.FgOldDeleting, catalog.FgSuccessorReady, catalog.FgNoDeleteInUse), func(ctx SpecContext) {
 			if subject.Composite().Claims().Block.Resource != "" {
 				Skip("same-name races need an external name the harness controls: subject files bind none yet (only the reference controller's external system)")
 			}
-			c := StartComposition(ctx, ns)
+			c := StartComposition(ctx, spec, ns)
 			name := ns + "-db"
-			tl := testenv.Timeline()
+			tl := spec.Timeline()
 			race := &chaos.ConcurrentCreate{N: 3, Resource: c.claims, Object: c.claim("old", name)}
 			// A race that fails is in the timeline, for the premise; one
 			// that cannot run at all is the harness's.
 			if _, err := chaos.Inject(ctx, tl, race, chaos.Target{Dynamic: c.dyn}); errors.Is(err, chaos.ErrUnavailable) {
 				Fail(err.Error())
 			}
-			testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
-			testenv.Fact(judge.FactExternalName, name)
-			testenv.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
-			testenv.Fact(judge.FactClaim, ns+"/old")
+			spec.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
+			spec.Fact(judge.FactExternalName, name)
+			spec.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
+			spec.Fact(judge.FactClaim, ns+"/old")
 
 			By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 			Expect(c.ext.SlowDeletes(ctx, 2*time.Second)).To(Succeed())
 			c.Delete(ctx, "old")
 			created := c.Succeed(ctx, "old", "new", name)
-			testenv.Verify(append([]oracle.Check{
-				testenv.Judged(catalog.FgOneCreateWins),
-				testenv.Judged(catalog.FgReadyBefore),
+			spec.Verify(append([]oracle.Check{
+				spec.Judged(catalog.FgOneCreateWins),
+				spec.Judged(catalog.FgReadyBefore),
 			}, c.SuccessorChecks(ctx, "old", "new", func() time.Time { return created })...)...)
 		})
 	})
@@ -61,7 +64,7 @@ func (c *Composition) Succeed(ctx context.Context, old, next, externalName strin
 	})
 	c.Create(ctx, next, externalName)
 	created := time.Now()
-	testenv.FactTime(judge.FactSuccessorCreated, created)
+	c.spec.FactTime(judge.FactSuccessorCreated, created)
 	return created
 }
 
@@ -79,21 +82,21 @@ func (c *Composition) SuccessorChecks(ctx context.Context, old, next string, sin
 		if newUID == "" {
 			newUID = c.ManagedUID(ctx, next)
 		}
-		testenv.Fact(judge.FactNewOwner, newUID)
+		c.spec.Fact(judge.FactNewOwner, newUID)
 	}
-	successor := testenv.Judged(catalog.FgSuccessorReady)
+	successor := c.spec.Judged(catalog.FgSuccessorReady)
 	return []oracle.Check{
-		testenv.Judged(catalog.FgOldDeleting),
+		c.spec.Judged(catalog.FgOldDeleting),
 		{Property: catalog.FgSuccessorReady, Run: func() error {
 			want := judge.All(judge.Ready(c.ns+"/"+next), judge.Gone(c.ns+"/"+old))
-			if _, err := testenv.Await(ctx, catalog.FgSuccessorReady, c.Until(testenv.Settle(since()), want)); err == nil {
+			if _, err := c.spec.Await(ctx, catalog.FgSuccessorReady, c.Until(testenv.Settle(since()), want)); err == nil {
 				owner()
 			}
 			return successor.Run()
 		}},
 		{Property: catalog.FgNoDeleteInUse, Run: func() error {
 			owner()
-			return testenv.Judged(catalog.FgNoDeleteInUse).Run()
+			return c.spec.Judged(catalog.FgNoDeleteInUse).Run()
 		}},
 	}
 }

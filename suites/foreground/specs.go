@@ -14,38 +14,41 @@ import (
 
 func foregroundSpecs() {
 	Describe("A foreground-deleted composite", Label("capability:composite"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "foreground") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "foreground"), testenv.Begin() })
 
 		It("tells the truth about a blocked deletion, names the blocker, and completes once unblocked", Label("fault:blocked-deletion"), testenv.Judges(catalog.FgReadyBefore, catalog.FgDeletionBlocked, catalog.FgDeletingStatus, catalog.FgBlockerNamed, catalog.FgDeletionCompletes), func(ctx SpecContext) {
-			c := StartComposition(ctx, ns)
+			c := StartComposition(ctx, spec, ns)
 			key, name := ns+"/app", ns+"-db"
 			created := time.Now()
 			c.Create(ctx, "app", name)
-			testenv.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
+			spec.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(key)))
 
 			By("holding up the deletion of what the claim owns, then deleting the claim")
 			blockErr := c.Block(ctx, "app")
 			deleted := time.Now()
 			c.Delete(ctx, "app")
-			testenv.Fact(judge.FactClaim, key)
-			testenv.FactTime(judge.FactDeleted, deleted)
-			testenv.Fact(judge.FactWindow, testenv.Current.Window.String())
+			spec.Fact(judge.FactClaim, key)
+			spec.FactTime(judge.FactDeleted, deleted)
+			spec.Fact(judge.FactWindow, testenv.Current.Window.String())
 			if c.External() != nil {
-				testenv.Fact(judge.FactExternalName, name)
+				spec.Fact(judge.FactExternalName, name)
 			}
 			// Convergence checks run in order: (a) is judged last, over the
 			// whole deletion, once the claim is gone.
-			checks := []oracle.Check{testenv.Judged(catalog.FgReadyBefore)}
+			checks := []oracle.Check{spec.Judged(catalog.FgReadyBefore)}
 			if msg := c.BlockerMessage("app"); msg != "" {
-				checks = append(checks, testenv.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
+				checks = append(checks, spec.Converges(ctx, catalog.FgBlockerNamed, func() judge.Bound {
 					return c.Until(testenv.Within(deleted, 15*time.Second), judge.ReadyNames(key, msg))
 				}, ""))
 			} else {
-				testenv.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
+				spec.NotBound(catalog.FgBlockerNamed, "the subject binds no capabilities.foregroundComposite.blockerMessage")
 			}
 			checks = append(checks,
-				testenv.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
+				spec.Converges(ctx, catalog.FgDeletionCompletes, func() judge.Bound {
 					// The block is a fault with a duration: it lasts past the
 					// 5s of (a) plus W, so that (a) is judged on a claim that
 					// waits, not on one that is gone before it must speak.
@@ -56,17 +59,17 @@ func foregroundSpecs() {
 					Expect(c.Unblock(ctx)).To(Succeed(), "unblock the deletion")
 					return c.Until(testenv.Settle(time.Now()), judge.Gone(key))
 				}, ""),
-				testenv.Judged(catalog.FgDeletingStatus),
+				spec.Judged(catalog.FgDeletingStatus),
 				// The premise: the harness's block was in place. A deletion
 				// that never reaches it is deletion-completes' to judge.
 				oracle.Check{Property: catalog.FgDeletionBlocked, Run: func() error {
 					if blockErr != nil {
 						return blockErr
 					}
-					return testenv.Judged(catalog.FgDeletionBlocked).Run()
+					return spec.Judged(catalog.FgDeletionBlocked).Run()
 				}},
 			)
-			testenv.Verify(checks...)
+			spec.Verify(checks...)
 		})
 	})
 }

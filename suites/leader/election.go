@@ -28,24 +28,26 @@ type Election struct {
 	Target             chaos.Target
 	lease              *oracle.History
 	proxies            map[string]proxy.Controller
+	// spec is the spec the election runs for, whose evidence it records.
+	spec *testenv.Spec
 }
 
 // Start runs the subject's managers (the spec is skipped when the subject
 // is not leader-elected) and waits for a holder.
-func Start(ctx context.Context, ns string) *Election {
+func Start(ctx context.Context, spec *testenv.Spec, ns string) *Election {
 	s := subject.LeaderElected()
-	e := &Election{LeaderElected: s.Election(), proxies: map[string]proxy.Controller{}}
+	e := &Election{LeaderElected: s.Election(), proxies: map[string]proxy.Controller{}, spec: spec}
 	var err error
 	e.leaseNS, e.leaseName, err = subject.Lease(e.LeaderElected, ns)
 	Expect(err).NotTo(HaveOccurred())
-	e.lease = testenv.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
-	testenv.Fact(judge.FactLease, e.Key())
-	testenv.Fact(judge.FactLeaseDuration, e.LeaseDuration.String())
-	testenv.Fact(judge.FactRetryPeriod, e.RetryPeriod.String())
+	e.lease = e.spec.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
+	e.spec.Fact(judge.FactLease, e.Key())
+	e.spec.Fact(judge.FactLeaseDuration, e.LeaseDuration.String())
+	e.spec.Fact(judge.FactRetryPeriod, e.RetryPeriod.String())
 	if len(e.LeaderOnly) > 0 {
-		testenv.Fact(judge.FactLeaderOnly, judge.LeaderOnly(e.LeaderOnly).Fact())
+		e.spec.Fact(judge.FactLeaderOnly, judge.LeaderOnly(e.LeaderOnly).Fact())
 	}
-	e.Target = s.StartManagers(ctx, ns)
+	e.Target = s.StartManagers(ctx, spec, ns)
 	for _, r := range e.Target.Replicas {
 		e.proxies[r.Identity] = r.Proxy
 	}

@@ -25,7 +25,7 @@ import (
 // once in 60 self-test runs (in a bug mode whose bug is elsewhere).
 const retryJitter = 1.2
 
-func (e *Election) oneWriter() oracle.Check { return testenv.Judged(catalog.LeaderOneWriter) }
+func (e *Election) oneWriter() oracle.Check { return e.spec.Judged(catalog.LeaderOneWriter) }
 
 // FailoverBound is how long after the holder dies another replica must
 // hold the Lease: the lease duration, two jittered retry periods and a
@@ -44,11 +44,14 @@ func (e *Election) FailoverChecked(c oracle.Check) oracle.Check {
 
 func leaderSpecs() {
 	Describe("A leader-elected manager", Label("capability:leader-elected"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "leader") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "leader"), testenv.Begin() })
 
 		It("makes no leader-only writes when a non-leader shuts down gracefully", Label("fault:process-terminate"), testenv.Judges(catalog.LeaderFollowerTerminated, catalog.LeaderOneWriter), func(ctx SpecContext) {
-			e := Start(ctx, ns)
+			e := Start(ctx, spec, ns)
 			follower := e.Other(e.Holder())
 			// Only a follower that takes part in the election counts: its
 			// proxy has seen it read the Lease.
@@ -57,25 +60,25 @@ func leaderSpecs() {
 			}).WithContext(ctx).WithTimeout(15*time.Second).Should(BeTrue(), follower+" should contend for the Lease")
 			// A terminate that fails is in the timeline, for the premise;
 			// one that cannot run at all is the harness's.
-			if _, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target); errors.Is(err, chaos.ErrUnavailable) {
+			if _, err := chaos.Inject(ctx, spec.Timeline(), chaos.ProcessFault{Replica: follower, Action: chaos.Terminate}, e.Target); errors.Is(err, chaos.ErrUnavailable) {
 				Fail(err.Error())
 			}
-			testenv.Verify(
-				testenv.Judged(catalog.LeaderFollowerTerminated),
+			spec.Verify(
+				spec.Judged(catalog.LeaderFollowerTerminated),
 				e.oneWriter(),
 			)
 		})
 
 		It("fails over within the lease bound after the holder is killed", Label("fault:leader-failover"), testenv.Judges(catalog.LeaderHolderKilled, catalog.LeaderFailover, catalog.LeaderOneWriter), func(ctx SpecContext) {
-			e := Start(ctx, ns)
+			e := Start(ctx, spec, ns)
 			bound := e.FailoverBound()
 			// The injection is the kill; whether another replica takes the
 			// Lease, and when, is failover-in-time's to judge. Its watch
 			// for a new holder ends with the bound.
-			inj, _ := chaos.Inject(ctx, testenv.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: bound}, e.Target)
-			testenv.Verify(
-				testenv.Judged(catalog.LeaderHolderKilled),
-				e.FailoverChecked(testenv.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
+			inj, _ := chaos.Inject(ctx, spec.Timeline(), chaos.LeaderFailover{LeaseNamespace: e.leaseNS, LeaseName: e.leaseName, Timeout: bound}, e.Target)
+			spec.Verify(
+				spec.Judged(catalog.LeaderHolderKilled),
+				e.FailoverChecked(spec.Converges(ctx, catalog.LeaderFailover, func() judge.Bound {
 					return judge.Bound{Convergence: testenv.Within(inj.Start, bound), History: judge.HistoryLease, Want: judge.TakenOver(e.Key(), e.lease.StateAt(inj.Start)[e.Key()])}
 				}, "failover")),
 				e.oneWriter(),
@@ -83,10 +86,10 @@ func leaderSpecs() {
 		})
 
 		It("stops writing when partitioned, before another replica takes over", Label("fault:partition"), testenv.Judges(catalog.LeaderPartitioned, catalog.LeaderOneWriter), func(ctx SpecContext) {
-			e := Start(ctx, ns)
+			e := Start(ctx, spec, ns)
 			old := e.Holder()
 			oldHolder := judge.LeaseHolder(e.lease.StateAt(time.Now())[e.Key()])
-			part, err := chaos.Begin(ctx, testenv.Timeline(), chaos.Partition(old, true, 0), e.Target)
+			part, err := chaos.Begin(ctx, spec.Timeline(), chaos.Partition(old, true, 0), e.Target)
 			Expect(err).NotTo(HaveOccurred())
 			// Heal once the recorded Lease has another holder (the premise,
 			// judged from the same history), or after 30s.
@@ -102,8 +105,8 @@ func leaderSpecs() {
 			Eventually(func() bool {
 				return e.replica(old).Host.Exited(ctx) || wroteSince(oldProxy, judge.LeaderOnly(e.LeaderOnly), healed)
 			}).WithContext(ctx).WithTimeout(15 * time.Second).Should(BeTrue())
-			testenv.Verify(
-				testenv.Judged(catalog.LeaderPartitioned),
+			spec.Verify(
+				spec.Judged(catalog.LeaderPartitioned),
 				e.oneWriter(),
 			)
 		})

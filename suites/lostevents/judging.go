@@ -18,7 +18,7 @@ import (
 // does not: nothing after it would test what the spec is about.
 func (w *Workload) Healthy(ctx context.Context, created time.Time) {
 	GinkgoHelper()
-	testenv.Premise(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
+	w.spec.Premise(ctx, catalog.LostHealthyBefore, w.Until(testenv.Settle(created)))
 }
 
 // Awaited waits for convergence property p's bound now, and returns its
@@ -27,14 +27,14 @@ func (w *Workload) Healthy(ctx context.Context, created time.Time) {
 // final evidence, the input `steadystate validate` reads), with the
 // figures it measured: "bound", and figure, when set, the convergence
 // time.
-func Awaited(ctx context.Context, p verdict.Property, b judge.Bound, figure string) oracle.Check {
+func Awaited(ctx context.Context, spec *testenv.Spec, p verdict.Property, b judge.Bound, figure string) oracle.Check {
 	GinkgoHelper()
 	fig := oracle.Figures{"bound": b.Within.String()}
-	r, err := testenv.Await(ctx, p, b)
+	r, err := spec.Await(ctx, p, b)
 	if figure != "" && !r.At.IsZero() {
 		fig[figure] = r.Took.Round(time.Millisecond).String()
 	}
-	judged := testenv.Judged(p)
+	judged := spec.Judged(p)
 	return oracle.Check{Property: p, Figures: fig, Run: func() error {
 		if ctx.Err() != nil {
 			return err

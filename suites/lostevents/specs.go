@@ -22,13 +22,16 @@ import (
 // verify` reads, not on the log as it stood at the fault.
 func lostEventSpecs() {
 	Describe("A scalable workload", Label("capability:scalable"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "lostevents") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "lostevents"), testenv.Begin() })
 
 		It("recovers a create hidden by a forced relist, and still acts on later scale changes", Label("fault:forced-relist", "fault:watch-stall", "fault:pod-deletion"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostEventWithheld, catalog.LostCreateRecovered, catalog.LostLaterScale, catalog.LostNoOvershoot), func(ctx SpecContext) {
-			w := StartWorkload(ctx, ns)
+			w := StartWorkload(ctx, spec, ns)
 			created := w.Create(ctx, 2)
-			tl := testenv.Timeline()
+			tl := spec.Timeline()
 			w.Healthy(ctx, created)
 
 			By("stalling the pod watch, scaling up by one, deleting the new pod, forcing a relist")
@@ -51,39 +54,39 @@ func lostEventSpecs() {
 			name := lost[len(ns)+1:]
 			Expect(testenv.Get().Kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
 			_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, w.Target)
-			testenv.Fact(judge.FactLostPod, name)
+			spec.Fact(judge.FactLostPod, name)
 			if relistErr != nil {
-				testenv.Fact(judge.FactInjectError, relistErr.Error())
+				spec.Fact(judge.FactInjectError, relistErr.Error())
 			}
 			Expect(stall.End(ctx)).To(Succeed())
 
-			recovered := Awaited(ctx, catalog.LostCreateRecovered, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "recovery")
-			later := Awaited(ctx, catalog.LostLaterScale, w.Until(testenv.Within(w.Scale(ctx, 4), 30*time.Second)), "")
-			testenv.Verify(
-				testenv.Judged(catalog.LostHealthyBefore),
-				testenv.Judged(catalog.LostEventWithheld),
+			recovered := Awaited(ctx, spec, catalog.LostCreateRecovered, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "recovery")
+			later := Awaited(ctx, spec, catalog.LostLaterScale, w.Until(testenv.Within(w.Scale(ctx, 4), 30*time.Second)), "")
+			spec.Verify(
+				spec.Judged(catalog.LostHealthyBefore),
+				spec.Judged(catalog.LostEventWithheld),
 				recovered,
 				later,
-				testenv.Judged(catalog.LostNoOvershoot),
+				spec.Judged(catalog.LostNoOvershoot),
 			)
 		})
 
 		It("never runs more pods than replicas when pod events arrive late", Label("fault:event-delay"), testenv.Judges(catalog.LostEventsDelayed, catalog.LostLateEvents, catalog.LostNoOvershoot), func(ctx SpecContext) {
-			w := StartWorkload(ctx, ns)
-			tl := testenv.Timeline()
+			w := StartWorkload(ctx, spec, ns)
+			tl := spec.Timeline()
 			delay, err := chaos.Begin(ctx, tl, chaos.DelayEvents("pods", proxy.EventMatch{Types: []string{"ADDED"}, Namespace: ns}, 300*time.Millisecond, 0), w.Target)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(delay.End)
 			created := w.Create(ctx, 3)
-			settled := Awaited(ctx, catalog.LostLateEvents, w.Until(testenv.Settle(created)), "")
+			settled := Awaited(ctx, spec, catalog.LostLateEvents, w.Until(testenv.Settle(created)), "")
 			// Ended before the judging, so that the delay is on the
 			// timeline; a recovery that failed is there too, for the
 			// premise.
 			_ = delay.End(ctx)
-			testenv.Verify(
-				testenv.Judged(catalog.LostEventsDelayed),
+			spec.Verify(
+				spec.Judged(catalog.LostEventsDelayed),
 				settled,
-				testenv.Judged(catalog.LostNoOvershoot),
+				spec.Judged(catalog.LostNoOvershoot),
 			)
 		})
 	})

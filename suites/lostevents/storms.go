@@ -15,13 +15,16 @@ import (
 
 func stormSpecs() {
 	Describe("A scalable workload under watch stalls and pod deletions", Label("capability:scalable"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "storms") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "storms"), testenv.Begin() })
 
 		It("converges once a stalled pod watch resumes, without a relist", Label("fault:watch-stall"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostWatchStalled, catalog.LostAfterStall, catalog.LostNoOvershoot), func(ctx SpecContext) {
-			w := StartWorkload(ctx, ns)
+			w := StartWorkload(ctx, spec, ns)
 			created := w.Create(ctx, 2)
-			tl := testenv.Timeline()
+			tl := spec.Timeline()
 			w.Healthy(ctx, created)
 
 			By("holding the pod watch while scaling to 4, until the new pods exist")
@@ -31,19 +34,19 @@ func stormSpecs() {
 			Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(15*time.Second).Should(BeNumerically(">=", 4), "the new pods should exist (overshoot is the invariant's to judge)")
 			Expect(stall.End(ctx)).To(Succeed())
 
-			resumed := Awaited(ctx, catalog.LostAfterStall, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "")
-			testenv.Verify(
-				testenv.Judged(catalog.LostHealthyBefore),
-				testenv.Judged(catalog.LostWatchStalled),
+			resumed := Awaited(ctx, spec, catalog.LostAfterStall, w.Until(testenv.Recovery(scaled, w.ExpectationTimeout())), "")
+			spec.Verify(
+				spec.Judged(catalog.LostHealthyBefore),
+				spec.Judged(catalog.LostWatchStalled),
 				resumed,
-				testenv.Judged(catalog.LostNoOvershoot),
+				spec.Judged(catalog.LostNoOvershoot),
 			)
 		})
 
 		It("replaces pods deleted in a storm and settles", Label("fault:pod-deletion"), testenv.Judges(catalog.LostHealthyBefore, catalog.LostStormHappened, catalog.LostAfterStorm, catalog.LostNoOvershoot), func(ctx SpecContext) {
-			w := StartWorkload(ctx, ns)
+			w := StartWorkload(ctx, spec, ns)
 			created := w.Create(ctx, 4)
-			tl := testenv.Timeline()
+			tl := spec.Timeline()
 			w.Healthy(ctx, created)
 
 			By("deleting half of the pods (grace 0), three times")
@@ -58,12 +61,12 @@ func stormSpecs() {
 				Eventually(func() int { return len(w.LivePods()) }).WithContext(ctx).WithTimeout(w.ReplaceWithin()).Should(BeNumerically(">=", 4),
 					"the subject should replace the deleted pods before the next round, within capabilities.scalableWorkload.replaceWithin (%s): raise it for a controller that backs off by design (overshoot is the invariant's to judge)", w.ReplaceWithin())
 			}
-			settled := Awaited(ctx, catalog.LostAfterStorm, w.Until(testenv.AfterReplacement(last, w.ExpectationTimeout(), w.ReplaceWithin())), "")
-			testenv.Verify(
-				testenv.Judged(catalog.LostHealthyBefore),
-				testenv.Judged(catalog.LostStormHappened),
+			settled := Awaited(ctx, spec, catalog.LostAfterStorm, w.Until(testenv.AfterReplacement(last, w.ExpectationTimeout(), w.ReplaceWithin())), "")
+			spec.Verify(
+				spec.Judged(catalog.LostHealthyBefore),
+				spec.Judged(catalog.LostStormHappened),
 				settled,
-				testenv.Judged(catalog.LostNoOvershoot),
+				spec.Judged(catalog.LostNoOvershoot),
 			)
 		})
 	})

@@ -38,22 +38,24 @@ type Workload struct {
 	// desired replicas for the current generation, and so do the live
 	// pods counted in the pods history.
 	converged judge.Want
+	// spec is the spec the workload runs for, whose evidence it records.
+	spec *testenv.Spec
 }
 
 // StartWorkload runs the subject's controller (the spec is skipped when
 // the subject is not a scalable workload) and records the namespace.
-func StartWorkload(ctx context.Context, ns string) *Workload {
+func StartWorkload(ctx context.Context, spec *testenv.Spec, ns string) *Workload {
 	s := subject.Scalable()
-	w := &Workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns}
-	w.Target = s.StartWorkloadController(ctx, ns)
-	w.history = testenv.RecordAs(ctx, judge.HistoryWorkload, w.dyn, w.bind.GVR(), ns, "")
+	w := &Workload{bind: s.Workload(), dyn: dynamic.NewForConfigOrDie(testenv.Get().REST), ns: ns, spec: spec}
+	w.Target = s.StartWorkloadController(ctx, spec, ns)
+	w.history = w.spec.RecordAs(ctx, judge.HistoryWorkload, w.dyn, w.bind.GVR(), ns, "")
 	// The workload's pods, not the subject's own when it runs in pods.
-	w.pods = testenv.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
-	testenv.Fact(judge.FactWorkload, ns+"/web")
-	testenv.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
-	testenv.Fact(judge.FactExpectationTimeout, w.bind.ExpectationTimeout().String())
+	w.pods = w.spec.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
+	w.spec.Fact(judge.FactWorkload, ns+"/web")
+	w.spec.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
+	w.spec.Fact(judge.FactExpectationTimeout, w.bind.ExpectationTimeout().String())
 	w.converged = judge.ReplicasAndPods(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath(), judge.HistoryPods)
-	testenv.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
+	w.spec.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
 	return w
 }
 

@@ -29,8 +29,8 @@ type Scenario struct {
 
 // StartScenario records the namespace's resources the objects and the
 // controller may write, starts the controller and applies nothing yet.
-func StartScenario(ctx context.Context, ns string) *Scenario {
-	return &Scenario{sc: start(ctx, ns)}
+func StartScenario(ctx context.Context, spec *testenv.Spec, ns string) *Scenario {
+	return &Scenario{sc: start(ctx, spec, ns)}
 }
 
 // Binding is the subject's steady-state binding.
@@ -98,7 +98,7 @@ func (s *Scenario) DeleteAll(ctx context.Context) { s.sc.deleteAll(ctx) }
 // error.
 func (s *Scenario) Reference(ctx context.Context, settled bool) (*judge.EndState, error) {
 	s.sc.end(ctx)
-	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
+	ref, err := judge.EndStateOf(s.sc.spec.Evidence().Snapshot())
 	if err != nil {
 		return nil, fmt.Errorf("no reference end state from this run: %w", err)
 	}
@@ -126,7 +126,7 @@ func (s *Scenario) RecordDisturbed() {
 	s.mu.Lock()
 	disturbed := mustJSON(s.sc.disturbed)
 	s.mu.Unlock()
-	testenv.Fact(judge.FactSteadyDisturbed, disturbed)
+	s.sc.spec.Fact(judge.FactSteadyDisturbed, disturbed)
 }
 
 // OwnedPods are the names of the live pods the objects own now (by

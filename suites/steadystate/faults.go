@@ -18,7 +18,6 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
@@ -46,10 +45,10 @@ func (sc *scenario) settledFirst(ctx context.Context, judged ...verdict.Property
 	checks := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer, catalog.SteadyNoPanic}
 	for _, p := range judged {
 		if !slices.Contains(checks, p) {
-			testenv.NotBound(p, "the objects did not settle once applied (settles is the finding), so no fault was injected")
+			sc.spec.NotBound(p, "the objects did not settle once applied (settles is the finding), so no fault was injected")
 		}
 	}
-	testenv.Verify(testenv.Judged(catalog.SteadySettles), testenv.Judged(catalog.SteadyNoFinalizer), testenv.Judged(catalog.SteadyNoPanic))
+	sc.spec.Verify(sc.spec.Judged(catalog.SteadySettles), sc.spec.Judged(catalog.SteadyNoFinalizer), sc.spec.Judged(catalog.SteadyNoPanic))
 	return false
 }
 
@@ -100,7 +99,7 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 		Expect(err).NotTo(HaveOccurred(), "%s", d.What)
 	}
 	sc.disturbed = append(sc.disturbed, d)
-	testenv.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
+	sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
 	return true, changes
 }
 
@@ -401,22 +400,22 @@ func (sc *scenario) disturbable(seen bool, ps ...verdict.Property) bool {
 	if seen {
 		what = " of a resource it watches"
 	}
-	notBound("capabilities.steadyState.changes binds no change"+what+", and nothing of the controller's own (owned by the objects, or of a resource it created)"+what+" exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
+	sc.notBound("capabilities.steadyState.changes binds no change"+what+", and nothing of the controller's own (owned by the objects, or of a resource it created)"+what+" exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
 	return false
 }
 
 // notBound records the properties ps not bound, saying why, and judges
 // nothing else: never a pass and never a finding.
-func notBound(why string, ps ...verdict.Property) {
+func (sc *scenario) notBound(why string, ps ...verdict.Property) {
 	for _, p := range ps {
-		testenv.NotBound(p, why)
+		sc.spec.NotBound(p, why)
 		if p.Stage == verdict.Assumption {
 			// The spec's premise: none of its properties is judged, and
 			// the evidence says why, for verify's re-judging.
-			testenv.Fact(judge.FactSpecNotBound, mustJSON(judge.SpecNotBound{Premise: p.ID, Why: why}))
+			sc.spec.Fact(judge.FactSpecNotBound, mustJSON(judge.SpecNotBound{Premise: p.ID, Why: why}))
 		}
 	}
-	testenv.Verify()
+	sc.spec.Verify()
 }
 
 // drewNoWrite reports whether the fault of premise found the controller
@@ -427,11 +426,11 @@ func (sc *scenario) drewNoWrite(premise verdict.Property) bool {
 	if premise != catalog.SteadyWritesRefused {
 		return false
 	}
-	why := judge.WritesRefusedUnbound(testenv.Evidence().Snapshot())
+	why := judge.WritesRefusedUnbound(sc.spec.Evidence().Snapshot())
 	if why == "" {
 		return false
 	}
-	notBound(why, faultProperties(premise)...)
+	sc.notBound(why, faultProperties(premise)...)
 	return true
 }
 
@@ -441,7 +440,7 @@ func (sc *scenario) drewNoWrite(premise verdict.Property) bool {
 // judges the spec: its premise, then the steady-state properties.
 func (sc *scenario) afterFault(ctx context.Context, premise verdict.Property, what string, recovered time.Time, next int) {
 	settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, what, recovered), next)
-	sc.finish(ctx, settled, premise, testenv.Judged(catalog.SteadySettles))
+	sc.finish(ctx, settled, premise, sc.spec.Judged(catalog.SteadySettles))
 }
 
 // faultProperties are the properties a fault's spec judges: its premise, then

@@ -59,6 +59,8 @@ func (sc *scenario) resource(o object) dynamic.ResourceInterface {
 // scenario is one spec's run of the steady-state binding: the controller,
 // its objects, the recorded histories joined, and the phases so far.
 type scenario struct {
+	// spec is the spec the scenario runs for, whose evidence it records.
+	spec      *testenv.Spec
 	b         *subjectfile.SteadyState
 	ns        string
 	dyn       dynamic.Interface
@@ -111,11 +113,11 @@ func (sc *scenario) source() oracle.Source {
 
 // start records the namespace's resources the objects and the controller
 // may write, starts the controller and applies nothing yet.
-func start(ctx context.Context, ns string) *scenario {
+func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	s := subject.Steady()
 	b := s.Steady()
 	env := testenv.Get()
-	sc := &scenario{b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
+	sc := &scenario{spec: spec, b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
 	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	sc.dc, sc.mapper = dc, mapper
@@ -195,26 +197,26 @@ func start(ctx context.Context, ns string) *scenario {
 		if sc.clusterScoped[resourceName(gvr)] {
 			in = ""
 		}
-		histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, in, "")
+		histories[name] = sc.spec.RecordAs(ctx, name, sc.dyn, gvr, in, "")
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	sc.histories = histories
 	sc.src = oracle.Join(oracle.NewHistory(), histories)
-	testenv.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	sc.spec.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
 	var keys []string
 	for _, o := range sc.objects {
 		keys = append(keys, o.key)
 	}
-	testenv.Fact(judge.FactSteadyObjects, strings.Join(keys, ","))
-	testenv.Fact(judge.FactSteadyNamespace, ns)
+	sc.spec.Fact(judge.FactSteadyObjects, strings.Join(keys, ","))
+	sc.spec.Fact(judge.FactSteadyNamespace, ns)
 	for _, o := range b.Readiness.Overrides {
 		sc.overrides = append(sc.overrides, judge.ReadinessOverride{Kind: o.Kind, Path: o.Path, Value: o.Value, Exists: o.Exists})
 	}
 	if len(sc.overrides) > 0 {
-		testenv.Fact(judge.FactSteadyReadiness, mustJSON(sc.overrides))
+		sc.spec.Fact(judge.FactSteadyReadiness, mustJSON(sc.overrides))
 	}
-	testenv.Fact(judge.FactSteadyShared, strings.Join(b.Shared, ","))
+	sc.spec.Fact(judge.FactSteadyShared, strings.Join(b.Shared, ","))
 	// The garbage collector must know the objects' kinds before their
 	// deletion is judged: what they own would outlive them by up to its
 	// 30 s rediscovery otherwise (longer than goneWithin may be). A
@@ -223,7 +225,7 @@ func start(ctx context.Context, ns string) *scenario {
 	if !subject.Replaces(gcController) {
 		Expect(testenv.GCResynced(ctx)).To(Succeed())
 	}
-	sc.target = s.StartSteady(ctx, ns)
+	sc.target = s.StartSteady(ctx, spec, ns)
 	return sc
 }
 
@@ -269,10 +271,10 @@ func (sc *scenario) follow(ctx context.Context) {
 			Expect(err).NotTo(HaveOccurred(), "discover %s, which the controller created", res)
 			if !stored {
 				sc.unstored = append(sc.unstored, res)
-				testenv.Fact(judge.FactSteadyUnstored, strings.Join(sc.unstored, ","))
+				sc.spec.Fact(judge.FactSteadyUnstored, strings.Join(sc.unstored, ","))
 				continue
 			}
-			sc.histories[name] = testenv.RecordAs(ctx, name, sc.dyn, gvr, req.Namespace, "")
+			sc.histories[name] = sc.spec.RecordAs(ctx, name, sc.dyn, gvr, req.Namespace, "")
 			added = true
 		}
 		sc.followed[r.Identity] = len(reqs)
@@ -281,7 +283,7 @@ func (sc *scenario) follow(ctx context.Context) {
 		return
 	}
 	names := slices.Sorted(maps.Keys(sc.histories))
-	testenv.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	sc.spec.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
 	sc.srcMu.Lock()
 	sc.src = oracle.Join(oracle.NewHistory(), sc.histories)
 	sc.srcMu.Unlock()
@@ -396,9 +398,9 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 	sc.follow(ctx)
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
-	testenv.Fact(fact, mustJSON(sc.phases[fact]))
+	sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
 	if fact == judge.FactSteadyRecover {
-		back, stale := WatchesBack(ctx, sc.target, since, time.Until(since.Add(within)))
+		back, stale := WatchesBack(ctx, sc.spec, sc.target, since, time.Until(since.Add(within)))
 		if len(stale) > 0 {
 			fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller did not watch again: %s; the state is waited for from the recovery\n", within, strings.Join(stale, ", "))
 			reconciled := []string{}
@@ -407,12 +409,12 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 					reconciled = append(reconciled, res)
 				}
 			}
-			testenv.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String(), Reconciled: reconciled}))
+			sc.spec.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String(), Reconciled: reconciled}))
 		}
 		if back.After(since) {
 			ph.WatchesBack = back
 			sc.phases[fact][len(sc.phases[fact])-1] = ph
-			testenv.Fact(fact, mustJSON(sc.phases[fact]))
+			sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
 		}
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
@@ -421,7 +423,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 }
 
 // WatchesBack waits, up to within, until every replica of t watches again
-// each resource it watched when the first fault began (one of the run's
+// each resource it watched when the first fault began (one of spec's
 // timeline; judge.StaleWatches), and returns when, from the proxy logs,
 // the last of those it did not watch at since came back
 // (judge.WatchesBackAt: since when none), or those it still does not
@@ -430,8 +432,8 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 // partition (client-go's reflector pauses up to 30 to 60 s between failed
 // lists) acts on a stale view until its watch is back, and that is its
 // recovery.
-func WatchesBack(ctx context.Context, t chaos.Target, since time.Time, within time.Duration) (time.Time, []string) {
-	faults := testenv.Evidence().Snapshot().Faults
+func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since time.Time, within time.Duration) (time.Time, []string) {
+	faults := spec.Evidence().Snapshot().Faults
 	if len(faults) == 0 {
 		return time.Time{}, nil
 	}
@@ -530,7 +532,7 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 		return false, nil
 	})
 	q := judge.QuietWindow{From: from, To: time.Now(), Window: window.String()}
-	testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	sc.spec.Fact(judge.FactSteadyQuiet, mustJSON(q))
 	return q
 }
 
@@ -551,7 +553,7 @@ func (sc *scenario) quietThen(ctx context.Context, drew *bool) time.Time {
 	at := sc.change(ctx, c)
 	if drew != nil && *drew {
 		q.Next = &judge.QuietProbe{What: c.String(), At: at, Within: sc.b.SettleWithin.String()}
-		testenv.Fact(judge.FactSteadyQuiet, mustJSON(q))
+		sc.spec.Fact(judge.FactSteadyQuiet, mustJSON(q))
 	}
 	return at
 }
@@ -612,12 +614,12 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		}
 		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
 	}
-	testenv.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
+	sc.spec.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
 	deadline := at.Add(sc.b.GoneWithin.Duration)
 	// Until nothing is left or the deadline: leaves-nothing-behind judges which.
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
 		sc.follow(ctx)
-		err := judge.Offline[leavesID](testenv.Evidence().Snapshot())
+		err := judge.Offline[leavesID](sc.spec.Evidence().Snapshot())
 		return err == nil || time.Now().After(deadline), nil
 	})
 }
@@ -653,7 +655,7 @@ func (sc *scenario) changes(ctx context.Context, settled bool, from int) bool {
 // end records the run's end state as of now (judge.FactSteadyEnd).
 func (sc *scenario) end(ctx context.Context) {
 	sc.follow(ctx)
-	testenv.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns, Made: sc.made, Changes: len(sc.b.Changes)}))
+	sc.spec.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns, Made: sc.made, Changes: len(sc.b.Changes)}))
 }
 
 // keepReference takes a fault-free run's end state (end) as a reference
@@ -661,7 +663,7 @@ func (sc *scenario) end(ctx context.Context) {
 // not: the faulted runs then say so, and compare nothing.
 func (sc *scenario) keepReference(ctx context.Context, settled bool) {
 	sc.end(ctx)
-	ref, err := judge.EndStateOf(testenv.Evidence().Snapshot())
+	ref, err := judge.EndStateOf(sc.spec.Evidence().Snapshot())
 	if err != nil {
 		fmt.Fprintf(GinkgoWriter, "no reference end state from this run: %v\n", err)
 		return
@@ -681,16 +683,16 @@ func (sc *scenario) keepReference(ctx context.Context, settled bool) {
 // are applied.
 func (sc *scenario) compareWith(refs []*judge.EndState) {
 	if len(refs) > 0 {
-		testenv.Fact(judge.FactSteadyReferences, mustJSON(refs))
+		sc.spec.Fact(judge.FactSteadyReferences, mustJSON(refs))
 		if sc.owed = judge.StatusOwed(refs); len(sc.owed) > 0 {
-			testenv.Fact(judge.FactSteadyStatusOwed, mustJSON(sc.owed))
+			sc.spec.Fact(judge.FactSteadyStatusOwed, mustJSON(sc.owed))
 		}
 		if sc.owedObjects = judge.ObjectsOwed(refs); len(sc.owedObjects) > 0 {
-			testenv.Fact(judge.FactSteadyObjectsOwed, mustJSON(sc.owedObjects))
+			sc.spec.Fact(judge.FactSteadyObjectsOwed, mustJSON(sc.owedObjects))
 		}
 	}
 	if len(sc.b.Ignore) > 0 {
-		testenv.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
+		sc.spec.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
 	}
 }
 

@@ -30,8 +30,11 @@ var restartProperties = []verdict.Property{catalog.SteadyRecovers, catalog.Stead
 
 func steadySpecs() {
 	Describe("Any controller", Label("capability:steady-state"), func() {
-		var ns string
-		BeforeEach(func(ctx SpecContext) { ns = testenv.NewNamespace(ctx, "steady") })
+		var (
+			ns   string
+			spec *testenv.Spec
+		)
+		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "steady"), testenv.Begin() })
 
 		// The first two specs are fault-free runs of the same objects and
 		// changes: their end states are the references the faulted runs
@@ -42,7 +45,7 @@ func steadySpecs() {
 		// a controller quiet only because it no longer acts does not act
 		// on it, where the first run's did.
 		It("settles and leaves nothing behind", testenv.Judges(catalog.SteadySettles, catalog.SteadyLeavesNothing, catalog.SteadyNoFinalizer, catalog.SteadyActs, catalog.SteadyNoPanic), func(ctx SpecContext) {
-			sc := start(ctx, ns)
+			sc := start(ctx, spec, ns)
 			firstDrew = nil
 			settled := sc.run(ctx)
 			if len(sc.b.Changes) > 0 {
@@ -51,20 +54,20 @@ func steadySpecs() {
 			}
 			sc.keepReference(ctx, settled)
 			sc.deleteAll(ctx)
-			testenv.Verify(
-				testenv.Judged(catalog.SteadySettles),
-				testenv.Judged(catalog.SteadyLeavesNothing),
-				testenv.Judged(catalog.SteadyNoFinalizer),
-				testenv.Judged(catalog.SteadyActs),
-				testenv.Judged(catalog.SteadyNoPanic),
+			sc.spec.Verify(
+				sc.spec.Judged(catalog.SteadySettles),
+				sc.spec.Judged(catalog.SteadyLeavesNothing),
+				sc.spec.Judged(catalog.SteadyNoFinalizer),
+				sc.spec.Judged(catalog.SteadyActs),
+				sc.spec.Judged(catalog.SteadyNoPanic),
 			)
 		})
 
 		It("settles the same way in a second clean run, goes quiet and still acts", testenv.Judges(catalog.SteadySettles, catalog.SteadyQuiescent, catalog.SteadyNoFinalizer, catalog.SteadyActs, catalog.SteadyNoPanic), func(ctx SpecContext) {
-			sc := start(ctx, ns)
+			sc := start(ctx, spec, ns)
 			sc.apply(ctx)
 			settled := sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied)
-			checks := []oracle.Check{testenv.Judged(catalog.SteadySettles)}
+			checks := []oracle.Check{sc.spec.Judged(catalog.SteadySettles)}
 			// Quiescence is owed by a settled state only: unsettled, its
 			// window is not watched and it is not bound (settles is the
 			// finding).
@@ -79,21 +82,21 @@ func steadySpecs() {
 					}
 					settled = sc.changes(ctx, settled, 1)
 				}
-				checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
+				checks = append(checks, sc.spec.Judged(catalog.SteadyQuiescent))
 			} else {
-				testenv.NotBound(catalog.SteadyQuiescent, "the objects did not settle once applied: quiescence is owed by a settled state only, and no quiet window was watched (settles is the finding)")
+				sc.spec.NotBound(catalog.SteadyQuiescent, "the objects did not settle once applied: quiescence is owed by a settled state only, and no quiet window was watched (settles is the finding)")
 			}
 			sc.keepReference(ctx, settled)
-			testenv.Verify(append(checks,
-				testenv.Judged(catalog.SteadyNoFinalizer),
-				testenv.Judged(catalog.SteadyActs),
-				testenv.Judged(catalog.SteadyNoPanic),
+			sc.spec.Verify(append(checks,
+				sc.spec.Judged(catalog.SteadyNoFinalizer),
+				sc.spec.Judged(catalog.SteadyActs),
+				sc.spec.Judged(catalog.SteadyNoPanic),
 			)...)
 		})
 
 		It("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
-			sc := start(ctx, ns)
+			sc := start(ctx, spec, ns)
 			sc.compareWith(references)
 			sc.apply(ctx)
 			who, err := sc.firstWrite(ctx)
@@ -109,7 +112,7 @@ func steadySpecs() {
 			if err != nil {
 				// Nothing to restart after: the clean runs judge a
 				// controller that never acts (acts).
-				notBound(fmt.Sprintf("%v: there was no first write to restart the controller after (acts judges a controller that never writes, in the clean runs)", err), append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...)
+				sc.notBound(fmt.Sprintf("%v: there was no first write to restart the controller after (acts judges a controller that never writes, in the clean runs)", err), append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...)
 				return
 			}
 			end := sc.restart(ctx, who).End
@@ -119,13 +122,13 @@ func steadySpecs() {
 			var settles []oracle.Check
 			switch {
 			case done < len(sc.b.Changes) && len(sc.phases[judge.FactSteadySettle]) == 0:
-				testenv.NotBound(catalog.SteadySettles, "the state did not settle after the restart, so the changes left were not made (recovers is the finding): none settled or failed to")
+				sc.spec.NotBound(catalog.SteadySettles, "the state did not settle after the restart, so the changes left were not made (recovers is the finding): none settled or failed to")
 			case done < len(sc.b.Changes):
-				settles = append(settles, testenv.Judged(catalog.SteadySettles))
+				settles = append(settles, sc.spec.Judged(catalog.SteadySettles))
 			case len(sc.b.Changes) == 0:
-				testenv.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
+				sc.spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
 			default:
-				testenv.NotBound(catalog.SteadySettles, "every change was applied before the restart, to draw the controller's first write: none was left to settle after it (recovers judges the state after the restart)")
+				sc.spec.NotBound(catalog.SteadySettles, "every change was applied before the restart, to draw the controller's first write: none was left to settle after it (recovers judges the state after the restart)")
 			}
 			sc.finish(ctx, settled, catalog.SteadyRestarted, settles...)
 		})
@@ -135,14 +138,14 @@ func steadySpecs() {
 		// only from memory makes it again.
 		It("settles again after a restart once settled, as an upgrade restarts it, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
-			sc := start(ctx, ns)
+			sc := start(ctx, spec, ns)
 			sc.compareWith(references)
 			if !sc.settledFirst(ctx, append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...) {
 				return
 			}
 			end := sc.restart(ctx, sc.target.Replicas[0].Identity).End
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", end), 0)
-			sc.finish(ctx, settled, catalog.SteadyRestartedSettled, testenv.Judged(catalog.SteadySettles))
+			sc.finish(ctx, settled, catalog.SteadyRestartedSettled, sc.spec.Judged(catalog.SteadySettles))
 		})
 
 		// Sieve's intermediate states: the controller restarted right
@@ -151,10 +154,10 @@ func steadySpecs() {
 		// made.
 		It("settles again after restarts right after its first create of each resource, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
-			sc := start(ctx, ns)
+			sc := start(ctx, spec, ns)
 			want := createdByReferences(references)
 			if len(want) == 0 {
-				notBound("the clean reference runs saw the controller create nothing: there is no first create to restart it after", append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...)
+				sc.notBound("the clean reference runs saw the controller create nothing: there is no first create to restart it after", append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...)
 				return
 			}
 			sc.compareWith(references)
@@ -186,12 +189,12 @@ func steadySpecs() {
 		// lifted and the first change it left to apply after it.
 		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
 			return func(ctx SpecContext) {
-				sc := start(ctx, ns)
+				sc := start(ctx, spec, ns)
 				sc.compareWith(references)
 				if !sc.settledFirst(ctx, faultProperties(premise)...) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
-				recovered, next := inject(sc, ctx, testenv.Timeline())
+				recovered, next := inject(sc, ctx, sc.spec.Timeline())
 				// A controller the harness's writes drew no write from
 				// (the Job controller, its Jobs complete) has none to
 				// refuse: its properties are not bound, saying why.
@@ -233,7 +236,7 @@ func skipUnlessRestartable() {
 // the spec fails with it, and its premise is never taken from a restart
 // that did not happen.
 func (sc *scenario) restart(ctx context.Context, who string) chaos.Injection {
-	inj, err := chaos.Inject(ctx, testenv.Timeline(), chaos.ProcessFault{Replica: who, Action: chaos.Restart, Grace: time.Millisecond}, sc.target)
+	inj, err := chaos.Inject(ctx, sc.spec.Timeline(), chaos.ProcessFault{Replica: who, Action: chaos.Restart, Grace: time.Millisecond}, sc.target)
 	Expect(err).NotTo(HaveOccurred(), "restart the controller (replica %s)", who)
 	return inj
 }
@@ -245,23 +248,23 @@ func (sc *scenario) restart(ctx context.Context, who string) chaos.Injection {
 // compare with, no-finalizer-on-deleting, quiescent and no-panic.
 func (sc *scenario) finish(ctx context.Context, settled bool, premise verdict.Property, checks ...oracle.Check) {
 	sc.end(ctx)
-	checks = append([]oracle.Check{testenv.Judged(premise)}, checks...)
-	checks = append(checks, testenv.Judged(catalog.SteadyRecovers))
+	checks = append([]oracle.Check{sc.spec.Judged(premise)}, checks...)
+	checks = append(checks, sc.spec.Judged(catalog.SteadyRecovers))
 	checks = append(checks, sc.comparisons()...)
 	// Whether quiescence is owed is decided from the evidence, as
 	// validate re-makes it (judge.OfflineNotBound: a phase broken, a
 	// watch not back after the faults).
-	why := judge.QuiescentUnbound(testenv.Evidence().Snapshot())
+	why := judge.QuiescentUnbound(sc.spec.Evidence().Snapshot())
 	if why == "" && !settled {
 		why = "the state did not settle again after the fault (or after a change applied then): quiescence is owed by a settled state only, and no quiet window was watched (recovers or settles is the finding)"
 	}
 	if why == "" {
 		sc.quiet(ctx, sc.afterQuiet())
-		checks = append(checks, testenv.Judged(catalog.SteadyQuiescent))
+		checks = append(checks, sc.spec.Judged(catalog.SteadyQuiescent))
 	} else {
-		testenv.NotBound(catalog.SteadyQuiescent, why)
+		sc.spec.NotBound(catalog.SteadyQuiescent, why)
 	}
-	testenv.Verify(append(checks, testenv.Judged(catalog.SteadyNoFinalizer), testenv.Judged(catalog.SteadyNoPanic))...)
+	sc.spec.Verify(append(checks, sc.spec.Judged(catalog.SteadyNoFinalizer), sc.spec.Judged(catalog.SteadyNoPanic))...)
 }
 
 // settlesAfter is settles' check in a spec whose every phase of
@@ -274,10 +277,10 @@ func (sc *scenario) settlesAfter() []oracle.Check {
 		if len(sc.b.Changes) == 0 {
 			why = "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered"
 		}
-		testenv.NotBound(catalog.SteadySettles, why)
+		sc.spec.NotBound(catalog.SteadySettles, why)
 		return nil
 	}
-	return []oracle.Check{testenv.Judged(catalog.SteadySettles)}
+	return []oracle.Check{sc.spec.Judged(catalog.SteadySettles)}
 }
 
 // comparisons are same-end-state's and no-churn's checks, each not bound
@@ -293,17 +296,17 @@ func (sc *scenario) comparisons() []oracle.Check {
 	// name or a random token a difference.
 	if slices.ContainsFunc(references, func(r *judge.EndState) bool { return r.NotReady != "" }) {
 		why := "a fault-free reference run of this suite run did not settle (settles broke there: the finding), so there is no pair of clean end states to learn what varies from, and none to compare with"
-		testenv.NotBound(catalog.SteadySameEndState, why)
-		testenv.NotBound(catalog.SteadyNoChurn, why)
+		sc.spec.NotBound(catalog.SteadySameEndState, why)
+		sc.spec.NotBound(catalog.SteadyNoChurn, why)
 		return nil
 	}
 	var out []oracle.Check
-	if why := judge.SameEndStateUnbound(testenv.Evidence().Snapshot()); why != "" {
-		testenv.NotBound(catalog.SteadySameEndState, why)
+	if why := judge.SameEndStateUnbound(sc.spec.Evidence().Snapshot()); why != "" {
+		sc.spec.NotBound(catalog.SteadySameEndState, why)
 	} else {
-		out = append(out, testenv.Judged(catalog.SteadySameEndState))
+		out = append(out, sc.spec.Judged(catalog.SteadySameEndState))
 	}
-	return append(out, testenv.Judged(catalog.SteadyNoChurn))
+	return append(out, sc.spec.Judged(catalog.SteadyNoChurn))
 }
 
 // createdByReferences are the resources the clean reference runs saw the

@@ -17,8 +17,9 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// Subject is a controller under test. Every Start method gets the spec's
-// namespace: a subject that limits itself to it lets specs run in
+// Subject is a controller under test. Every Start method gets the spec
+// (its replicas' proxies and logs join the spec's evidence) and the
+// spec's namespace: a subject that limits itself to it lets specs run in
 // parallel (ginkgo -p), each with its own replicas and faults.
 type Subject interface {
 	Name() string
@@ -32,7 +33,7 @@ type ScalableWorkload interface {
 	Workload() *Workload
 	// StartWorkloadController runs one replica for the current spec,
 	// which works in namespace ns.
-	StartWorkloadController(ctx context.Context, ns string) chaos.Target
+	StartWorkloadController(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target
 }
 
 // LeaderElectedManager is a controller whose replicas elect a leader with
@@ -43,7 +44,7 @@ type LeaderElectedManager interface {
 	// fields are templates of the spec's namespace (see Lease).
 	Election() *subjectfile.LeaderElected
 	// StartManagers runs Election().Replicas replicas electing in ns.
-	StartManagers(ctx context.Context, ns string) chaos.Target
+	StartManagers(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target
 }
 
 // MovableResource is a controller of a finalized, pausable resource and
@@ -57,9 +58,10 @@ type MovableResource interface {
 	Install(ctx context.Context, cfg *rest.Config) error
 	// StartResourceController runs one replica against upstream (nil:
 	// the suite's cluster) for namespace ns.
-	StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target
-	// Move moves every object of namespace from one cluster to the other.
-	Move(ctx context.Context, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
+	StartResourceController(ctx context.Context, spec *testenv.Spec, upstream *rest.Config, ns string) chaos.Target
+	// Move moves every object of namespace from one cluster to the other;
+	// what the mover did is kept with spec's evidence.
+	Move(ctx context.Context, spec *testenv.Spec, fromKubeconfig, toKubeconfig, namespace string) ([]byte, error)
 }
 
 // ForegroundComposite is a controller of claims whose deletion waits, in
@@ -73,7 +75,7 @@ type ForegroundComposite interface {
 	// StartComposite runs one replica for namespace ns, and the external
 	// system its claims are backed by when the harness runs one (nil when
 	// the binding's Block holds up deletions instead).
-	StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem)
+	StartComposite(ctx context.Context, spec *testenv.Spec, ns string) (chaos.Target, ExternalSystem)
 }
 
 // ExternalSystem is the system outside the cluster a composite's claims

@@ -45,25 +45,25 @@ func (s *fileSubject) Workload() *Workload {
 
 func (s *fileSubject) Election() *subjectfile.LeaderElected { return s.f.Capabilities.LeaderElected }
 
-func (s *fileSubject) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
-	return s.start(ctx, ns, 1, nil)
+func (s *fileSubject) StartWorkloadController(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	return s.start(ctx, spec, ns, 1, nil)
 }
 
 func (s *fileSubject) Claims() *subjectfile.ForegroundComposite {
 	return s.f.Capabilities.ForegroundComposite
 }
 
-func (s *fileSubject) StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem) {
-	return s.start(ctx, ns, 1, nil), nil
+func (s *fileSubject) StartComposite(ctx context.Context, spec *testenv.Spec, ns string) (chaos.Target, ExternalSystem) {
+	return s.start(ctx, spec, ns, 1, nil), nil
 }
 
-func (s *fileSubject) StartManagers(ctx context.Context, ns string) chaos.Target {
-	return s.start(ctx, ns, s.f.Capabilities.LeaderElected.Replicas, nil)
+func (s *fileSubject) StartManagers(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	return s.start(ctx, spec, ns, s.f.Capabilities.LeaderElected.Replicas, nil)
 }
 
 // start runs replicas for namespace ns against upstream (nil: the
 // suite's cluster) and waits until each has talked to it.
-func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstream *rest.Config) chaos.Target {
+func (s *fileSubject) start(ctx context.Context, spec *testenv.Spec, ns string, replicas int, upstream *rest.Config) chaos.Target {
 	if upstream == nil && Placement() == Pods {
 		c, err := s.podController(ns)
 		if err == nil {
@@ -72,12 +72,12 @@ func (s *fileSubject) start(ctx context.Context, ns string, replicas int, upstre
 		if err != nil {
 			Fail(err.Error())
 		}
-		return startPods(ctx, ns, replicas, c, s.f.Run.StartTimeout.Duration)
+		return startPods(ctx, spec, ns, replicas, c, s.f.Run.StartTimeout.Duration)
 	}
 	if upstream == nil {
 		upstream = testenv.Get().REST
 	}
-	subj, target := run(fileOptions(s.f, ns, replicas, upstream))
+	subj, target := run(spec, fileOptions(s.f, ns, replicas, upstream))
 	if err := waitStarted(ctx, s.f, subj); err != nil {
 		Fail(err.Error())
 	}

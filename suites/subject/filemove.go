@@ -39,15 +39,15 @@ func (s *fileSubject) Install(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
-func (s *fileSubject) StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target {
-	return s.start(ctx, ns, 1, upstream)
+func (s *fileSubject) StartResourceController(ctx context.Context, spec *testenv.Spec, upstream *rest.Config, ns string) chaos.Target {
+	return s.start(ctx, spec, ns, 1, upstream)
 }
 
 // Move runs the binding's mover. Its requests to the source cluster go
 // through a fault proxy of its own, which slows its deletes of the
 // resource when the binding says so; the proxy's log is kept with the
 // spec's evidence as "mover".
-func (s *fileSubject) Move(ctx context.Context, from, to, ns string) ([]byte, error) {
+func (s *fileSubject) Move(ctx context.Context, spec *testenv.Spec, from, to, ns string) ([]byte, error) {
 	m := s.f.Capabilities.MovableResource
 	fromREST, err := clientcmd.BuildConfigFromFlags("", from)
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *fileSubject) Move(ctx context.Context, from, to, ns string) ([]byte, er
 		}
 	}
 	requests := p.Requests
-	defer testenv.KeepLog("mover", func() (any, error) { return requests(), nil })
+	defer spec.KeepLog("mover", func() (any, error) { return requests(), nil })
 	c := exec.CommandContext(ctx, cmd[0], cmd[1:]...)
 	// A folder of its own for what the tool keeps (clusterctl's config
 	// and caches under HOME).

@@ -50,8 +50,8 @@ func pullPolicy() corev1.PullPolicy {
 // spec ends. Each replica's proxy and log are the spec's evidence, and so
 // is the proxy of every pod the Deployment starts in place of one a fault
 // deleted.
-func startPods(ctx context.Context, ns string, replicas int, c runner.Controller, startTimeout time.Duration) chaos.Target {
-	env, collector := testenv.Get(), testenv.Evidence()
+func startPods(ctx context.Context, spec *testenv.Spec, ns string, replicas int, c runner.Controller, startTimeout time.Duration) chaos.Target {
+	env, collector := testenv.Get(), spec.Evidence()
 	p, err := runner.StartPods(ctx, runner.PodOptions{
 		Kube: env.Kube, REST: env.REST, Namespace: ns, Replicas: replicas,
 		Controller: c, ProxyImage: FaultProxyImage, StartTimeout: startTimeout, Pull: pullPolicy(),
@@ -62,7 +62,7 @@ func startPods(ctx context.Context, ns string, replicas int, c runner.Controller
 	}
 	DeferCleanup(p.Stop)
 	for _, r := range p.Replicas {
-		testenv.KeepProxy(r.Identity, func() ([]byte, error) { return r.Host.Log(context.Background()) }, r.Proxy)
+		spec.KeepProxy(r.Identity, func() ([]byte, error) { return r.Host.Log(context.Background()) }, r.Proxy)
 	}
 	return chaos.Target{Kube: env.Kube, Replicas: p.Replicas}
 }

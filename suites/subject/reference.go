@@ -36,10 +36,10 @@ var (
 // startRefctl runs refctl command with replicas behind proxies against
 // upstream (nil: the suite's cluster), with the component's bug, for
 // namespace ns: as local processes, or as pods on the suite's cluster.
-func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string, replicas int, args ...string) chaos.Target {
+func startRefctl(ctx context.Context, spec *testenv.Spec, upstream *rest.Config, ns, command string, replicas int, args ...string) chaos.Target {
 	args = append([]string{"--bug=" + Bug(command)}, args...)
 	if upstream == nil && Placement() == Pods {
-		return startPods(ctx, ns, replicas, runner.Controller{
+		return startPods(ctx, spec, ns, replicas, runner.Controller{
 			Name: command, Image: RefctlImage, ClusterRole: "refctl",
 			Args: append([]string{command, "--kubeconfig=" + runner.Kubeconfig, "--identity=" + runner.PodName, "--health-addr=0", "--metrics-addr=0"}, args...),
 		}, time.Minute)
@@ -47,7 +47,7 @@ func startRefctl(ctx context.Context, upstream *rest.Config, ns, command string,
 	if upstream == nil {
 		upstream = testenv.Get().REST
 	}
-	_, target := run(runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
+	_, target := run(spec, runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
 	return target
 }
 
@@ -70,8 +70,8 @@ func (referenceWorkload) Workload() *Workload {
 	}}}}
 }
 
-func (referenceWorkload) StartWorkloadController(ctx context.Context, ns string) chaos.Target {
-	return startRefctl(ctx, nil, ns, "workload", 1, "--leader-elect=false", "--watch-namespace="+ns, "--expectation-timeout="+referenceExpectationTimeout.String())
+func (referenceWorkload) StartWorkloadController(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	return startRefctl(ctx, spec, nil, ns, "workload", 1, "--leader-elect=false", "--watch-namespace="+ns, "--expectation-timeout="+referenceExpectationTimeout.String())
 }
 
 func (referenceLeader) Name() string { return "leader" }
@@ -91,9 +91,9 @@ func (referenceLeader) Election() *subjectfile.LeaderElected {
 // correct leader writing after its Lease had expired.
 const referenceRenewDeadline = time.Second
 
-func (l referenceLeader) StartManagers(ctx context.Context, ns string) chaos.Target {
+func (l referenceLeader) StartManagers(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
 	e := l.Election()
-	return startRefctl(ctx, nil, ns, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
+	return startRefctl(ctx, spec, nil, ns, "leader", e.Replicas, "--lease-namespace="+ns, "--work-namespace="+ns, "--watch-namespace="+ns,
 		"--lease-duration="+e.LeaseDuration.String(), "--renew-deadline="+referenceRenewDeadline.String(), "--retry-period="+e.RetryPeriod.String(), "--heartbeat=200ms")
 }
 
@@ -115,13 +115,13 @@ func (referenceCluster) Install(ctx context.Context, cfg *rest.Config) error {
 	return fixtures.Apply(ctx, cfg, fixtures.Reference, "reference/crds/*.yaml")
 }
 
-func (referenceCluster) StartResourceController(ctx context.Context, upstream *rest.Config, ns string) chaos.Target {
-	return startRefctl(ctx, upstream, ns, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)
+func (referenceCluster) StartResourceController(ctx context.Context, spec *testenv.Spec, upstream *rest.Config, ns string) chaos.Target {
+	return startRefctl(ctx, spec, upstream, ns, "cluster", 1, "--leader-elect=false", "--watch-namespace="+ns)
 }
 
 // Move runs refctl move, one second between its steps so a racing
 // controller has time to act, with the mover's bug.
-func (referenceCluster) Move(ctx context.Context, from, to, ns string) ([]byte, error) {
+func (referenceCluster) Move(ctx context.Context, _ *testenv.Spec, from, to, ns string) ([]byte, error) {
 	return exec.CommandContext(ctx, refctl, "move", "--from-kubeconfig="+from, "--to-kubeconfig="+to,
 		"--namespace="+ns, "--step-delay=1s", "--bug="+Bug("move")).CombinedOutput()
 }
@@ -139,8 +139,8 @@ func (referenceComposite) Claims() *subjectfile.ForegroundComposite {
 	}
 }
 
-func (referenceComposite) StartComposite(ctx context.Context, ns string) (chaos.Target, ExternalSystem) {
+func (referenceComposite) StartComposite(ctx context.Context, spec *testenv.Spec, ns string) (chaos.Target, ExternalSystem) {
 	url, ext := startExternal(ctx, ns)
-	testenv.KeepLog(judge.LogExternal, func() (any, error) { return ext.Log(context.Background()) })
-	return startRefctl(ctx, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+url), referenceExternal{ext}
+	spec.KeepLog(judge.LogExternal, func() (any, error) { return ext.Log(context.Background()) })
+	return startRefctl(ctx, spec, nil, ns, "composite", 1, "--leader-elect=false", "--watch-namespace="+ns, "--external-url="+url), referenceExternal{ext}
 }

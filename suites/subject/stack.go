@@ -9,6 +9,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // referenceStack is the stack controller (refctl stack) as a subject,
@@ -101,6 +102,6 @@ func (s referenceStack) SteadyObjects(ns string, _ subjectfile.Scope) ([]*unstru
 
 // StartSteady runs one local process (or pod) for ns; its audit record
 // goes to the namespace default whatever it watches.
-func (referenceStack) StartSteady(ctx context.Context, ns string) chaos.Target {
-	return startRefctl(ctx, nil, ns, "stack", 1, "--leader-elect=false", "--watch-namespace="+ns)
+func (referenceStack) StartSteady(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	return startRefctl(ctx, spec, nil, ns, "stack", 1, "--leader-elect=false", "--watch-namespace="+ns)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	refv1 "github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/subjectfile"
+	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
 // SteadyBinding is where a subject file binds the steady-state
@@ -26,7 +27,7 @@ type SteadyStateController interface {
 	// set into it or, of a cluster-scoped kind (scope), into none.
 	SteadyObjects(ns string, scope subjectfile.Scope) ([]*unstructured.Unstructured, error)
 	// StartSteady runs one replica for namespace ns.
-	StartSteady(ctx context.Context, ns string) chaos.Target
+	StartSteady(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target
 }
 
 var (
@@ -50,8 +51,8 @@ func (s *fileSubject) SteadyObjects(ns string, scope subjectfile.Scope) ([]*unst
 	return s.f.SteadyObjects(v, scope)
 }
 
-func (s *fileSubject) StartSteady(ctx context.Context, ns string) chaos.Target {
-	return s.start(ctx, ns, 1, nil)
+func (s *fileSubject) StartSteady(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	return s.start(ctx, spec, ns, 1, nil)
 }
 
 // Steady binds one Claim: the Claim gets a Composite, which owns a
@@ -82,7 +83,7 @@ func (referenceComposite) SteadyObjects(ns string, _ subjectfile.Scope) ([]*unst
 	return []*unstructured.Unstructured{claim}, nil
 }
 
-func (c referenceComposite) StartSteady(ctx context.Context, ns string) chaos.Target {
-	t, _ := c.StartComposite(ctx, ns)
+func (c referenceComposite) StartSteady(ctx context.Context, spec *testenv.Spec, ns string) chaos.Target {
+	t, _ := c.StartComposite(ctx, spec, ns)
 	return t
 }

@@ -57,8 +57,8 @@ func Bug(component string) string {
 // run starts replicas with the runner, stopped when the spec ends; a failing
 // spec gets the replicas' log tails in its report and their logs and
 // proxy logs in its artifacts.
-func run(o runner.Options) (*runner.Subject, chaos.Target) {
-	o.Dir, o.SpoolDir = GinkgoT().TempDir(), testenv.SpoolDir()
+func run(spec *testenv.Spec, o runner.Options) (*runner.Subject, chaos.Target) {
+	o.Dir, o.SpoolDir = GinkgoT().TempDir(), spec.SpoolDir()
 	s, err := runner.Start(o)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
@@ -70,7 +70,7 @@ func run(o runner.Options) (*runner.Subject, chaos.Target) {
 		}
 	})
 	for i, r := range s.Replicas {
-		testenv.KeepProxy(r.Identity, func() ([]byte, error) { return r.Host.Log(context.Background()) }, s.Proxy(i))
+		spec.KeepProxy(r.Identity, func() ([]byte, error) { return r.Host.Log(context.Background()) }, s.Proxy(i))
 	}
 	return s, chaos.Target{Kube: testenv.Get().Kube, Replicas: s.Replicas}
 }

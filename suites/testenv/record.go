@@ -16,33 +16,33 @@ import (
 	"github.com/steadystate-dev/steadystate/oracle"
 )
 
-// Record starts recording resource in namespace for the current spec,
+// Record starts recording resource in namespace for the spec,
 // named after the resource: the recorder stops when the spec ends, and the
 // history is part of the spec's evidence (a failing spec keeps it in
 // evidence.json and merges it into history.txt).
-func Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
-	return RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, "")
+func (s *Spec) Record(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) *oracle.History {
+	return s.RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, "")
 }
 
 // RecordSelected is Record for the objects a label selector matches.
-func RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
-	return RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, selector)
+func (s *Spec) RecordSelected(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
+	return s.RecordAs(ctx, gvr.Resource, dyn, gvr, namespace, selector)
 }
 
 // RecordAs is RecordSelected under a name of the caller's (made unique in
 // the spec with a #2 suffix if it is taken), which the judges read.
-func RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
+func (s *Spec) RecordAs(ctx context.Context, name string, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, selector string) *oracle.History {
 	// The history keeps its newest events in memory and the rest in
 	// the spec's spool folder.
 	h := oracle.NewHistory()
-	f, err := os.CreateTemp(SpoolDir(), "history-*.jsonl")
+	f, err := os.CreateTemp(s.spool, "history-*.jsonl")
 	Expect(err).NotTo(HaveOccurred())
 	f.Close()
 	Expect(h.Spool(f.Name(), oracle.DefaultWindow)).To(Succeed())
 	stop, err := oracle.RecordInto(ctx, h, dyn, gvr, namespace, selector)
 	Expect(err).NotTo(HaveOccurred(), "record %s in %s", gvr.Resource, namespace)
 	ginkgo.DeferCleanup(stop)
-	specEvidence().AddHistory(name, h)
+	s.ev.AddHistory(name, h)
 	return h
 }
 

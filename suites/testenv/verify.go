@@ -13,7 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// Verify judges the current spec. It evaluates the checks with
+// Verify judges the spec. It evaluates the checks with
 // oracle.Validate, adds whether every history the spec recorded is
 // complete (catalog.EvidenceComplete), attaches every record to the spec's
 // report (Ginkgo's report entries, read back by the self-test and the
@@ -26,24 +26,28 @@ import (
 // on a context's end (the spec's, or a wait's that ran out) is not
 // evaluated, never broken. The spec's NotBound records are kept with the
 // others.
-func Verify(checks ...oracle.Check) []verdict.Record {
+func (s *Spec) Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
 	wrapped := make([]oracle.Check, len(checks))
 	for i, c := range checks {
-		wrapped[i] = unjudgedOnContextEnd(c, specContextEnded)
+		wrapped[i] = unjudgedOnContextEnd(c, s.specContextEnded)
 	}
-	reached = map[string]bool{}
+	s.mu.Lock()
+	s.reached = map[string]bool{}
+	s.mu.Unlock()
 	records := oracle.Validate(base, wrapped...)
-	judged := reached
-	reached = nil
+	s.mu.Lock()
+	judged := s.reached
+	s.reached = nil
+	s.mu.Unlock()
 	// The checks acted and waited in turn, each judging the evidence of
 	// its moment. The evidence is final now: freeze it (it is what the
 	// spec keeps, and what `steadystate verify` re-judges) and judge every
 	// property an offline judge decided again on it, so live and offline
 	// verdicts are the same.
-	final := specEvidence().Freeze()
-	if !specContextEnded() {
+	final := s.ev.Freeze()
+	if !s.specContextEnded() {
 		records = rejudge(base, records, judged, final)
 	}
 	complete := judge.Offline[catalog.EvidenceComplete.ID](final)
@@ -52,8 +56,8 @@ func Verify(checks ...oracle.Check) []verdict.Record {
 		AddReportEntry(verdict.EntryName, ReportEntryVisibilityFailureOrVerbose, r)
 	}
 	// NotBound attached its records already.
-	records = append(records, notBoundRecords()...)
-	specEvidence().SetRecords(records)
+	records = append(records, s.notBoundRecords()...)
+	s.ev.SetRecords(records)
 	if msg := verdict.Message(records); msg != "" {
 		Fail(msg)
 	}

@@ -59,13 +59,14 @@ func TestJudging(t *testing.T) {
 func failedPremise() func(t *testing.T, reports map[string]types.SpecReport) {
 	wentOn := false
 	It("waits for a workload that never converges", func(ctx SpecContext) {
+		spec := testenv.Begin()
 		web := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns"},
 			"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"replicas": int64(0)}}}
 		w, pods := oracle.NewHistory(), oracle.NewHistory()
 		w.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web", Object: web})
-		testenv.Evidence().AddHistory(judge.HistoryWorkload, w)
-		testenv.Evidence().AddHistory(judge.HistoryPods, pods)
-		testenv.Premise(ctx, catalog.LostHealthyBefore, judge.Bound{
+		spec.Evidence().AddHistory(judge.HistoryWorkload, w)
+		spec.Evidence().AddHistory(judge.HistoryPods, pods)
+		spec.Premise(ctx, catalog.LostHealthyBefore, judge.Bound{
 			Convergence: oracle.Convergence{Since: time.Now(), Within: 50 * time.Millisecond, Window: 10 * time.Millisecond},
 			History:     judge.HistoryWorkload,
 			Want:        judge.ReplicasAndPods("ns/web", "spec.replicas", "status.replicas", "", judge.HistoryPods),
@@ -111,7 +112,7 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 	// scenario sets up a forced relist's evidence whose lost pod the
 	// subject has not seen; deliver then hands it back and lets the
 	// workload converge.
-	scenario := func() (deliver func() judge.Bound) {
+	scenario := func(spec *testenv.Spec) (deliver func() judge.Bound) {
 		web := func(status int64) *unstructured.Unstructured {
 			return &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web", "namespace": "ns"},
 				"spec": map[string]any{"replicas": int64(3)}, "status": map[string]any{"replicas": status}}}
@@ -124,11 +125,11 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		pods.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web-a", Object: pod("web-a")})
 		pods.Add(oracle.Event{At: time.Now(), Type: "ADDED", Key: "ns/web-b", Object: pod("web-b")})
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
-		testenv.Evidence().AddHistory(judge.HistoryWorkload, w)
-		testenv.Evidence().AddHistory(judge.HistoryPods, pods)
-		testenv.Evidence().AddProxy("w-0", p)
-		testenv.Fact(judge.FactReplica, "w-0")
-		testenv.Fact(judge.FactLostPod, "web-c")
+		spec.Evidence().AddHistory(judge.HistoryWorkload, w)
+		spec.Evidence().AddHistory(judge.HistoryPods, pods)
+		spec.Evidence().AddProxy("w-0", p)
+		spec.Fact(judge.FactReplica, "w-0")
+		spec.Fact(judge.FactLostPod, "web-c")
 		return func() judge.Bound {
 			since := time.Now()
 			p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
@@ -139,13 +140,15 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		}
 	}
 	It("waits, then judges", func(ctx SpecContext) {
-		deliver := scenario()
-		recovered := lostevents.Awaited(ctx, catalog.LostCreateRecovered, deliver(), "recovery")
-		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), recovered)
+		spec := testenv.Begin()
+		deliver := scenario(spec)
+		recovered := lostevents.Awaited(ctx, spec, catalog.LostCreateRecovered, deliver(), "recovery")
+		spec.Verify(spec.Judged(catalog.LostEventWithheld), recovered)
 	})
 	It("judges the premise, then waits", func(ctx SpecContext) {
-		deliver := scenario()
-		testenv.Verify(testenv.Judged(catalog.LostEventWithheld), testenv.Converges(ctx, catalog.LostCreateRecovered, deliver, "recovery"))
+		spec := testenv.Begin()
+		deliver := scenario(spec)
+		spec.Verify(spec.Judged(catalog.LostEventWithheld), spec.Converges(ctx, catalog.LostCreateRecovered, deliver, "recovery"))
 	})
 	return func(t *testing.T, reports map[string]types.SpecReport) {
 		if s := verdict.Classify("final log", reports["waits, then judges"]); s.Outcome != verdict.Error || !strings.Contains(s.Reason, "assumption "+catalog.LostEventWithheld.ID+" did not hold: the subject got ADDED pod/ns/web-c") {
@@ -170,12 +173,13 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 func keptIsJudged() func(t *testing.T, reports map[string]types.SpecReport) {
 	const name = "judges, then the subject gets the lost pod"
 	It(name, func(_ SpecContext) {
+		spec := testenv.Begin()
 		p := &fakeProxy{}
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
-		testenv.Evidence().AddProxy("w-0", p)
-		testenv.Fact(judge.FactReplica, "w-0")
-		testenv.Fact(judge.FactLostPod, "web-c")
-		testenv.Verify(testenv.Judged(catalog.LostEventWithheld))
+		spec.Evidence().AddProxy("w-0", p)
+		spec.Fact(judge.FactReplica, "w-0")
+		spec.Fact(judge.FactLostPod, "web-c")
+		spec.Verify(spec.Judged(catalog.LostEventWithheld))
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
 	})
 	return func(t *testing.T, reports map[string]types.SpecReport) {
