@@ -13,7 +13,7 @@ import (
 
 // BenchmarkHistoryMemory is the heap a recorder's history holds after n
 // pod events (500 pods made, changed and deleted over and over), spooled
-// as the suites record (testenv.RecordAs) and kept whole in memory.
+// as the suites record (testenv.Spec.RecordAs) and kept whole in memory.
 // Reported as MB-held: the live heap after a GC, less the heap before;
 // spooled, it must stay flat from 100k to 1M events. ms-state-at is the
 // time to the latest state, what a live convergence wait asks for most.

@@ -16,6 +16,6 @@
 // workload never converges before the fault stops there, an error naming
 // the premise (Workload.Healthy). The others wait for their convergences
 // first, then judge every premise and property together on the evidence
-// as it then is (Awaited, testenv.Verify): the lost pod withheld, the
+// as it then is (Awaited, testenv.Spec.Verify): the lost pod withheld, the
 // delay's or the stall's rule matched at least once.
 package lostevents

@@ -16,7 +16,7 @@ import (
 )
 
 // The specs wait for their convergences first, then judge every premise
-// and property at once (testenv.Verify) on the evidence as it then is: a
+// and property at once (testenv.Spec.Verify) on the evidence as it then is: a
 // premise read off the proxy log (the lost pod's events withheld, the
 // fault's rule matched) is judged on the whole log, the one `steadystate
 // verify` reads, not on the log as it stood at the fault.
