@@ -69,7 +69,7 @@ var Folders = []Folder{
 	{Path: "conformance", Floor: 7,
 		Holds: "a conformance run of one subject file: its cells, the subject's versions, the summary and the results bundle"},
 	{Path: "suites", Floor: 8,
-		Holds: "the Ginkgo suites, one per bug class plus `controlplane` and `explore` (exploration: one spec per schedule, driving a capability through the suites' own drivers), each declared by its `Register` and compiled into `steadystate` (package `suites` runs one per process); and what only they use: `testenv` (one run's environment: settings, the spec's evidence, `Verify`), `subject` (capabilities, choosing and starting subjects; the one package that imports the reference controllers), `e2e` (every suite of `make e2e`, each in a child process, their reports merged)"},
+		Holds: "the Ginkgo suites, one per bug class plus `controlplane` and `explore` (exploration: one spec per schedule, driving a capability through the suites' own drivers), each declared by its `Register` and compiled into `steadystate` (package `suites` runs one per process); and what only they use: `testenv` (one run's environment and settings, and `Spec`, the state of one spec: its evidence and `Verify`), `subject` (capabilities, choosing and starting subjects; the one package that imports the reference controllers), `e2e` (every suite of `make e2e`, each in a child process, their reports merged)"},
 	{Path: "zoo", Floor: 8,
 		Holds: "the zoo: conform and verify over every subject file of a folder, a number of times each, the matrix printed; the hunt and the kept findings' replays (`hack/zoo`, behind `make zoo`, `make hunt`, `make zoo-repro`)"},
 	{Path: "campaign", Floor: 9,
