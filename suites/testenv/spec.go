@@ -53,9 +53,10 @@ func Begin() *Spec {
 		Fail("make the spec's spool folder: " + err.Error())
 	}
 	s := &Spec{ev: evidence.NewCollector(report.FullText(), report.StartTime), spool: dir}
-	// Registered first, so it runs after every cleanup registered later
-	// (they stop recorders and proxies, whose histories stay readable,
-	// from memory and from the spool, until it is gone).
+	// Registered before anything the spec starts, so it runs after their
+	// cleanups (they stop recorders and proxies, whose histories stay
+	// readable, from memory and from the spool, until it is gone), and
+	// before the namespace's deletion, registered just before it.
 	DeferCleanup(func() {
 		defer os.RemoveAll(dir)
 		// A spec skipped once begun (its subject lacks the capability)
