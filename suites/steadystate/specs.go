@@ -54,12 +54,12 @@ func steadySpecs() {
 			}
 			sc.keepReference(ctx, settled)
 			sc.deleteAll(ctx)
-			sc.spec.Verify(
-				sc.spec.Judged(catalog.SteadySettles),
-				sc.spec.Judged(catalog.SteadyLeavesNothing),
-				sc.spec.Judged(catalog.SteadyNoFinalizer),
-				sc.spec.Judged(catalog.SteadyActs),
-				sc.spec.Judged(catalog.SteadyNoPanic),
+			spec.Verify(
+				spec.Judged(catalog.SteadySettles),
+				spec.Judged(catalog.SteadyLeavesNothing),
+				spec.Judged(catalog.SteadyNoFinalizer),
+				spec.Judged(catalog.SteadyActs),
+				spec.Judged(catalog.SteadyNoPanic),
 			)
 		})
 
@@ -67,7 +67,7 @@ func steadySpecs() {
 			sc := start(ctx, spec, ns)
 			sc.apply(ctx)
 			settled := sc.settle(ctx, judge.FactSteadySettle, "the objects were applied", sc.applied)
-			checks := []oracle.Check{sc.spec.Judged(catalog.SteadySettles)}
+			checks := []oracle.Check{spec.Judged(catalog.SteadySettles)}
 			// Quiescence is owed by a settled state only: unsettled, its
 			// window is not watched and it is not bound (settles is the
 			// finding).
@@ -82,15 +82,15 @@ func steadySpecs() {
 					}
 					settled = sc.changes(ctx, settled, 1)
 				}
-				checks = append(checks, sc.spec.Judged(catalog.SteadyQuiescent))
+				checks = append(checks, spec.Judged(catalog.SteadyQuiescent))
 			} else {
-				sc.spec.NotBound(catalog.SteadyQuiescent, "the objects did not settle once applied: quiescence is owed by a settled state only, and no quiet window was watched (settles is the finding)")
+				spec.NotBound(catalog.SteadyQuiescent, "the objects did not settle once applied: quiescence is owed by a settled state only, and no quiet window was watched (settles is the finding)")
 			}
 			sc.keepReference(ctx, settled)
-			sc.spec.Verify(append(checks,
-				sc.spec.Judged(catalog.SteadyNoFinalizer),
-				sc.spec.Judged(catalog.SteadyActs),
-				sc.spec.Judged(catalog.SteadyNoPanic),
+			spec.Verify(append(checks,
+				spec.Judged(catalog.SteadyNoFinalizer),
+				spec.Judged(catalog.SteadyActs),
+				spec.Judged(catalog.SteadyNoPanic),
 			)...)
 		})
 
@@ -122,13 +122,13 @@ func steadySpecs() {
 			var settles []oracle.Check
 			switch {
 			case done < len(sc.b.Changes) && len(sc.phases[judge.FactSteadySettle]) == 0:
-				sc.spec.NotBound(catalog.SteadySettles, "the state did not settle after the restart, so the changes left were not made (recovers is the finding): none settled or failed to")
+				spec.NotBound(catalog.SteadySettles, "the state did not settle after the restart, so the changes left were not made (recovers is the finding): none settled or failed to")
 			case done < len(sc.b.Changes):
-				settles = append(settles, sc.spec.Judged(catalog.SteadySettles))
+				settles = append(settles, spec.Judged(catalog.SteadySettles))
 			case len(sc.b.Changes) == 0:
-				sc.spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
+				spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
 			default:
-				sc.spec.NotBound(catalog.SteadySettles, "every change was applied before the restart, to draw the controller's first write: none was left to settle after it (recovers judges the state after the restart)")
+				spec.NotBound(catalog.SteadySettles, "every change was applied before the restart, to draw the controller's first write: none was left to settle after it (recovers judges the state after the restart)")
 			}
 			sc.finish(ctx, settled, catalog.SteadyRestarted, settles...)
 		})
@@ -145,7 +145,7 @@ func steadySpecs() {
 			}
 			end := sc.restart(ctx, sc.target.Replicas[0].Identity).End
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's restart", end), 0)
-			sc.finish(ctx, settled, catalog.SteadyRestartedSettled, sc.spec.Judged(catalog.SteadySettles))
+			sc.finish(ctx, settled, catalog.SteadyRestartedSettled, spec.Judged(catalog.SteadySettles))
 		})
 
 		// Sieve's intermediate states: the controller restarted right
@@ -194,7 +194,7 @@ func steadySpecs() {
 				if !sc.settledFirst(ctx, faultProperties(premise)...) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
-				recovered, next := inject(sc, ctx, sc.spec.Timeline())
+				recovered, next := inject(sc, ctx, spec.Timeline())
 				// A controller the harness's writes drew no write from
 				// (the Job controller, its Jobs complete) has none to
 				// refuse: its properties are not bound, saying why.
