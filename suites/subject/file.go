@@ -75,7 +75,7 @@ func (s *fileSubject) start(ctx context.Context, spec *testenv.Spec, ns string, 
 		return startPods(ctx, spec, ns, replicas, c, s.f.Run.StartTimeout.Duration)
 	}
 	if upstream == nil {
-		upstream = testenv.Get().REST
+		upstream = testenv.Get().Subject
 	}
 	subj, target := run(spec, fileOptions(s.f, ns, replicas, upstream))
 	if err := waitStarted(ctx, s.f, subj); err != nil {

@@ -45,7 +45,7 @@ func startRefctl(ctx context.Context, spec *testenv.Spec, upstream *rest.Config,
 		}, time.Minute)
 	}
 	if upstream == nil {
-		upstream = testenv.Get().REST
+		upstream = testenv.Get().Subject
 	}
 	_, target := run(spec, runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args})
 	return target

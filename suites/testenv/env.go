@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -29,8 +30,12 @@ var provider cluster.Provider
 
 // Clients are the handles a spec uses to reach the cluster.
 type Clients struct {
-	// REST is an admin client configuration.
+	// REST is an admin client configuration for the harness: a read the
+	// API server aborts is sent again (retryReads).
 	REST *rest.Config
+	// Subject is the same admin configuration without that retry, for the
+	// subjects' proxies: a subject meets the API server as it answers.
+	Subject *rest.Config
 	// Kube is a typed clientset.
 	Kube kubernetes.Interface
 	// Klient is e2e-framework's client, for its wait conditions.
@@ -92,6 +97,8 @@ func Connect(kubeconfig []byte) {
 	restCfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 	restCfg.QPS, restCfg.Burst = 100, 200
+	subject := rest.CopyConfig(restCfg)
+	restCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retryReads{next: rt} })
 	kube, err := kubernetes.NewForConfig(restCfg)
 	Expect(err).NotTo(HaveOccurred())
 	kl, err := klient.New(restCfg)
@@ -102,7 +109,7 @@ func Connect(kubeconfig []byte) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(f.Close()).To(Succeed())
 	DeferCleanup(os.Remove, f.Name())
-	clients = &Clients{REST: restCfg, Kube: kube, Klient: kl, Kubeconfig: f.Name()}
+	clients = &Clients{REST: restCfg, Subject: subject, Kube: kube, Klient: kl, Kubeconfig: f.Name()}
 }
 
 // TeardownCluster runs in the first parallel process after every other one
