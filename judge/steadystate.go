@@ -183,16 +183,29 @@ type SettlePhase struct {
 	// they were recovered (WatchesBackAt), when that was after Since: W
 	// is counted from then, within what is left of T.
 	WatchesBack time.Time `json:"watchesBack,omitzero"`
+	// RetriesDue, after faults, is when no write a fault refused was
+	// still owed its retry (OwedRetries), or T ran out first, when that
+	// was after Since; Retries are the retries that held the wait, each
+	// as last seen (one neither Retried nor due by RetriesDue had not
+	// come within T). W is counted from then, within what is left of T.
+	RetriesDue time.Time   `json:"retriesDue,omitzero"`
+	Retries    []OwedRetry `json:"retries,omitempty"`
 }
 
 // Convergence is the phase's wait for its objects to be ready, within T
-// and for W (within, window), from Since, or from WatchesBack when the
-// controller watched again only after Since: until then its objects may
-// look ready only because it has not seen what changed meanwhile.
+// and for W (within, window), from Since, or from the later of
+// WatchesBack and RetriesDue when that is after Since: until the
+// controller watched again its objects may look ready only because it has
+// not seen what changed meanwhile, and until its retries of refused
+// writes were due only because it has not acted again yet.
 func (ph SettlePhase) Convergence(within, window time.Duration) oracle.Convergence {
 	c := oracle.Convergence{Since: ph.Since, Within: within, Window: window}
-	if ph.WatchesBack.After(ph.Since) {
-		c.Since, c.Within = ph.WatchesBack, max(within-ph.WatchesBack.Sub(ph.Since), 0)
+	from := ph.WatchesBack
+	if ph.RetriesDue.After(from) {
+		from = ph.RetriesDue
+	}
+	if from.After(ph.Since) {
+		c.Since, c.Within = from, max(within-from.Sub(ph.Since), 0)
 	}
 	return c
 }

@@ -99,6 +99,12 @@ func TestSettlePhaseConvergence(t *testing.T) {
 		if !c.Since.Equal(tc.from) || c.Within != tc.w || c.Window != 5*time.Second {
 			t.Errorf("watches back %v: %+v, want from %v within %s", tc.back, c, tc.from, tc.w)
 		}
+		// A refused write's retry due at the same time counts alike, and
+		// the later of the two wins.
+		c = SettlePhase{Since: since, RetriesDue: tc.back, WatchesBack: tc.back.Add(-time.Second)}.Convergence(tc.within, 5*time.Second)
+		if !c.Since.Equal(tc.from) || c.Within != tc.w {
+			t.Errorf("retries due %v: %+v, want from %v within %s", tc.back, c, tc.from, tc.w)
+		}
 	}
 }
 
@@ -136,7 +142,8 @@ func TestWatchesBackAt(t *testing.T) {
 // TestRecoveryJudgedFromTheWatchesReturn: the recovered-state property
 // over a constructed run whose widget turns not ready after the
 // controller's restart (6.5 s) and is ready again later, the watches back
-// at 7 s (none recorded in the last case). It holds when the widget is
+// at 7 s (none recorded in the fifth case), or a refused write's retry
+// due then (the last two). It holds when the widget is
 // ready again before the watches return, or soon enough after to hold W
 // (1 s) by the phase's end, T+W (3 s) after the restart; it breaks when
 // it is ready too late for that. The last two cases are where the return
@@ -148,15 +155,17 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		notReady, ready float64
-		back            float64
+		back, due       float64
 		want            verdict.Outcome
 		reason          string
 	}{
-		{"ready again before the watches return", 6.6, 6.9, 7, verdict.Held, ""},
-		{"ready again in time to hold W", 6.6, 8.3, 7, verdict.Held, ""},
-		{"ready again too late to hold W", 6.6, 8.6, 7, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
-		{"not ready for W from the watches' return", 7.6, 10, 7, verdict.Broken, "is not ready"},
-		{"the same, judged from the recovery", 7.6, 10, 0, verdict.Held, ""},
+		{"ready again before the watches return", 6.6, 6.9, 7, 0, verdict.Held, ""},
+		{"ready again in time to hold W", 6.6, 8.3, 7, 0, verdict.Held, ""},
+		{"ready again too late to hold W", 6.6, 8.6, 7, 0, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
+		{"not ready for W from the watches' return", 7.6, 10, 7, 0, verdict.Broken, "is not ready"},
+		{"the same, judged from the recovery", 7.6, 10, 0, 0, verdict.Held, ""},
+		{"not ready for W from a refused write's retry", 7.6, 10, 0, 7, verdict.Broken, "is not ready"},
+		{"the later of the watches' return and the retry", 7.6, 10, 6.6, 7, verdict.Broken, "is not ready"},
 	} {
 		e := constructSteadyRun("correct")
 		r := &steadyRun{t0: e.Start, widgets: e.Histories[steadyWidgets]}
@@ -168,6 +177,9 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		ph := SettlePhase{What: "the controller's restart", Since: r.at(6.5), Within: "2s", Window: "1s", Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}}
 		if tc.back > 0 {
 			ph.WatchesBack = r.at(tc.back)
+		}
+		if tc.due > 0 {
+			ph.RetriesDue = r.at(tc.due)
 		}
 		b, _ := json.Marshal([]SettlePhase{ph})
 		e.Facts[FactSteadyRecover] = string(b)

@@ -393,7 +393,9 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 // began (WatchesBack, judge.SettlePhase.Convergence): until then its
 // objects may look settled only because it has not seen what changed
 // meanwhile, and the end state taken after the window would be its stale
-// view's.
+// view's; and no earlier than when each write of the run a fault refused
+// was written again or its retry was due (RetriesOwed): until then its
+// objects may look settled only because it has not acted again yet.
 func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
 	sc.follow(ctx)
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
@@ -413,9 +415,15 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		}
 		if back.After(since) {
 			ph.WatchesBack = back
-			sc.phases[fact][len(sc.phases[fact])-1] = ph
-			sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
 		}
+		if due, owed := RetriesOwed(ctx, sc.target, sc.ns, sc.named(), since.Add(within)); len(owed) > 0 {
+			ph.RetriesDue, ph.Retries = due, owed
+			if late := judge.Pending(owed, due); len(late) > 0 {
+				fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller's retry of %d write(s) the faults refused was still to come (%s due at %s); the state is waited for from then\n", within, len(late), late[0].Object, late[0].Due.Format("15:04:05.000"))
+			}
+		}
+		sc.phases[fact][len(sc.phases[fact])-1] = ph
+		sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
 	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed, sc.owedObjects)))
@@ -457,6 +465,49 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 		return len(stale) == 0, nil
 	})
 	return back, stale
+}
+
+// RetriesOwed waits, up to until, while a write of the run (in namespace
+// ns, or of the cluster-scoped resources named) that a fault refused is
+// still owed its retry by a replica of t (judge.OwedRetries): a
+// controller backing off after refusals looks settled until its retry
+// comes, and the end state taken meanwhile is one it was about to change.
+// It returns when the wait ended and the retries that held it, each as
+// last seen (those due after that time had not come by until); zero and
+// none when none was owed.
+func RetriesOwed(ctx context.Context, t chaos.Target, ns string, named []string, until time.Time) (time.Time, []judge.OwedRetry) {
+	held := map[string]judge.OwedRetry{}
+	var end time.Time
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(time.Until(until), 0), true, func(context.Context) (bool, error) {
+		logs := map[string][]proxy.Request{}
+		for _, r := range t.Replicas {
+			if r.Proxy != nil {
+				logs[r.Identity] = r.Proxy.Requests()
+			}
+		}
+		end = time.Now()
+		owed := judge.OwedRetries(logs, ns, named, end)
+		for k, o := range held {
+			// Retried: no longer owed, or owed for a later refusal.
+			o.Retried = !slices.ContainsFunc(owed, func(n judge.OwedRetry) bool {
+				return n.Replica == o.Replica && n.Object == o.Object && n.Last.Equal(o.Last)
+			})
+			held[k] = o
+		}
+		pending := judge.Pending(owed, end)
+		for _, o := range pending {
+			held[o.Replica+" "+o.Object] = o
+		}
+		return len(pending) == 0, nil
+	})
+	if len(held) == 0 {
+		return time.Time{}, nil
+	}
+	out := make([]judge.OwedRetry, 0, len(held))
+	for _, k := range slices.Sorted(maps.Keys(held)) {
+		out = append(out, held[k])
+	}
+	return end, out
 }
 
 // change applies one change and returns when it was made. Its merge
