@@ -1,35 +1,39 @@
 package judge
 
 import (
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 )
 
 // OwedRetry is a write of the run (RunWrite) that a fault refused and
-// that was, when looked at, its replica's last write of that object: the
-// controller's retry of it may still be pending, held by its back-off.
+// that was, when looked at, the last write of its object by any replica:
+// the controller's retry of it may still be pending, held by its back-off.
 // Until it is due the object can look settled only because the
 // controller has not acted again yet, and an end state taken then is one
 // the controller was about to change.
 type OwedRetry struct {
+	// Replica made the refused write.
 	Replica string `json:"replica"`
-	// Object is the object written: resource (with its group but for the
-	// core group), namespace and name, as configmaps/ns/name.
+	// Object is what was written: resource (with its group but for the
+	// core group), namespace ("" for a cluster-scoped object), name and,
+	// for a subresource, its name, as configmaps/ns/name or
+	// jobsets.jobset.x-k8s.io/ns/name/status.
 	Object string `json:"object"`
-	// Refused is how many writes of the object in a row ended refused or
-	// unanswered, this one included; Gap the time between the last two
-	// of them (zero for one).
+	// Refused is how many writes of the object in a row that replica had
+	// refused or unanswered, this one included (the API server's own
+	// refusals count too: the back-off does not tell them apart); Gap the
+	// time between the last two of them (zero for one).
 	Refused int           `json:"refused"`
 	Gap     time.Duration `json:"gap"`
 	// Last is when the last refusal was answered; Due when the retry is
 	// to come by (RetryDue).
 	Last time.Time `json:"last"`
 	Due  time.Time `json:"due"`
-	// Retried says the replica wrote the object again (RetriesOwed's wait
-	// saw it): the retry came.
+	// Retried says the object was written again (RetryWait saw it): the
+	// retry came.
 	Retried bool `json:"retried,omitempty"`
 }
 
@@ -64,41 +68,51 @@ func RetryDue(last time.Time, refused int, gap time.Duration) time.Time {
 }
 
 // OwedRetries are the retries owed at at in logs (each replica's
-// requests): for each object whose last write of the run a replica
-// finished by at was answered by a fault (Request.Fault), the retry that
-// write is owed. A write the API server itself refused is not counted: a
-// clean run meets those too. Sorted by replica and object.
+// requests): for each object whose last write of the run finished by at,
+// by any replica, was answered by an injected fault (Request.Fault), the
+// retry that write is owed. Not counted: a write the API server itself
+// refused last (a clean run meets those too), one a sealed proxy refused
+// (its process is gone and retries nothing), and one that names no
+// object (a create refused before the API server named what it made: its
+// retry cannot be told apart). Sorted by object.
 func OwedRetries(logs map[string][]proxy.Request, ns string, named []string, at time.Time) []OwedRetry {
-	var out []OwedRetry
+	writes := map[string][]proxy.Request{}
 	for id, reqs := range logs {
-		writes := map[string][]proxy.Request{}
 		for _, r := range reqs {
-			if r.End.IsZero() || r.End.After(at) || !RunWrite(r, ns, named...) {
+			if r.End.IsZero() || r.End.After(at) || r.ObjectName() == "" || !RunWrite(r, ns, named...) {
 				continue
 			}
+			r.Replica = id
 			k := r.GroupResource() + "/" + r.Namespace + "/" + r.ObjectName()
+			if r.Subresource != "" {
+				k += "/" + r.Subresource
+			}
 			writes[k] = append(writes[k], r)
 		}
-		for k, ws := range writes {
-			slices.SortStableFunc(ws, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
-			last := ws[len(ws)-1]
-			if last.Fault == "" {
+	}
+	var out []OwedRetry
+	for _, k := range slices.Sorted(maps.Keys(writes)) {
+		ws := writes[k]
+		slices.SortStableFunc(ws, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
+		last := ws[len(ws)-1]
+		if last.Fault == "" || last.Fault == proxy.SealedFault {
+			continue
+		}
+		o := OwedRetry{Replica: last.Replica, Object: k, Refused: 1, Last: last.End}
+		// Back to the last success, of any replica: the refusals in a
+		// row of the replica that made the last.
+		for i := len(ws) - 2; i >= 0 && refused(ws[i]); i-- {
+			if ws[i].Replica != last.Replica {
 				continue
 			}
-			o := OwedRetry{Replica: id, Object: k, Refused: 1, Last: last.End}
-			for i := len(ws) - 2; i >= 0 && refused(ws[i]); i-- {
-				if o.Refused == 1 {
-					o.Gap = last.Start.Sub(ws[i].Start)
-				}
-				o.Refused++
+			if o.Refused == 1 {
+				o.Gap = last.Start.Sub(ws[i].Start)
 			}
-			o.Due = RetryDue(o.Last, o.Refused, o.Gap)
-			out = append(out, o)
+			o.Refused++
 		}
+		o.Due = RetryDue(o.Last, o.Refused, o.Gap)
+		out = append(out, o)
 	}
-	slices.SortFunc(out, func(a, b OwedRetry) int {
-		return strings.Compare(a.Replica+" "+a.Object, b.Replica+" "+b.Object)
-	})
 	return out
 }
 
@@ -110,4 +124,42 @@ func refused(r proxy.Request) bool { return r.Code < 200 || r.Code >= 300 }
 // Pending are those of owed not retried and still due after at.
 func Pending(owed []OwedRetry, at time.Time) []OwedRetry {
 	return slices.DeleteFunc(slices.Clone(owed), func(o OwedRetry) bool { return o.Retried || !o.Due.After(at) })
+}
+
+// RetryWait follows the retries owed over successive looks at the proxy
+// logs, until none is pending: each retry that held it, as last seen,
+// marked Retried once its object was written again.
+type RetryWait struct {
+	held map[string]OwedRetry
+}
+
+// Look takes the retries owed now (OwedRetries at now) and reports
+// whether none is pending.
+func (w *RetryWait) Look(owed []OwedRetry, now time.Time) bool {
+	if w.held == nil {
+		w.held = map[string]OwedRetry{}
+	}
+	for k, o := range w.held {
+		// Retried: no longer owed, or owed for a later refusal.
+		o.Retried = !slices.ContainsFunc(owed, func(n OwedRetry) bool { return n.Object == o.Object && n.Last.Equal(o.Last) })
+		w.held[k] = o
+	}
+	pending := Pending(owed, now)
+	for _, o := range pending {
+		w.held[o.Object] = o
+	}
+	return len(pending) == 0
+}
+
+// Held are the retries that held the wait, sorted by object; none when
+// none was pending at any look.
+func (w *RetryWait) Held() []OwedRetry {
+	out := make([]OwedRetry, 0, len(w.held))
+	for _, k := range slices.Sorted(maps.Keys(w.held)) {
+		out = append(out, w.held[k])
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -204,6 +204,10 @@ func (ph SettlePhase) Convergence(within, window time.Duration) oracle.Convergen
 	if ph.RetriesDue.After(from) {
 		from = ph.RetriesDue
 	}
+	// Never past T: what T left of the wait is W alone.
+	if limit := ph.Since.Add(within); from.After(limit) {
+		from = limit
+	}
 	if from.After(ph.Since) {
 		c.Since, c.Within = from, max(within-from.Sub(ph.Since), 0)
 	}

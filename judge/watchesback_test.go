@@ -81,7 +81,7 @@ func TestRecordedEndStateTakenBeforeTheWatchesWereBack(t *testing.T) {
 
 // TestSettlePhaseConvergence: a phase's wait is from Since unless the
 // controller watched again later, then from then within what is left of
-// T (none past it).
+// T; from T at the latest, with none of it left.
 func TestSettlePhaseConvergence(t *testing.T) {
 	since := time.Unix(1000, 0)
 	for _, tc := range []struct {
@@ -93,17 +93,23 @@ func TestSettlePhaseConvergence(t *testing.T) {
 		{since, since, time.Minute, time.Minute},
 		{since.Add(-time.Second), since, time.Minute, time.Minute},
 		{since.Add(5 * time.Second), since.Add(5 * time.Second), time.Minute, 55 * time.Second},
-		{since.Add(2 * time.Minute), since.Add(2 * time.Minute), time.Minute, 0},
+		// Never past T: W alone from T.
+		{since.Add(2 * time.Minute), since.Add(time.Minute), time.Minute, 0},
 	} {
 		c := SettlePhase{Since: since, WatchesBack: tc.back}.Convergence(tc.within, 5*time.Second)
 		if !c.Since.Equal(tc.from) || c.Within != tc.w || c.Window != 5*time.Second {
 			t.Errorf("watches back %v: %+v, want from %v within %s", tc.back, c, tc.from, tc.w)
 		}
 		// A refused write's retry due at the same time counts alike, and
-		// the later of the two wins.
-		c = SettlePhase{Since: since, RetriesDue: tc.back, WatchesBack: tc.back.Add(-time.Second)}.Convergence(tc.within, 5*time.Second)
-		if !c.Since.Equal(tc.from) || c.Within != tc.w {
-			t.Errorf("retries due %v: %+v, want from %v within %s", tc.back, c, tc.from, tc.w)
+		// the later of the two wins, whichever it is.
+		for _, ph := range []SettlePhase{
+			{Since: since, RetriesDue: tc.back, WatchesBack: tc.back.Add(-time.Second)},
+			{Since: since, WatchesBack: tc.back, RetriesDue: tc.back.Add(-time.Second)},
+		} {
+			c = ph.Convergence(tc.within, 5*time.Second)
+			if !c.Since.Equal(tc.from) || c.Within != tc.w {
+				t.Errorf("watches back %v, retries due %v: %+v, want from %v within %s", ph.WatchesBack, ph.RetriesDue, c, tc.from, tc.w)
+			}
 		}
 	}
 }
@@ -143,7 +149,7 @@ func TestWatchesBackAt(t *testing.T) {
 // over a constructed run whose widget turns not ready after the
 // controller's restart (6.5 s) and is ready again later, the watches back
 // at 7 s (none recorded in the fifth case), or a refused write's retry
-// due then (the last two). It holds when the widget is
+// due then (the next two); a retry due after T leaves W from T. It holds when the widget is
 // ready again before the watches return, or soon enough after to hold W
 // (1 s) by the phase's end, T+W (3 s) after the restart; it breaks when
 // it is ready too late for that. The last two cases are where the return
@@ -166,6 +172,7 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		{"the same, judged from the recovery", 7.6, 10, 0, 0, verdict.Held, ""},
 		{"not ready for W from a refused write's retry", 7.6, 10, 0, 7, verdict.Broken, "is not ready"},
 		{"the later of the watches' return and the retry", 7.6, 10, 6.6, 7, verdict.Broken, "is not ready"},
+		{"a retry due after T: W from T", 6.51, 6.6, 0, 8.55, verdict.Held, ""},
 	} {
 		e := constructSteadyRun("correct")
 		r := &steadyRun{t0: e.Start, widgets: e.Histories[steadyWidgets]}

@@ -469,14 +469,13 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 
 // RetriesOwed waits, up to until, while a write of the run (in namespace
 // ns, or of the cluster-scoped resources named) that a fault refused is
-// still owed its retry by a replica of t (judge.OwedRetries): a
+// still owed its retry (judge.OwedRetries) by a replica of t: a
 // controller backing off after refusals looks settled until its retry
-// comes, and the end state taken meanwhile is one it was about to change.
-// It returns when the wait ended and the retries that held it, each as
-// last seen (those due after that time had not come by until); zero and
-// none when none was owed.
+// comes, and the end state taken meanwhile is one it was about to change. It returns when
+// the wait ended (until at the latest) and the retries that held it
+// (judge.RetryWait); zero and none when none was owed.
 func RetriesOwed(ctx context.Context, t chaos.Target, ns string, named []string, until time.Time) (time.Time, []judge.OwedRetry) {
-	held := map[string]judge.OwedRetry{}
+	var w judge.RetryWait
 	var end time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(time.Until(until), 0), true, func(context.Context) (bool, error) {
 		logs := map[string][]proxy.Request{}
@@ -486,28 +485,16 @@ func RetriesOwed(ctx context.Context, t chaos.Target, ns string, named []string,
 			}
 		}
 		end = time.Now()
-		owed := judge.OwedRetries(logs, ns, named, end)
-		for k, o := range held {
-			// Retried: no longer owed, or owed for a later refusal.
-			o.Retried = !slices.ContainsFunc(owed, func(n judge.OwedRetry) bool {
-				return n.Replica == o.Replica && n.Object == o.Object && n.Last.Equal(o.Last)
-			})
-			held[k] = o
+		if end.After(until) {
+			end = until
 		}
-		pending := judge.Pending(owed, end)
-		for _, o := range pending {
-			held[o.Replica+" "+o.Object] = o
-		}
-		return len(pending) == 0, nil
+		return w.Look(judge.OwedRetries(logs, ns, named, end), end), nil
 	})
+	held := w.Held()
 	if len(held) == 0 {
 		return time.Time{}, nil
 	}
-	out := make([]judge.OwedRetry, 0, len(held))
-	for _, k := range slices.Sorted(maps.Keys(held)) {
-		out = append(out, held[k])
-	}
-	return end, out
+	return end, held
 }
 
 // change applies one change and returns when it was made. Its merge
