@@ -23,13 +23,20 @@ const (
 // that says nothing of the subject. client-go retries a GET after a lost
 // connection, not after a reset stream. Writes are never sent twice, and
 // the subjects' own requests do not pass here (Clients.Subject).
-type retryReads struct{ next http.RoundTripper }
+type retryReads struct {
+	next http.RoundTripper
+	// backoff is the first wait between tries (readBackoff when zero).
+	backoff time.Duration
+}
 
 func (r retryReads) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || (req.Body != nil && req.Body != http.NoBody) {
 		return r.next.RoundTrip(req)
 	}
-	wait := readBackoff
+	wait := r.backoff
+	if wait == 0 {
+		wait = readBackoff
+	}
 	for try := 1; ; try++ {
 		resp, err := r.next.RoundTrip(req)
 		if err == nil || try == readTries || !serverReset(err) {

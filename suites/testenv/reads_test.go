@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -31,7 +32,7 @@ func resettingServer(t *testing.T, resets int32) (*httptest.Server, *atomic.Int3
 func clientFor(t *testing.T, srv *httptest.Server) *http.Client {
 	t.Helper()
 	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retryReads{next: rt} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retryReads{next: rt, backoff: time.Millisecond} })
 	c, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)
