@@ -419,7 +419,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		if due, owed := RetriesOwed(ctx, sc.target, sc.ns, sc.named(), since.Add(within)); len(owed) > 0 {
 			ph.RetriesDue, ph.Retries = due, owed
 			if late := judge.Pending(owed, due); len(late) > 0 {
-				fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller's retry of %d write(s) the faults refused was still to come (%s due at %s); the state is waited for from then\n", within, len(late), late[0].Object, late[0].Due.Format("15:04:05.000"))
+				fmt.Fprintf(GinkgoWriter, "%s after the recovery, the controller's retry of %d write(s) the faults refused was still to come (%s due at %s); W is counted from T\n", within, len(late), late[0].Object, late[0].Due.Format("15:04:05.000"))
 			}
 		}
 		sc.phases[fact][len(sc.phases[fact])-1] = ph
@@ -471,9 +471,10 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 // ns, or of the cluster-scoped resources named) that a fault refused is
 // still owed its retry (judge.OwedRetries) by a replica of t: a
 // controller backing off after refusals looks settled until its retry
-// comes, and the end state taken meanwhile is one it was about to change. It returns when
-// the wait ended (until at the latest) and the retries that held it
-// (judge.RetryWait); zero and none when none was owed.
+// comes, and the end state taken meanwhile is one it was about to
+// change. It returns when the wait ended (until at the latest) and the
+// retries that held it (judge.RetryWait); zero and none when none was
+// owed.
 func RetriesOwed(ctx context.Context, t chaos.Target, ns string, named []string, until time.Time) (time.Time, []judge.OwedRetry) {
 	var w judge.RetryWait
 	var end time.Time
