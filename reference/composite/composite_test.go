@@ -94,6 +94,23 @@ func (s *scenario) createReady(name, externalName string) {
 	})
 }
 
+// quietFor waits until the controller has made no write (Lease and Event
+// writes aside) for d. A claim turns Ready a few milliseconds before the
+// last status writes of its Composite and Managed, whose events bring the
+// claim more reconciles: a change made meanwhile meets one of them.
+func (s *scenario) quietFor(d time.Duration) {
+	s.t.Helper()
+	reftest.Eventually(s.t, 10*time.Second, "the controller to make no write for "+d.String(), func() bool {
+		var last time.Time
+		for _, r := range s.subj.Proxy(0).Requests() {
+			if r.IsWrite() && r.Resource != "leases" && r.Resource != "events" && r.Start.After(last) {
+				last = r.Start
+			}
+		}
+		return time.Since(last) >= d
+	})
+}
+
 func (s *scenario) configure(cfg external.Config) {
 	if err := s.ext.Configure(s.t.Context(), cfg); err != nil {
 		s.t.Fatal(err)
@@ -254,6 +271,7 @@ func TestQuietWhenNothingChanged(t *testing.T) {
 	reftest.EachMode(t, []string{"", composite.BugStatusHotLoop}, func(t *testing.T, bug string) {
 		s := start(t, e, bug)
 		s.createReady("app", s.ns+"-db")
+		s.quietFor(time.Second)
 		from := time.Now()
 		c, _ := s.claim("app")
 		patch := client.MergeFrom(c.DeepCopy())
@@ -439,6 +457,10 @@ func TestChangeAcrossARelist(t *testing.T) {
 	reftest.EachMode(t, []string{"", composite.BugSkipChangesOnRelist}, func(t *testing.T, bug string) {
 		s := start(t, e, bug)
 		s.createReady("app", s.ns+"-db")
+		// A reconcile still running when the change is made reads the
+		// Claim fresh (skip-changes-on-relist reads Claims from the API
+		// server) and syncs it whatever its watch missed.
+		s.quietFor(time.Second)
 		target := s.e.Target(s.subj)
 		tl := chaos.NewTimeline()
 		drop, err := chaos.Begin(t.Context(), tl, chaos.DropEvents("claims", proxy.EventMatch{Namespace: s.ns}, 0), target)
