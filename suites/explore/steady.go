@@ -533,7 +533,8 @@ func (d *steady) phase() string {
 // judge: once the faults are recovered the state settles within T (after
 // a pod deletion, at least the replacement bound: recoverWithin), for W
 // (recovers); the changes no step applied are applied, each once the
-// state has settled (settles); the end state is then compared with the
+// state has settled (settles; not bound when the recovery did not
+// settle, so none was made); the end state is then compared with the
 // reference runs' (same-end-state, not bound once a pod deletion took a
 // pod of the controller's own; no-churn), and the objects are deleted
 // (leaves-nothing-behind). Between the two, a state that settled again
@@ -552,7 +553,8 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	d.mu.Unlock()
 	changes := d.sc.Binding().Changes
 	within := recoverWithin(d.sc.Binding().SettleWithin.Duration, drawn)
-	settled := d.sc.Changes(ctx, d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within), applied)
+	recoveredSettled := d.sc.SettleWithin(ctx, judge.FactSteadyRecover, "the faults were recovered", recovered, within)
+	settled := d.sc.Changes(ctx, recoveredSettled, applied)
 	d.sc.End(ctx)
 	d.sc.RecordDisturbed()
 	checks := []oracle.Check{d.spec.Judged(catalog.SteadyRecovers)}
@@ -572,6 +574,8 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	}
 	d.sc.DeleteAll(ctx)
 	switch {
+	case applied < len(changes) && !recoveredSettled:
+		d.spec.NotBound(catalog.SteadySettles, "the state did not settle after the faults, so the changes left were not made (recovers judges that): none settled or failed to")
 	case applied < len(changes):
 		checks = append(checks, d.spec.Judged(catalog.SteadySettles))
 	case len(changes) == 0:
