@@ -271,7 +271,6 @@ func TestQuietWhenNothingChanged(t *testing.T) {
 	reftest.EachMode(t, []string{"", composite.BugStatusHotLoop}, func(t *testing.T, bug string) {
 		s := start(t, e, bug)
 		s.createReady("app", s.ns+"-db")
-		s.quietFor(time.Second)
 		from := time.Now()
 		c, _ := s.claim("app")
 		patch := client.MergeFrom(c.DeepCopy())
