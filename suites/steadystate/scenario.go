@@ -449,12 +449,7 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 	var stale []string
 	var back time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(within, 0), true, func(context.Context) (bool, error) {
-		logs := map[string][]proxy.Request{}
-		for _, r := range t.Replicas {
-			if r.Proxy != nil {
-				logs[r.Identity] = r.Proxy.Requests()
-			}
-		}
+		logs := requestLogs(t)
 		if len(logs) == 0 {
 			return true, nil
 		}
@@ -465,6 +460,18 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 		return len(stale) == 0, nil
 	})
 	return back, stale
+}
+
+// requestLogs are the requests each replica of t with a proxy made so
+// far, by its identity.
+func requestLogs(t chaos.Target) map[string][]proxy.Request {
+	logs := map[string][]proxy.Request{}
+	for _, r := range t.Replicas {
+		if r.Proxy != nil {
+			logs[r.Identity] = r.Proxy.Requests()
+		}
+	}
+	return logs
 }
 
 // RetriesOwed waits, up to until, while a write of the run (in namespace
@@ -479,12 +486,7 @@ func RetriesOwed(ctx context.Context, t chaos.Target, ns string, named []string,
 	var w judge.RetryWait
 	var end time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(time.Until(until), 0), true, func(context.Context) (bool, error) {
-		logs := map[string][]proxy.Request{}
-		for _, r := range t.Replicas {
-			if r.Proxy != nil {
-				logs[r.Identity] = r.Proxy.Requests()
-			}
-		}
+		logs := requestLogs(t)
 		end = time.Now()
 		if end.After(until) {
 			end = until
