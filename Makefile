@@ -195,6 +195,9 @@ kind-test: ## the kind provider's own test: create, refuse a name in use, export
 install-test: upstream-bins ## go install steadystate from a module proxy into an empty folder, conform there on local, verify the bundle
 	hack/install-test.sh
 
+workflow-test: kube-bins ## the vendor workflow (.github/workflows/conformance.yaml) run by act in its self-hosted mode, as a vendor's repository calls it: it conforms a zoo subject (SUBJECT) on local, uploads the bundle; the bundle is checked against the digest it printed
+	hack/workflow-test.sh
+
 job-test: upstream-bins ## the steadystate image as a conformance Job (fixtures/job) on a kind cluster: controller-runtime v0.17.3 passes, v0.17.2 breaks; then a 2-index exploration campaign (an Indexed Job) gathered into one bundle that verify accepts
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -timeout 70m -run TestConformAsAJobOnKind ./cmd/steadystate
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# workflow-test.sh runs the vendor workflow (.github/workflows/conformance.yaml)
+# as a vendor's repository calls it, with act (nektos/act, built from the Go
+# module proxy) in its self-hosted mode: the steps run on this machine, no
+# container. The real actions it uses (actions/checkout, actions/setup-go,
+# actions/upload-artifact) come from the Go module proxy too, each pinned by
+# version and checksum. With no route to GitHub, git fetches the two
+# repositories the workflow checks out from local copies (git's insteadOf,
+# set for this run only): a vendor repository made here, holding the subject
+# file and a workflow that calls steadystate's, and the committed tree of
+# this checkout as steadystate's main branch.
+#
+# The workflow conforms SUBJECT (default: a zoo subject, Kubernetes' own
+# EndpointSlice controller, on the local provider with simulated nodes),
+# uploads the bundle to act's artifact server, and prints the manifest digest
+# where it writes the job summary. Then this script takes the uploaded
+# bundle and checks it with `steadystate verify --digest` against the digest
+# the workflow printed: verify must end on the result the workflow's
+# conform step ended on.
+#
+# Environment: SUBJECT, PROVIDER (local), LOCAL_NODES (on), ARTIFACTS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+ACT_VERSION=v0.2.89
+SUBJECT="${SUBJECT:-fixtures/zoo/endpointslice.yaml}"
+PROVIDER="${PROVIDER:-local}"
+LOCAL_NODES="${LOCAL_NODES-on}"
+ARTIFACTS="${ARTIFACTS:-$PWD/_artifacts}"
+OUT="$ARTIFACTS/workflow-test"
+log() { printf 'workflow-test: %s\n' "$*" >&2; }
+
+# The actions the workflow names, as the Go module proxy serves their
+# repositories (+incompatible: they have no go.mod), with the checksum of
+# each module zip. setup-go's version is unknown to the checksum database,
+# so the pinned sum is the only check; the others are checked by both.
+ACTIONS=(
+  "actions/checkout v4 v4.2.2 h1:IgYF9OCbMU45evIES1ubO1WHRGBvLG/iHVBjNor+i1s="
+  "actions/setup-go v5 v5.5.0 h1:mzXhPA5btGncYGojjTU5g+NXfmraLXKgHpJmXyptBZk="
+  "actions/upload-artifact v4 v4.6.2 h1:2NF9mIcRsbJ4fvqpb2p1KqqNakuDuc9gx+oWKrGYESM="
+)
+
+[[ -f "$SUBJECT" ]] || { log "error: SUBJECT=$SUBJECT is not a file"; exit 1; }
+command -v node >/dev/null || { log "error: the actions run on node, which is not on PATH (apt-get install nodejs)"; exit 1; }
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/steadystate-workflow-test.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+if ! "$ROOT/bin/act" --version 2>/dev/null | grep -qx "act version ${ACT_VERSION#v}"; then
+  log "building act $ACT_VERSION from the Go module proxy into bin/ (about 3 minutes on 2 cores, once)"
+  GOBIN="$ROOT/bin" go install "github.com/nektos/act@$ACT_VERSION"
+fi
+
+local_repos=()
+for a in "${ACTIONS[@]}"; do
+  read -r repo ref version sum <<<"$a"
+  json="$(GONOSUMDB=github.com/actions/setup-go go mod download -json "github.com/$repo@$version+incompatible")" ||
+    { log "error: the Go module proxy did not serve github.com/$repo@$version: $json"; exit 1; }
+  got="$(sed -n 's/^\t"Sum": "\(.*\)",$/\1/p' <<<"$json")"
+  dir="$(sed -n 's/^\t"Dir": "\(.*\)",$/\1/p' <<<"$json")"
+  [[ "$got" == "$sum" ]] || { log "error: github.com/$repo@$version has checksum $got, pinned $sum"; exit 1; }
+  local_repos+=(--local-repository "$repo@$ref=$dir")
+done
+
+# steadystate's main branch: the committed tree, as a tag would publish it.
+git archive HEAD | (mkdir -p "$WORK/steadystate" && tar -x -C "$WORK/steadystate")
+git init -q --bare "$WORK/steadystate.git"
+git push -q "$WORK/steadystate.git" HEAD:refs/heads/main
+
+# The vendor's repository: the subject file and the workflow that calls
+# steadystate's.
+V="$WORK/vendor"
+mkdir -p "$V/.github/workflows"
+cp "$SUBJECT" "$V/subject.yaml"
+gover="$(go env GOVERSION)"
+gover="${gover#go}"
+cat >"$V/.github/workflows/conformance.yaml" <<EOF
+name: conformance
+on: push
+jobs:
+  steadystate:
+    uses: steadystate-dev/steadystate/.github/workflows/conformance.yaml@main
+    with:
+      subject-file: subject.yaml
+      provider: $PROVIDER
+      local-nodes: "$LOCAL_NODES"
+      go-version: "$gover"
+EOF
+git -C "$V" init -q -b main
+git -C "$V" add -A
+git -C "$V" -c user.name=vendor -c user.email=vendor@example.invalid commit -q -m "the subject and its conformance workflow"
+git -C "$V" remote add origin https://github.com/steadystate-dev/vendor-example
+
+# setup-go finds this machine's Go in the runner's tool cache (act's, below
+# its action cache), as on a self-hosted runner that holds it, and
+# downloads nothing.
+TOOLS="$WORK/act/tool_cache"
+mkdir -p "$TOOLS/go/$gover"
+ln -s "$(go env GOROOT)" "$TOOLS/go/$gover/x64"
+touch "$TOOLS/go/$gover/x64.complete"
+
+# git (the checkout action runs it) reaches the two repositories here.
+export GIT_CONFIG_COUNT=2
+export GIT_CONFIG_KEY_0="url.file://$WORK/steadystate.git.insteadOf" GIT_CONFIG_VALUE_0=https://github.com/steadystate-dev/steadystate
+export GIT_CONFIG_KEY_1="url.file://$V.insteadOf" GIT_CONFIG_VALUE_1=https://github.com/steadystate-dev/vendor-example
+
+log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
+status=0
+(cd "$V" && "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
+  -P ubuntu-24.04=-self-hosted --no-skip-checkout \
+  "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
+  --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port 0 \
+  --action-cache-path "$WORK/act" -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
+
+# The digest the workflow printed, and the bundle it uploaded (act's
+# artifact server keeps each v4 artifact as a zip of its files).
+digest="$(sed -n 's/.*steadystate: manifest digest sha256:\([0-9a-f]\{64\}\).*/\1/p' "$OUT/act.log" | head -n 1)"
+[[ -n "$digest" ]] || { log "error: the workflow (act exit $status) printed no manifest digest; see $OUT/act.log"; exit 3; }
+zip="$(find "$WORK/artifacts" -name steadystate-conformance.zip 2>/dev/null | head -n 1)"
+[[ -n "$zip" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
+unzip -q -o "$zip" -d "$OUT"
+[[ -f "$OUT/conformance.tar.gz" ]] || { log "error: the artifact steadystate-conformance holds no conformance.tar.gz"; exit 3; }
+
+# The conform step's result is act's: 0 when the subject passed. verify,
+# given the printed digest, must say the same of the uploaded bundle.
+verified=0
+go run ./cmd/steadystate verify --digest "$digest" "$OUT/conformance.tar.gz" || verified=$?
+if { ((status == 0)) && ((verified != 0)); } || { ((status != 0)) && ((verified == 0)); }; then
+  log "error: the workflow ended $status and verify of its bundle $verified: they must agree"
+  exit 3
+fi
+log "the workflow ended $status; its uploaded bundle verifies against the digest it printed with the same result: $OUT/conformance.tar.gz"
+exit "$status"
