@@ -18,7 +18,9 @@
 # the workflow printed: verify must end on the result the workflow's
 # conform step ended on.
 #
-# Environment: SUBJECT, PROVIDER (local), LOCAL_NODES (on), ARTIFACTS.
+# Environment: SUBJECT, PROVIDER (local), LOCAL_NODES (on), KUBE_VERSION (the
+# workflow's kube input: on local, the control plane built from source;
+# make sets it), ARTIFACTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -27,6 +29,7 @@ SUBJECT="${SUBJECT:-fixtures/zoo/endpointslice.yaml}"
 PROVIDER="${PROVIDER:-local}"
 LOCAL_NODES="${LOCAL_NODES-on}"
 ARTIFACTS="${ARTIFACTS:-$PWD/_artifacts}"
+KUBE_VERSION="${KUBE_VERSION:?is not set: run make workflow-test, which sets it}"
 OUT="$ARTIFACTS/workflow-test"
 log() { printf 'workflow-test: %s\n' "$*" >&2; }
 
@@ -86,6 +89,7 @@ jobs:
       provider: $PROVIDER
       local-nodes: "$LOCAL_NODES"
       go-version: "$gover"
+      kube: $KUBE_VERSION
 EOF
 git -C "$V" init -q -b main
 git -C "$V" add -A
@@ -112,6 +116,7 @@ status=0
   "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
   --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port 0 \
   --action-cache-path "$WORK/act" -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
+((status < 128)) || { log "act ended on signal $((status - 128)); nothing judged"; exit "$status"; }
 
 # The digest the workflow printed, and the bundle it uploaded (act's
 # artifact server keeps each v4 artifact as a zip of its files).
