@@ -109,12 +109,18 @@ export GIT_CONFIG_COUNT=2
 export GIT_CONFIG_KEY_0="url.file://$WORK/steadystate.git.insteadOf" GIT_CONFIG_VALUE_0=https://github.com/steadystate-dev/steadystate
 export GIT_CONFIG_KEY_1="url.file://$V.insteadOf" GIT_CONFIG_VALUE_1=https://github.com/steadystate-dev/vendor-example
 
+# act's artifact server on a free port of the loopback.
+port=34567
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+
 log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
 status=0
-(cd "$V" && "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
+# The steps see this process's environment: not make's own variables, so
+# the workflow's make starts afresh.
+(cd "$V" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
   -P ubuntu-24.04=-self-hosted --no-skip-checkout \
   "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
-  --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port 0 \
+  --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port "$port" \
   --action-cache-path "$WORK/act" -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
 ((status < 128)) || { log "act ended on signal $((status - 128)); nothing judged"; exit "$status"; }
 
@@ -122,8 +128,9 @@ status=0
 # artifact server keeps each v4 artifact as a zip of its files).
 digest="$(sed -n 's/.*steadystate: manifest digest sha256:\([0-9a-f]\{64\}\).*/\1/p' "$OUT/act.log" | head -n 1)"
 [[ -n "$digest" ]] || { log "error: the workflow (act exit $status) printed no manifest digest; see $OUT/act.log"; exit 3; }
-zip="$(find "$WORK/artifacts" -name steadystate-conformance.zip 2>/dev/null | head -n 1)"
-[[ -n "$zip" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
+zips=("$WORK"/artifacts/*/steadystate-conformance/steadystate-conformance.zip)
+zip="${zips[0]}"
+[[ -f "$zip" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
 unzip -q -o "$zip" -d "$OUT"
 [[ -f "$OUT/conformance.tar.gz" ]] || { log "error: the artifact steadystate-conformance holds no conformance.tar.gz"; exit 3; }
 
