@@ -109,7 +109,9 @@ export GIT_CONFIG_COUNT=2
 export GIT_CONFIG_KEY_0="url.file://$WORK/steadystate.git.insteadOf" GIT_CONFIG_VALUE_0=https://github.com/steadystate-dev/steadystate
 export GIT_CONFIG_KEY_1="url.file://$V.insteadOf" GIT_CONFIG_VALUE_1=https://github.com/steadystate-dev/vendor-example
 
-# act's artifact server on a free port of the loopback.
+# act's artifact server on a free port of the loopback. No cache server:
+# setup-go would save this machine's module and build caches (gigabytes)
+# into it; it says the runner has no cache service and goes on.
 port=34567
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 
@@ -121,13 +123,18 @@ status=0
   -P ubuntu-24.04=-self-hosted --no-skip-checkout \
   "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
   --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port "$port" \
-  --action-cache-path "$WORK/act" -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
+  --action-cache-path "$WORK/act" --no-cache-server -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
 ((status < 128)) || { log "act ended on signal $((status - 128)); nothing judged"; exit "$status"; }
 
-# The digest the workflow printed, and the bundle it uploaded (act's
-# artifact server keeps each v4 artifact as a zip of its files).
-digest="$(sed -n 's/.*steadystate: manifest digest sha256:\([0-9a-f]\{64\}\).*/\1/p' "$OUT/act.log" | head -n 1)"
+# The digest the workflow printed in its log (a step's output, after act's
+# "| ") and wrote into the job summary (which act prints after "Summary -",
+# its lines bare), and the bundle it uploaded (act's artifact server keeps
+# each v4 artifact as a zip of its files).
+pattern='steadystate: manifest digest sha256:\([0-9a-f]\{64\}\)$'
+digest="$(sed -n "s/.*| $pattern/\1/p" "$OUT/act.log" | head -n 1)"
+summary="$(sed -n "s/^$pattern/\1/p" "$OUT/act.log" | head -n 1)"
 [[ -n "$digest" ]] || { log "error: the workflow (act exit $status) printed no manifest digest; see $OUT/act.log"; exit 3; }
+[[ "$summary" == "$digest" ]] || { log "error: the job summary names digest '$summary', the log $digest; see $OUT/act.log"; exit 3; }
 zips=("$WORK"/artifacts/*/steadystate-conformance/steadystate-conformance.zip)
 zip="${zips[0]}"
 [[ -f "$zip" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
