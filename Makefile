@@ -44,7 +44,7 @@ GO     ?= go
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test generate images selftest conform zoo zoo-repro hunt upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test workflow-test generate images selftest conform zoo zoo-repro hunt upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets

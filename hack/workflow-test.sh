@@ -45,6 +45,7 @@ ACTIONS=(
 
 [[ -f "$SUBJECT" ]] || { log "error: SUBJECT=$SUBJECT is not a file"; exit 1; }
 command -v node >/dev/null || { log "error: the actions run on node, which is not on PATH (apt-get install nodejs)"; exit 1; }
+log "the actions run on node $(node --version) (they name node20)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/steadystate-workflow-test.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 rm -rf "$OUT"
@@ -66,9 +67,14 @@ for a in "${ACTIONS[@]}"; do
   local_repos+=(--local-repository "$repo@$ref=$dir")
 done
 
-# steadystate's main branch: the committed tree, as a tag would publish it.
+# steadystate's main branch: the committed tree, as a tag would publish it
+# (a shallow clone's too).
+if [[ -n "$(git status --porcelain -- .github)" ]]; then
+  log "warning: .github has uncommitted changes; the workflow run is the committed one"
+fi
 git archive HEAD | (mkdir -p "$WORK/steadystate" && tar -x -C "$WORK/steadystate")
 git init -q --bare "$WORK/steadystate.git"
+git -C "$WORK/steadystate.git" config receive.shallowUpdate true
 git push -q "$WORK/steadystate.git" HEAD:refs/heads/main
 
 # The vendor's repository: the subject file and the workflow that calls
@@ -90,6 +96,14 @@ jobs:
       local-nodes: "$LOCAL_NODES"
       go-version: "$gover"
       kube: $KUBE_VERSION
+  digest:
+    needs: steadystate
+    if: always()
+    runs-on: ubuntu-24.04
+    steps:
+      - run: echo "vendor: the digest output is sha256:\$DIGEST"
+        env:
+          DIGEST: \${{ needs.steadystate.outputs.digest }}
 EOF
 git -C "$V" init -q -b main
 git -C "$V" add -A
@@ -100,9 +114,11 @@ git -C "$V" remote add origin https://github.com/steadystate-dev/vendor-example
 # its action cache), as on a self-hosted runner that holds it, and
 # downloads nothing.
 TOOLS="$WORK/act/tool_cache"
+arch="$(go env GOARCH)"
+[[ "$arch" != amd64 ]] || arch=x64
 mkdir -p "$TOOLS/go/$gover"
-ln -s "$(go env GOROOT)" "$TOOLS/go/$gover/x64"
-touch "$TOOLS/go/$gover/x64.complete"
+ln -s "$(go env GOROOT)" "$TOOLS/go/$gover/$arch"
+touch "$TOOLS/go/$gover/$arch.complete"
 
 # git (the checkout action runs it) reaches the two repositories here.
 export GIT_CONFIG_COUNT=2
@@ -116,38 +132,62 @@ port=34567
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 
 log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
-status=0
-# The steps see this process's environment: not make's own variables, so
-# the workflow's make starts afresh.
-(cd "$V" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
+# The steps see this process's environment: not make's own variables nor
+# those the Makefile exports, so the workflow's make starts afresh. act
+# runs each step in a session of its own, where a Ctrl-C does not reach:
+# a signal here cancels act (SIGTERM: at once), which stops the steps.
+(cd "$V" && exec env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u KUBE_VERSION -u PROVIDER -u ARTIFACTS \
+  -u KIND_CONFIG -u SUBJECT_FILE -u UPSTREAM_DIR \
+  "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
   -P ubuntu-24.04=-self-hosted --no-skip-checkout \
   "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
   --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port "$port" \
-  --action-cache-path "$WORK/act" --no-cache-server -s GITHUB_TOKEN=offline) 2>&1 | tee "$OUT/act.log" || status=$?
-((status < 128)) || { log "act ended on signal $((status - 128)); nothing judged"; exit "$status"; }
+  --action-cache-path "$WORK/act" --no-cache-server -s GITHUB_TOKEN=offline) >"$OUT/act.log" 2>&1 &
+act=$!
+trap 'log "stopping act"; kill -TERM "$act" 2>/dev/null; wait "$act"; exit 130' INT TERM
+tail -n +1 --pid="$act" -f "$OUT/act.log" &
+status=0
+wait "$act" || status=$?
+trap - INT TERM
+wait
+# Whatever follows fails or not, the uploads are kept next to the log.
+cp -r "$WORK/artifacts" "$OUT/uploaded" 2>/dev/null || true
 
-# The digest the workflow printed in its log (a step's output, after act's
-# "| ") and wrote into the job summary (which act prints after "Summary -",
-# its lines bare), and the bundle it uploaded (act's artifact server keeps
-# each v4 artifact as a zip of its files).
+# What the workflow printed in its log (a step's output, after act's "| "),
+# wrote into the job summary (which act prints after "Summary -", its lines
+# bare) and gave as its output digest (the calling workflow's second job
+# prints it), and the bundle it uploaded (act's artifact server keeps each
+# v4 artifact as a zip of its files).
 pattern='steadystate: manifest digest sha256:\([0-9a-f]\{64\}\)$'
-digest="$(sed -n "s/.*| $pattern/\1/p" "$OUT/act.log" | head -n 1)"
-summary="$(sed -n "s/^$pattern/\1/p" "$OUT/act.log" | head -n 1)"
+digest="$(sed -n "s/.*| $pattern/\1/p" "$OUT/act.log" | sed -n 1p)"
+summary="$(sed -n "s/^$pattern/\1/p" "$OUT/act.log" | sed -n 1p)"
+output="$(sed -n 's/.*| vendor: the digest output is sha256:\([0-9a-f]\{64\}\)$/\1/p' "$OUT/act.log" | sed -n 1p)"
+result="$(sed -n 's/.*| steadystate: result \(.*\)$/\1/p' "$OUT/act.log" | sed -n 1p)"
 [[ -n "$digest" ]] || { log "error: the workflow (act exit $status) printed no manifest digest; see $OUT/act.log"; exit 3; }
 [[ "$summary" == "$digest" ]] || { log "error: the job summary names digest '$summary', the log $digest; see $OUT/act.log"; exit 3; }
+[[ "$output" == "$digest" ]] || { log "error: the workflow's output digest is '$output', the log's $digest; see $OUT/act.log"; exit 3; }
+[[ -n "$result" ]] || { log "error: the workflow (act exit $status) printed no result; see $OUT/act.log"; exit 3; }
 zips=("$WORK"/artifacts/*/steadystate-conformance/steadystate-conformance.zip)
-zip="${zips[0]}"
-[[ -f "$zip" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
-unzip -q -o "$zip" -d "$OUT"
+[[ -f "${zips[0]}" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
+unzip -q -o "${zips[0]}" -d "$OUT"
 [[ -f "$OUT/conformance.tar.gz" ]] || { log "error: the artifact steadystate-conformance holds no conformance.tar.gz"; exit 3; }
 
-# The conform step's result is act's: 0 when the subject passed. verify,
-# given the printed digest, must say the same of the uploaded bundle.
+# verify, given the printed digest, must find the uploaded bundle intact and
+# re-judge it to the result the workflow's conform step ended on; act's own
+# exit says only whether the job failed, which it must when conform did not
+# pass.
 verified=0
-go run ./cmd/steadystate verify --digest "$digest" "$OUT/conformance.tar.gz" || verified=$?
-if { ((status == 0)) && ((verified != 0)); } || { ((status != 0)) && ((verified == 0)); }; then
-  log "error: the workflow ended $status and verify of its bundle $verified: they must agree"
+go run ./cmd/steadystate verify --digest "$digest" "$OUT/conformance.tar.gz" | tee "$OUT/verify.log" || verified=$?
+again="$(sed -n 's/^verify: \(PASSED WITH GAPS\|NOT PASSED\|PASSED\|ERROR\)\( — .*\)\{0,1\}$/\1/p' "$OUT/verify.log" | tail -n 1)"
+if ((verified == 3)) || [[ "$again" != "$result" ]]; then
+  log "error: the workflow's conform ended $result, verify of its bundle ${again:-with no result} (exit $verified): they must agree"
   exit 3
 fi
-log "the workflow ended $status; its uploaded bundle verifies against the digest it printed with the same result: $OUT/conformance.tar.gz"
+passed=0
+[[ "$result" == PASSED || "$result" == "PASSED WITH GAPS" ]] || passed=1
+if ((passed != 0 && status == 0)) || ((passed == 0 && status != 0)); then
+  log "error: the workflow's conform ended $result and act exited $status: a job must fail when the subject did not pass"
+  exit 3
+fi
+log "the workflow's conform ended $result; its uploaded bundle verifies against the digest it printed, in its job summary and as its output, with the same result: $OUT/conformance.tar.gz"
 exit "$status"
