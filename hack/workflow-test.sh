@@ -101,7 +101,8 @@ jobs:
     if: always()
     runs-on: ubuntu-24.04
     steps:
-      - run: echo "vendor: the digest output is sha256:\$DIGEST"
+      - run: |
+          echo "vendor: the digest output is sha256:\$DIGEST"
         env:
           DIGEST: \${{ needs.steadystate.outputs.digest }}
 EOF
