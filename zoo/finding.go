@@ -34,6 +34,10 @@ type Finding struct {
 	AtLeast int `json:"atLeast"`
 	// Page is the docs page of the finding.
 	Page string `json:"page"`
+	// Evidence is a breaking replay's evidence.json, kept: the zoo's
+	// tests re-judge it with no cluster, so a judge change that would no
+	// longer call the finding broken fails them before anyone replays it.
+	Evidence string `json:"evidence,omitempty"`
 	// Breaks are the properties the schedule breaks (its breaks:).
 	Breaks []string `json:"-"`
 }
@@ -79,7 +83,10 @@ func LoadFinding(dir, root, name string) (Finding, error) {
 	case f.Replays < 1 || f.AtLeast < 1 || f.AtLeast > f.Replays:
 		return f, fmt.Errorf("%s: replays %d, atLeast %d: give 1 <= atLeast <= replays", path, f.Replays, f.AtLeast)
 	}
-	for _, p := range []string{f.Subject, f.Schedule, f.Page} {
+	for _, p := range []string{f.Subject, f.Schedule, f.Page, f.Evidence} {
+		if p == "" {
+			continue // no evidence kept
+		}
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			return f, fmt.Errorf("%s: %w", path, err)
 		}
