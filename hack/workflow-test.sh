@@ -135,8 +135,36 @@ while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); d
 log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
 # The steps see this process's environment: not make's own variables nor
 # those the Makefile exports, so the workflow's make starts afresh. act
-# runs each step in a session of its own, where a Ctrl-C does not reach:
-# a signal here cancels act (SIGTERM: at once), which stops the steps.
+# runs each step in a session of its own, where a Ctrl-C does not reach,
+# and leaves a running step running when it is cancelled: a signal here
+# cancels act (SIGTERM: at once) and stops the steps' process groups
+# itself, then waits (90 s at most, then kills) for their own clean-up (the
+# suites stop their clusters) before the work folder goes.
+descendants() {
+  local p
+  for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    echo "$p"
+    descendants "$p"
+  done
+}
+stop() {
+  log "stopping act and the workflow's steps"
+  local groups=() p i
+  for p in $(descendants "$act"); do
+    [[ "$(ps -o pgid= -p "$p" 2>/dev/null | tr -d ' ')" != "$p" ]] || groups+=("$p")
+  done
+  kill -TERM "$act" 2>/dev/null
+  for p in "${groups[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+  wait "$act"
+  for p in "${groups[@]}"; do
+    for ((i = 0; i < 180; i++)); do
+      kill -0 -- "-$p" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL -- "-$p" 2>/dev/null || true
+  done
+  exit 130
+}
 (cd "$V" && exec env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u KUBE_VERSION -u PROVIDER -u ARTIFACTS \
   -u KIND_CONFIG -u SUBJECT_FILE -u UPSTREAM_DIR \
   "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
@@ -145,7 +173,7 @@ log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$L
   --artifact-server-path "$WORK/artifacts" --artifact-server-addr 127.0.0.1 --artifact-server-port "$port" \
   --action-cache-path "$WORK/act" --no-cache-server -s GITHUB_TOKEN=offline) >"$OUT/act.log" 2>&1 &
 act=$!
-trap 'log "stopping act"; kill -TERM "$act" 2>/dev/null; wait "$act"; exit 130' INT TERM
+trap stop INT TERM
 tail -n +1 --pid="$act" -f "$OUT/act.log" &
 status=0
 wait "$act" || status=$?
