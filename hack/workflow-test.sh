@@ -137,9 +137,10 @@ log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$L
 # those the Makefile exports, so the workflow's make starts afresh. act
 # runs each step in a session of its own, where a Ctrl-C does not reach,
 # and leaves a running step running when it is cancelled: a signal here
-# cancels act (SIGTERM: at once) and stops the steps' process groups
-# itself, then waits (90 s at most, then kills) for their own clean-up (the
-# suites stop their clusters) before the work folder goes.
+# stops the steps' process groups itself (SIGTERM) and waits (90 s at most,
+# then kills) for their own clean-up (the suites stop their clusters), and
+# only then cancels act: act gone closes the steps' terminal, whose hangup
+# would end a step in the middle of its clean-up.
 descendants() {
   local p
   for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
@@ -153,9 +154,7 @@ stop() {
   for p in $(descendants "$act"); do
     [[ "$(ps -o pgid= -p "$p" 2>/dev/null | tr -d ' ')" != "$p" ]] || groups+=("$p")
   done
-  kill -TERM "$act" 2>/dev/null
-  for p in "${groups[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
-  wait "$act"
+  for p in "${groups[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
   for p in "${groups[@]}"; do
     for ((i = 0; i < 180; i++)); do
       kill -0 -- "-$p" 2>/dev/null || break
@@ -163,6 +162,8 @@ stop() {
     done
     kill -KILL -- "-$p" 2>/dev/null || true
   done
+  kill -TERM "$act" 2>/dev/null || true
+  wait "$act" || true
   exit 130
 }
 (cd "$V" && exec env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u KUBE_VERSION -u PROVIDER -u ARTIFACTS \
