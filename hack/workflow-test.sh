@@ -141,17 +141,12 @@ log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$L
 # then kills) for their own clean-up (the suites stop their clusters), and
 # only then cancels act: act gone closes the steps' terminal, whose hangup
 # would end a step in the middle of its clean-up.
-descendants() {
-  local p
-  for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-    echo "$p"
-    descendants "$p"
-  done
-}
 stop() {
   log "stopping act and the workflow's steps"
   local groups=() p i
-  for p in $(descendants "$act"); do
+  # The steps are act's children, each leading its own group; what they
+  # started in groups of their own (a suite, its cluster) is theirs to stop.
+  for p in $(ps -o pid= --ppid "$act" 2>/dev/null); do
     [[ "$(ps -o pgid= -p "$p" 2>/dev/null | tr -d ' ')" != "$p" ]] || groups+=("$p")
   done
   for p in "${groups[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
