@@ -208,9 +208,11 @@ if ((verified == 3)) || [[ "$again" != "$result" ]]; then
   log "error: the workflow's conform ended $result, verify of its bundle ${again:-with no result} (exit $verified): they must agree"
   exit 3
 fi
-passed=0
-[[ "$result" == PASSED || "$result" == "PASSED WITH GAPS" ]] || passed=1
-if ((passed != 0 && status == 0)) || ((passed == 0 && status != 0)); then
+case "$result" in
+  PASSED | "PASSED WITH GAPS") failed=0 ;;
+  *) failed=1 ;;
+esac
+if (((status != 0) != failed)); then
   log "error: the workflow's conform ended $result and act exited $status: a job must fail when the subject did not pass"
   exit 3
 fi
