@@ -3,6 +3,7 @@ package judge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -946,4 +947,64 @@ func judgeReferencesAsVersion2(t *testing.T, e *evidence.Evidence) {
 	}
 	b, _ := json.Marshal(refs)
 	e.Facts[FactSteadyReferences] = string(b)
+}
+
+// A finished pod the harness deleted is owed by nothing: no controller
+// makes it again (a completed Indexed Job's pod stays done), so the
+// objects owe one pod fewer after it; a running pod's deletion owes its
+// replacement and lowers nothing. The floor held a completed JobSet
+// unsettled after a schedule deleted one of its Succeeded pods.
+func TestAFinishedPodDeletedIsNotOwedAgain(t *testing.T) {
+	r := newRun("run")
+	r.hist["steady/pods"] = nil
+	r.put(0.1, claims, claim("run", "run-c", nil))
+	pod := func(name, phase string) map[string]any {
+		return object("v1", "Pod", "run", name, name+"-uid", map[string]any{"status.phase": phase, "metadata.ownerReferences": ownedBy("Claim", "app", "run-c")})
+	}
+	r.put(0.3, "steady/pods", pod("done", "Succeeded"))
+	r.put(0.3, "steady/pods", pod("busy", "Running"))
+	r.put(2, "steady/pods", pod("done", "Succeeded"), "DELETED")
+	r.put(3, "steady/pods", pod("busy", "Running"), "DELETED")
+	deleted := func(name string, s float64) Disturbance {
+		return Disturbance{Key: SteadyKey("steady/pods", "run", name), Resource: "pods", Kind: "Pod", Namespace: "run", Name: name, Owned: true, At: r.at(s)}
+	}
+	owed := map[string]int{"Pod": 2, "ConfigMap": 1}
+	src := r.evidence()
+	for _, c := range []struct {
+		what string
+		ds   []Disturbance
+		want map[string]int
+	}{
+		{"none deleted", nil, owed},
+		{"the finished pod", []Disturbance{deleted("done", 2)}, map[string]int{"Pod": 1, "ConfigMap": 1}},
+		{"the running pod", []Disturbance{deleted("busy", 3)}, owed},
+		{"both", []Disturbance{deleted("done", 2), deleted("busy", 3)}, map[string]int{"Pod": 1, "ConfigMap": 1}},
+	} {
+		got := ObjectsOwedAfter(owed, c.ds, read(src).steadySource())
+		if !maps.Equal(got, c.want) {
+			t.Errorf("%s: owed %v, want %v", c.what, got, c.want)
+		}
+	}
+	if owed["Pod"] != 2 {
+		t.Errorf("owed itself changed: %v", owed)
+	}
+	// The judges read the floor so: the run's recorded owed objects,
+	// lowered by what it recorded the harness deleted.
+	e := r.evidence()
+	e.Facts[FactSteadyObjectsOwed] = `{"Pod":2}`
+	b, _ := json.Marshal([]Disturbance{deleted("done", 2)})
+	e.Facts[FactSteadyDisturbed] = string(b)
+	if got := read(e).objectsOwed(); got["Pod"] != 1 {
+		t.Errorf("the judges' floor: %v, want 1 Pod", got)
+	}
+	// One pod (a finished one made again) left: ready with the lowered floor, not with the reference runs' own.
+	key := SteadyKey(claims, "run", "app")
+	st := oracle.State{key: &unstructured.Unstructured{Object: claim("run", "run-c", nil)},
+		SteadyKey("steady/pods", "run", "again"): &unstructured.Unstructured{Object: pod("again", "Succeeded")}}
+	if ok, why := AllReady([]string{key}, WithObjectsOwed(nil, map[string]int{"Pod": 1}))(st); !ok {
+		t.Errorf("lowered floor: not ready: %s", why)
+	}
+	if ok, _ := AllReady([]string{key}, WithObjectsOwed(nil, map[string]int{"Pod": 2}))(st); ok {
+		t.Error("the reference runs' floor: ready with one pod of two")
+	}
 }

@@ -556,11 +556,47 @@ func (r *reader) overrides() []ReadinessOverride {
 }
 
 // objectsOwed is the objects the run recorded as owed
-// (FactSteadyObjectsOwed); none when it recorded none.
+// (FactSteadyObjectsOwed), less the finished pods another party deleted
+// (FactSteadyDisturbed, ObjectsOwedAfter); none when it recorded none.
 func (r *reader) objectsOwed() map[string]int {
 	var out map[string]int
 	if _, ok := r.e.Facts[FactSteadyObjectsOwed]; ok {
 		r.json(FactSteadyObjectsOwed, &out)
+	}
+	if _, ok := r.e.Facts[FactSteadyDisturbed]; ok && len(out) > 0 {
+		var ds []Disturbance
+		r.json(FactSteadyDisturbed, &ds)
+		out = ObjectsOwedAfter(out, ds, r.steadySource())
+	}
+	return out
+}
+
+// ObjectsOwedAfter is owed (ObjectsOwed: by kind, how many objects every
+// clean reference run's objects ended owning) less one pod for each pod
+// of the controller's own that another party deleted (ds, Owned) once it
+// had finished: Succeeded or Failed in the last state src recorded before
+// the deletion. Nothing makes a finished pod again (a Job counts it done
+// and an Indexed Job's completed index stays complete), so the objects
+// owe one pod fewer; a running pod's deletion owes its replacement and
+// lowers nothing. The floor is lowered for the whole run, the phases
+// before the deletion included, which then owe one pod less than the
+// reference runs teach. owed itself is left as it is.
+func ObjectsOwedAfter(owed map[string]int, ds []Disturbance, src oracle.Source) map[string]int {
+	out := maps.Clone(owed)
+	for _, d := range ds {
+		if !d.Owned || d.Kind != "Pod" || out[d.Kind] == 0 {
+			continue
+		}
+		o := src.StateAt(d.At.Add(-time.Nanosecond))[d.Key]
+		if o == nil {
+			continue
+		}
+		if phase, _, _ := unstructured.NestedString(o.Object, "status", "phase"); phase != "Succeeded" && phase != "Failed" {
+			continue
+		}
+		if out[d.Kind]--; out[d.Kind] == 0 {
+			delete(out, d.Kind)
+		}
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,12 +19,7 @@ import (
 // suite drives it (exploration runs its changes between a schedule's
 // faults): the suite's own scenario, with the steps it takes in order.
 // Its methods fail the spec on a harness failure, as the suite's do.
-type Scenario struct {
-	sc *scenario
-	// mu guards the scenario's record of the writes another party made
-	// (DeletedOwn, from a schedule's fault step, RecordDisturbed).
-	mu sync.Mutex
-}
+type Scenario struct{ sc *scenario }
 
 // StartScenario records the namespace's resources the objects and the
 // controller may write, starts the controller and applies nothing yet.
@@ -123,10 +117,7 @@ func (s *Scenario) CompareWith(refs []*judge.EndState) { s.sc.compareWith(refs) 
 // own pods that a schedule's pod deletions took (DeletedOwn), whose
 // re-creation is owed, not churn.
 func (s *Scenario) RecordDisturbed() {
-	s.mu.Lock()
-	disturbed := mustJSON(s.sc.disturbed)
-	s.mu.Unlock()
-	s.sc.spec.Fact(judge.FactSteadyDisturbed, disturbed)
+	s.sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(s.sc.disturbances()))
 }
 
 // OwnedPods are the names of the live pods the objects own now (by
@@ -177,12 +168,13 @@ func (s *Scenario) OwnedPods() []string {
 // DeletedOwn records that another party (a schedule's pod deletion)
 // deleted the controller's own pods names at at (judge.Disturbance,
 // Owned): the controller owes one create of each more than the reference
-// runs made, which no-churn does not count as churn.
+// runs made, which no-churn does not count as churn; of a pod that had
+// finished it owes none, and the objects owe one pod fewer
+// (judge.ObjectsOwedAfter). A fault step may call it while the run
+// waits.
 func (s *Scenario) DeletedOwn(names []string, at time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, n := range names {
-		s.sc.disturbed = append(s.sc.disturbed, judge.Disturbance{What: fmt.Sprintf("delete Pod %s/%s, the controller's own", s.sc.ns, n), Key: judge.SteadyKey(judge.SteadyHistory("pods"), s.sc.ns, n),
+		s.sc.recordDisturbed(judge.Disturbance{What: fmt.Sprintf("delete Pod %s/%s, the controller's own", s.sc.ns, n), Key: judge.SteadyKey(judge.SteadyHistory("pods"), s.sc.ns, n),
 			Resource: "pods", Kind: "Pod", Namespace: s.sc.ns, Name: n, Owned: true, At: at})
 	}
 }

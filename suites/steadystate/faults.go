@@ -98,8 +98,7 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 		err := sc.dyn.Resource(sc.recorded[res]).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		Expect(err).NotTo(HaveOccurred(), "%s", d.What)
 	}
-	sc.disturbed = append(sc.disturbed, d)
-	sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(sc.disturbed))
+	sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(sc.recordDisturbed(d)))
 	return true, changes
 }
 
@@ -271,7 +270,7 @@ func (sc *scenario) ruleCount(a *chaos.Active, events func(proxy.Event) bool, re
 
 // of reports whether a proxy event is of a disturbed object.
 func (sc *scenario) of(ev proxy.Event) bool {
-	return slices.ContainsFunc(sc.disturbed, func(d judge.Disturbance) bool {
+	return slices.ContainsFunc(sc.disturbances(), func(d judge.Disturbance) bool {
 		return ev.Kind == d.Kind && ev.Namespace == d.Namespace && ev.Name == d.Name
 	})
 }
@@ -291,7 +290,8 @@ func (sc *scenario) staleView(ctx context.Context, tl *chaos.Timeline) (time.Tim
 	}
 	made, next := sc.disturb(ctx, 0, true)
 	if made {
-		sc.recordedWrite(ctx, sc.disturbed[len(sc.disturbed)-1])
+		ds := sc.disturbances()
+		sc.recordedWrite(ctx, ds[len(ds)-1])
 		hold(ctx, sc.b.SettleWindow.Duration)
 	}
 	_ = a.End(ctx)

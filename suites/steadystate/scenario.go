@@ -85,8 +85,10 @@ type scenario struct {
 	// recorded in the whole cluster, by name.
 	clusterScoped map[string]bool
 	// disturbed are the writes the harness made while a fault acted
-	// (judge.FactSteadyDisturbed).
-	disturbed []judge.Disturbance
+	// (judge.FactSteadyDisturbed), guarded by disturbedMu: a schedule's
+	// fault step adds to them while the run waits (Scenario.DeletedOwn).
+	disturbedMu sync.Mutex
+	disturbed   []judge.Disturbance
 
 	// srcMu guards src, which follow replaces as it records more.
 	srcMu sync.RWMutex
@@ -368,6 +370,23 @@ func (sc *scenario) deleteAtEnd(o object) {
 	})
 }
 
+// recordDisturbed records d, a write the harness made while a fault acted, and
+// returns every one recorded so far.
+func (sc *scenario) recordDisturbed(d judge.Disturbance) []judge.Disturbance {
+	sc.disturbedMu.Lock()
+	defer sc.disturbedMu.Unlock()
+	sc.disturbed = append(sc.disturbed, d)
+	return slices.Clone(sc.disturbed)
+}
+
+// disturbances are the writes the harness made while a fault acted, so
+// far.
+func (sc *scenario) disturbances() []judge.Disturbance {
+	sc.disturbedMu.Lock()
+	defer sc.disturbedMu.Unlock()
+	return slices.Clone(sc.disturbed)
+}
+
 // live are the keys of the objects not deleted by a change.
 func (sc *scenario) live() []string {
 	var out []string
@@ -426,7 +445,8 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 		sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
-	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed, sc.owedObjects)))
+	owedObjects := judge.ObjectsOwedAfter(sc.owedObjects, sc.disturbances(), sc.source())
+	_, err := c.Wait(ctx, sc.source(), judge.AllReady(ph.Objects, ph.Readiness(sc.overrides, sc.owed, owedObjects)))
 	return err == nil
 }
 
