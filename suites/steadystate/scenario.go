@@ -228,7 +228,56 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 		Expect(testenv.GCResynced(ctx)).To(Succeed())
 	}
 	sc.target = s.StartSteady(ctx, spec, ns)
+	sc.awaitWatching(ctx)
 	return sc
+}
+
+// WatchingWithin is how long a run waits, once the controller started,
+// for it to watch what the run applies (awaitWatching).
+const WatchingWithin = time.Minute
+
+// awaitWatching waits until a replica of the controller has a watch open
+// of the resource of an applied object, up to WatchingWithin: a
+// controller not yet watching acts on nothing, and objects applied before
+// it does look settled (one with no status is ready) before it ever saw
+// them. On a machine slow enough that the controller's start lags the
+// run's, the first clean run ended before the controller acted at all,
+// and the second's quiet window took the controller's start for writes.
+// A controller that watches none of those resources by then (it watches
+// only what they own, or nothing) meets the objects as it is, and its
+// properties judge what it does; the spec's output says so. Replicas the
+// harness cannot see through (no proxy) are not waited for.
+func (sc *scenario) awaitWatching(ctx context.Context) {
+	want := map[string]bool{}
+	for _, o := range sc.objects {
+		want[resourceName(o.gvr)] = true
+	}
+	seeing := false
+	for _, r := range sc.target.Replicas {
+		seeing = seeing || r.Proxy != nil
+	}
+	if !seeing || len(want) == 0 {
+		return
+	}
+	began := time.Now()
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, WatchingWithin, true, func(context.Context) (bool, error) {
+		for _, r := range sc.target.Replicas {
+			if r.Proxy == nil {
+				continue
+			}
+			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+				return req.Verb == "watch" && req.End.IsZero() && want[req.GroupResource()]
+			}) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(GinkgoWriter, "the controller opened no watch of %s within %s of its start: the objects are applied all the same\n", strings.Join(slices.Sorted(maps.Keys(want)), ", "), WatchingWithin)
+	} else if waited := time.Since(began); waited > time.Second {
+		fmt.Fprintf(GinkgoWriter, "the controller watched the objects' resources %s after its start\n", waited.Round(time.Millisecond))
+	}
 }
 
 func resourceName(gvr schema.GroupVersionResource) string {
