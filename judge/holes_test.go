@@ -402,6 +402,11 @@ func TestQuiescentAsksTheQuietControllerToAct(t *testing.T) {
 	expect(t, "quiet, then acts", judgedOn(quietRun(false, true), catalog.SteadyQuiescent), verdict.Held, "")
 	expect(t, "quiet, then hung", judgedOn(quietRun(false, false), catalog.SteadyQuiescent), verdict.Broken, "no write within 2s of patch Claim/app")
 	expect(t, "writes", judgedOn(quietRun(true, true), catalog.SteadyQuiescent), verdict.Broken, "wrote 1 times")
+	// An access review in the window (a controller's start-up check) is
+	// no write.
+	asked := quietRun(false, true)
+	asked.Proxies["c-0"] = evidence.ProxyLog{Requests: append([]proxy.Request{{ID: 99, Replica: "c-0", RequestInfo: proxy.RequestInfo{Verb: "create", Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"}, Code: 201, Start: asked.Start.Add(2 * time.Second), End: asked.Start.Add(2010 * time.Millisecond)}}, asked.Proxies["c-0"].Requests...)}
+	expect(t, "asks", judgedOn(asked, catalog.SteadyQuiescent), verdict.Held, "")
 	if b := BoundText(catalog.SteadyQuiescent.ID, quietRun(false, true)); !strings.Contains(b, "window 2s") || !strings.Contains(b, "drew a write within 2s") {
 		t.Errorf("bound %q", b)
 	}
@@ -610,11 +615,16 @@ func TestWatchSelectorsSayWhatTheControllerSees(t *testing.T) {
 // was counted as an object no history recorded.
 func TestWhatTheServerDoesNotStoreLeavesNothing(t *testing.T) {
 	e := deletionRun(func(r *run) {
+		r.write(0.15, "create", "reviews.example.org", "widgetreviews", "", "", 201, "")
+	})
+	expect(t, "not known unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.NotEvaluated, "widgetreviews.reviews.example.org")
+	e.Facts[FactSteadyUnstored] = "widgetreviews.reviews.example.org"
+	expect(t, "unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
+	// An access review is a question, never a write: nothing to record.
+	e = deletionRun(func(r *run) {
 		r.write(0.15, "create", "authorization.k8s.io", "selfsubjectaccessreviews", "", "", 201, "")
 	})
-	expect(t, "not known unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.NotEvaluated, "selfsubjectaccessreviews.authorization.k8s.io")
-	e.Facts[FactSteadyUnstored] = "selfsubjectaccessreviews.authorization.k8s.io"
-	expect(t, "unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
+	expect(t, "an access review", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
 }
 
 // workloadRun: the claim owns one Workload named from the claim's uid.
@@ -644,6 +654,8 @@ func TestActsAndNoPanic(t *testing.T) {
 	r.put(0.1, claims, claim("ns", "c1", nil))
 	idle := r.evidence()
 	expect(t, "idle", judgedOn(idle, catalog.SteadyActs), verdict.Broken, "made no write")
+	r.write(0.2, "create", "authorization.k8s.io", "selfsubjectaccessreviews", "", "", 201, "")
+	expect(t, "only asked", judgedOn(r.evidence(), catalog.SteadyActs), verdict.Broken, "made no write")
 	r.write(0.3, "update", "example.org", "claims", "ns", "app", 200, "c1")
 	expect(t, "acted", judgedOn(r.evidence(), catalog.SteadyActs), verdict.Held, "")
 

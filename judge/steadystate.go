@@ -813,9 +813,19 @@ func QuiescentUnbound(e *evidence.Evidence) string {
 }
 
 // IsControllerWrite is a write that counts against quiescence: any write
-// of an API object but Leases (an election's renewals) and Events.
+// of an API object but Leases (an election's renewals), Events, and the
+// reviews of authentication.k8s.io and authorization.k8s.io (an access
+// review, a token review): those are questions the API server answers
+// and stores nothing of. A controller that asks one as it starts, or on
+// each resync, writes nothing (quiescent broke on a reference controller
+// whose start-up access review came after its objects looked settled),
+// and leaves nothing behind.
 func IsControllerWrite(info proxy.RequestInfo) bool {
 	if !info.IsWrite() {
+		return false
+	}
+	switch info.Group {
+	case "authentication.k8s.io", "authorization.k8s.io":
 		return false
 	}
 	return info.Resource != "leases" && info.Resource != "events"
