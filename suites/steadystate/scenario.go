@@ -232,12 +232,12 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	return sc
 }
 
-// WatchingWithin is how long a run waits, once the controller started,
+// watchingWithin is how long a run waits, once the controller started,
 // for it to watch what the run applies (awaitWatching).
-const WatchingWithin = time.Minute
+const watchingWithin = time.Minute
 
 // awaitWatching waits until a replica of the controller has a watch open
-// of the resource of an applied object, up to WatchingWithin: a
+// of the resource of an applied object, up to watchingWithin: a
 // controller not yet watching acts on nothing, and objects applied before
 // it does look settled (one with no status is ready) before it ever saw
 // them. On a machine slow enough that the controller's start lags the
@@ -260,7 +260,7 @@ func (sc *scenario) awaitWatching(ctx context.Context) {
 		return
 	}
 	began := time.Now()
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, WatchingWithin, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, watchingWithin, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
 			if r.Proxy == nil {
 				continue
@@ -274,7 +274,7 @@ func (sc *scenario) awaitWatching(ctx context.Context) {
 		return false, nil
 	})
 	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(GinkgoWriter, "the controller opened no watch of %s within %s of its start: the objects are applied all the same\n", strings.Join(slices.Sorted(maps.Keys(want)), ", "), WatchingWithin)
+		fmt.Fprintf(GinkgoWriter, "the controller opened no watch of %s within %s of its start: the objects are applied all the same\n", strings.Join(slices.Sorted(maps.Keys(want)), ", "), watchingWithin)
 	} else if waited := time.Since(began); waited > time.Second {
 		fmt.Fprintf(GinkgoWriter, "the controller watched the objects' resources %s after its start\n", waited.Round(time.Millisecond))
 	}
@@ -419,8 +419,8 @@ func (sc *scenario) deleteAtEnd(o object) {
 	})
 }
 
-// recordDisturbed records d, a write the harness made while a fault acted, and
-// returns every one recorded so far.
+// recordDisturbed records d, a write the harness made while a fault
+// acted, and returns every one recorded so far.
 func (sc *scenario) recordDisturbed(d judge.Disturbance) []judge.Disturbance {
 	sc.disturbedMu.Lock()
 	defer sc.disturbedMu.Unlock()
