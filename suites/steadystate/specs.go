@@ -72,6 +72,7 @@ func steadySpecs() {
 			// window is not watched and it is not bound (settles is the
 			// finding).
 			if settled {
+				sc.awaitStatuses(ctx, references, sc.applied)
 				if at := sc.quietThen(ctx, firstDrew); !at.IsZero() {
 					settled = sc.settle(ctx, judge.FactSteadySettle, sc.b.Changes[0].String(), at)
 					if firstDrew != nil && *firstDrew {
