@@ -704,7 +704,7 @@ func (sc *scenario) afterQuiet() time.Duration {
 const AfterFaultQuiet = 5 * time.Second
 
 // deleteAll deletes the objects left and waits until leaves-nothing-behind
-// holds or its T has passed.
+// has held for W or its T has passed.
 func (sc *scenario) deleteAll(ctx context.Context) {
 	at := time.Now()
 	// In the background, as kubectl deletes: the API server's default
@@ -726,11 +726,22 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	}
 	sc.spec.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
 	deadline := at.Add(sc.b.GoneWithin.Duration)
-	// Until nothing is left or the deadline: leaves-nothing-behind judges which.
+	// Until nothing has been left for W, or the deadline:
+	// leaves-nothing-behind judges which. Not at the first moment nothing
+	// is left: a write still in flight may bring an object back after it
+	// (the stack controller's resurrect-on-delete applies its mirror
+	// again 50 ms after it released its finalizer, and on a busy machine
+	// a poll fell in between, ended the evidence, and the defect held).
+	var gone time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
 		sc.follow(ctx)
-		err := judge.Offline[leavesID](sc.spec.Evidence().Snapshot())
-		return err == nil || time.Now().After(deadline), nil
+		switch err := judge.Offline[leavesID](sc.spec.Evidence().Snapshot()); {
+		case err != nil:
+			gone = time.Time{}
+		case gone.IsZero():
+			gone = time.Now()
+		}
+		return (!gone.IsZero() && time.Since(gone) >= sc.b.SettleWindow.Duration) || time.Now().After(deadline), nil
 	})
 }
 
