@@ -824,7 +824,7 @@ func (sc *scenario) awaitStatuses(ctx context.Context, refs []*judge.EndState, s
 		return ok, nil
 	})
 	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(GinkgoWriter, "the objects looked settled without what the first clean run ended with, and still did T after they were applied (%s): the quiet window is watched all the same\n", why)
+		fmt.Fprintf(GinkgoWriter, "the objects looked settled without the statuses the first clean run ended with, and still did T after they were applied (%s): the quiet window is watched all the same\n", why)
 	}
 }
 
