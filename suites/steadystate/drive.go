@@ -83,7 +83,8 @@ func (s *Scenario) Run(ctx context.Context) bool { return s.sc.run(ctx) }
 func (s *Scenario) Quiet(ctx context.Context) { s.sc.quiet(ctx, s.sc.afterQuiet()) }
 
 // DeleteAll deletes the objects left and waits until
-// leaves-nothing-behind has held for W or its T has passed.
+// leaves-nothing-behind has held, and the controller has written
+// nothing, for W, or its T has passed.
 func (s *Scenario) DeleteAll(ctx context.Context) { s.sc.deleteAll(ctx) }
 
 // Reference records the run's end state as of now and returns it, for a

@@ -630,6 +630,7 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 // the window (judge.QuietWindow); with next, the change after it, which
 // quiescent holds to draw a write (call quietThen for that).
 func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.QuietWindow {
+	sc.awaitLull(ctx)
 	from := time.Now()
 	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
@@ -644,6 +645,48 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 	q := judge.QuietWindow{From: from, To: time.Now(), Window: window.String()}
 	sc.spec.Fact(judge.FactSteadyQuiet, mustJSON(q))
 	return q
+}
+
+// awaitLull waits, up to T, until the controller has made no write of
+// the run (judge.RunWrite) for W, before a quiet window is watched: the
+// objects look settled once they are ready for W, but a busy machine
+// spreads the tail of the controller's reconcile (a second status write
+// after the first) over more than that, and the window took the tail for
+// writes made with nothing changing (the reference stack controller under
+// a 1.3-core CPU quota, twice in one corpus run). A controller that keeps
+// writing (a hot loop) has no lull: after T its window is watched all the
+// same, and quiescent judges what it writes; one that writes every
+// 30 s has its lull at once, and its window sees the next write.
+func (sc *scenario) awaitLull(ctx context.Context) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
+		return time.Since(sc.lastWrite()) >= sc.b.SettleWindow.Duration, nil
+	})
+}
+
+// lastWrite is when the controller's last write of the run
+// (judge.RunWrite), answered or not, ended: now while one is in flight,
+// zero when it made none.
+func (sc *scenario) lastWrite() time.Time {
+	now, named := time.Now(), sc.named()
+	var last time.Time
+	for _, r := range sc.target.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		for _, req := range r.Proxy.Requests() {
+			if !judge.RunWrite(req, sc.ns, named...) {
+				continue
+			}
+			end := req.End
+			if end.IsZero() {
+				end = now
+			}
+			if end.After(last) {
+				last = end
+			}
+		}
+	}
+	return last
 }
 
 // quietThen watches the quiet window (quiet), then applies the first
@@ -704,7 +747,8 @@ func (sc *scenario) afterQuiet() time.Duration {
 const AfterFaultQuiet = 5 * time.Second
 
 // deleteAll deletes the objects left and waits until leaves-nothing-behind
-// has held for W or its T has passed.
+// has held, and the controller has written nothing, for W, or its T
+// has passed.
 func (sc *scenario) deleteAll(ctx context.Context) {
 	at := time.Now()
 	// In the background, as kubectl deletes: the API server's default
@@ -726,12 +770,14 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	}
 	sc.spec.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
 	deadline := at.Add(sc.b.GoneWithin.Duration)
-	// Until nothing has been left for W, or the deadline:
-	// leaves-nothing-behind judges which. Not at the first moment nothing
-	// is left: a write still in flight may bring an object back after it
-	// (the stack controller's resurrect-on-delete applies its mirror
-	// again 50 ms after it released its finalizer, and on a busy machine
-	// a poll fell in between, ended the evidence, and the defect held).
+	// Until nothing has been left, and the controller has written
+	// nothing of the run, for W, or the deadline: leaves-nothing-behind
+	// judges which. Not at the first moment nothing is left: a write
+	// still in flight may bring an object back after it (the stack
+	// controller's resurrect-on-delete applies its mirror again 50 ms
+	// after it released its finalizer; on a busy machine a poll fell in
+	// between, ended the evidence, and the defect held, and under a CPU
+	// quota the apply took longer than W to be answered).
 	var gone time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
 		sc.follow(ctx)
@@ -741,7 +787,8 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		case gone.IsZero():
 			gone = time.Now()
 		}
-		return (!gone.IsZero() && time.Since(gone) >= sc.b.SettleWindow.Duration) || time.Now().After(deadline), nil
+		w := sc.b.SettleWindow.Duration
+		return (!gone.IsZero() && time.Since(gone) >= w && time.Since(sc.lastWrite()) >= w) || time.Now().After(deadline), nil
 	})
 }
 
