@@ -252,20 +252,13 @@ func (sc *scenario) awaitWatching(ctx context.Context) {
 	for _, o := range sc.objects {
 		want[resourceName(o.gvr)] = true
 	}
-	seeing := false
-	for _, r := range sc.target.Replicas {
-		seeing = seeing || r.Proxy != nil
-	}
-	if !seeing || len(want) == 0 {
+	if len(requestLogs(sc.target)) == 0 || len(want) == 0 {
 		return
 	}
 	began := time.Now()
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, watchingWithin, true, func(context.Context) (bool, error) {
-		for _, r := range sc.target.Replicas {
-			if r.Proxy == nil {
-				continue
-			}
-			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+		for _, reqs := range requestLogs(sc.target) {
+			if slices.ContainsFunc(reqs, func(req proxy.Request) bool {
 				return req.Verb == "watch" && req.End.IsZero() && want[req.GroupResource()]
 			}) {
 				return true, nil
@@ -669,11 +662,8 @@ func (sc *scenario) awaitLull(ctx context.Context) {
 func (sc *scenario) lastWrite() time.Time {
 	now, named := time.Now(), sc.named()
 	var last time.Time
-	for _, r := range sc.target.Replicas {
-		if r.Proxy == nil {
-			continue
-		}
-		for _, req := range r.Proxy.Requests() {
+	for _, reqs := range requestLogs(sc.target) {
+		for _, req := range reqs {
 			if !judge.RunWrite(req, sc.ns, named...) {
 				continue
 			}
