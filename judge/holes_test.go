@@ -1020,3 +1020,16 @@ func TestAFinishedPodDeletedIsNotOwedAgain(t *testing.T) {
 		t.Error("the reference runs' floor: ready with one pod of two")
 	}
 }
+
+// The recorded history of the hunt's jobset schedule 010: its pod
+// deletion took a pod that had Succeeded, and the completed JobSet never
+// owned the clean runs' 5 pods again. recovers holds on it; without the
+// record of the deletion (the floor not lowered, as before the fix) it
+// breaks on the missing pod, the false alarm the hunt reported.
+func TestRecoversOnAJobSetWhoseFinishedPodWasDeleted(t *testing.T) {
+	e := readEvidence(t, "jobset/explore-jobset-steady-finished-pod-deleted.json")
+	expect(t, "the finished pod's deletion recorded", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
+	e.Facts = maps.Clone(e.Facts)
+	delete(e.Facts, FactSteadyDisturbed)
+	expect(t, "without it", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "the objects own 4 Pod, every clean reference run ended with at least 5")
+}
