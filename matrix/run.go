@@ -76,20 +76,27 @@ func (m Run) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) er
 	var (
 		mu   sync.Mutex
 		done int
-		next = make(chan job)
 		wg   sync.WaitGroup
 	)
+	// Runs whose subjects hold the same thing on the host (a fixed
+	// port) never run at once.
+	q := newQueue(ctx, jobs, func(j job) string { return cells[j.cell].Exclusive })
 	for w := range m.Parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
+			for {
+				j, ok := q.take(ctx)
+				if !ok {
+					return
+				}
 				c := &cells[j.cell]
 				// Runs is appended to under mu; the run needs only the
 				// cell's identity, which never changes.
 				id := reports.Cell{Suite: c.Suite, Subject: c.Subject, SubjectFile: c.SubjectFile, Bug: c.Bug, MaySkip: c.MaySkip, Conformance: c.Conformance}
 				dir := filepath.Join(m.Root, id.Suite, id.Subject+"-"+id.Mode(), strconv.Itoa(j.n))
 				r := RunCell(ctx, m.CellRun(id, dir, w, stderr))
+				q.done(j)
 				mu.Lock()
 				done++
 				c.Runs = append(c.Runs, r)
@@ -102,16 +109,6 @@ func (m Run) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) er
 			}
 		}()
 	}
-	for _, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	close(next)
 	wg.Wait()
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: every suite run was stopped; %d of %d run(s) finished (%w)", done, len(jobs), ctx.Err())

@@ -48,7 +48,11 @@ type Cell struct {
 	// whether the subject is correct, so a broken property is a finding
 	// (Broken), not a false alarm.
 	Conformance bool `json:",omitempty"`
-	Runs        []Run
+	// Exclusive names something on the host that the cell's subject
+	// holds whatever its settings say (a fixed port): cells with the
+	// same Exclusive never run at the same time. Empty for most.
+	Exclusive string `json:",omitempty"`
+	Runs      []Run
 }
 
 // Mode is "correct" or the bug's name.

@@ -31,6 +31,11 @@ type Cell struct {
 	// property with no binding is not judged); empty for the release
 	// with the fix.
 	Bug string
+	// LocalPorts are ports the release listens on whatever its flags
+	// say: on the local provider, where the releases run as processes
+	// of one host, two cells with the same never run at the same time
+	// (in pods, on kind, each has its own).
+	LocalPorts string
 }
 
 // Cells is the upstream matrix.
@@ -42,8 +47,10 @@ var Cells = []Cell{
 	// (b), the blocker named, is not bound (no blockerMessage): Crossplane
 	// names no blocker in either release (its own issue, not fixed by
 	// #5425), so the cell expects (a) only.
-	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.15.3", Releases: []string{"crossplane@v1.15.3"}, Suite: "foreground", Bug: "deleting-status-not-persisted"},
-	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.16.0", Releases: []string{"crossplane@v1.16.0"}, Suite: "foreground"},
+	// Both releases bind :8080 (metrics) and :8081 (health probes),
+	// which no flag of theirs moves.
+	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.15.3", Releases: []string{"crossplane@v1.15.3"}, Suite: "foreground", Bug: "deleting-status-not-persisted", LocalPorts: ":8080,:8081"},
+	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.16.0", Releases: []string{"crossplane@v1.16.0"}, Suite: "foreground", LocalPorts: ":8080,:8081"},
 	{Seed: "004", Project: "controller-runtime", Subject: "controller-runtime-v0.17.2", Releases: []string{"controller-runtime@v0.17.2"}, Suite: "leader", Bug: "start-leader-runnables-on-shutdown"},
 	{Seed: "004", Project: "controller-runtime", Subject: "controller-runtime-v0.17.3", Releases: []string{"controller-runtime@v0.17.3"}, Suite: "leader"},
 }

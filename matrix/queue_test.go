@@ -1,0 +1,116 @@
+package matrix
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Items with the same key are never out at once: the next free one is
+// handed out instead, in order, and the held one once its key is freed.
+func TestQueueKeepsAKeyToOneRun(t *testing.T) {
+	ctx := context.Background()
+	key := map[string]string{"a1": "port", "a2": "port", "b": "", "c": ""}
+	q := newQueue(ctx, []string{"a1", "a2", "b", "c"}, func(s string) string { return key[s] })
+	var got []string
+	for range 3 {
+		it, ok := q.take(ctx)
+		if !ok {
+			t.Fatal("take: nothing, with items pending")
+		}
+		got = append(got, it)
+	}
+	if want := []string{"a1", "b", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("handed out %q while a1 held its key, want %q", got, want)
+	}
+	taken := make(chan string)
+	go func() {
+		it, _ := q.take(ctx)
+		taken <- it
+	}()
+	select {
+	case it := <-taken:
+		t.Fatalf("handed out %q while a1 still held its key", it)
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.done("a1")
+	if it := <-taken; it != "a2" {
+		t.Fatalf("after a1 was done, handed out %q, want a2", it)
+	}
+	if it, ok := q.take(ctx); ok {
+		t.Fatalf("handed out %q with nothing pending", it)
+	}
+}
+
+// Many workers over many items: every item is handed out once, and no
+// two with the same key are out at the same time.
+func TestQueueUnderWorkers(t *testing.T) {
+	ctx := context.Background()
+	var items []int
+	for i := range 200 {
+		items = append(items, i)
+	}
+	key := func(i int) string { return []string{"", "x", "y"}[i%3] }
+	q := newQueue(ctx, items, key)
+	var (
+		mu   sync.Mutex
+		out  = map[string]int{}
+		seen = map[int]int{}
+		wg   sync.WaitGroup
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				it, ok := q.take(ctx)
+				if !ok {
+					return
+				}
+				k := key(it)
+				mu.Lock()
+				seen[it]++
+				if k != "" {
+					out[k]++
+					if out[k] > 1 {
+						t.Errorf("two items of key %q out at once", k)
+					}
+				}
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				mu.Lock()
+				if k != "" {
+					out[k]--
+				}
+				mu.Unlock()
+				q.done(it)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, i := range items {
+		if seen[i] != 1 {
+			t.Errorf("item %d handed out %d times", i, seen[i])
+		}
+	}
+}
+
+// A worker waiting for a held key gives up when the context ends.
+func TestQueueWaiterEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	q := newQueue(ctx, []string{"a1", "a2"}, func(string) string { return "port" })
+	if _, ok := q.take(ctx); !ok {
+		t.Fatal("take: nothing")
+	}
+	ended := make(chan bool)
+	go func() {
+		_, ok := q.take(ctx)
+		ended <- ok
+	}()
+	cancel()
+	if ok := <-ended; ok {
+		t.Fatal("a waiter took an item after the context ended")
+	}
+}
