@@ -92,9 +92,9 @@ steadystate: ## build the steadystate command and refctl into bin/
 selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on PROVIDER; prints the matrix (SELFTEST_REPEAT=N, SELFTEST_PARALLEL=N)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate selftest
 
-conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow, on PROVIDER, once; a results bundle in $(ARTIFACTS)/conformance.tar.gz
+conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow (or those of CAPABILITIES=a,b), on PROVIDER, once; a results bundle in $(ARTIFACTS)/conformance.tar.gz
 	@test -n "$(SUBJECT_FILE)" || { echo "make conform needs SUBJECT_FILE=path/to/subject.yaml (see fixtures/subjects)"; exit 2; }
-	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER)
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER) $(if $(CAPABILITIES),--capabilities $(CAPABILITIES))
 
 # The zoo: real controllers nobody here wrote (fixtures/zoo), each run
 # through steadystate conform on the local cluster with simulated nodes
@@ -195,7 +195,7 @@ kind-test: ## the kind provider's own test: create, refuse a name in use, export
 install-test: upstream-bins ## go install steadystate from a module proxy into an empty folder, conform there on local, verify the bundle
 	hack/install-test.sh
 
-workflow-test: kube-bins ## the vendor workflow (.github/workflows/conformance.yaml) run by act in its self-hosted mode, as a vendor's repository calls it: it conforms a zoo subject (SUBJECT) on local, uploads the bundle; the bundle is checked against the digest it printed
+workflow-test: kube-bins ## the vendor workflow (.github/workflows/conformance.yaml) run by act in its self-hosted mode, as a vendor's repository calls it: it conforms a zoo subject (SUBJECT; CAPABILITIES=a,b runs only those suites) on local, uploads the bundle; the bundle is checked against the digest it printed
 	hack/workflow-test.sh
 
 job-test: upstream-bins ## the steadystate image as a conformance Job (fixtures/job) on a kind cluster: controller-runtime v0.17.3 passes, v0.17.2 breaks; then a 2-index exploration campaign (an Indexed Job) gathered into one bundle that verify accepts

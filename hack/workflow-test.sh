@@ -11,14 +11,16 @@
 # this checkout as steadystate's main branch.
 #
 # The workflow conforms SUBJECT (default: a zoo subject, Kubernetes' own
-# EndpointSlice controller, on the local provider with simulated nodes),
+# EndpointSlice controller, on the local provider with simulated nodes;
+# CAPABILITIES=a,b, the workflow's capabilities input, runs only those
+# capabilities' suites),
 # uploads the bundle to act's artifact server, and prints the manifest digest
 # where it writes the job summary. Then this script takes the uploaded
 # bundle and checks it with `steadystate verify --digest` against the digest
 # the workflow printed: verify must end on the result the workflow's
 # conform step ended on.
 #
-# Environment: SUBJECT, PROVIDER (local), LOCAL_NODES (on), KUBE_VERSION (the
+# Environment: SUBJECT, CAPABILITIES (every bound one), PROVIDER (local), LOCAL_NODES (on), KUBE_VERSION (the
 # workflow's kube input: on local, the control plane built from source;
 # make sets it), ARTIFACTS.
 set -euo pipefail
@@ -26,6 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 ACT_VERSION=v0.2.89
 SUBJECT="${SUBJECT:-fixtures/zoo/endpointslice.yaml}"
+CAPABILITIES="${CAPABILITIES:-}"
 PROVIDER="${PROVIDER:-local}"
 LOCAL_NODES="${LOCAL_NODES-on}"
 ARTIFACTS="${ARTIFACTS:-$PWD/_artifacts}"
@@ -92,6 +95,7 @@ jobs:
     uses: steadystate-dev/steadystate/.github/workflows/conformance.yaml@main
     with:
       subject-file: subject.yaml
+      capabilities: "$CAPABILITIES"
       provider: $PROVIDER
       local-nodes: "$LOCAL_NODES"
       go-version: "$gover"
@@ -132,7 +136,7 @@ export GIT_CONFIG_KEY_1="url.file://$V.insteadOf" GIT_CONFIG_VALUE_1=https://git
 port=34567
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 
-log "running the vendor workflow with act: $SUBJECT on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
+log "running the vendor workflow with act: $SUBJECT${CAPABILITIES:+ (capabilities $CAPABILITIES)} on $PROVIDER (LOCAL_NODES=$LOCAL_NODES); the log is $OUT/act.log"
 # The steps see this process's environment: not make's own variables nor
 # those the Makefile exports, so the workflow's make starts afresh. act
 # runs each step in a session of its own, where a Ctrl-C does not reach,
@@ -162,7 +166,7 @@ stop() {
   exit 130
 }
 (cd "$V" && exec env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u KUBE_VERSION -u PROVIDER -u ARTIFACTS \
-  -u KIND_CONFIG -u SUBJECT_FILE -u UPSTREAM_DIR \
+  -u KIND_CONFIG -u SUBJECT_FILE -u UPSTREAM_DIR -u CAPABILITIES \
   "$ROOT/bin/act" push -W .github/workflows/conformance.yaml \
   -P ubuntu-24.04=-self-hosted --no-skip-checkout \
   "${local_repos[@]}" --local-repository "steadystate-dev/steadystate@main=$WORK/steadystate" \
