@@ -17,6 +17,7 @@ import (
 // same schedules. A finding fails the command.
 func TestExploreReplaysSchedules(t *testing.T) {
 	localtest.RequireBinaries(t)
+	t.Parallel()
 	schedules := filepath.Join("suites", "explore", "testdata")
 	for _, tc := range []struct {
 		name     string
@@ -42,6 +43,9 @@ func TestExploreReplaysSchedules(t *testing.T) {
 			false, "1 schedule(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each replay has a cluster of its own and mostly waits:
+			// two run at a time (go test's -parallel).
+			t.Parallel()
 			cmd := command(t, t.TempDir(), append([]string{"explore"}, tc.args...)...)
 			cmd.Dir = filepath.Join("..", "..")
 			out, err := cmd.CombinedOutput()
