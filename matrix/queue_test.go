@@ -8,26 +8,26 @@ import (
 	"time"
 )
 
-// Items with the same key are never out at once: the next free one is
+// Items that share a key are never out at once: the next free one is
 // handed out instead, in order, and the held one once its key is freed.
 func TestQueueKeepsAKeyToOneRun(t *testing.T) {
 	ctx := context.Background()
-	key := map[string]string{"a1": "port", "a2": "port", "b": "", "c": ""}
-	q := newQueue(ctx, []string{"a1", "a2", "b", "c"}, func(s string) string { return key[s] })
+	keys := map[string][]string{"a1": {"port 1", "port 2"}, "a2": {"port 2"}, "b": nil, "c": {"port 3"}}
+	q := newQueue(ctx, []string{"a1", "a2", "b", "c"}, func(s string) []string { return keys[s] })
 	var got []string
 	for range 3 {
-		it, ok := q.take(ctx)
+		it, ok := q.take()
 		if !ok {
 			t.Fatal("take: nothing, with items pending")
 		}
 		got = append(got, it)
 	}
 	if want := []string{"a1", "b", "c"}; !slices.Equal(got, want) {
-		t.Fatalf("handed out %q while a1 held its key, want %q", got, want)
+		t.Fatalf("handed out %q while a1 held port 2, want %q", got, want)
 	}
 	taken := make(chan string)
 	go func() {
-		it, _ := q.take(ctx)
+		it, _ := q.take()
 		taken <- it
 	}()
 	select {
@@ -39,7 +39,7 @@ func TestQueueKeepsAKeyToOneRun(t *testing.T) {
 	if it := <-taken; it != "a2" {
 		t.Fatalf("after a1 was done, handed out %q, want a2", it)
 	}
-	if it, ok := q.take(ctx); ok {
+	if it, ok := q.take(); ok {
 		t.Fatalf("handed out %q with nothing pending", it)
 	}
 }
@@ -53,7 +53,12 @@ func TestQueueUnderWorkers(t *testing.T) {
 		items = append(items, i)
 	}
 	key := func(i int) string { return []string{"", "x", "y"}[i%3] }
-	q := newQueue(ctx, items, key)
+	q := newQueue(ctx, items, func(i int) []string {
+		if k := key(i); k != "" {
+			return []string{k}
+		}
+		return nil
+	})
 	var (
 		mu   sync.Mutex
 		out  = map[string]int{}
@@ -65,7 +70,7 @@ func TestQueueUnderWorkers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				it, ok := q.take(ctx)
+				it, ok := q.take()
 				if !ok {
 					return
 				}
@@ -100,13 +105,13 @@ func TestQueueUnderWorkers(t *testing.T) {
 // A worker waiting for a held key gives up when the context ends.
 func TestQueueWaiterEndsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	q := newQueue(ctx, []string{"a1", "a2"}, func(string) string { return "port" })
-	if _, ok := q.take(ctx); !ok {
+	q := newQueue(ctx, []string{"a1", "a2"}, func(string) []string { return []string{"port"} })
+	if _, ok := q.take(); !ok {
 		t.Fatal("take: nothing")
 	}
 	ended := make(chan bool)
 	go func() {
-		_, ok := q.take(ctx)
+		_, ok := q.take()
 		ended <- ok
 	}()
 	cancel()

@@ -80,13 +80,14 @@ func (m Run) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) er
 	)
 	// Runs whose subjects hold the same thing on the host (a fixed
 	// port) never run at once.
-	q := newQueue(ctx, jobs, func(j job) string { return cells[j.cell].Exclusive })
+	q := newQueue(ctx, jobs, func(j job) []string { return cells[j.cell].Exclusive })
+	defer q.close()
 	for w := range m.Parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				j, ok := q.take(ctx)
+				j, ok := q.take()
 				if !ok {
 					return
 				}

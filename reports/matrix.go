@@ -48,10 +48,10 @@ type Cell struct {
 	// whether the subject is correct, so a broken property is a finding
 	// (Broken), not a false alarm.
 	Conformance bool `json:",omitempty"`
-	// Exclusive names something on the host that the cell's subject
-	// holds whatever its settings say (a fixed port): cells with the
-	// same Exclusive never run at the same time. Empty for most.
-	Exclusive string `json:",omitempty"`
+	// Exclusive names what on the host the cell's subject holds whatever
+	// its settings say (fixed ports): two cells that share one never run
+	// at the same time. None for most; not kept in matrix.json.
+	Exclusive []string `json:"-"`
 	Runs      []Run
 }
 

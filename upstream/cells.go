@@ -33,9 +33,22 @@ type Cell struct {
 	Bug string
 	// LocalPorts are ports the release listens on whatever its flags
 	// say: on the local provider, where the releases run as processes
-	// of one host, two cells with the same never run at the same time
+	// of one host, two cells that share one never run at the same time
 	// (in pods, on kind, each has its own).
-	LocalPorts string
+	LocalPorts []string
+}
+
+// exclusive is what the cell holds on the host on provider, for
+// reports.Cell.Exclusive: its fixed ports on local, nothing in pods.
+func (c Cell) exclusive(provider string) []string {
+	if provider == "kind" {
+		return nil
+	}
+	var keys []string
+	for _, port := range c.LocalPorts {
+		keys = append(keys, "port "+port)
+	}
+	return keys
 }
 
 // Cells is the upstream matrix.
@@ -49,8 +62,8 @@ var Cells = []Cell{
 	// #5425), so the cell expects (a) only.
 	// Both releases bind :8080 (metrics) and :8081 (health probes),
 	// which no flag of theirs moves.
-	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.15.3", Releases: []string{"crossplane@v1.15.3"}, Suite: "foreground", Bug: "deleting-status-not-persisted", LocalPorts: ":8080,:8081"},
-	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.16.0", Releases: []string{"crossplane@v1.16.0"}, Suite: "foreground", LocalPorts: ":8080,:8081"},
+	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.15.3", Releases: []string{"crossplane@v1.15.3"}, Suite: "foreground", Bug: "deleting-status-not-persisted", LocalPorts: []string{":8080", ":8081"}},
+	{Seed: "003", Project: "Crossplane", Subject: "crossplane-v1.16.0", Releases: []string{"crossplane@v1.16.0"}, Suite: "foreground", LocalPorts: []string{":8080", ":8081"}},
 	{Seed: "004", Project: "controller-runtime", Subject: "controller-runtime-v0.17.2", Releases: []string{"controller-runtime@v0.17.2"}, Suite: "leader", Bug: "start-leader-runnables-on-shutdown"},
 	{Seed: "004", Project: "controller-runtime", Subject: "controller-runtime-v0.17.3", Releases: []string{"controller-runtime@v0.17.3"}, Suite: "leader"},
 }

@@ -135,3 +135,24 @@ func TestCheckRefusesAnEmptyOrOneSidedMatrix(t *testing.T) {
 		}
 	}
 }
+
+// On local the two Crossplane releases, which bind :8080 and :8081 with
+// no flag to move them, never run at once; in pods on kind they may, and
+// so may every other pair.
+func TestOnlyCellsWithFixedPortsAreKeptApart(t *testing.T) {
+	var crossplane [][]string
+	for _, c := range Cells {
+		local := c.exclusive("local")
+		if kind := c.exclusive("kind"); len(kind) > 0 {
+			t.Errorf("cell %s holds %q on kind", c.Subject, kind)
+		}
+		if c.Project == "Crossplane" {
+			crossplane = append(crossplane, local)
+		} else if len(local) > 0 {
+			t.Errorf("cell %s holds %q on local, though its flags move its ports", c.Subject, local)
+		}
+	}
+	if len(crossplane) != 2 || len(crossplane[0]) == 0 || !slices.Equal(crossplane[0], crossplane[1]) {
+		t.Errorf("the Crossplane cells hold %q on local, want the same fixed ports each", crossplane)
+	}
+}

@@ -81,9 +81,7 @@ func Matrix(names []string, dir, root, provider string) ([]reports.Cell, error) 
 		if provider == "kind" && f.Run.Pod == nil {
 			return nil, fmt.Errorf("upstream cell %s cannot run on kind: its subject file has no run.pod; leave its seed's cells out of the selection, or run on local", c.Subject)
 		}
-		if provider != "kind" && c.LocalPorts != "" {
-			m.Exclusive = "ports " + c.LocalPorts
-		}
+		m.Exclusive = c.exclusive(provider)
 		cells = append(cells, m)
 	}
 	return cells, nil
