@@ -94,7 +94,7 @@ selftest: $(CLUSTER_BINS) ## every suite against every reference subject mode on
 
 conform: $(CLUSTER_BINS) ## every suite SUBJECT_FILE's capabilities allow (or those of CAPABILITIES=a,b), on PROVIDER, once; a results bundle in $(ARTIFACTS)/conformance.tar.gz
 	@test -n "$(SUBJECT_FILE)" || { echo "make conform needs SUBJECT_FILE=path/to/subject.yaml (see fixtures/subjects)"; exit 2; }
-	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER) $(if $(CAPABILITIES),--capabilities $(CAPABILITIES))
+	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate conform --subject $(SUBJECT_FILE) --provider $(PROVIDER) $(if $(CAPABILITIES),--capabilities '$(CAPABILITIES)')
 
 # The zoo: real controllers nobody here wrote (fixtures/zoo), each run
 # through steadystate conform on the local cluster with simulated nodes
@@ -143,7 +143,7 @@ upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go mo
 zoo-bins: ## build the zoo's operators (fixtures/zoo/operators) from the Go module proxy into UPSTREAM_DIR, cached per version
 	@hack/zoo-bins.sh
 
-upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_CELLS=...)
+upstream: upstream-bins $(CLUSTER_BINS) ## the upstream releases with and without each bug, through subject files; prints the matrix (UPSTREAM_REPEAT=N, UPSTREAM_PARALLEL=N, UPSTREAM_CELLS=...)
 	$(WITH_CLUSTER_TOOLS) $(GO) run ./cmd/steadystate upstream
 
 # Exploration: SUBJECT=workload|leader|composite|cluster|stack|replicaset|statefulset|path/to/subject.yaml,

@@ -200,6 +200,10 @@ zips=("$WORK"/artifacts/*/steadystate-conformance/steadystate-conformance.zip)
 [[ -f "${zips[0]}" ]] || { log "error: the workflow (act exit $status) uploaded no artifact steadystate-conformance; see $OUT/act.log"; exit 3; }
 unzip -q -o "${zips[0]}" -d "$OUT"
 [[ -f "$OUT/conformance.tar.gz" ]] || { log "error: the artifact steadystate-conformance holds no conformance.tar.gz"; exit 3; }
+# The capabilities input reached conform: the bundle's manifest lists the
+# capabilities run (none: every bound one), one per line of its array.
+ran="$(tar -xzOf "$OUT/conformance.tar.gz" manifest.json | awk '/^  "capabilities": \[/ { on = 1; next } on && /^  \]/ { on = 0 } on { gsub(/[ ",]/, ""); printf "%s%s", sep, $0; sep = "," }')"
+[[ "$ran" == "${CAPABILITIES// /}" ]] || { log "error: the workflow was given capabilities '$CAPABILITIES', its bundle says it ran '${ran:-every bound one}'"; exit 3; }
 
 # verify, given the printed digest, must find the uploaded bundle intact and
 # re-judge it to the result the workflow's conform step ended on; act's own
