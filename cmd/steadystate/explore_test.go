@@ -44,7 +44,9 @@ func TestExploreReplaysSchedules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Each replay has a cluster of its own and mostly waits:
-			// two run at a time (go test's -parallel).
+			// they run as many at a time as go test's -parallel
+			// allows (GOMAXPROCS by default), beside the other
+			// parallel tests of this package.
 			t.Parallel()
 			cmd := command(t, t.TempDir(), append([]string{"explore"}, tc.args...)...)
 			cmd.Dir = filepath.Join("..", "..")

@@ -78,7 +78,8 @@ capabilities:
 // their unsalted SHA-256; so is the variable that hands the run's key.
 func TestConformKeepsNoPlantedSecret(t *testing.T) {
 	localtest.RequireBinaries(t)
-	// A whole conform run, mostly waiting: it runs beside the replays.
+	// A whole conform run, mostly waiting: it runs beside the replays
+	// (TestExploreReplaysSchedules).
 	t.Parallel()
 	salt := make([]byte, 8)
 	rand.Read(salt)
