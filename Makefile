@@ -61,8 +61,12 @@ else
 	@echo "kube-bins: using KUBE_BIN_DIR=$(KUBE_BIN_DIR)"
 endif
 
-unit: kube-bins upstream-bins ## unit and integration tests (real control planes, a real Chaos Mesh; no Ginkgo suites)
-	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 $(UNIT_PKGS)
+# Test packages at a time: most of the integration tests wait on their
+# clusters (make test used about one core of two at go test's default,
+# GOMAXPROCS packages at a time).
+UNIT_PARALLEL ?= 4
+unit: kube-bins upstream-bins ## unit and integration tests (real control planes, a real Chaos Mesh; no Ginkgo suites), UNIT_PARALLEL (4) packages at a time
+	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -p $(UNIT_PARALLEL) $(UNIT_PKGS)
 
 # The suites are compiled into bin/steadystate: `steadystate e2e` runs each
 # in a child process of it and merges their Ginkgo JSON reports into
