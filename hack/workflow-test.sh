@@ -13,16 +13,15 @@
 # The workflow conforms SUBJECT (default: a zoo subject, Kubernetes' own
 # EndpointSlice controller, on the local provider with simulated nodes;
 # CAPABILITIES=a,b, the workflow's capabilities input, runs only those
-# capabilities' suites),
-# uploads the bundle to act's artifact server, and prints the manifest digest
-# where it writes the job summary. Then this script takes the uploaded
+# capabilities' suites), uploads the bundle to act's artifact server, and
+# prints the manifest digest where it writes the job summary. Then this script takes the uploaded
 # bundle and checks it with `steadystate verify --digest` against the digest
 # the workflow printed: verify must end on the result the workflow's
 # conform step ended on.
 #
-# Environment: SUBJECT, CAPABILITIES (every bound one), PROVIDER (local), LOCAL_NODES (on), KUBE_VERSION (the
-# workflow's kube input: on local, the control plane built from source;
-# make sets it), ARTIFACTS.
+# Environment: SUBJECT, CAPABILITIES (every bound one), PROVIDER (local),
+# LOCAL_NODES (on), KUBE_VERSION (the workflow's kube input: on local, the
+# control plane built from source; make sets it), ARTIFACTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
