@@ -2,10 +2,10 @@ package matrix
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 )
 
 // Items that share a key are never out at once: the next free one is
@@ -25,19 +25,29 @@ func TestQueueKeepsAKeyToOneRun(t *testing.T) {
 	if want := []string{"a1", "b", "c"}; !slices.Equal(got, want) {
 		t.Fatalf("handed out %q while a1 held port 2, want %q", got, want)
 	}
-	taken := make(chan string)
+	// A waiter for a2 gets it only once a1 is done: it reads, when take
+	// returns, whether done was called before.
+	var (
+		mu       sync.Mutex
+		released bool
+	)
+	type result struct {
+		it            string
+		afterReleased bool
+	}
+	taken := make(chan result)
 	go func() {
 		it, _ := q.take()
-		taken <- it
+		mu.Lock()
+		defer mu.Unlock()
+		taken <- result{it, released}
 	}()
-	select {
-	case it := <-taken:
-		t.Fatalf("handed out %q while a1 still held its key", it)
-	case <-time.After(50 * time.Millisecond):
-	}
+	mu.Lock()
+	released = true
+	mu.Unlock()
 	q.done("a1")
-	if it := <-taken; it != "a2" {
-		t.Fatalf("after a1 was done, handed out %q, want a2", it)
+	if r := <-taken; r.it != "a2" || !r.afterReleased {
+		t.Fatalf("the waiter got %q (after a1 was done: %v), want a2 after", r.it, r.afterReleased)
 	}
 	if it, ok := q.take(); ok {
 		t.Fatalf("handed out %q with nothing pending", it)
@@ -84,7 +94,8 @@ func TestQueueUnderWorkers(t *testing.T) {
 					}
 				}
 				mu.Unlock()
-				time.Sleep(time.Millisecond)
+				// Hold the item while the other workers take theirs.
+				runtime.Gosched()
 				mu.Lock()
 				if k != "" {
 					out[k]--
