@@ -83,7 +83,7 @@ var Folders = []Folder{
 	{Path: "cmd/faultproxy", Floor: 10,
 		Holds: "the fault proxy as a pod sidecar"},
 	{Path: "hack", Floor: 10,
-		Holds: "build scripts (`kind-image.sh` and `kind/`, `docker-engine.sh`, `with-docker.sh`, `kind-run.sh`, `images.sh`, `install-test.sh`, `workflow-test.sh`, `zoo-bins.sh`, which builds the zoo's operators from the Go module proxy, `cpu-quota.sh`, which runs a command with a few cores' CPU time at most); `hack/zoo`, the zoo's command; `hack/tools`, a module for controller-gen, actionlint and `modproxy` (a file-system module proxy for the install test)"},
+		Holds: "build scripts (`kind-image.sh` and `kind/`, `docker-engine.sh`, `with-docker.sh`, `kind-run.sh`, `images.sh`, `install-test.sh`, `workflow-test.sh`, `zoo-bins.sh`, which builds the zoo's operators from the Go module proxy, `cpu-quota.sh`, which runs a command with a few cores' CPU time at most, and `cpu-time.sh`, which prints the CPU time a command and everything it started used); `hack/zoo`, the zoo's command; `hack/tools`, a module for controller-gen, actionlint and `modproxy` (a file-system module proxy for the install test)"},
 }
 
 // FloorOf returns the floor of the top-level folder top, and whether
