@@ -2,9 +2,12 @@ package exploration
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 )
 
@@ -18,6 +21,10 @@ func (c *Run) SetOptions(budget, seed string) error {
 		return fmt.Errorf("--repeat %d: a replay runs at least once", c.Repeat)
 	case c.Confirm < 1:
 		return fmt.Errorf("--confirm %d: a shrink candidate is replayed at least once", c.Confirm)
+	case c.Pattern != "" && !slices.Contains(schedule.Patterns, c.Pattern):
+		return fmt.Errorf("--pattern %q is not a pattern: use one of %s", c.Pattern, strings.Join(schedule.Patterns, ", "))
+	case c.Pattern != "" && c.Replay != "":
+		return fmt.Errorf("%w: --pattern draws schedules; a replay runs the one in its file: drop --pattern", cli.ErrUsage)
 	case c.Shrink && c.Replay == "":
 		return fmt.Errorf("%w: --shrink reduces a kept schedule: give it with --replay FILE", cli.ErrUsage)
 	case c.Repeat == 0 && c.Shrink:

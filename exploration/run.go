@@ -48,6 +48,9 @@ type Run struct {
 	// Shrink reduces the replayed schedule; First stops at the first
 	// finding.
 	Shrink, First bool
+	// Pattern draws every schedule in that one of schedule.Patterns; ""
+	// the mix of Sieve's three.
+	Pattern string
 	// Parallel is how many suite processes share the drawn schedules,
 	// side by side, each with a cluster of its own (a replay runs in
 	// one).
@@ -206,6 +209,9 @@ func (c Run) suiteArgs(replay string, repeat int) []string {
 		"-steadystate.explore.budget=" + c.Budget.String(), "-ginkgo.timeout=" + (c.Budget + 30*time.Minute).String()}
 	if c.First {
 		args = append(args, "-steadystate.explore.first")
+	}
+	if c.Pattern != "" {
+		args = append(args, "-steadystate.explore.pattern="+c.Pattern)
 	}
 	if replay != "" {
 		abs, _ := filepath.Abs(replay)
@@ -445,7 +451,12 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 		if c.Parallel > 1 {
 			side = fmt.Sprintf(", %d suite processes side by side (--parallel)", c.Parallel)
 		}
-		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (--seed %d replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, c.Seed, side)
+		replays := fmt.Sprintf("--seed %d", c.Seed)
+		if c.Pattern != "" {
+			side += ", every schedule in pattern " + c.Pattern
+			replays += " --pattern " + c.Pattern
+		}
+		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (%s replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, replays, side)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)

@@ -16,11 +16,15 @@ import (
 
 // HuntConfig is one hunt's configuration (`make hunt`): every subject
 // explored in turn with `steadystate explore --subject FILE --capability
-// Capability --budget Budget --seed Seed --parallel Parallel`.
+// Capability --budget Budget --seed Seed --parallel Parallel --pattern
+// Pattern`.
 type HuntConfig struct {
 	Capability string
 	Budget     time.Duration
 	Seed       uint64
+	// Pattern draws every schedule in that pattern (explore --pattern);
+	// "": explore's mix.
+	Pattern string
 	// Parallel is how many suite processes explore a subject side by
 	// side, a cluster each (1: one, explore's default).
 	Parallel int
@@ -47,6 +51,8 @@ type HuntRow struct {
 	Capability string        `json:"capability"`
 	Seed       uint64        `json:"seed"`
 	Budget     time.Duration `json:"budget"`
+	// Pattern is the pattern every schedule was drawn in; "": the mix.
+	Pattern string `json:"pattern,omitempty"`
 	// Parallel is how many suite processes explored it side by side.
 	Parallel int `json:"parallel,omitempty"`
 	// Took is the exploration's wall time (cluster start and reference
@@ -62,6 +68,15 @@ type HuntRow struct {
 	// Err says why the exploration left no report to read.
 	Err string `json:"err,omitempty"`
 	Dir string `json:"dir"`
+}
+
+// capability is the row's capability, and the pattern its schedules
+// were drawn in when it is not the mix.
+func (r HuntRow) capability() string {
+	if r.Pattern == "" {
+		return r.Capability
+	}
+	return r.Capability + " (" + r.Pattern + ")"
 }
 
 // PerMinute is the row's schedules per minute of wall time.
@@ -101,7 +116,7 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 	var rows []HuntRow
 	for i, s := range subjects {
 		dir := filepath.Join(cfg.Artifacts, s.Name)
-		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Parallel: max(cfg.Parallel, 1), Dir: dir}
+		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Pattern: cfg.Pattern, Parallel: max(cfg.Parallel, 1), Dir: dir}
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(subjects), s.Name)
 		if err := os.RemoveAll(dir); err != nil {
 			return rows, err
@@ -112,6 +127,9 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 		args := []string{"explore", "--subject", s.File, "--capability", cfg.Capability, "--budget", cfg.Budget.String(), "--seed", fmt.Sprint(cfg.Seed)}
 		if r.Parallel > 1 {
 			args = append(args, "--parallel", fmt.Sprint(r.Parallel))
+		}
+		if r.Pattern != "" {
+			args = append(args, "--pattern", r.Pattern)
 		}
 		fmt.Fprintf(progress, "%s: steadystate %s (artifacts %s)\n", tag, strings.Join(args, " "), dir)
 		start := time.Now()
@@ -174,7 +192,7 @@ func PrintHunt(w io.Writer, rows []HuntRow) bool {
 		if r.Err != "" {
 			errs = "no report"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %d | %s |\n", r.Subject, r.Capability, r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
 		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
 	}
 	for _, r := range rows {

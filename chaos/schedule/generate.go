@@ -40,6 +40,9 @@ type Limits struct {
 	// their step undone. A step drawn after a request when none is left
 	// is placed on the clock. None: every one is drawn.
 	Unmade []Trigger
+	// Pattern is the one pattern to draw every schedule in (one of
+	// Patterns); "" draws the mix of Sieve's three, as it always has.
+	Pattern string
 }
 
 // DefaultLimits draw schedules of up to 8 steps over 6s, faults of up to
@@ -56,8 +59,18 @@ var DefaultLimits = Limits{Steps: 8, Horizon: 6 * time.Second, Longest: 4 * time
 //   - "crash": the subject is stopped, restarted, cut off or failed over
 //     right after one of its own requests (an intermediate state), while
 //     the workload changes;
-//   - "any": steps drawn independently from the whole vocabulary.
-var Patterns = []string{"unobserved", "crash", "any"}
+//   - "any": steps drawn independently from the whole vocabulary;
+//   - "refused-once" (RefusedOnce), drawn only when asked for
+//     (Limits.Pattern): after the workload changes, one or two of the
+//     subject's writes each refused once (Aimed), with nothing else
+//     disturbing it. Aimed at a controller that drops a refused write's
+//     error and forgets its key at the step after which no event will
+//     come (the last scale-down of a rollout, a cleanup): it waits for an
+//     event that never comes, where a correct one retries at once.
+var Patterns = []string{"unobserved", "crash", "any", RefusedOnce}
+
+// RefusedOnce is the pattern of writes refused once (Patterns).
+const RefusedOnce = "refused-once"
 
 // Generate draws a schedule for capability from seed: the same seed and
 // limits draw the same schedule. The seed picks a pattern (Patterns), and
@@ -66,12 +79,20 @@ var Patterns = []string{"unobserved", "crash", "any"}
 // kind, their spans overlapping freely.
 func Generate(seed uint64, capability string, l Limits) Schedule {
 	g := generator{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), capability: capability, l: l}
-	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool { return slices.Contains(l.Without, f) })
+	g.faults = slices.DeleteFunc(names(Faults, capability), func(f string) bool {
+		return slices.Contains(l.Without, f) || (l.Pattern != RefusedOnce && slices.Contains(Aimed, f))
+	})
 	g.workloads = slices.DeleteFunc(names(Workloads, capability), func(w string) bool { return slices.Contains(l.Without, w) })
 	g.used(l)
 	var steps []Step
 	// Half the schedules are unobserved windows, where lost events live.
-	switch []string{"unobserved", "unobserved", "crash", "any"}[g.rng.IntN(4)] {
+	pattern := l.Pattern
+	if pattern == "" {
+		pattern = []string{"unobserved", "unobserved", "crash", "any"}[g.rng.IntN(4)]
+	}
+	switch pattern {
+	case RefusedOnce:
+		steps = g.refusedOnce()
 	case "unobserved":
 		steps = g.unobserved()
 	case "crash":
@@ -283,6 +304,36 @@ func (g *generator) crash() []Step {
 		}
 		st := g.step(g.oneOf(g.workloads), 0)
 		st.At = roundMS(g.duration(g.l.Horizon))
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// refusedOnce: the workload changes (when the capability has workload
+// steps), then one or two writes of the subject are refused once each:
+// the next write of a resource it writes, right after one of its requests
+// made from the change on, up to the longest fault later.
+func (g *generator) refusedOnce() []Step {
+	var steps []Step
+	var from time.Duration
+	if len(g.workloads) > 0 {
+		st := g.step(g.oneOf(g.workloads), 0)
+		st.At = roundMS(g.duration(g.l.Horizon / 4))
+		from = st.At
+		steps = append(steps, st)
+	}
+	refuse := g.usable(Aimed)
+	for range 1 + g.rng.IntN(2) {
+		st := g.step(g.oneOf(refuse), g.l.Longest)
+		if len(g.requests) > 0 && Faults[st.Fault].Takes(Resource) {
+			st.Resource = g.requests[g.rng.IntN(len(g.requests))].Resource
+		}
+		g.after(&st, "")
+		if st.After != nil {
+			st.After.From = roundMS(from + g.duration(g.l.Longest))
+		} else {
+			st.At = roundMS(from + g.duration(g.l.Longest))
+		}
 		steps = append(steps, st)
 	}
 	return steps

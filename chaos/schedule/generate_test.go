@@ -174,3 +174,51 @@ func TestGenerateWithNothingUsedIsUnchanged(t *testing.T) {
 		t.Errorf("resources used beyond the roles changed the draw of a capability other than steadyState: digest %s, want %s", got, before)
 	}
 }
+
+// The refused-once pattern draws, after the workload's change when the
+// capability has one, one or two writes refused once each, on a resource
+// the subject writes, armed by a request made from the change on; nothing
+// else. Its schedules are valid and replayed by their seed.
+func TestRefusedOnceRefusesWritesAfterTheChange(t *testing.T) {
+	l := DefaultLimits
+	l.Pattern = RefusedOnce
+	l.Requested = []Trigger{{Verb: "create", Resource: "secrets"}}
+	for _, c := range Capabilities {
+		for seed := uint64(1); seed <= 300; seed++ {
+			s := Generate(seed, c, l)
+			if p := s.Validate(); len(p) > 0 {
+				t.Fatalf("%s seed %d: invalid: %+v", c, seed, p)
+			}
+			if !reflect.DeepEqual(s, Generate(seed, c, l)) {
+				t.Fatalf("%s seed %d drew two schedules", c, seed)
+			}
+			var change time.Duration
+			refusals := 0
+			for _, st := range s.Steps {
+				switch {
+				case st.Workload != "":
+					change = st.At
+				case slices.Contains(Aimed, st.Fault):
+					refusals++
+				default:
+					t.Fatalf("%s seed %d drew %s, not a write refused once", c, seed, st.Name())
+				}
+			}
+			if refusals < 1 || refusals > 2 {
+				t.Fatalf("%s seed %d drew %d refusals, want 1 or 2", c, seed, refusals)
+			}
+			_, _, requests := drawable(c, l)
+			for _, st := range s.Steps {
+				if st.Fault == "" {
+					continue
+				}
+				if !slices.ContainsFunc(requests, func(tr Trigger) bool { return tr.Resource == st.Resource }) {
+					t.Errorf("%s seed %d refuses writes of %s, which the subject does not write (%v)", c, seed, st.Resource, requests)
+				}
+				if st.After == nil || st.After.From < change {
+					t.Errorf("%s seed %d: refusal %s armed before the change at %s", c, seed, st, change)
+				}
+			}
+		}
+	}
+}

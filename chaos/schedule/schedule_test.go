@@ -3,6 +3,7 @@ package schedule
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,12 +39,20 @@ func TestGenerateIsReplayedBySeedAndValid(t *testing.T) {
 }
 
 // Every fault and workload step is drawn for the capabilities it applies
-// to, and only those.
+// to, and only those; the aimed faults only by their pattern.
 func TestGenerateCoversTheVocabulary(t *testing.T) {
+	aimed := DefaultLimits
+	aimed.Pattern = RefusedOnce
 	for _, c := range Capabilities {
 		seen := map[string]bool{}
 		for seed := uint64(1); seed <= 500; seed++ {
 			for _, st := range Generate(seed, c, DefaultLimits).Steps {
+				seen[st.Name()] = true
+				if slices.Contains(Aimed, st.Fault) {
+					t.Fatalf("%s seed %d drew %s, which only its pattern draws", c, seed, st.Fault)
+				}
+			}
+			for _, st := range Generate(seed, c, aimed).Steps {
 				seen[st.Name()] = true
 			}
 		}

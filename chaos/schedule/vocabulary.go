@@ -59,6 +59,8 @@ var Faults = map[string]Kind{
 	"answer-429":          {Params: []Param{Resource, Replica, For}},
 	"answer-500":          {Params: []Param{Resource, Replica, For}},
 	"answer-409":          {Params: []Param{Resource, Replica, For}},
+	"refuse-once-409":     {Params: []Param{Resource, Replica, For}},
+	"refuse-once-500":     {Params: []Param{Resource, Replica, For}},
 	"pod-deletion":        {Capabilities: []string{Scalable, Steady}},
 	"process-kill":        {Params: []Param{Replica}},
 	"process-terminate":   {Params: []Param{Replica}},
@@ -67,6 +69,12 @@ var Faults = map[string]Kind{
 	"concurrent-create":   {Capabilities: []string{Composite}},
 	"etcd-compaction":     {},
 }
+
+// Aimed are the faults only the pattern aimed at them draws
+// (RefusedOnce): the subject's next write (create, update, patch or
+// delete) of the resource within For answered 409 or 500, that one alone.
+// A schedule file may name them with any pattern.
+var Aimed = []string{"refuse-once-409", "refuse-once-500"}
 
 // Workloads are the workload steps each capability offers: scaling a
 // scalable workload; for a composite, deleting its claim, or replacing it

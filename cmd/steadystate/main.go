@@ -32,7 +32,8 @@ const usage = `usage:
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...] [--fail-on-gaps]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
-                      [--first | --parallel N] [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
+                      [--first | --parallel N] [--pattern P]
+                      [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate campaign job --indices N       print an exploration campaign as a Kubernetes Indexed Job, each index
                       [--seeds-per-index K] [--seed FIRST] [--budget 10m]   a range of seeds
                       [--capability C] [--name NAME] [--parallelism P] [--claim PVC] [--image IMAGE]

@@ -210,6 +210,8 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 		{[]string{"explore", "--subject", "workload", "--budget", "10"}, nil, 2, `--budget "10" is not a duration: use one such as 10m or 90s`},
 		{[]string{"explore", "--subject", "workload", "--seed", "x"}, nil, 2, `--seed "x" is not a seed`},
 		{[]string{"explore", "--subject", "workload", "--confirm", "0"}, nil, 2, "--confirm 0: a shrink candidate is replayed at least once"},
+		{[]string{"explore", "--subject", "workload", "--pattern", "refused"}, nil, 2, `--pattern "refused" is not a pattern: use one of unobserved, crash, any, refused-once`},
+		{[]string{"explore", "--subject", "workload", "--pattern", "crash", "--replay", "x.yaml"}, nil, 2, "--pattern draws schedules; a replay runs the one in its file: drop --pattern"},
 		{[]string{"explore", "--subject", "workload", "--bug", "strip-then-delete"}, nil, 2, `--bug "strip-then-delete" is not a seeded bug of subject workload`},
 		{[]string{"explore", "--subject", "testdata/no-capability.yaml"}, nil, 2, "capabilities: none bound; expected at least one of scalableWorkload"},
 		{[]string{"explore", "--subject", "workload", "--replay", "../../suites/explore/testdata/bad.yaml"}, nil, 2, `bad.yaml:4: steps[0].fault: "watch-stal" is not a fault; valid: answer-409`},

@@ -81,6 +81,7 @@ func run(ctx context.Context) (bool, error) {
 	budget := fs.Duration("budget", 30*time.Minute, "the hunt: each subject's exploration budget")
 	seed := fs.Uint64("seed", 1, "the hunt: the explorations' seed")
 	capability := fs.String("capability", "steadyState", "the hunt: the capability explored")
+	pattern := fs.String("pattern", "", "the hunt: draw every schedule in this pattern (explore --pattern; default: explore's mix)")
 	parallel := fs.Int("parallel", 1, "conform runs side by side, a cluster each (the hunt: suite processes exploring each subject side by side)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return false, fmt.Errorf("zoo: %w", err)
@@ -97,7 +98,7 @@ func run(ctx context.Context) (bool, error) {
 		return repro(ctx, *findings, *finding, *steadystate, *artifactsRoot, *nodes)
 	}
 	if *hunt {
-		return runHunt(ctx, *dir, *subjects, *steadystate, *artifactsRoot, *nodes, zoo.HuntConfig{Capability: *capability, Budget: *budget, Seed: *seed, Parallel: *parallel})
+		return runHunt(ctx, *dir, *subjects, *steadystate, *artifactsRoot, *nodes, zoo.HuntConfig{Capability: *capability, Budget: *budget, Seed: *seed, Pattern: *pattern, Parallel: *parallel})
 	}
 	if *runs < 1 {
 		return false, fmt.Errorf("zoo: -runs %d (ZOO_RUNS): give a count of 1 or more", *runs)

@@ -99,8 +99,9 @@ var stopping = []string{"process-kill", "process-terminate", "process-restart", 
 // stop a replica when one of its replicas cannot restart in place (a pod,
 // whose Deployment replaces it under another name the spec does not
 // follow): drawn there, such a schedule could only end in an error.
-func drawLimits(d driver) schedule.Limits {
+func drawLimits(d driver, pattern string) schedule.Limits {
 	l := d.limits()
+	l.Pattern = pattern
 	if !restartable(d.target()) {
 		for _, f := range stopping {
 			if !slices.Contains(l.Without, f) {

@@ -157,7 +157,7 @@ func triggerWithin(tr schedule.Trigger) time.Duration {
 var proxyRule = map[string]bool{
 	"watch-stall": true, "watch-cut": true, "watch-reset": true, "forced-relist": true,
 	"event-drop": true, "event-delay": true, "partition-refuse": true, "partition-blackhole": true,
-	"answer-429": true, "answer-500": true, "answer-409": true,
+	"answer-429": true, "answer-500": true, "answer-409": true, "refuse-once-409": true, "refuse-once-500": true,
 }
 
 // awaitRequest waits until a replica's proxy logs a request of the

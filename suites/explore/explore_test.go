@@ -244,6 +244,7 @@ func TestFaultsMapOntoChaos(t *testing.T) {
 		"watch-stall": "watch-stall", "watch-cut": "watch-cut", "watch-reset": "watch-reset", "forced-relist": "forced-relist",
 		"event-drop": "event-drop", "event-delay": "event-delay", "partition-refuse": "partition", "partition-blackhole": "partition",
 		"answer-429": "respond-429", "answer-500": "respond-500", "answer-409": "respond-409",
+		"refuse-once-409": "respond-409", "refuse-once-500": "respond-500",
 		"process-kill": "process-kill", "process-terminate": "process-terminate", "process-restart": "process-restart",
 		"etcd-compaction": "etcd-compaction",
 	} {
@@ -253,6 +254,24 @@ func TestFaultsMapOntoChaos(t *testing.T) {
 		}
 		if r, ok := f.(*chaos.ProxyRule); ok && name != "partition-refuse" && name != "partition-blackhole" && r.Rule.Match.Resource != "replicasets" {
 			t.Errorf("%s acts on %q, want replicasets", name, r.Rule.Match.Resource)
+		}
+	}
+	// A write refused once: the next write alone, not a read, not the
+	// write after it; an answer fault refuses every request while it lasts.
+	for name, want := range map[string]struct {
+		count int
+		verbs []string
+	}{
+		"refuse-once-409": {1, []string{"create", "update", "patch", "delete"}},
+		"answer-409":      {0, nil},
+	} {
+		f, err := faultFor(context.Background(), d, schedule.Step{Fault: name, Resource: "workload", For: time.Second})
+		r, ok := f.(*chaos.ProxyRule)
+		if err != nil || !ok || r.Rule.Count != want.count || !slices.Equal(r.Rule.Match.Verbs, want.verbs) || r.Duration != time.Second {
+			t.Errorf("%s: got %+v, %v; want count %d, verbs %v, for 1s", name, f, err, want.count, want.verbs)
+		}
+		if !proxyRule[name] {
+			t.Errorf("%s is a rule of the proxy, and goes in as its trigger begins", name)
 		}
 	}
 	if _, err := faultFor(context.Background(), d, schedule.Step{Fault: "pod-deletion"}); err == nil {
@@ -319,7 +338,7 @@ func TestStatusLine(t *testing.T) {
 	l := d.limits()
 	want := 0
 	for name, k := range schedule.Faults {
-		if k.For(schedule.Scalable) && !slices.Contains(l.Without, name) {
+		if k.For(schedule.Scalable) && !slices.Contains(l.Without, name) && !slices.Contains(schedule.Aimed, name) {
 			want++
 			if k.Takes(schedule.Resource) {
 				want++ // two resources, one phase
@@ -329,6 +348,13 @@ func TestStatusLine(t *testing.T) {
 	want += 2 // scale-up, scale-down
 	if st.all != want {
 		t.Errorf("%d combinations, want %d", st.all, want)
+	}
+	// Drawn in the refused-once pattern, a schedule tries only the aimed
+	// faults (two of them, on two resources) and the workload steps.
+	aimed := newStats(Config{Capability: schedule.Scalable, Budget: time.Minute, Pattern: schedule.RefusedOnce})
+	aimed.possible(d)
+	if aimed.all != 2*2+2 {
+		t.Errorf("refused-once: %d combinations, want 6", aimed.all)
 	}
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
@@ -378,15 +404,15 @@ func TestPodsDrawNoFaultThatStopsAReplica(t *testing.T) {
 	processes := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: chaos.ProcessHost{}}}}}
 	pods := &fakeDriver{t: chaos.Target{Replicas: []chaos.Replica{{Identity: "r0", Host: chaos.PodHost{Namespace: "ns", Name: "r0-abc"}}}}}
 	for _, f := range stopping {
-		if slices.Contains(drawLimits(processes).Without, f) {
+		if slices.Contains(drawLimits(processes, "").Without, f) {
 			t.Errorf("local processes: %s left out", f)
 		}
-		if !slices.Contains(drawLimits(pods).Without, f) {
+		if !slices.Contains(drawLimits(pods, "").Without, f) {
 			t.Errorf("pods: %s drawn, though a pod cannot restart in place", f)
 		}
 	}
 	for seed := range uint64(200) {
-		for _, st := range schedule.Generate(seed, schedule.Scalable, drawLimits(pods)).Steps {
+		for _, st := range schedule.Generate(seed, schedule.Scalable, drawLimits(pods, "")).Steps {
 			if slices.Contains(stopping, st.Fault) {
 				t.Fatalf("seed %d drew %s for pods", seed, st.Fault)
 			}

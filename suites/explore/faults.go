@@ -69,6 +69,13 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
 		}
 		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
+	case "refuse-once-409", "refuse-once-500":
+		var code int
+		if _, err := fmt.Sscan(strings.TrimPrefix(st.Fault, "refuse-once-"), &code); err != nil {
+			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
+		}
+		writes := proxy.Match{Resource: res, Verbs: []string{"create", "update", "patch", "delete"}}
+		return rule(chaos.RespondWith(code, writes, 1, st.For)), nil
 	case "process-kill", "process-terminate", "process-restart":
 		action := chaos.ProcessAction(strings.TrimPrefix(st.Fault, "process-"))
 		var each []chaos.Fault

@@ -89,7 +89,7 @@ func specs(c Config) {
 			}
 			It(fmt.Sprintf("schedule %0*d (seed %d)", width, i+1, seed), judges(c.Capability, ""), func(ctx SpecContext) {
 				st.run(ctx, spec, ns, c.Capability, func(d driver) schedule.Schedule {
-					return schedule.Generate(seed, c.Capability, drawLimits(d))
+					return schedule.Generate(seed, c.Capability, drawLimits(d, c.Pattern))
 				})
 			})
 		}

@@ -60,9 +60,12 @@ func (st *stats) possible(d driver) {
 	if st.all > 0 {
 		return
 	}
-	l := drawLimits(d)
+	l := drawLimits(d, st.c.Pattern)
+	aimed := l.Pattern == schedule.RefusedOnce
 	for name, k := range schedule.Faults {
-		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) {
+		// The aimed faults are drawn by their pattern alone, which draws
+		// no other.
+		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) || aimed != slices.Contains(schedule.Aimed, name) {
 			continue
 		}
 		if k.Takes(schedule.Resource) {

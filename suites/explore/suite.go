@@ -29,6 +29,9 @@ type Config struct {
 	// schedule i when i mod Shards is Shard (from 0): the run's
 	// schedules are the same however many share them.
 	Shard, Shards int
+	// Pattern draws every schedule in that one of schedule.Patterns; ""
+	// the mix of Sieve's three.
+	Pattern string
 }
 
 // Flags adds the suite's flags to fs and returns its Register, which
@@ -43,6 +46,7 @@ func Flags(fs *flag.FlagSet) func() {
 	fs.BoolVar(&c.First, "steadystate.explore.first", false, "stop at the first finding")
 	fs.IntVar(&c.Shard, "steadystate.explore.shard", 0, "which share of the drawn schedules this process runs, from 0 (of -steadystate.explore.shards)")
 	fs.IntVar(&c.Shards, "steadystate.explore.shards", 1, "how many processes share the drawn schedules")
+	fs.StringVar(&c.Pattern, "steadystate.explore.pattern", "", "draw every schedule in this pattern (unobserved, crash, any, refused-once); empty: the mix of the first three")
 	return func() { Register(*c) }
 }
 
