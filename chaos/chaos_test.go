@@ -152,3 +152,14 @@ type targeted struct {
 func (f ProcessFault) withTarget() Fault {
 	return targeted{Fault: f, fault: f, target: Target{Replicas: []Replica{{Identity: "r0"}}}}
 }
+
+// A replica without a proxy has no requests, rather than a nil dereference
+// for every caller that reads them.
+func TestReplicaWithoutProxyHasNoRequests(t *testing.T) {
+	if reqs := (Replica{Identity: "direct"}).Requests(); reqs != nil {
+		t.Errorf("Requests() = %v, want none", reqs)
+	}
+	if _, ok := (Target{Replicas: []Replica{{Identity: "direct"}}}).Holding("someone-else"); ok {
+		t.Error("Holding found a holder among replicas without proxies")
+	}
+}

@@ -50,6 +50,15 @@ type Replica struct {
 	Host Host
 }
 
+// Requests are the replica's requests its proxy logged, in the order they
+// started; none for a replica without a proxy.
+func (r Replica) Requests() []proxy.Request {
+	if r.Proxy == nil {
+		return nil
+	}
+	return r.Proxy.Requests()
+}
+
 // replica finds a replica by identity.
 func (t Target) replica(identity string) (Replica, bool) {
 	for _, r := range t.Replicas {
@@ -69,10 +78,7 @@ func (t Target) Holding(holder string) (Replica, bool) {
 		return r, ok
 	}
 	for _, r := range t.Replicas {
-		if r.Proxy == nil {
-			continue
-		}
-		for _, req := range r.Proxy.Requests() {
+		for _, req := range r.Requests() {
 			if req.Holder == holder && req.Resource == "leases" {
 				return r, true
 			}

@@ -128,7 +128,7 @@ func (sc *scenario) sees(gvr schema.GroupVersionResource, o *unstructured.Unstru
 		return false
 	}
 	for _, r := range sc.target.Replicas {
-		for _, req := range r.Proxy.Requests() {
+		for _, req := range r.Requests() {
 			if req.Verb != "watch" || req.GroupResource() != resourceName(gvr) || (req.Namespace != "" && req.Namespace != o.GetNamespace()) {
 				continue
 			}
@@ -154,7 +154,7 @@ func (sc *scenario) ownObject(seen bool) (string, *unstructured.Unstructured) {
 	roots := sc.live()
 	created := map[string]bool{} // uid, or resource/namespace/name
 	for _, r := range sc.target.Replicas {
-		for _, req := range r.Proxy.Requests() {
+		for _, req := range r.Requests() {
 			if !req.Created() || !judge.IsControllerWrite(req.RequestInfo) {
 				continue
 			}
@@ -258,7 +258,7 @@ func (sc *scenario) ruleCount(a *chaos.Active, events func(proxy.Event) bool, re
 			}
 		}
 		if requests != nil {
-			for _, req := range r.Proxy.Requests() {
+			for _, req := range r.Requests() {
 				if req.Fault == id && requests(req) {
 					n++
 				}

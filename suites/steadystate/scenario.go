@@ -293,10 +293,7 @@ func resourceName(gvr schema.GroupVersionResource) string {
 func (sc *scenario) follow(ctx context.Context) {
 	added := false
 	for _, r := range sc.target.Replicas {
-		if r.Proxy == nil {
-			continue
-		}
-		reqs := r.Proxy.Requests()
+		reqs := r.Requests()
 		for _, req := range reqs[min(sc.followed[r.Identity], len(reqs)):] {
 			made := req.Verb == "create" || req.Verb == "update" || req.Verb == "patch"
 			if !made || req.Subresource != "" || !judge.IsControllerWrite(req.RequestInfo) || (req.Code != 0 && (req.Code < 200 || req.Code > 299)) {
@@ -530,7 +527,7 @@ func requestLogs(t chaos.Target) map[string][]proxy.Request {
 	logs := map[string][]proxy.Request{}
 	for _, r := range t.Replicas {
 		if r.Proxy != nil {
-			logs[r.Identity] = r.Proxy.Requests()
+			logs[r.Identity] = r.Requests()
 		}
 	}
 	return logs
@@ -627,7 +624,7 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 	from := time.Now()
 	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, window, false, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
-			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+			if slices.ContainsFunc(r.Requests(), func(req proxy.Request) bool {
 				return req.Start.After(from) && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				return true, nil
@@ -715,7 +712,7 @@ func (sc *scenario) drew(i int) bool {
 		to = phases[i+2].Since
 	}
 	for _, r := range sc.target.Replicas {
-		if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+		if slices.ContainsFunc(r.Requests(), func(req proxy.Request) bool {
 			return req.Start.After(from) && req.Start.Before(to) && judge.RunWrite(req, sc.ns, sc.named()...)
 		}) {
 			return true
@@ -892,7 +889,7 @@ func (sc *scenario) compareWith(refs []*judge.EndState) {
 func (sc *scenario) wroteSince(ctx context.Context, since time.Time) {
 	_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Until(since.Add(sc.b.SettleWithin.Duration)), true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
-			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+			if slices.ContainsFunc(r.Requests(), func(req proxy.Request) bool {
 				return req.Start.After(since) && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				return true, nil
@@ -910,7 +907,7 @@ func (sc *scenario) firstCreate(ctx context.Context, want []string, covered map[
 	var who string
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
-			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+			if slices.ContainsFunc(r.Requests(), func(req proxy.Request) bool {
 				return req.Created() && slices.Contains(want, req.GroupResource()) && !covered[req.GroupResource()] && judge.RunWrite(req, sc.ns, sc.named()...)
 			}) {
 				who = r.Identity
@@ -930,7 +927,7 @@ func (sc *scenario) firstCreate(ctx context.Context, want []string, covered map[
 func (sc *scenario) createdBefore(want []string, t time.Time) []string {
 	var out []string
 	for _, r := range sc.target.Replicas {
-		for _, req := range r.Proxy.Requests() {
+		for _, req := range r.Requests() {
 			if req.Created() && !req.End.After(t) && slices.Contains(want, req.GroupResource()) && judge.RunWrite(req, sc.ns, sc.named()...) && !slices.Contains(out, req.GroupResource()) {
 				out = append(out, req.GroupResource())
 			}
@@ -947,7 +944,7 @@ func (sc *scenario) firstWrite(ctx context.Context) (string, error) {
 	var who string
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, sc.b.SettleWithin.Duration, true, func(context.Context) (bool, error) {
 		for _, r := range sc.target.Replicas {
-			if slices.ContainsFunc(r.Proxy.Requests(), func(req proxy.Request) bool {
+			if slices.ContainsFunc(r.Requests(), func(req proxy.Request) bool {
 				return judge.RunWrite(req, sc.ns, sc.named()...) && req.Code >= 200 && req.Code < 300 && sc.storedWrite(req)
 			}) {
 				who = r.Identity
