@@ -73,8 +73,9 @@ var Patterns = []string{"unobserved", "crash", "any", RefusedOnce}
 const RefusedOnce = "refused-once"
 
 // Generate draws a schedule for capability from seed: the same seed and
-// limits draw the same schedule. The seed picks a pattern (Patterns), and
-// the pattern its steps: faults and the capability's workload steps,
+// limits draw the same schedule. The seed picks one of Sieve's three
+// patterns (Patterns), unless the limits name one, and the pattern its
+// steps: faults and the capability's workload steps,
 // placed on the clock or right after the subject's next request of a
 // kind, their spans overlapping freely.
 func Generate(seed uint64, capability string, l Limits) Schedule {
