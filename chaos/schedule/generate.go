@@ -311,9 +311,12 @@ func (g *generator) crash() []Step {
 }
 
 // refusedOnce: the workload changes (when the capability has workload
-// steps), then one or two writes of the subject are refused once each:
-// the next write of a resource it writes, right after one of its requests
-// made from the change on, up to the longest fault later.
+// steps), then one or two writes of the subject are refused once each,
+// each of a resource it writes: half the time its first write of the
+// resource after the change (armed with the change), half the time the
+// write of it after one of its requests of the same resource made from
+// the change on, up to the longest fault later (a later write of a chain,
+// such as the old ReplicaSet's last scale-down of a rollout).
 func (g *generator) refusedOnce() []Step {
 	var steps []Step
 	var from time.Duration
@@ -329,7 +332,12 @@ func (g *generator) refusedOnce() []Step {
 		if len(g.requests) > 0 && Faults[st.Fault].Takes(Resource) {
 			st.Resource = g.requests[g.rng.IntN(len(g.requests))].Resource
 		}
-		g.after(&st, "")
+		if g.rng.IntN(2) == 0 {
+			st.At = from
+			steps = append(steps, st)
+			continue
+		}
+		g.after(&st, st.Resource)
 		if st.After != nil {
 			st.After.From = roundMS(from + g.duration(g.l.Longest))
 		} else {

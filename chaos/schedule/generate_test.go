@@ -177,12 +177,14 @@ func TestGenerateWithNothingUsedIsUnchanged(t *testing.T) {
 
 // The refused-once pattern draws, after the workload's change when the
 // capability has one, one or two writes refused once each, on a resource
-// the subject writes, armed by a request made from the change on; nothing
-// else. Its schedules are valid and replayed by their seed.
+// the subject writes, armed with the change or by a request of the same
+// resource made from the change on; nothing else. Its schedules are
+// valid and replayed by their seed, and both ways of arming are drawn.
 func TestRefusedOnceRefusesWritesAfterTheChange(t *testing.T) {
 	l := DefaultLimits
 	l.Pattern = RefusedOnce
 	l.Requested = []Trigger{{Verb: "create", Resource: "secrets"}}
+	armed := map[string]bool{}
 	for _, c := range Capabilities {
 		for seed := uint64(1); seed <= 300; seed++ {
 			s := Generate(seed, c, l)
@@ -215,10 +217,20 @@ func TestRefusedOnceRefusesWritesAfterTheChange(t *testing.T) {
 				if !slices.ContainsFunc(requests, func(tr Trigger) bool { return tr.Resource == st.Resource }) {
 					t.Errorf("%s seed %d refuses writes of %s, which the subject does not write (%v)", c, seed, st.Resource, requests)
 				}
-				if st.After == nil || st.After.From < change {
+				switch {
+				case st.After == nil && st.At < change, st.After != nil && st.After.From < change:
 					t.Errorf("%s seed %d: refusal %s armed before the change at %s", c, seed, st, change)
+				case st.After != nil && st.After.Resource != st.Resource:
+					t.Errorf("%s seed %d: refusal %s armed by a request of another resource", c, seed, st)
+				case st.After == nil:
+					armed["with the change"] = true
+				default:
+					armed["by a request"] = true
 				}
 			}
 		}
+	}
+	if len(armed) != 2 {
+		t.Errorf("refusals armed only %v", armed)
 	}
 }
