@@ -99,7 +99,7 @@ func TestHuntSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	cfg := zoo.HuntConfig{Capability: "steadyState", Budget: time.Minute, Seed: 1, Parallel: 2, Steadystate: prog, Artifacts: art}
+	cfg := zoo.HuntConfig{Capability: "steadyState", Budget: time.Minute, Seed: 1, Parallel: 2, Pattern: "refused-once", Steadystate: prog, Artifacts: art}
 	rows, err := zoo.Hunt(t.Context(), cfg, subjects, &progress)
 	if err != nil {
 		t.Fatal(err)
@@ -107,12 +107,12 @@ func TestHuntSideBySide(t *testing.T) {
 	if len(rows) != 1 || rows[0].Schedules != 2 || rows[0].References != 1 || rows[0].Err != "" || rows[0].Parallel != 2 {
 		t.Fatalf("rows %+v\n%s", rows, progress.String())
 	}
-	if args, _ := os.ReadFile(filepath.Join(dir, "args")); !strings.Contains(string(args), "--parallel 2") {
-		t.Errorf("explore was asked %q, not for 2 processes", args)
+	if args, _ := os.ReadFile(filepath.Join(dir, "args")); !strings.Contains(string(args), "--parallel 2") || !strings.Contains(string(args), "--pattern refused-once") {
+		t.Errorf("explore was asked %q, not for 2 processes drawing in pattern refused-once", args)
 	}
 	var out bytes.Buffer
 	zoo.PrintHunt(&out, rows)
-	if want := "| job | steadyState | 1 | 1m0s | 2 |"; !strings.Contains(out.String(), want) {
+	if want := "| job | steadyState (refused-once) | 1 | 1m0s | 2 |"; !strings.Contains(out.String(), want) {
 		t.Errorf("printed lacks %q:\n%s", want, out.String())
 	}
 
