@@ -65,12 +65,12 @@ func (r *Reconciler) finalize(ctx context.Context, s *refv1.Stack) (ctrl.Result,
 	}
 	mirror := r.mirrorApply(s)
 	controllerutil.RemoveFinalizer(s, Finalizer)
-	if err := r.Update(ctx, s); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.Bug == BugResurrectOnDelete {
+	err := r.Update(ctx, s)
+	if r.Bug == BugResurrectOnDelete && (err == nil || apierrors.IsNotFound(err)) {
 		// A write still in flight from before the cleanup: the mirror,
-		// as it was, applied again once the Stack is gone.
+		// as it was, applied again once the Stack is gone. A second
+		// pass on a cache that still has the Stack deletes the mirror
+		// again and finds the Stack gone: its write is in flight too.
 		go func() {
 			time.Sleep(resurrectAfter)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -80,7 +80,7 @@ func (r *Reconciler) finalize(ctx context.Context, s *refv1.Stack) (ctrl.Result,
 			}
 		}()
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, client.IgnoreNotFound(err)
 }
 
 // deleted deletes obj unless it is gone already, and reports whether it
