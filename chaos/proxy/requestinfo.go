@@ -3,6 +3,7 @@ package proxy
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -40,14 +41,13 @@ func (r RequestInfo) Resumable() bool {
 	return r.ResourceVersion != "" && r.ResourceVersion != "0"
 }
 
+// WriteVerbs are the verbs of a request that writes an object (IsWrite).
+var WriteVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+
 // IsWrite reports whether the request writes an object: create, update,
 // patch, delete or deletecollection of a resource.
 func (r RequestInfo) IsWrite() bool {
-	switch r.Verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return r.IsResource()
-	}
-	return false
+	return r.IsResource() && slices.Contains(WriteVerbs, r.Verb)
 }
 
 // GroupResource is "resource" for the core group, else "resource.group".

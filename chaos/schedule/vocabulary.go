@@ -71,8 +71,9 @@ var Faults = map[string]Kind{
 }
 
 // Aimed are the faults only the pattern aimed at them draws
-// (RefusedOnce): the subject's next write (create, update, patch or
-// delete) of the resource within For answered 409 or 500, that one alone.
+// (RefusedOnce): the subject's next write (create, update, patch, delete
+// or deletecollection) of the resource within For answered 409 or 500,
+// that one alone.
 // A schedule file may name them with any pattern.
 var Aimed = []string{"refuse-once-409", "refuse-once-500"}
 

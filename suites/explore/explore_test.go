@@ -262,7 +262,7 @@ func TestFaultsMapOntoChaos(t *testing.T) {
 		count int
 		verbs []string
 	}{
-		"refuse-once-409": {1, []string{"create", "update", "patch", "delete"}},
+		"refuse-once-409": {1, proxy.WriteVerbs},
 		"answer-409":      {0, nil},
 	} {
 		f, err := faultFor(context.Background(), d, schedule.Step{Fault: name, Resource: "workload", For: time.Second})

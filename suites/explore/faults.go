@@ -63,19 +63,18 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 		return rule(chaos.DelayEvents(res, events, st.Delay, st.For)), nil
 	case "partition-refuse", "partition-blackhole":
 		return rule(chaos.Partition("", st.Fault == "partition-blackhole", st.For)), nil
-	case "answer-429", "answer-500", "answer-409":
+	case "answer-429", "answer-500", "answer-409", "refuse-once-409", "refuse-once-500":
+		// The code is the name's last part; an answer fault refuses
+		// every request of the resource while it lasts, a refuse-once
+		// fault its next write alone.
 		var code int
-		if _, err := fmt.Sscan(strings.TrimPrefix(st.Fault, "answer-"), &code); err != nil {
+		if _, err := fmt.Sscan(st.Fault[strings.LastIndex(st.Fault, "-")+1:], &code); err != nil {
 			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
+		}
+		if strings.HasPrefix(st.Fault, "refuse-once-") {
+			return rule(chaos.RespondWith(code, proxy.Match{Resource: res, Verbs: proxy.WriteVerbs}, 1, st.For)), nil
 		}
 		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
-	case "refuse-once-409", "refuse-once-500":
-		var code int
-		if _, err := fmt.Sscan(strings.TrimPrefix(st.Fault, "refuse-once-"), &code); err != nil {
-			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
-		}
-		writes := proxy.Match{Resource: res, Verbs: []string{"create", "update", "patch", "delete"}}
-		return rule(chaos.RespondWith(code, writes, 1, st.For)), nil
 	case "process-kill", "process-terminate", "process-restart":
 		action := chaos.ProcessAction(strings.TrimPrefix(st.Fault, "process-"))
 		var each []chaos.Fault

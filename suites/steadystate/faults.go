@@ -28,9 +28,6 @@ import (
 // binding's next change, or, with none, the deletion of an object of the
 // controller's own (disturb).
 
-// writeVerbs are the verbs of a write (proxy.RequestInfo.IsWrite).
-var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
-
 // settledFirst applies the objects and waits for them to settle, as the
 // clean runs do, before a fault. When they do not, it judges settles (and
 // no-finalizer-on-deleting and no-panic, over what happened) and the
@@ -336,7 +333,7 @@ func (sc *scenario) missedEvents(ctx context.Context, tl *chaos.Timeline) (time.
 // object of the controller's own. It returns when the last code was
 // lifted and the first change not yet applied.
 func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time.Time, int) {
-	match := proxy.Match{Verbs: writeVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.faultNamespace()}
+	match := proxy.Match{Verbs: proxy.WriteVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.faultNamespace()}
 	answered := func(req proxy.Request) bool { return judge.IsControllerWrite(req.RequestInfo) }
 	next, end := 0, time.Now()
 	for i, code := range judge.RefusedCodes {
