@@ -14,10 +14,10 @@
 # EndpointSlice controller, on the local provider with simulated nodes;
 # CAPABILITIES=a,b, the workflow's capabilities input, runs only those
 # capabilities' suites), uploads the bundle to act's artifact server, and
-# prints the manifest digest where it writes the job summary. Then this script takes the uploaded
-# bundle and checks it with `steadystate verify --digest` against the digest
-# the workflow printed: verify must end on the result the workflow's
-# conform step ended on.
+# prints the manifest digest where it writes the job summary. Then this
+# script takes the uploaded bundle and checks it with `steadystate verify
+# --digest` against the digest the workflow printed: verify must end on the
+# result the workflow's conform step ended on.
 #
 # Environment: SUBJECT, CAPABILITIES (every bound one), PROVIDER (local),
 # LOCAL_NODES (on), KUBE_VERSION (the workflow's kube input: on local, the
