@@ -483,6 +483,24 @@ func TestChangeAcrossARelist(t *testing.T) {
 		if _, err := chaos.Inject(t.Context(), tl, &chaos.ForcedRelist{Resource: "claims"}, target); err != nil {
 			t.Fatal(err)
 		}
+		// The relist is done once a watch of Claims starts after the
+		// 410: skip-changes-on-relist lists before it watches, and a
+		// claim created before that list would be in it, never handed
+		// on (the bug itself, on the wrong claim).
+		reftest.Eventually(t, 10*time.Second, "a watch of Claims after the 410", func() bool {
+			var expired time.Time
+			for _, r := range s.subj.Proxy(0).Requests() {
+				if r.Resource != "claims" || r.Verb != "watch" {
+					continue
+				}
+				if r.Fault != "" {
+					expired = r.Start
+				} else if !expired.IsZero() && r.Start.After(expired) {
+					return true
+				}
+			}
+			return false
+		})
 		synced := func() bool {
 			c, err := s.claim("app")
 			x, xerr := s.composite("app")
