@@ -67,22 +67,14 @@ func (e *Evidence) History(name string) (*oracle.History, error) {
 	return oracle.FromRecords(recs), nil
 }
 
-// Fact is a named fact.
+// Fact is a named fact's text, as the run recorded it; judge.Fact reads
+// it as its Go type.
 func (e *Evidence) Fact(name string) (string, error) {
 	v, ok := e.Facts[name]
 	if !ok {
 		return "", fmt.Errorf("fact %q: %w", name, ErrMissing)
 	}
 	return v, nil
-}
-
-// Time is a fact holding a moment (RFC 3339).
-func (e *Evidence) Time(name string) (time.Time, error) {
-	v, err := e.Fact(name)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return time.Parse(time.RFC3339Nano, v)
 }
 
 // Log decodes the named log into v.

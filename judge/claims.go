@@ -98,9 +98,9 @@ func NoDeleteInUse(ops []Op, name, oldOwner, newOwner string) error {
 // The facts of the harness's blocks: FactBlockFinalizer is the finalizer
 // it holds the objects of FactBlocked with; FactRefusingDeletes is when it
 // made the external system refuse deletes.
-const (
-	FactBlockFinalizer  = "blockFinalizer"
-	FactRefusingDeletes = "refusingDeletes"
+var (
+	FactBlockFinalizer  = Fact[string]{Name: "blockFinalizer"}
+	FactRefusingDeletes = Fact[time.Time]{Name: "refusingDeletes"}
 )
 
 // BlockInPlace is the premise of a block by finalizer: the harness's

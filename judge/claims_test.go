@@ -129,12 +129,12 @@ func TestDeletingStatusFromRecovery(t *testing.T) {
 	if err := judge(e); !errors.Is(err, ErrStatusLied) {
 		t.Fatalf("no recovery: %v, want the status lied", err)
 	}
-	e.Facts[FactHealthyFrom] = c0.Add(3 * time.Second).Format(time.RFC3339Nano)
+	e.Facts[FactHealthyFrom.Name] = c0.Add(3 * time.Second).Format(time.RFC3339Nano)
 	if err := judge(e); err != nil {
 		t.Fatalf("recovered at 3s: %v, want held", err)
 	}
 	// A recovery before the delete changes nothing.
-	e.Facts[FactHealthyFrom] = c0.Format(time.RFC3339Nano)
+	e.Facts[FactHealthyFrom.Name] = c0.Format(time.RFC3339Nano)
 	if err := judge(e); !errors.Is(err, ErrStatusLied) {
 		t.Fatalf("recovered before the delete: %v, want the status lied", err)
 	}
@@ -147,10 +147,10 @@ func claimEvidence(states string, recovered time.Duration) *evidence.Evidence {
 	e := &evidence.Evidence{
 		End:       c0.Add(20 * time.Second),
 		Histories: map[string][]oracle.EventRecord{HistoryClaims: claimHistory(states).Records()},
-		Facts:     map[string]string{FactClaim: "ns/app", FactDeleted: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano), FactWindow: "1s"},
+		Facts:     map[string]string{FactClaim.Name: "ns/app", FactDeleted.Name: c0.Add(500 * time.Millisecond).Format(time.RFC3339Nano), FactWindow.Name: "1s"},
 	}
 	if recovered != 0 {
-		e.Facts[FactHealthyFrom] = c0.Add(recovered).Format(time.RFC3339Nano)
+		e.Facts[FactHealthyFrom.Name] = c0.Add(recovered).Format(time.RFC3339Nano)
 	}
 	return e
 }

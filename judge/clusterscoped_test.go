@@ -40,7 +40,7 @@ func TestRecordedClusterScopedObjectLeavesNothingBehind(t *testing.T) {
 	}
 	e.Histories[issuersHistory] = recs[:len(recs)-1]
 	var d Deletion
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyDeleted]), &d); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyDeleted.Name]), &d); err != nil {
 		t.Fatal(err)
 	}
 	within, err := time.ParseDuration(d.Within)
@@ -54,7 +54,7 @@ func TestRecordedClusterScopedObjectLeavesNothingBehind(t *testing.T) {
 	}
 	// Declared shared as the binding names it, {{.Namespace}} and all, it
 	// may stay.
-	e.Facts[FactSteadyShared] += ",ClusterIssuer/{{.Namespace}}-selfsigned"
+	e.Facts[FactSteadyShared.Name] += ",ClusterIssuer/{{.Namespace}}-selfsigned"
 	if got := judged(t, catalog.SteadyLeavesNothing.ID, e); got.Outcome != verdict.Held {
 		t.Errorf("the ClusterIssuer left, shared: %s %q, want held", got.Outcome, got.Reason)
 	}
@@ -67,7 +67,7 @@ func TestRecordedClusterScopedWriteInTheQuietWindow(t *testing.T) {
 	with := func(name string) *evidence.Evidence {
 		e := readEvidence(t, cleanIssuer)
 		var q QuietWindow
-		if err := json.Unmarshal([]byte(e.Facts[FactSteadyQuiet]), &q); err != nil {
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadyQuiet.Name]), &q); err != nil {
 			t.Fatal(err)
 		}
 		p := e.Proxies["cert-manager-clusterissuer-0"]

@@ -13,14 +13,19 @@ import (
 	"github.com/steadystate-dev/steadystate/oracle"
 )
 
-// The control plane suite's histories and facts: the ReplicaSets and pods
-// of its namespace, its ConfigMaps (the garbage collector's owner and
-// dependents), and the keys of the owner and its held dependent.
+// The control plane suite's histories: the ReplicaSets and pods of its
+// namespace, its ConfigMaps (the garbage collector's owner and
+// dependents).
 const (
 	HistoryReplicaSets = "replicasets"
 	HistoryConfigMaps  = "configmaps"
-	FactGCOwner        = "gcOwner"
-	FactGCHeld         = "gcHeld"
+)
+
+// FactGCOwner and FactGCHeld are the keys of the garbage collector's owner
+// and its held dependent.
+var (
+	FactGCOwner = Fact[string]{Name: "gcOwner"}
+	FactGCHeld  = Fact[string]{Name: "gcHeld"}
 )
 
 // replicaSetConverged judges a ReplicaSet's convergence property id: its
@@ -86,7 +91,7 @@ func gcHoldsOwner(e *evidence.Evidence) error {
 		return err
 	}
 	r := read(e)
-	owner, held, h := r.fact(FactGCOwner), r.fact(FactGCHeld), r.history(HistoryConfigMaps)
+	owner, held, h := get(r, FactGCOwner), get(r, FactGCHeld), r.history(HistoryConfigMaps)
 	if err := r.missing(); err != nil {
 		return err
 	}

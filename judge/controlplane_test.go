@@ -37,7 +37,7 @@ func rsEvidence(pods []string, owners []string) *evidence.Evidence {
 		Want: Replicas("ns/web", "spec.replicas", "status.replicas", "status.observedGeneration")}
 	return &evidence.Evidence{Start: cp0, End: cp0.Add(10 * time.Second),
 		Histories: map[string][]oracle.EventRecord{HistoryReplicaSets: rsh.Records(), HistoryPods: ph.Records()},
-		Facts:     map[string]string{FactConvergence(catalog.CPReplicaSetScalesUp.ID): b.Value()}}
+		Facts:     map[string]string{FactConvergence(catalog.CPReplicaSetScalesUp.ID).Name: FactConvergence(catalog.CPReplicaSetScalesUp.ID).Text(b)}}
 }
 
 // A ReplicaSet converges when its status says so and the pods agree: a
@@ -88,8 +88,8 @@ func TestGCHoldsOwner(t *testing.T) {
 			Want: All(Gone("ns/dependent-1"), Gone("ns/dependent-2"))}
 		return &evidence.Evidence{Start: cp0, End: cp0.Add(10 * time.Second),
 			Histories: map[string][]oracle.EventRecord{HistoryConfigMaps: h.Records()},
-			Facts: map[string]string{FactConvergence(catalog.CPGCHoldsOwner.ID): b.Value(),
-				FactGCOwner: "ns/owner", FactGCHeld: "ns/dependent-0"}}
+			Facts: map[string]string{FactConvergence(catalog.CPGCHoldsOwner.ID).Name: FactConvergence(catalog.CPGCHoldsOwner.ID).Text(b),
+				FactGCOwner.Name: "ns/owner", FactGCHeld.Name: "ns/dependent-0"}}
 	}
 	judge := Offline[catalog.CPGCHoldsOwner.ID]
 	if got := oracle.Judge(cp0, catalog.CPGCHoldsOwner, judge(evidenceOf(false))); got.Outcome != verdict.Held {

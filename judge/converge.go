@@ -15,7 +15,9 @@ import (
 
 // FactConvergence is the fact a convergence property's Bound is recorded
 // under.
-func FactConvergence(propertyID string) string { return "converge/" + propertyID }
+func FactConvergence(propertyID string) Fact[Bound] {
+	return Fact[Bound]{Name: "converge/" + propertyID}
+}
 
 // Bound is a convergence check as evidence records it: the convergence
 // (when the desired state changed, T and W), the history it is judged
@@ -33,17 +35,15 @@ type boundFact struct {
 	Want           Want
 }
 
-// Value is b as a fact's value.
-func (b Bound) Value() string {
-	v, _ := json.Marshal(boundFact{Since: b.Since, Within: b.Within.String(), Window: b.Window.String(), History: b.History, Want: b.Want})
-	return string(v)
+// MarshalText is b as its fact's value: JSON, T and W as durations.
+func (b Bound) MarshalText() ([]byte, error) {
+	return json.Marshal(boundFact{Since: b.Since, Within: b.Within.String(), Window: b.Window.String(), History: b.History, Want: b.Want})
 }
 
-// parseBound reads a Bound from its fact's value.
-func parseBound(raw string) (Bound, error) {
+// UnmarshalText reads b from its fact's value.
+func (b *Bound) UnmarshalText(raw []byte) error {
 	var f boundFact
-	var b Bound
-	err := json.Unmarshal([]byte(raw), &f)
+	err := json.Unmarshal(raw, &f)
 	if err == nil {
 		b.Within, err = time.ParseDuration(f.Within)
 	}
@@ -54,20 +54,11 @@ func parseBound(raw string) (Bound, error) {
 		err = errors.New("names no history")
 	}
 	b.Since, b.History, b.Want = f.Since, f.History, f.Want
-	return b, err
+	return err
 }
 
 func (r *reader) bound(propertyID string) Bound {
-	name := FactConvergence(propertyID)
-	raw := r.fact(name)
-	if r.err != nil {
-		return Bound{}
-	}
-	b, err := parseBound(raw)
-	if err != nil {
-		r.keep(fmt.Errorf("fact %q: %w", name, err))
-	}
-	return b
+	return get(r, FactConvergence(propertyID))
 }
 
 // converged judges c over h as it would be judged live once T and W had

@@ -33,14 +33,14 @@ func TestStatusThePodsContradictIsNotConvergence(t *testing.T) {
 			lost := pods[len(pods)-1].Key
 			e.Histories[HistoryPods] = slices.DeleteFunc(pods, func(r oracle.EventRecord) bool { return r.Key == lost })
 		}
-		b, err := parseBound(e.Facts[FactConvergence(id)])
+		b, err := FactConvergence(id).Get(e)
 		if err != nil || b.Want.Kind != wantWorkload {
 			t.Fatalf("the recorded bound: %+v, %v", b, err)
 		}
 		if statusAlone {
 			a := b.Want.Args
 			b.Want = Replicas(b.Want.Keys[0], a["spec"], a["status"], a["generation"])
-			e.Facts[FactConvergence(id)] = b.Value()
+			FactConvergence(id).Put(e, b)
 		}
 		return e
 	}

@@ -18,16 +18,16 @@ import (
 
 // The end state of a steady-state run and the fault-free reference runs
 // it is compared against (same-end-state, no-churn).
-const (
+var (
 	// FactSteadyEnd is when the run's end state was taken (EndMark).
-	FactSteadyEnd = "steadystate/end"
+	FactSteadyEnd = Fact[EndMark]{Name: "steadystate/end"}
 	// FactSteadyReferences are the end states of the fault-free
 	// reference runs of the same objects and changes, as JSON
 	// ([]EndState): recorded in the faulted run's evidence so that it is
 	// re-judged offline without the reference runs' own.
-	FactSteadyReferences = "steadystate/references"
+	FactSteadyReferences = Fact[[]*EndState]{Name: "steadystate/references"}
 	// FactSteadyIgnore is the subject's ignore paths, as JSON ([]string).
-	FactSteadyIgnore = "steadystate/ignore"
+	FactSteadyIgnore = Fact[[]string]{Name: "steadystate/ignore"}
 )
 
 // EndMark is when a run's end state was taken (At, once the last phase
@@ -117,12 +117,11 @@ type EndState struct {
 // mark (FactSteadyEnd). Missing evidence is not evaluated.
 func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 	r := read(e)
-	var m EndMark
-	r.json(FactSteadyEnd, &m)
+	m := get(r, FactSteadyEnd)
 	// The end state comes after every change: the kinds the references
 	// taught are owed a status are not ready without one.
 	src, overrides := r.steadySource(), WithObjectsOwed(WithStatusOwed(r.overrides(), r.statusOwed()), r.objectsOwed())
-	names := r.fact(FactSteadyHistories)
+	histories := get(r, FactSteadyHistories)
 	named := r.clusterScoped()
 	r.proxyLogs()
 	if err := r.missing(); err != nil {
@@ -137,7 +136,6 @@ func EndStateOf(e *evidence.Evidence) (*EndState, error) {
 		ns = keysNamespace(m.Objects)
 	}
 	scope := runScope{ns: ns, named: named}
-	histories := strings.Split(names, ",")
 	es := &EndState{Version: EndStateVersion, Spec: e.Spec, Applied: m.Applied, At: m.At, Namespace: ns, Objects: map[string]map[string]any{},
 		Others: map[string]string{}, Creates: map[string]int{}, Deletes: map[string]int{}}
 	for _, k := range m.Objects {
@@ -1092,12 +1090,11 @@ func fieldPath(p string) []string {
 // none recorded is not evaluated, and so is a reference none of which
 // settled (the subject or its set-up is broken, nothing was compared).
 func references(e *evidence.Evidence) ([]*EndState, error) {
-	if _, ok := e.Facts[FactSteadyReferences]; !ok {
+	if !FactSteadyReferences.Has(e) {
 		return nil, fmt.Errorf("%w: fact %q: %w: no fault-free reference run was kept for this run (the suite's fault-free specs did not run before it, or kept no end state)", oracle.ErrNotEvaluated, FactSteadyReferences, evidence.ErrMissing)
 	}
 	r := read(e)
-	var refs []*EndState
-	r.json(FactSteadyReferences, &refs)
+	refs := get(r, FactSteadyReferences)
 	if err := r.missing(); err != nil {
 		return nil, err
 	}
@@ -1347,9 +1344,9 @@ func compareEnds(e *evidence.Evidence) (*comparedEnds, error) {
 		return nil, err
 	}
 	var ignore []string
-	if _, ok := e.Facts[FactSteadyIgnore]; ok {
+	if FactSteadyIgnore.Has(e) {
 		r := read(e)
-		r.json(FactSteadyIgnore, &ignore)
+		ignore = get(r, FactSteadyIgnore)
 		if err := r.missing(); err != nil {
 			return nil, err
 		}
@@ -1438,9 +1435,8 @@ func sameEndState(e *evidence.Evidence) error {
 // made them all, cannot be compared with. Never a pass and never a
 // finding.
 func SameEndStateUnbound(e *evidence.Evidence) string {
-	var m EndMark
-	v, ok := e.Facts[FactSteadyEnd]
-	if !ok || json.Unmarshal([]byte(v), &m) != nil || m.Made >= m.Changes {
+	m, ok := FactSteadyEnd.Lookup(e)
+	if !ok || m.Made >= m.Changes {
 		return ""
 	}
 	return fmt.Sprintf("the end state was taken after %d of the binding's %d changes: the state did not settle after the faults, so the changes left were not made (recovers judges that), and the reference runs made them all", m.Made, m.Changes)
@@ -1471,8 +1467,8 @@ func sameEndStateBound(e *evidence.Evidence) string {
 			parts = append(parts, fmt.Sprintf("%q masked %s", v, strings.Join(ce.ignored[v], ", ")))
 		}
 		ignore = "; the subject's ignore paths: " + strings.Join(parts, "; ")
-	} else if v := e.Facts[FactSteadyIgnore]; v != "" && v != "null" && v != "[]" {
-		ignore = "; the subject's ignore paths (" + v + ") masked nothing that differed"
+	} else if v, _ := FactSteadyIgnore.Lookup(e); len(v) > 0 {
+		ignore = "; the subject's ignore paths (" + FactSteadyIgnore.Text(v) + ") masked nothing that differed"
 	}
 	if len(refs) == 1 {
 		return fmt.Sprintf("%sone clean reference run (%q): only what varies in every run masked (%s)%s; no second clean run to learn what varies", compared, refs[0].Spec, always, ignore)
@@ -1555,7 +1551,7 @@ func noChurn(e *evidence.Evidence) error {
 		return fmt.Errorf("%w: no fault was injected: there is no during or after a fault", oracle.ErrNotEvaluated)
 	}
 	r := read(e)
-	names := r.fact(FactSteadyHistories)
+	histories := get(r, FactSteadyHistories)
 	src := r.steadySource()
 	if err := r.missing(); err != nil {
 		return err
@@ -1590,7 +1586,6 @@ func noChurn(e *evidence.Evidence) error {
 	}
 	made := map[string]int{}
 	scope := runScope{ns: got.Namespace, named: read(e).clusterScoped()}
-	histories := strings.Split(names, ",")
 	for _, c := range controllerWrites(e, got.Applied, got.At) {
 		if !c.created || !scope.has(c.resource, c.namespace, c.name) || !slices.Contains(histories, historyOf(c.resource, c.namespace, got.Namespace)) {
 			continue
@@ -1612,7 +1607,7 @@ func noChurn(e *evidence.Evidence) error {
 			kept[id]++
 		}
 	}
-	dels, unknown := controllerDeletes(e, src, strings.Split(names, ","), scope, from, got.At, l.c.vary)
+	dels, unknown := controllerDeletes(e, src, histories, scope, from, got.At, l.c.vary)
 	// Deletes count by the identity compared, names learned to vary
 	// masked: a child named from its owner's uid, deleted and made again
 	// in every clean run, has a name of its own in each.

@@ -83,7 +83,7 @@ func TestSiblingsVaryingBetweenReferencesMaskNoCount(t *testing.T) {
 	for _, keep := range [][]string{nil, {"web-8bltg"}, {"web-8bltg", "heir-zdm52"}} {
 		e := readEvidence(t, filepath.Join("gc-orphan", "steadystate-gc-orphan-restart-siblings.json"))
 		var refs []*EndState
-		if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences.Name]), &refs); err != nil {
 			t.Fatal(err)
 		}
 		objects := map[string]map[string]any{}
@@ -98,7 +98,7 @@ func TestSiblingsVaryingBetweenReferencesMaskNoCount(t *testing.T) {
 		}
 		refs[1].Objects = objects
 		data, _ := json.Marshal(refs)
-		e.Facts[FactSteadyReferences] = string(data)
+		e.Facts[FactSteadyReferences.Name] = string(data)
 		if l := learned(refs); l.counts["ReplicaSet/heir > Pod/heir-*"][0] != l.counts["ReplicaSet/heir > Pod/heir-*"][1] || l.counts["ReplicaSet/heir > Pod/web-*"][0] != l.counts["ReplicaSet/heir > Pod/web-*"][1] {
 			t.Fatalf("the references' differently made pods were learned as counts that vary: %v", l.counts)
 		}

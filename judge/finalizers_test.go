@@ -106,7 +106,7 @@ func TestP3IsTheFinalizerRefusal(t *testing.T) {
 		{"422 without a message", []proxy.Request{update(422, "", "")}, verdict.NotEvaluated},
 		{"refused beside one without a message", []proxy.Request{update(422, "", ""), update(422, refused, "")}, verdict.Broken},
 	} {
-		e := &evidence.Evidence{Facts: map[string]string{FactResource: "clusters"}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {Requests: tc.reqs}}}
+		e := &evidence.Evidence{Facts: map[string]string{FactResource.Name: "clusters"}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {Requests: tc.reqs}}}
 		if got := judged(t, catalog.FinP3.ID, e); got.Outcome != tc.want {
 			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
 		}
@@ -120,11 +120,11 @@ func TestP3ReadsTheMover(t *testing.T) {
 		name, fact, failure string
 		want                verdict.Outcome
 	}{
-		{"move refused", FactMoverError, "move: exit status 1: " + FinalizerRefused, verdict.Broken},
-		{"move back refused", FactMoverBackError, "move back: exit status 1: " + FinalizerRefused, verdict.Broken},
-		{"move failed otherwise", FactMoverError, "move: exit status 2: the target already has Cluster ns/a", verdict.Held},
+		{"move refused", FactMoverError.Name, "move: exit status 1: " + FinalizerRefused, verdict.Broken},
+		{"move back refused", FactMoverBackError.Name, "move back: exit status 1: " + FinalizerRefused, verdict.Broken},
+		{"move failed otherwise", FactMoverError.Name, "move: exit status 2: the target already has Cluster ns/a", verdict.Held},
 	} {
-		e := &evidence.Evidence{Facts: map[string]string{FactResource: "clusters", tc.fact: tc.failure}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {}}}
+		e := &evidence.Evidence{Facts: map[string]string{FactResource.Name: "clusters", tc.fact: tc.failure}, Proxies: map[string]evidence.ProxyLog{"cluster-0": {}}}
 		if got := judged(t, catalog.FinP3.ID, e); got.Outcome != tc.want {
 			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
 		}

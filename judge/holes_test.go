@@ -124,10 +124,10 @@ func (r *run) evidence() *evidence.Evidence {
 	}
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	facts := map[string]string{
-		FactSteadyHistories: strings.Join(sortedStrings(names), ","),
-		FactSteadyObjects:   SteadyKey(claims, r.ns, "app"),
-		FactSteadyNamespace: r.ns,
-		FactSteadyEnd:       js(EndMark{Applied: r.at(0.1), At: r.at(5), Objects: []string{SteadyKey(claims, r.ns, "app")}, Namespace: r.ns}),
+		FactSteadyHistories.Name: strings.Join(sortedStrings(names), ","),
+		FactSteadyObjects.Name:   SteadyKey(claims, r.ns, "app"),
+		FactSteadyNamespace.Name: r.ns,
+		FactSteadyEnd.Name:       js(EndMark{Applied: r.at(0.1), At: r.at(5), Objects: []string{SteadyKey(claims, r.ns, "app")}, Namespace: r.ns}),
 	}
 	for k, v := range r.facts {
 		facts[k] = v
@@ -167,7 +167,7 @@ func faulted(r *run, refs ...*EndState) *evidence.Evidence {
 	}
 	e := r.evidence()
 	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences] = string(b)
+	e.Facts[FactSteadyReferences.Name] = string(b)
 	return e
 }
 
@@ -247,7 +247,7 @@ func deletionRun(more func(r *run)) *evidence.Evidence {
 	r.end = 20
 	e := r.evidence()
 	b, _ := json.Marshal(Deletion{Applied: r.at(0.1), At: r.at(6), Within: "10s"})
-	e.Facts[FactSteadyDeleted] = string(b)
+	e.Facts[FactSteadyDeleted.Name] = string(b)
 	return e
 }
 
@@ -392,7 +392,7 @@ func quietRun(writesInWindow, acted bool) *evidence.Evidence {
 	}
 	e := r.evidence()
 	b, _ := json.Marshal(QuietWindow{From: r.at(1), To: r.at(3), Window: "2s", Next: &QuietProbe{What: "patch Claim/app", At: r.at(3), Within: "2s"}})
-	e.Facts[FactSteadyQuiet] = string(b)
+	e.Facts[FactSteadyQuiet.Name] = string(b)
 	return e
 }
 
@@ -417,12 +417,12 @@ func TestQuiescentAsksTheQuietControllerToAct(t *testing.T) {
 func TestSameEndStateIsNotBoundWhenChangesWereSkipped(t *testing.T) {
 	e := quietRun(false, true)
 	b, _ := json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 1, Changes: 2})
-	e.Facts[FactSteadyEnd] = string(b)
+	e.Facts[FactSteadyEnd.Name] = string(b)
 	if why := SameEndStateUnbound(e); !strings.Contains(why, "after 1 of the binding's 2 changes") {
 		t.Errorf("unbound %q", why)
 	}
 	b, _ = json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 2, Changes: 2})
-	e.Facts[FactSteadyEnd] = string(b)
+	e.Facts[FactSteadyEnd.Name] = string(b)
 	if why := SameEndStateUnbound(e); why != "" {
 		t.Errorf("every change made, yet unbound: %q", why)
 	}
@@ -435,13 +435,13 @@ func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
 	r.put(0.1, claims, claim("ns", "c1", nil))
 	e := r.evidence()
 	b, _ := json.Marshal([]SettlePhase{{What: "the forced relists", Since: r.at(1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
-	e.Facts[FactSteadyRecover] = string(b)
+	e.Facts[FactSteadyRecover.Name] = string(b)
 	expect(t, "watching", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
 	b, _ = json.Marshal(Stale{Resources: []string{"priorityclasses"}, Within: "2s"})
-	e.Facts[FactSteadyStale] = string(b)
+	e.Facts[FactSteadyStale.Name] = string(b)
 	expect(t, "not watching what it watched in passing", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
 	b, _ = json.Marshal(Stale{Resources: []string{"claims", "priorityclasses"}, Within: "2s", Reconciled: []string{"claims"}})
-	e.Facts[FactSteadyStale] = string(b)
+	e.Facts[FactSteadyStale.Name] = string(b)
 	expect(t, "not watching what it reconciles", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
 
 	// The evidence ends before the phase's T+W with the claim not ready:
@@ -451,9 +451,9 @@ func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
 	r.end = 1.5
 	cut := r.evidence()
 	cut.Faults = []chaos.Injection{{Fault: "watch-stall", Start: r.at(0.5), End: r.at(0.9)}}
-	cut.Facts[FactSteadyRecover] = e.Facts[FactSteadyRecover]
+	cut.Facts[FactSteadyRecover.Name] = e.Facts[FactSteadyRecover.Name]
 	expect(t, "cut short", judgedOn(cut, catalog.SteadyRecovers), verdict.NotEvaluated, "the evidence ends")
-	cut.Facts[FactSteadyStale] = e.Facts[FactSteadyStale]
+	cut.Facts[FactSteadyStale.Name] = e.Facts[FactSteadyStale.Name]
 	expect(t, "cut short, not watching", judgedOn(cut, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
 }
 
@@ -522,9 +522,9 @@ func TestFinalizersAndOwnerReferencesAreCompared(t *testing.T) {
 func TestIgnorePathsAreScopedAndListed(t *testing.T) {
 	refs := []*EndState{endOf(t, finalizerRun("ref1", false, false)), endOf(t, finalizerRun("ref2", false, false))}
 	e := faulted(finalizerRun("run", true, false), refs...)
-	e.Facts[FactSteadyIgnore] = `["Claim:status.conditions"]`
+	e.Facts[FactSteadyIgnore.Name] = `["Claim:status.conditions"]`
 	expect(t, "ignored on another kind", judgedOn(e, catalog.SteadySameEndState), verdict.Broken, "metadata.finalizers")
-	e.Facts[FactSteadyIgnore] = `["ConfigMap:metadata.finalizers"]`
+	e.Facts[FactSteadyIgnore.Name] = `["ConfigMap:metadata.finalizers"]`
 	expect(t, "ignored on its kind", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
 	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, `"ConfigMap:metadata.finalizers" masked Claim/app > ConfigMap/app-config metadata.finalizers[0]`) {
 		t.Errorf("the bound does not list what the ignore path masked: %q", b)
@@ -534,7 +534,7 @@ func TestIgnorePathsAreScopedAndListed(t *testing.T) {
 		r.write(0.4, "create", "", "configmaps", "ns", "app-ca", 201, "ca")
 		r.put(0.5, "steady/configmaps", object("v1", "ConfigMap", "ns", "app-ca", "ca", nil))
 	})
-	left.Facts[FactSteadyShared] = "ConfigMap"
+	left.Facts[FactSteadyShared.Name] = "ConfigMap"
 	expect(t, "shared", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Held, "")
 	if b := BoundText(catalog.SteadyLeavesNothing.ID, left); !strings.Contains(b, "exempted as shared: ConfigMap steady/configmaps:ns/app-ca") {
 		t.Errorf("the bound does not list what shared exempted: %q", b)
@@ -560,7 +560,7 @@ func TestRestartPremises(t *testing.T) {
 		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(restartAt), End: r.at(restartAt + 0.1)}}
 		e := r.evidence()
 		b, _ := json.Marshal([]SettlePhase{{What: "the objects were applied", Since: r.at(0.1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
-		e.Facts[FactSteadySettle] = string(b)
+		e.Facts[FactSteadySettle.Name] = string(b)
 		return e
 	}
 	expect(t, "restart once settled", judgedOn(settled(2), catalog.SteadyRestartedSettled), verdict.Held, "")
@@ -618,7 +618,7 @@ func TestWhatTheServerDoesNotStoreLeavesNothing(t *testing.T) {
 		r.write(0.15, "create", "reviews.example.org", "widgetreviews", "", "", 201, "")
 	})
 	expect(t, "not known unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.NotEvaluated, "widgetreviews.reviews.example.org")
-	e.Facts[FactSteadyUnstored] = "widgetreviews.reviews.example.org"
+	e.Facts[FactSteadyUnstored.Name] = "widgetreviews.reviews.example.org"
 	expect(t, "unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
 	// An access review is a question, never a write: nothing to record.
 	e = deletionRun(func(r *run) {
@@ -951,14 +951,14 @@ func TestAStackWhoseSlotNameARestartRewroteBreaks(t *testing.T) {
 func judgeReferencesAsVersion2(t *testing.T, e *evidence.Evidence) {
 	t.Helper()
 	var refs []*EndState
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences.Name]), &refs); err != nil {
 		t.Fatal(err)
 	}
 	for _, ref := range refs {
 		ref.Version = endStateWritten
 	}
 	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences] = string(b)
+	e.Facts[FactSteadyReferences.Name] = string(b)
 }
 
 // A finished pod the harness deleted is owed by nothing: no controller
@@ -1003,9 +1003,9 @@ func TestAFinishedPodDeletedIsNotOwedAgain(t *testing.T) {
 	// The judges read the floor so: the run's recorded owed objects,
 	// lowered by what it recorded the harness deleted.
 	e := r.evidence()
-	e.Facts[FactSteadyObjectsOwed] = `{"Pod":2}`
+	e.Facts[FactSteadyObjectsOwed.Name] = `{"Pod":2}`
 	b, _ := json.Marshal([]Disturbance{deleted("done", 2)})
-	e.Facts[FactSteadyDisturbed] = string(b)
+	e.Facts[FactSteadyDisturbed.Name] = string(b)
 	if got := read(e).objectsOwed(); got["Pod"] != 1 {
 		t.Errorf("the judges' floor: %v, want 1 Pod", got)
 	}
@@ -1030,6 +1030,6 @@ func TestRecoversOnAJobSetWhoseFinishedPodWasDeleted(t *testing.T) {
 	e := readEvidence(t, "jobset/explore-jobset-steady-finished-pod-deleted.json")
 	expect(t, "the finished pod's deletion recorded", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
 	e.Facts = maps.Clone(e.Facts)
-	delete(e.Facts, FactSteadyDisturbed)
+	delete(e.Facts, FactSteadyDisturbed.Name)
 	expect(t, "without it", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "the objects own 4 Pod, every clean reference run ended with at least 5")
 }

@@ -40,11 +40,11 @@ func TestAPodHandedBackDeletingWasStillWithheld(t *testing.T) {
 	// The same delivery, of the pod alive (its creation's revision): the
 	// subject saw the create, the premise is broken.
 	e = read()
-	replica := e.Facts[FactReplica]
+	replica := e.Facts[FactReplica.Name]
 	p := e.Proxies[replica]
 	changed := false
 	for i, ev := range p.Events {
-		if ev.Name == e.Facts[FactLostPod] && ev.Type == "ADDED" && ev.Delivered {
+		if ev.Name == e.Facts[FactLostPod.Name] && ev.Type == "ADDED" && ev.Delivered {
 			p.Events[i].ResourceVersion = "418"
 			changed = true
 		}

@@ -1,8 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
-
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -51,7 +49,7 @@ func RejudgeNotBound(rec verdict.Record, e *evidence.Evidence) (verdict.Record, 
 // (SpecNotBound, as JSON): decided from what it recorded (no first create
 // to restart after, nothing to disturb), after which the spec judges none
 // of its properties.
-const FactSpecNotBound = "spec/not-bound"
+var FactSpecNotBound = Fact[SpecNotBound]{Name: "spec/not-bound"}
 
 // SpecNotBound is the value of FactSpecNotBound.
 type SpecNotBound struct {
@@ -66,8 +64,7 @@ type SpecNotBound struct {
 // on the evidence as it was then; one whose fault never acted, or that
 // has no rule, stands as the run recorded it (FactSpecNotBound).
 func premiseUnbound(e *evidence.Evidence, id string) string {
-	var fact SpecNotBound
-	if v := e.Facts[FactSpecNotBound]; v != "" && json.Unmarshal([]byte(v), &fact) == nil && fact.Premise != "" {
+	if fact, _ := FactSpecNotBound.Lookup(e); fact.Premise != "" {
 		if rule, ok := OfflineNotBound[fact.Premise]; ok && len(e.Faults) > 0 {
 			if why := rule(e); why != "" && fact.Premise != id {
 				return fact.Premise + " not bound: " + why

@@ -39,7 +39,7 @@ func TestQuiescentUnboundFromEvidence(t *testing.T) {
 	if why := QuiescentUnbound(settled); why != "" {
 		t.Errorf("a schedule that watched its quiet window: quiescent unbound because %q", why)
 	}
-	delete(settled.Facts, FactSteadyQuiet)
+	delete(settled.Facts, FactSteadyQuiet.Name)
 	if why := QuiescentUnbound(settled); why != "" {
 		t.Errorf("a schedule that settled again: quiescent unbound because %q", why)
 	}

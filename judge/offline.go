@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -22,12 +21,12 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.EvidenceComplete.ID: complete,
 	catalog.LostEventWithheld.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		replica, pod := r.fact(FactReplica), r.fact(FactLostPod)
+		replica, pod := get(r, FactReplica), get(r, FactLostPod)
 		p := r.proxy(replica)
 		if err := r.missing(); err != nil {
 			return err
 		}
-		if msg := e.Facts[FactInjectError]; msg != "" {
+		if msg, _ := FactInjectError.Lookup(e); msg != "" {
 			return errors.New(msg)
 		}
 		// Without the pod history every delivery of the pod breaks the
@@ -36,12 +35,13 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 		// The lost pod is the workload's, in its namespace: a pod of the
 		// same name elsewhere (a StatefulSet's web-2 of another spec) is
 		// another pod. Evidence without the workload matches any.
-		ns, _, _ := strings.Cut(e.Facts[FactWorkload], "/")
+		workload, _ := FactWorkload.Lookup(e)
+		ns, _, _ := strings.Cut(workload, "/")
 		return Withheld(p.Events, ns, pod, pods)
 	},
 	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		key, path := r.fact(FactWorkload), r.fact(FactReplicasPath)
+		key, path := get(r, FactWorkload), get(r, FactReplicasPath)
 		w, p := r.history(HistoryWorkload), r.history(HistoryPods)
 		if err := r.missing(); err != nil {
 			return err
@@ -86,21 +86,22 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	catalog.ExploreStepsActed.ID:        StepsActed,
 	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		key, lease, _ := r.fact(FactLease), r.history(HistoryLease), r.proxyLogs()
+		key, lease, _ := get(r, FactLease), r.history(HistoryLease), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
-		return OnlyHolderWrites(lease, key, ParseLeaderOnly(e.Facts[FactLeaderOnly]), requests(e))
+		only, _ := FactLeaderOnly.Lookup(e)
+		return OnlyHolderWrites(lease, key, LeaderOnly(only), requests(e))
 	},
 	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		key, deleted, window, h := r.fact(FactClaim), r.time(FactDeleted), r.duration(FactWindow), r.history(HistoryClaims)
+		key, deleted, window, h := get(r, FactClaim), get(r, FactDeleted), get(r, FactWindow), r.history(HistoryClaims)
 		if err := r.missing(); err != nil {
 			return err
 		}
 		owed := deleted
-		if _, ok := e.Facts[FactHealthyFrom]; ok {
-			if healthy := r.time(FactHealthyFrom); healthy.After(owed) {
+		if FactHealthyFrom.Has(e) {
+			if healthy := get(r, FactHealthyFrom); healthy.After(owed) {
 				owed = healthy
 			}
 		}
@@ -113,21 +114,22 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	// deletion then does is deletion-completes'.
 	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		if _, byFinalizer := e.Facts[FactBlocked]; byFinalizer {
-			keys, h := r.fact(FactBlocked), r.history(HistoryBlocked)
+		if FactBlocked.Has(e) {
+			keys, h := get(r, FactBlocked), r.history(HistoryBlocked)
 			if err := r.missing(); err != nil {
 				return err
 			}
-			return BlockInPlace(h, strings.Split(keys, ","), e.Facts[FactBlockFinalizer])
+			fin, _ := FactBlockFinalizer.Lookup(e)
+			return BlockInPlace(h, keys, fin)
 		}
-		if _, refusing := e.Facts[FactRefusingDeletes]; refusing {
-			r.time(FactRefusingDeletes)
+		if FactRefusingDeletes.Has(e) {
+			get(r, FactRefusingDeletes)
 			return r.missing()
 		}
-		if _, byName := e.Facts[FactExternalName]; !byName {
+		if !FactExternalName.Has(e) {
 			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
 		}
-		name, ops := r.fact(FactExternalName), r.ops()
+		name, ops := get(r, FactExternalName), r.ops()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -135,7 +137,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.FgNoDeleteInUse.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		name, old, successor, ops := r.fact(FactExternalName), r.fact(FactOldOwner), r.fact(FactNewOwner), r.ops()
+		name, old, successor, ops := get(r, FactExternalName), get(r, FactOldOwner), get(r, FactNewOwner), r.ops()
 		if err := r.missing(); err != nil {
 			return err
 		}
@@ -145,7 +147,7 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	// half way, none seen does not say the move left none.
 	catalog.FinP2.ID: func(e *evidence.Evidence) error {
 		err := eachCluster(e, func(r *reader, c string) error {
-			fin, h := r.fact(FactFinalizer), r.history(c+"/clusters")
+			fin, h := get(r, FactFinalizer), r.history(c+"/clusters")
 			if err := r.missing(); err != nil {
 				return err
 			}
@@ -159,19 +161,20 @@ var Offline = map[string]func(e *evidence.Evidence) error{
 	},
 	catalog.FinP3.ID: func(e *evidence.Evidence) error {
 		r := read(e)
-		res, _ := r.fact(FactResource), r.proxyLogs()
+		res, _ := get(r, FactResource), r.proxyLogs()
 		if err := r.missing(); err != nil {
 			return err
 		}
 		var movers []error
-		for _, fact := range []string{FactMoverError, FactMoverBackError} {
-			movers = append(movers, MoverRefused(fact, e.Facts[fact]))
+		for _, fact := range []Fact[string]{FactMoverError, FactMoverBackError} {
+			msg, _ := fact.Lookup(e)
+			movers = append(movers, MoverRefused(fact.Name, msg))
 		}
 		return finalizersRefused(e, res, movers...)
 	},
 	catalog.FinP4.ID: func(e *evidence.Evidence) error {
 		return eachCluster(e, func(r *reader, c string) error {
-			label, clusters, cleanups := r.fact(FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
+			label, clusters, cleanups := get(r, FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
 			if err := r.missing(); err != nil {
 				return err
 			}
@@ -307,24 +310,12 @@ func (r *reader) keep(err error) {
 	}
 }
 
-func (r *reader) fact(name string) string {
-	v, err := r.e.Fact(name)
+// get is f's value in r's evidence; a fact missing or unreadable is kept
+// as r's error.
+func get[T any](r *reader, f Fact[T]) T {
+	v, err := f.Get(r.e)
 	r.keep(err)
 	return v
-}
-
-func (r *reader) time(name string) time.Time {
-	t, err := r.e.Time(name)
-	r.keep(err)
-	return t
-}
-
-func (r *reader) duration(name string) time.Duration {
-	d, err := time.ParseDuration(r.fact(name))
-	if r.err == nil && err != nil {
-		r.keep(fmt.Errorf("fact %q: %w", name, err))
-	}
-	return d
 }
 
 func (r *reader) history(name string) *oracle.History {
@@ -369,12 +360,12 @@ func (r *reader) missing() error {
 }
 
 func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) error) error {
-	list, err := e.Fact(FactClusters)
+	list, err := FactClusters.Get(e)
 	if err != nil {
 		return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 	}
 	var errs []error
-	for _, c := range strings.Split(list, ",") {
+	for _, c := range list {
 		errs = append(errs, judge(read(e), c))
 	}
 	return errors.Join(errs...)
@@ -385,13 +376,12 @@ func eachCluster(e *evidence.Evidence, judge func(r *reader, cluster string) err
 // logs to tell what the subject saw and created leaves the property not
 // evaluated.
 func excusedCreates(e *evidence.Evidence, pods []oracle.Event) (*Excused, error) {
-	v, ok := e.Facts[FactExpectationTimeout]
-	if !ok {
+	if !FactExpectationTimeout.Has(e) {
 		return nil, nil
 	}
-	timeout, err := time.ParseDuration(v)
+	timeout, err := FactExpectationTimeout.Get(e)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactExpectationTimeout, err)
+		return nil, fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 	}
 	if timeout <= 0 {
 		return nil, nil
@@ -415,7 +405,7 @@ func requests(e *evidence.Evidence) map[string][]proxy.Request {
 // pausedPath is the evidence's pause flag path, DefaultPausedPath when it
 // names none (evidence from before subjects could bind it).
 func pausedPath(e *evidence.Evidence) string {
-	if p := e.Facts[FactPausedPath]; p != "" {
+	if p, _ := FactPausedPath.Lookup(e); p != "" {
 		return p
 	}
 	return DefaultPausedPath
@@ -431,10 +421,10 @@ func pausedPath(e *evidence.Evidence) string {
 func BoundText(id string, e *evidence.Evidence) string {
 	switch id {
 	case catalog.LostNoOvershoot.ID:
-		if _, ok := e.Facts[FactExpectationTimeout]; !ok {
+		if !FactExpectationTimeout.Has(e) {
 			return ""
 		}
-		timeout, err := time.ParseDuration(e.Facts[FactExpectationTimeout])
+		timeout, err := FactExpectationTimeout.Get(e)
 		if err != nil || timeout <= 0 {
 			return "spec.replicas, nothing excused (no expectation timeout)"
 		}
@@ -450,7 +440,7 @@ func BoundText(id string, e *evidence.Evidence) string {
 	case catalog.SteadyQuiescent.ID:
 		return quiescentBound(e)
 	case catalog.FgDeletingStatus.ID:
-		window, err := time.ParseDuration(e.Facts[FactWindow])
+		window, err := FactWindow.Get(e)
 		if err != nil {
 			return ""
 		}

@@ -56,7 +56,7 @@ func TestUnreadableConvergenceBoundIsNotEvaluated(t *testing.T) {
 		"no key":       `{"Since":"2026-11-23T09:00:00Z","Within":"1s","Window":"1s","History":"workload","Want":{"kind":"gone"}}`,
 	} {
 		e := &evidence.Evidence{Format: evidence.Format, Spec: "s", End: time.Now(),
-			Facts:     map[string]string{FactConvergence(id): value},
+			Facts:     map[string]string{FactConvergence(id).Name: value},
 			Histories: map[string][]oracle.EventRecord{HistoryWorkload: {}}}
 		got := oracle.Judge(e.Start, catalog.LostLateEvents, Offline[id](e))
 		if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `fact "converge/`+id+`"`) {
@@ -131,18 +131,18 @@ func TestEachMissingPieceIsNotEvaluated(t *testing.T) {
 		p     verdict.Property
 		needs []piece
 	}{
-		{"lostevents-no-expectations-relist.json", catalog.LostEventWithheld, []piece{fact(FactReplica), fact(FactLostPod), proxies}},
-		{"lostevents-correct-stall.json", catalog.LostNoOvershoot, []piece{fact(FactWorkload), fact(FactReplicasPath), history(HistoryWorkload), history(HistoryPods)}},
-		{"leader-correct-follower-shutdown.json", catalog.LeaderOneWriter, []piece{fact(FactLease), history(HistoryLease), proxies}},
-		{"leader-start-on-shutdown-follower-shutdown.json", catalog.LeaderOneWriter, []piece{fact(FactLease), history(HistoryLease), proxies}},
-		{"foreground-correct-blocked.json", catalog.FgDeletingStatus, []piece{fact(FactClaim), fact(FactDeleted), fact(FactWindow), history(HistoryClaims)}},
-		{"foreground-correct-blocked.json", catalog.FgDeletionBlocked, []piece{fact(FactExternalName), {"log", LogExternal}}},
-		{"upstream-crossplane-v1.15.3-blocked.json", catalog.FgDeletionBlocked, []piece{fact(FactBlocked), history(HistoryBlocked)}},
-		{"foreground-correct-samename.json", catalog.FgNoDeleteInUse, []piece{fact(FactExternalName), fact(FactOldOwner), fact(FactNewOwner), {"log", LogExternal}}},
-		{"finalizer-cleanup-while-paused-move.json", catalog.FinP2, []piece{fact(FactClusters), fact(FactFinalizer), history("source/clusters"), history("target/clusters")}},
-		{"finalizer-cleanup-while-paused-move.json", catalog.FinP3, []piece{fact(FactResource), proxies}},
-		{"finalizer-finalizer-while-deleting-foreign.json", catalog.FinP3, []piece{fact(FactResource), proxies}},
-		{"finalizer-cleanup-while-paused-move.json", catalog.FinP4, []piece{fact(FactClusters), fact(FactCleanupUIDLabel), history("source/clusters"), history("source/cleanups"), history("target/clusters"), history("target/cleanups")}},
+		{"lostevents-no-expectations-relist.json", catalog.LostEventWithheld, []piece{fact(FactReplica.Name), fact(FactLostPod.Name), proxies}},
+		{"lostevents-correct-stall.json", catalog.LostNoOvershoot, []piece{fact(FactWorkload.Name), fact(FactReplicasPath.Name), history(HistoryWorkload), history(HistoryPods)}},
+		{"leader-correct-follower-shutdown.json", catalog.LeaderOneWriter, []piece{fact(FactLease.Name), history(HistoryLease), proxies}},
+		{"leader-start-on-shutdown-follower-shutdown.json", catalog.LeaderOneWriter, []piece{fact(FactLease.Name), history(HistoryLease), proxies}},
+		{"foreground-correct-blocked.json", catalog.FgDeletingStatus, []piece{fact(FactClaim.Name), fact(FactDeleted.Name), fact(FactWindow.Name), history(HistoryClaims)}},
+		{"foreground-correct-blocked.json", catalog.FgDeletionBlocked, []piece{fact(FactExternalName.Name), {"log", LogExternal}}},
+		{"upstream-crossplane-v1.15.3-blocked.json", catalog.FgDeletionBlocked, []piece{fact(FactBlocked.Name), history(HistoryBlocked)}},
+		{"foreground-correct-samename.json", catalog.FgNoDeleteInUse, []piece{fact(FactExternalName.Name), fact(FactOldOwner.Name), fact(FactNewOwner.Name), {"log", LogExternal}}},
+		{"finalizer-cleanup-while-paused-move.json", catalog.FinP2, []piece{fact(FactClusters.Name), fact(FactFinalizer.Name), history("source/clusters"), history("target/clusters")}},
+		{"finalizer-cleanup-while-paused-move.json", catalog.FinP3, []piece{fact(FactResource.Name), proxies}},
+		{"finalizer-finalizer-while-deleting-foreign.json", catalog.FinP3, []piece{fact(FactResource.Name), proxies}},
+		{"finalizer-cleanup-while-paused-move.json", catalog.FinP4, []piece{fact(FactClusters.Name), fact(FactCleanupUIDLabel.Name), history("source/clusters"), history("source/cleanups"), history("target/clusters"), history("target/cleanups")}},
 	} {
 		e := readEvidence(t, tc.file)
 		j := Offline[tc.p.ID]
@@ -195,7 +195,7 @@ func TestRemovingAPieceNeverChangesAVerdict(t *testing.T) {
 func TestNoOvershootWithoutALimitIsNotEvaluated(t *testing.T) {
 	e := readEvidence(t, "lostevents-correct-stall.json")
 	e.Facts = maps.Clone(e.Facts)
-	e.Facts[FactReplicasPath] = "spec.replicaz"
+	e.Facts[FactReplicasPath.Name] = "spec.replicaz"
 	got := oracle.Judge(e.Start, catalog.LostNoOvershoot, Offline[catalog.LostNoOvershoot.ID](e))
 	if got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `fact "replicasPath" is "spec.replicaz"`) {
 		t.Errorf("got %s: %s", got.Outcome, got.Reason)
@@ -211,11 +211,11 @@ func TestBoundNamesTheCaps(t *testing.T) {
 	}
 	e = readEvidence(t, "lostevents-correct-stall.json")
 	e.Facts = maps.Clone(e.Facts)
-	delete(e.Facts, FactExpectationTimeout)
+	delete(e.Facts, FactExpectationTimeout.Name)
 	if got := BoundText(catalog.LostNoOvershoot.ID, e); got != "" {
 		t.Errorf("no-overshoot without an expectation timeout: bound %q, want none", got)
 	}
-	e.Facts[FactExpectationTimeout] = "5m0s"
+	e.Facts[FactExpectationTimeout.Name] = "5m0s"
 	if got := BoundText(catalog.LostNoOvershoot.ID, e); !strings.Contains(got, "past the 5m0s expectation timeout, until 5m0s after it was seen") {
 		t.Errorf("no-overshoot bound %q", got)
 	}

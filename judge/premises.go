@@ -18,13 +18,15 @@ import (
 // successor claim was created, and the mover's end (FactMoved, with
 // FactMoverError when it failed; FactMoverBackError when the move back
 // failed).
-const (
-	FactSuccessorCreated = "successorCreated"
-	FactMoved            = "moved"
-	FactMoverError       = "moverError"
-	FactMoverBackError   = "moverBackError"
-	HistoryManageds      = "manageds"
+var (
+	FactSuccessorCreated = Fact[time.Time]{Name: "successorCreated"}
+	FactMoved            = Fact[time.Time]{Name: "moved"}
+	FactMoverError       = Fact[string]{Name: "moverError"}
+	FactMoverBackError   = Fact[string]{Name: "moverBackError"}
 )
+
+// HistoryManageds is the Manageds' history.
+const HistoryManageds = "manageds"
 
 // Injected is the premise that a fault acted: the evidence's timeline has
 // an injection of the named fault, and none of them failed. It returns
@@ -76,7 +78,7 @@ func stormHappened(e *evidence.Evidence) error {
 // holder took the Lease (as the Lease's history shows at the heal).
 func partitioned(e *evidence.Evidence) error {
 	r := read(e)
-	key, h := r.fact(FactLease), r.history(HistoryLease)
+	key, h := get(r, FactLease), r.history(HistoryLease)
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -100,9 +102,9 @@ func partitioned(e *evidence.Evidence) error {
 // FactLeaseDuration and FactRetryPeriod are the leader election's timings
 // as the subject file declares them (durations): the failover bound is
 // made of them.
-const (
-	FactLeaseDuration = "leaseDuration"
-	FactRetryPeriod   = "retryPeriod"
+var (
+	FactLeaseDuration = Fact[time.Duration]{Name: "leaseDuration"}
+	FactRetryPeriod   = Fact[time.Duration]{Name: "retryPeriod"}
 )
 
 // failover judges leader/failover-in-time: its recorded bound over the
@@ -112,7 +114,7 @@ const (
 // property not evaluated: the bound would be wrong.
 func failover(e *evidence.Evidence) error {
 	r := read(e)
-	key, declared, b := r.fact(FactLease), r.duration(FactLeaseDuration), r.bound(catalog.LeaderFailover.ID)
+	key, declared, b := get(r, FactLease), get(r, FactLeaseDuration), r.bound(catalog.LeaderFailover.ID)
 	h := r.history(HistoryLease)
 	if err := r.missing(); err != nil {
 		return err
@@ -172,7 +174,7 @@ func orZero(s string) string {
 // and Managed object were both there and deleting.
 func oldDeleting(e *evidence.Evidence) error {
 	r := read(e)
-	key, created := r.fact(FactClaim), r.time(FactSuccessorCreated)
+	key, created := get(r, FactClaim), get(r, FactSuccessorCreated)
 	claims, manageds := r.history(HistoryClaims), r.history(HistoryManageds)
 	if err := r.missing(); err != nil {
 		return err
@@ -195,11 +197,11 @@ func oldDeleting(e *evidence.Evidence) error {
 // reasons nothing attributes to the subject.
 func moverRan(e *evidence.Evidence) error {
 	r := read(e)
-	r.time(FactMoved)
+	get(r, FactMoved)
 	if err := r.missing(); err != nil {
 		return err
 	}
-	if msg, failed := e.Facts[FactMoverError]; failed && !strings.Contains(msg, FinalizerRefused) {
+	if msg, failed := FactMoverError.Lookup(e); failed && !strings.Contains(msg, FinalizerRefused) {
 		return fmt.Errorf("the mover failed, and not on the API server's finalizer refusal: %s", strings.TrimSpace(msg))
 	}
 	return nil
@@ -210,7 +212,7 @@ func moverRan(e *evidence.Evidence) error {
 // move is half done and owes nothing of a finished one. Nil when the
 // mover finished.
 func moverStopped(e *evidence.Evidence, id string) error {
-	msg, failed := e.Facts[FactMoverError]
+	msg, failed := FactMoverError.Lookup(e)
 	if !failed {
 		return nil
 	}
@@ -237,7 +239,7 @@ func successorReady(e *evidence.Evidence) error {
 		return err
 	}
 	r := read(e)
-	name, owner, ops := r.fact(FactExternalName), r.fact(FactNewOwner), r.ops()
+	name, owner, ops := get(r, FactExternalName), get(r, FactNewOwner), r.ops()
 	if err := r.missing(); err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func TestPartitioned(t *testing.T) {
 		{"healed before anyone took over", 4 * time.Second, verdict.Broken},
 	} {
 		e := &evidence.Evidence{
-			Facts:     map[string]string{FactLease: "ns/l"},
+			Facts:     map[string]string{FactLease.Name: "ns/l"},
 			Histories: map[string][]oracle.EventRecord{HistoryLease: records(h)},
 			Faults:    []chaos.Injection{{Fault: "partition", Start: c0.Add(time.Second), End: c0.Add(tc.heal)}},
 		}
@@ -105,7 +105,7 @@ func TestOldDeleting(t *testing.T) {
 		{"Managed not deleting yet", hist("up", "deleting"), hist("up"), 1500 * time.Millisecond, verdict.Broken},
 	} {
 		e := &evidence.Evidence{
-			Facts:     map[string]string{FactClaim: "ns/old", FactSuccessorCreated: c0.Add(tc.created).Format(time.RFC3339Nano)},
+			Facts:     map[string]string{FactClaim.Name: "ns/old", FactSuccessorCreated.Name: c0.Add(tc.created).Format(time.RFC3339Nano)},
 			Histories: map[string][]oracle.EventRecord{HistoryClaims: tc.claims, HistoryManageds: tc.manageds},
 		}
 		if got := judged(t, catalog.FgOldDeleting.ID, e); got.Outcome != tc.want {
@@ -120,9 +120,9 @@ func TestMoverFinished(t *testing.T) {
 		facts map[string]string
 		want  verdict.Outcome
 	}{
-		{"finished", map[string]string{FactMoved: c0.Format(time.RFC3339Nano)}, verdict.Held},
-		{"failed", map[string]string{FactMoved: c0.Format(time.RFC3339Nano), FactMoverError: "move: exit status 1: 422"}, verdict.Broken},
-		{"refused the finalizer", map[string]string{FactMoved: c0.Format(time.RFC3339Nano), FactMoverError: "move: exit status 1: " + FinalizerRefused}, verdict.Held},
+		{"finished", map[string]string{FactMoved.Name: c0.Format(time.RFC3339Nano)}, verdict.Held},
+		{"failed", map[string]string{FactMoved.Name: c0.Format(time.RFC3339Nano), FactMoverError.Name: "move: exit status 1: 422"}, verdict.Broken},
+		{"refused the finalizer", map[string]string{FactMoved.Name: c0.Format(time.RFC3339Nano), FactMoverError.Name: "move: exit status 1: " + FinalizerRefused}, verdict.Held},
 		{"never recorded", nil, verdict.NotEvaluated},
 	} {
 		if got := judged(t, catalog.FinMoverFinished.ID, &evidence.Evidence{Facts: tc.facts}); got.Outcome != tc.want {

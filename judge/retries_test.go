@@ -29,10 +29,10 @@ func TestRecordedEndStateTakenWhileARetryWasOwed(t *testing.T) {
 		e := readEvidence(t, filepath.Join("jobset", "explore-jobset-answer-500-run-"+run+".json"))
 		var phases []SettlePhase
 		var end EndMark
-		if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover]), &phases); err != nil || len(phases) != 1 {
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover.Name]), &phases); err != nil || len(phases) != 1 {
 			t.Fatalf("run %s: recover phases %v, %v", run, phases, err)
 		}
-		if err := json.Unmarshal([]byte(e.Facts[FactSteadyEnd]), &end); err != nil {
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadyEnd.Name]), &end); err != nil {
 			t.Fatal(err)
 		}
 		logs := map[string][]proxy.Request{}

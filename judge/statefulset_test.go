@@ -43,12 +43,12 @@ func TestALostPodOfTheSameNameElsewhereIsAnotherPod(t *testing.T) {
 	// The same delivery in the workload's namespace: the subject saw the
 	// lost pod, the premise is broken.
 	e = read()
-	ns, _, _ := strings.Cut(e.Facts[FactWorkload], "/")
-	replica := e.Facts[FactReplica]
+	ns, _, _ := strings.Cut(e.Facts[FactWorkload.Name], "/")
+	replica := e.Facts[FactReplica.Name]
 	p := e.Proxies[replica]
 	changed := false
 	for i, ev := range p.Events {
-		if ev.Name == e.Facts[FactLostPod] && ev.Namespace != ns && ev.Type == "ADDED" && ev.Delivered {
+		if ev.Name == e.Facts[FactLostPod.Name] && ev.Namespace != ns && ev.Type == "ADDED" && ev.Delivered {
 			p.Events[i].Namespace = ns
 			changed = true
 			break

@@ -66,12 +66,12 @@ func steadyEvidence(n, children int) *evidence.Evidence {
 	e := &evidence.Evidence{Format: evidence.Format, Start: start, End: at.Add(time.Minute), Histories: map[string][]oracle.EventRecord{},
 		Proxies: map[string]evidence.ProxyLog{"c-0": {Requests: requests}},
 		Facts: map[string]string{
-			FactSteadyHistories: SteadyHistory("widgets.example.com") + "," + SteadyHistory("configmaps"),
-			FactSteadyObjects:   SteadyKey(SteadyHistory("widgets.example.com"), "ns", "w"),
-			FactSteadySettle:    fact([]SettlePhase{{What: "the objects were applied", Since: applied, Within: (settled.Sub(applied) + time.Minute).String(), Window: "5s", Objects: []string{SteadyKey(SteadyHistory("widgets.example.com"), "ns", "w")}}}),
-			FactSteadyQuiet:     fact(quiet),
-			FactSteadyDeleted:   fact(Deletion{Applied: applied, At: deleted, Within: "60s"}),
-			FactReplica:         "c-0",
+			FactSteadyHistories.Name: SteadyHistory("widgets.example.com") + "," + SteadyHistory("configmaps"),
+			FactSteadyObjects.Name:   SteadyKey(SteadyHistory("widgets.example.com"), "ns", "w"),
+			FactSteadySettle.Name:    fact([]SettlePhase{{What: "the objects were applied", Since: applied, Within: (settled.Sub(applied) + time.Minute).String(), Window: "5s", Objects: []string{SteadyKey(SteadyHistory("widgets.example.com"), "ns", "w")}}}),
+			FactSteadyQuiet.Name:     fact(quiet),
+			FactSteadyDeleted.Name:   fact(Deletion{Applied: applied, At: deleted, Within: "60s"}),
+			FactReplica.Name:         "c-0",
 		}}
 	for name, hist := range h {
 		e.Histories[name] = hist.Records()

@@ -21,11 +21,10 @@ import (
 // then 500, then 409). Each spec's premise reads the fault timeline, the
 // proxy logs and the writes the harness made while the fault acted
 // (FactSteadyDisturbed).
-const (
-	// FactSteadyDisturbed is the writes another party (the harness) made
-	// while a fault acted, as JSON ([]Disturbance).
-	FactSteadyDisturbed = "steadystate/disturbed"
-)
+
+// FactSteadyDisturbed is the writes another party (the harness) made
+// while a fault acted, as JSON.
+var FactSteadyDisturbed = Fact[[]Disturbance]{Name: "steadystate/disturbed"}
 
 // The faults' names on the timeline.
 var (
@@ -87,8 +86,7 @@ func SteadyResource(key string) string {
 // (the harness wrote nothing while the fault acted).
 func disturbances(e *evidence.Evidence) ([]Disturbance, error) {
 	r := read(e)
-	var ds []Disturbance
-	r.json(FactSteadyDisturbed, &ds)
+	ds := get(r, FactSteadyDisturbed)
 	if err := r.missing(); err != nil {
 		return nil, err
 	}
@@ -322,7 +320,7 @@ func WritesRefusedUnbound(e *evidence.Evidence) string {
 	// The run's namespace; in evidence that does not record it, the
 	// first disturbed object's that has one (a cluster-scoped one's is
 	// "").
-	ns := e.Facts[FactSteadyNamespace]
+	ns, _ := FactSteadyNamespace.Lookup(e)
 	for _, d := range ds {
 		if ns == "" {
 			ns = d.Namespace
@@ -388,12 +386,11 @@ func ownedDeletions(e *evidence.Evidence) (map[string]int, error) {
 	disturbing := slices.ContainsFunc(e.Faults, func(inj chaos.Injection) bool {
 		return inj.Fault == faultStall || inj.Fault == faultDrop || slices.ContainsFunc(RefusedCodes, func(c int) bool { return inj.Fault == RespondFault(c) })
 	})
-	if _, ok := e.Facts[FactSteadyDisturbed]; !ok && !disturbing {
+	if !FactSteadyDisturbed.Has(e) && !disturbing {
 		return out, nil
 	}
 	r := read(e)
-	var ds []Disturbance
-	r.json(FactSteadyDisturbed, &ds)
+	ds := get(r, FactSteadyDisturbed)
 	if err := r.missing(); err != nil {
 		return nil, err
 	}

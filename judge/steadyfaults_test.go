@@ -28,7 +28,7 @@ func faultedSteady(pattern string) *evidence.Evidence {
 	e.Spec = "steadystate constructed " + pattern
 	d := Disturbance{What: `patch Widget/w1 {"spec":{"size":2}}`, Key: SteadyKey(steadyWidgets, "ns", "w1"), Resource: "widgets.example.org", Kind: "Widget", Namespace: "ns", Name: "w1", At: r.at(3)}
 	b, _ := json.Marshal([]Disturbance{d})
-	e.Facts[FactSteadyDisturbed] = string(b)
+	e.Facts[FactSteadyDisturbed.Name] = string(b)
 	p := e.Proxies["steady-0"]
 	rules := func(id string) map[string]string { return map[string]string{chaos.DetailRules: "steady-0=" + id} }
 	widgetEvent := func(s float64, delivered bool, fault string) proxy.Event {
@@ -84,7 +84,7 @@ func TestSteadyFaultPremises(t *testing.T) {
 		{"stale-view", "held nothing of the write", func(e *evidence.Evidence) { e.Proxies["steady-0"].Events[0].Fault = "" }, verdict.Broken, "the stall held no event of Widget ns/w1"},
 		{"stale-view", "written after the stall", func(e *evidence.Evidence) { e.Faults[0].End = e.Start.Add(2950 * time.Millisecond) }, verdict.Broken, "saw no write of the harness"},
 		{"stale-view", "the stall failed", func(e *evidence.Evidence) { e.Faults[0].Error = "watch-stall on steady-0: connection refused" }, verdict.Broken, "connection refused"},
-		{"stale-view", "no write recorded", func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDisturbed) }, verdict.NotEvaluated, FactSteadyDisturbed},
+		{"stale-view", "no write recorded", func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDisturbed.Name) }, verdict.NotEvaluated, FactSteadyDisturbed.Name},
 		{"missed-events", "as constructed", nil, verdict.Held, ""},
 		{"missed-events", "dropped nothing of the write", func(e *evidence.Evidence) { e.Proxies["steady-0"].Events[0].Name = "w2" }, verdict.Broken, "the drop dropped no event of Widget ns/w1"},
 		{"missed-events", "relisted another resource", func(e *evidence.Evidence) { e.Faults[1].Detail[chaos.DetailResource] = "configmaps" }, verdict.Broken, "no forced relist of widgets.example.org answered"},
@@ -110,7 +110,7 @@ func TestSteadyFaultPremises(t *testing.T) {
 		{"writes-refused", "409 before 500 was lifted", func(e *evidence.Evidence) { e.Faults[2].Start = e.Start.Add(3400 * time.Millisecond) }, verdict.Broken, "before the respond-500 ended"},
 		{"writes-refused", "no 409", func(e *evidence.Evidence) { e.Faults = e.Faults[:2] }, verdict.Broken, "the timeline has no respond-409"},
 		{"writes-refused", "written before the faults", func(e *evidence.Evidence) {
-			e.Facts[FactSteadyDisturbed] = strings.Replace(e.Facts[FactSteadyDisturbed], "00:00:03Z", "00:00:02Z", 1)
+			e.Facts[FactSteadyDisturbed.Name] = strings.Replace(e.Facts[FactSteadyDisturbed.Name], "00:00:03Z", "00:00:02Z", 1)
 		}, verdict.Broken, "the harness wrote nothing while the answers were refused"},
 	} {
 		e := faultedSteady(tc.pattern)
@@ -159,7 +159,7 @@ func TestNoChurnOwesWhatTheHarnessDeleted(t *testing.T) {
 		if owned {
 			ds := []Disturbance{{What: "delete ConfigMap ns/w1-data, the controller's own", Key: SteadyKey(steadyCMs, "ns", "w1-data"), Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "w1-data", Owned: true, At: r.at(3)}}
 			b, _ := json.Marshal(ds)
-			e.Facts[FactSteadyDisturbed] = string(b)
+			e.Facts[FactSteadyDisturbed.Name] = string(b)
 		}
 		return e
 	}
@@ -205,12 +205,12 @@ func TestRecordedOwnedDeletionIsOwed(t *testing.T) {
 	}
 	e = read()
 	var ds []Disturbance
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyDisturbed]), &ds); err != nil || len(ds) != 1 || !ds[0].Owned || ds[0].Kind != "Pod" {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyDisturbed.Name]), &ds); err != nil || len(ds) != 1 || !ds[0].Owned || ds[0].Kind != "Pod" {
 		t.Fatalf("the recorded run's disturbance is not the deletion of a pod of its own: %v %+v", err, ds)
 	}
 	ds[0].Owned = false
 	b, _ := json.Marshal(ds)
-	e.Facts[FactSteadyDisturbed] = string(b)
+	e.Facts[FactSteadyDisturbed.Name] = string(b)
 	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it created 3 pods, the reference run 2") {
 		t.Errorf("the deleted pod not recorded as the controller's own: %s %q, want broken on its third pod", got.Outcome, got.Reason)
 	}
@@ -283,7 +283,7 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 		b, _ := json.Marshal(SpecNotBound{Premise: premise.ID, Why: why})
 		return string(b)
 	}
-	restarts := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: fact(catalog.SteadyRestartedCreates, "the clean reference runs saw the controller create nothing")}}
+	restarts := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound.Name: fact(catalog.SteadyRestartedCreates, "the clean reference runs saw the controller create nothing")}}
 	if got, remade := RejudgeNotBound(quiet, restarts); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "create nothing") {
 		t.Errorf("quiescent of a restart spec with no first create, re-judged: %s %q", got.Outcome, got.Reason)
 	}
@@ -292,7 +292,7 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	// makes the premise and the spec's other properties bound again.
 	refused := verdict.Record{Property: catalog.SteadyWritesRefused, Outcome: verdict.NotBound}
 	answered := read()
-	answered.Facts[FactSpecNotBound] = fact(catalog.SteadyWritesRefused, "nothing to refuse, as the run saw it")
+	answered.Facts[FactSpecNotBound.Name] = fact(catalog.SteadyWritesRefused, "nothing to refuse, as the run saw it")
 	inj, err := Injected(answered.Faults, RespondFault(RefusedCodes[0]))
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 		}
 	}
 	// A refusal never armed (nothing to disturb): the record stands.
-	unarmed := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound: fact(catalog.SteadyWritesRefused, "nothing to disturb")}}
+	unarmed := &evidence.Evidence{Facts: map[string]string{FactSpecNotBound.Name: fact(catalog.SteadyWritesRefused, "nothing to disturb")}}
 	for _, rec := range []verdict.Record{refused, quiet} {
 		if got, _ := RejudgeNotBound(rec, unarmed); got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "nothing to disturb") {
 			t.Errorf("%s of a spec whose refusal was never armed, re-judged: %s %q, want not bound", rec.ID, got.Outcome, got.Reason)
@@ -351,7 +351,7 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	}
 	// Without the harness's writes recorded, nothing says the controller
 	// was given something to do: judged (not evaluated), not unbound.
-	delete(e.Facts, FactSteadyDisturbed)
+	delete(e.Facts, FactSteadyDisturbed.Name)
 	if why := WritesRefusedUnbound(e); why != "" {
 		t.Errorf("no write of the harness recorded: not bound %q, want judged", why)
 	}

@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,46 +22,50 @@ import (
 // them, name the objects applied (by their joined keys), say how ready is
 // decided, and carry the phases, the quiet window and the deletion the
 // judges bound.
-const (
+var (
 	// FactSteadyHistories lists the recorded histories, comma-separated.
-	FactSteadyHistories = "steadystate/histories"
+	FactSteadyHistories = Fact[Names]{Name: "steadystate/histories"}
 	// FactSteadyObjects lists the applied objects' joined keys
 	// (SteadyKey), comma-separated: a cluster-scoped object's namespace
 	// is "".
-	FactSteadyObjects = "steadystate/objects"
+	FactSteadyObjects = Fact[Names]{Name: "steadystate/objects"}
 	// FactSteadyNamespace is the run's namespace; absent (evidence made
 	// before it was recorded), the first namespaced object's.
-	FactSteadyNamespace = "steadystate/namespace"
+	FactSteadyNamespace = Fact[string]{Name: "steadystate/namespace"}
 	// FactSteadyReadiness is the subject's readiness overrides, as JSON
 	// ([]ReadinessOverride); absent, kstatus decides every kind.
-	FactSteadyReadiness = "steadystate/readiness"
+	FactSteadyReadiness = Fact[[]ReadinessOverride]{Name: "steadystate/readiness"}
 	// FactSteadyStatusOwed is the kinds the reference runs taught are
 	// owed a status (StatusOwed), as JSON ([]string): recorded by a
 	// faulted run with its references, and applied to its phases after
 	// the last change (SettlePhase.Final) and to its end state.
-	FactSteadyStatusOwed = "steadystate/status-owed"
+	FactSteadyStatusOwed = Fact[[]string]{Name: "steadystate/status-owed"}
 	// FactSteadyObjectsOwed is, by kind, how many objects the reference
 	// runs teach the objects owe (ObjectsOwed), as JSON
 	// (map[string]int): recorded and applied as FactSteadyStatusOwed is.
-	FactSteadyObjectsOwed = "steadystate/objects-owed"
+	FactSteadyObjectsOwed = Fact[map[string]int]{Name: "steadystate/objects-owed"}
 	// FactSteadySettle and FactSteadyRecover are the phases settles and
 	// recovers judge, as JSON ([]SettlePhase).
-	FactSteadySettle  = "steadystate/settle"
-	FactSteadyRecover = "steadystate/recover"
+	FactSteadySettle  = PhaseFact{Name: "steadystate/settle"}
+	FactSteadyRecover = PhaseFact{Name: "steadystate/recover"}
 	// FactSteadyQuiet is the quiet window quiescent judges (QuietWindow).
-	FactSteadyQuiet = "steadystate/quiet"
+	FactSteadyQuiet = Fact[QuietWindow]{Name: "steadystate/quiet"}
 	// FactSteadyDeleted is the deletion leaves-nothing-behind judges
 	// (Deletion).
-	FactSteadyDeleted = "steadystate/deleted"
+	FactSteadyDeleted = Fact[Deletion]{Name: "steadystate/deleted"}
 	// FactSteadyShared lists what the controller may leave behind by
 	// design: kinds, or Kind/name, comma-separated.
-	FactSteadyShared = "steadystate/shared"
+	FactSteadyShared = Fact[Names]{Name: "steadystate/shared"}
 	// FactSteadyStale is, after faults, what the controller had not
 	// watched again within T of their recovery (Stale), when the
 	// recovery's settle gave up waiting for it: set only when something
 	// was stale.
-	FactSteadyStale = "steadystate/stale-watches"
+	FactSteadyStale = Fact[Stale]{Name: "steadystate/stale-watches"}
 )
+
+// PhaseFact is a fact of settle phases: FactSteadySettle,
+// FactSteadyRecover, or a suite's own.
+type PhaseFact = Fact[[]SettlePhase]
 
 // Stale is what a controller had not watched again, after the faults,
 // within a bound: each resource a replica watched when the first fault
@@ -524,23 +527,13 @@ func AllReady(keys []string, overrides []ReadinessOverride) oracle.Match {
 	}
 }
 
-func (r *reader) json(name string, v any) {
-	raw := r.fact(name)
-	if r.err != nil {
-		return
-	}
-	if err := json.Unmarshal([]byte(raw), v); err != nil {
-		r.keep(fmt.Errorf("fact %q: %w", name, err))
-	}
-}
-
 // steadySource is the evidence's steady-state histories joined, each
 // object under its SteadyKey.
 func (r *reader) steadySource() oracle.Source {
-	names := r.fact(FactSteadyHistories)
+	names := get(r, FactSteadyHistories)
 	others := map[string]*oracle.History{}
 	if r.err == nil {
-		for _, n := range strings.Split(names, ",") {
+		for _, n := range names {
 			others[n] = r.history(n)
 		}
 	}
@@ -549,8 +542,8 @@ func (r *reader) steadySource() oracle.Source {
 
 func (r *reader) overrides() []ReadinessOverride {
 	var out []ReadinessOverride
-	if _, ok := r.e.Facts[FactSteadyReadiness]; ok {
-		r.json(FactSteadyReadiness, &out)
+	if FactSteadyReadiness.Has(r.e) {
+		out = get(r, FactSteadyReadiness)
 	}
 	return out
 }
@@ -560,12 +553,11 @@ func (r *reader) overrides() []ReadinessOverride {
 // (FactSteadyDisturbed, ObjectsOwedAfter); none when it recorded none.
 func (r *reader) objectsOwed() map[string]int {
 	var out map[string]int
-	if _, ok := r.e.Facts[FactSteadyObjectsOwed]; ok {
-		r.json(FactSteadyObjectsOwed, &out)
+	if FactSteadyObjectsOwed.Has(r.e) {
+		out = get(r, FactSteadyObjectsOwed)
 	}
-	if _, ok := r.e.Facts[FactSteadyDisturbed]; ok && len(out) > 0 {
-		var ds []Disturbance
-		r.json(FactSteadyDisturbed, &ds)
+	if FactSteadyDisturbed.Has(r.e) && len(out) > 0 {
+		ds := get(r, FactSteadyDisturbed)
 		out = ObjectsOwedAfter(out, ds, r.steadySource())
 	}
 	return out
@@ -605,8 +597,8 @@ func ObjectsOwedAfter(owed map[string]int, ds []Disturbance, src oracle.Source) 
 // (FactSteadyStatusOwed); none when it recorded none.
 func (r *reader) statusOwed() []string {
 	var out []string
-	if _, ok := r.e.Facts[FactSteadyStatusOwed]; ok {
-		r.json(FactSteadyStatusOwed, &out)
+	if FactSteadyStatusOwed.Has(r.e) {
+		out = get(r, FactSteadyStatusOwed)
 	}
 	return out
 }
@@ -614,11 +606,10 @@ func (r *reader) statusOwed() []string {
 // settles judges each phase of the fact named: every object of the phase
 // and everything it owns ready within its T, for its W, judged until the
 // next phase began (or T+W after it, or the end of the evidence).
-func settles(fact string) func(e *evidence.Evidence) error {
+func settles(fact PhaseFact) func(e *evidence.Evidence) error {
 	return func(e *evidence.Evidence) error {
 		r := read(e)
-		var phases []SettlePhase
-		r.json(fact, &phases)
+		phases := get(r, fact)
 		src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
 		if err := r.missing(); err != nil {
 			return err
@@ -628,10 +619,10 @@ func settles(fact string) func(e *evidence.Evidence) error {
 		}
 		var broken []error
 		if fact == FactSteadyRecover {
-			if v, ok := e.Facts[FactSteadyStale]; ok {
-				var st Stale
-				if err := json.Unmarshal([]byte(v), &st); err != nil {
-					return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyStale, err)
+			if FactSteadyStale.Has(e) {
+				st, err := FactSteadyStale.Get(e)
+				if err != nil {
+					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 				}
 				if len(st.Reconciled) > 0 {
 					err := fmt.Errorf("the controller did not watch %s again within %s of the faults' recovery: it stopped watching what it reconciles", strings.Join(st.Reconciled, ", "), st.Within)
@@ -687,8 +678,7 @@ func settles(fact string) func(e *evidence.Evidence) error {
 // quiet because it is done, not because it stopped acting.
 func quiescent(e *evidence.Evidence) error {
 	r := read(e)
-	var q QuietWindow
-	r.json(FactSteadyQuiet, &q)
+	q := get(r, FactSteadyQuiet)
 	logs := r.proxyLogs()
 	ns, named := r.runNamespace(), r.clusterScoped()
 	if err := r.missing(); err != nil {
@@ -755,9 +745,8 @@ func quiescent(e *evidence.Evidence) error {
 // quiescentBound is quiescent's "bound" figure: the window watched, and
 // whether the next change was held to draw a write.
 func quiescentBound(e *evidence.Evidence) string {
-	var q QuietWindow
-	v, ok := e.Facts[FactSteadyQuiet]
-	if !ok || json.Unmarshal([]byte(v), &q) != nil {
+	q, ok := FactSteadyQuiet.Lookup(e)
+	if !ok {
 		return ""
 	}
 	text := fmt.Sprintf("no write for %s", q.To.Sub(q.From).Round(time.Millisecond))
@@ -783,15 +772,14 @@ func quiescentBound(e *evidence.Evidence) string {
 // that recorded a window, or evidence that does not tell (a phase not
 // evaluated, a fact missing), is quiescent's to judge.
 func QuiescentUnbound(e *evidence.Evidence) string {
-	if _, ok := e.Facts[FactSteadyQuiet]; ok {
+	if FactSteadyQuiet.Has(e) {
 		return ""
 	}
-	if v, ok := e.Facts[FactSteadyStale]; ok {
-		var st Stale
+	if st, ok := FactSteadyStale.Lookup(e); ok {
 		// What it reconciles, where the run says (a resource it watched
 		// in passing, not needed again, leaves its view of what it
 		// writes current); every stale resource in evidence from before.
-		if json.Unmarshal([]byte(v), &st) == nil && len(st.Resources) > 0 && (st.Reconciled == nil || len(st.Reconciled) > 0) {
+		if len(st.Resources) > 0 && (st.Reconciled == nil || len(st.Reconciled) > 0) {
 			stale := st.Reconciled
 			if stale == nil {
 				stale = st.Resources
@@ -799,8 +787,8 @@ func QuiescentUnbound(e *evidence.Evidence) string {
 			return fmt.Sprintf("the controller did not watch %s again within %s of the faults' recovery: quiescence is owed by a controller whose view is current, and no quiet window was watched", strings.Join(stale, ", "), st.Within)
 		}
 	}
-	for _, fact := range []string{FactSteadyRecover, FactSteadySettle} {
-		if _, ok := e.Facts[fact]; !ok {
+	for _, fact := range []PhaseFact{FactSteadyRecover, FactSteadySettle} {
+		if !fact.Has(e) {
 			continue
 		}
 		// The error names the phase: after the faults were recovered,
@@ -851,7 +839,8 @@ func RunWrite(req proxy.Request, ns string, named ...string) bool {
 // (FactSteadyObjects: their keys have no namespace), for RunWrite.
 func (r *reader) clusterScoped() []string {
 	var out []string
-	for _, k := range strings.Split(r.e.Facts[FactSteadyObjects], ",") {
+	objs, _ := FactSteadyObjects.Lookup(r.e)
+	for _, k := range objs {
 		if res := SteadyResource(k); res != "" && keyNamespace(k) == "" && !slices.Contains(out, res) {
 			out = append(out, res)
 		}
@@ -863,14 +852,14 @@ func (r *reader) clusterScoped() []string {
 // evidence without it, the first namespaced applied object's
 // (FactSteadyObjects); "" when the facts are missing (r keeps that).
 func (r *reader) runNamespace() string {
-	if ns, ok := r.e.Facts[FactSteadyNamespace]; ok && ns != "" {
+	if ns, _ := FactSteadyNamespace.Lookup(r.e); ns != "" {
 		return ns
 	}
-	objs := r.fact(FactSteadyObjects)
-	if r.err == nil && objs == "" {
+	objs := get(r, FactSteadyObjects)
+	if r.err == nil && len(objs) == 0 {
 		r.keep(fmt.Errorf("%w: fact %q names no object", oracle.ErrNotEvaluated, FactSteadyObjects))
 	}
-	return keysNamespace(strings.Split(objs, ","))
+	return keysNamespace(objs)
 }
 
 // restartName is the restart's name on the fault timeline.
@@ -885,8 +874,7 @@ func restartedOnceSettled(e *evidence.Evidence) error {
 		return err
 	}
 	r := read(e)
-	var phases []SettlePhase
-	r.json(FactSteadySettle, &phases)
+	phases := get(r, FactSteadySettle)
 	src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
 	if err := r.missing(); err != nil {
 		return err
@@ -931,12 +919,11 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	}
 	// Every reference run's creates, settled or not: a controller that
 	// never settles still makes what it makes.
-	if _, ok := e.Facts[FactSteadyReferences]; !ok {
+	if !FactSteadyReferences.Has(e) {
 		return fmt.Errorf("%w: fact %q: %w", oracle.ErrNotEvaluated, FactSteadyReferences, evidence.ErrMissing)
 	}
-	var refs []*EndState
 	rr := read(e)
-	rr.json(FactSteadyReferences, &refs)
+	refs := get(rr, FactSteadyReferences)
 	if err := rr.missing(); err != nil {
 		return err
 	}
@@ -950,8 +937,7 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	}
 	slices.Sort(want)
 	r := read(e)
-	var m EndMark
-	r.json(FactSteadyEnd, &m)
+	m := get(r, FactSteadyEnd)
 	r.proxyLogs()
 	named := r.clusterScoped()
 	ns := r.runNamespace()
@@ -1039,11 +1025,10 @@ func restartedAfterFirstWrite(e *evidence.Evidence) error {
 // ready once it exists) and its deletion leave nothing.
 func acts(e *evidence.Evidence) error {
 	r := read(e)
-	var m EndMark
-	r.json(FactSteadyEnd, &m)
+	m := get(r, FactSteadyEnd)
 	r.proxyLogs()
 	ns, named := r.runNamespace(), r.clusterScoped()
-	histories := strings.Split(r.fact(FactSteadyHistories), ",")
+	histories := get(r, FactSteadyHistories)
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -1145,10 +1130,9 @@ type deletion struct {
 // store (an access review) nothing is left.
 func judgeDeletion(e *evidence.Evidence) (*deletion, error) {
 	r := read(e)
-	var d Deletion
-	r.json(FactSteadyDeleted, &d)
-	objs := r.fact(FactSteadyObjects)
-	names := r.fact(FactSteadyHistories)
+	d := get(r, FactSteadyDeleted)
+	objs := get(r, FactSteadyObjects)
+	histories := get(r, FactSteadyHistories)
 	r.proxyLogs()
 	src := r.steadySource()
 	ns := r.runNamespace()
@@ -1164,13 +1148,12 @@ func judgeDeletion(e *evidence.Evidence) (*deletion, error) {
 	if e.End.Before(out.end) {
 		out.end = e.End
 	}
-	shared := strings.Split(e.Facts[FactSteadyShared], ",")
+	shared, _ := FactSteadyShared.Lookup(e)
 	// One object is named as the binding gives it: a cluster-scoped
 	// one's name carries {{.Namespace}}.
 	isShared := func(o *unstructured.Unstructured) bool {
 		return slices.Contains(shared, o.GetKind()) || slices.Contains(shared, o.GetKind()+"/"+o.GetName()) || slices.Contains(shared, o.GetKind()+"/"+maskNamespace(o.GetName(), ns))
 	}
-	histories := strings.Split(names, ",")
 	exempt := map[string]bool{}
 	mustGo := func(k string, o *unstructured.Unstructured, why string) {
 		uid := string(o.GetUID())
@@ -1195,7 +1178,7 @@ func judgeDeletion(e *evidence.Evidence) (*deletion, error) {
 	}
 	first := map[string]seen{} // uid
 	var order []string         // uids, in the order first seen
-	t := newTracker(strings.Split(objs, ","), nil, false)
+	t := newTracker(objs, nil, false)
 	note := func(s oracle.State, at time.Time) {
 		changed, structural := t.update(s)
 		if structural {
@@ -1357,12 +1340,11 @@ func noFinalizerOnDeleting(e *evidence.Evidence) error {
 // not named. Empty when e lacks the steady-state facts.
 func readinessBound(e *evidence.Evidence) string {
 	r := read(e)
-	objects := r.fact(FactSteadyObjects)
+	keys := get(r, FactSteadyObjects)
 	src, overrides, owed, objectsOwed := r.steadySource(), r.overrides(), r.statusOwed(), r.objectsOwed()
-	if r.missing() != nil || objects == "" {
+	if r.missing() != nil || len(keys) == 0 {
 		return ""
 	}
-	keys := strings.Split(objects, ",")
 	overridden := map[string]bool{}
 	var how []string
 	for _, o := range overrides {

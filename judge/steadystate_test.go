@@ -92,8 +92,8 @@ func constructSteady(variant string) *evidence.Evidence {
 	e := constructSteadyRun(variant)
 	r := &steadyRun{t0: e.Start}
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	e.Facts[FactSteadyEnd] = js(EndMark{Applied: r.at(0.1), At: r.at(8.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
-	e.Facts[FactSteadyReferences] = js(steadyReferences())
+	e.Facts[FactSteadyEnd.Name] = js(EndMark{Applied: r.at(0.1), At: r.at(8.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
+	e.Facts[FactSteadyReferences.Name] = js(steadyReferences())
 	return e
 }
 
@@ -105,7 +105,7 @@ func steadyReferences() []*EndState {
 	base.Faults = nil
 	r := &steadyRun{t0: base.Start}
 	mark, _ := json.Marshal(EndMark{Applied: r.at(0.1), At: r.at(5.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
-	base.Facts[FactSteadyEnd] = string(mark)
+	base.Facts[FactSteadyEnd.Name] = string(mark)
 	es, err := EndStateOf(base)
 	if err != nil {
 		panic(err)
@@ -208,13 +208,13 @@ func constructSteadyRun(variant string) *evidence.Evidence {
 		Proxies:   map[string]evidence.ProxyLog{"steady-0": {Requests: r.reqs}},
 		Faults:    []chaos.Injection{restart},
 		Facts: map[string]string{
-			FactSteadyHistories: steadyWidgets + "," + steadyCMs,
-			FactSteadyObjects:   w1,
-			FactSteadySettle:    js([]SettlePhase{phase("the objects were applied", 0.1, w1), phase("patch Widget/w1 {\"spec\":{\"size\":2}}", 3.0, w1)}),
-			FactSteadyRecover:   js([]SettlePhase{phase("the controller's restart", 6.5, w1)}),
-			FactSteadyQuiet:     js(QuietWindow{From: r.at(9), To: r.at(12)}),
-			FactSteadyDeleted:   js(Deletion{Applied: r.at(0.1), At: r.at(13), Within: "2s"}),
-			FactSteadyShared:    "Secret",
+			FactSteadyHistories.Name: steadyWidgets + "," + steadyCMs,
+			FactSteadyObjects.Name:   w1,
+			FactSteadySettle.Name:    js([]SettlePhase{phase("the objects were applied", 0.1, w1), phase("patch Widget/w1 {\"spec\":{\"size\":2}}", 3.0, w1)}),
+			FactSteadyRecover.Name:   js([]SettlePhase{phase("the controller's restart", 6.5, w1)}),
+			FactSteadyQuiet.Name:     js(QuietWindow{From: r.at(9), To: r.at(12)}),
+			FactSteadyDeleted.Name:   js(Deletion{Applied: r.at(0.1), At: r.at(13), Within: "2s"}),
+			FactSteadyShared.Name:    "Secret",
 		},
 	}
 	want := map[string]verdict.Outcome{
@@ -299,7 +299,7 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 		name, id, want string
 		change         func(e *evidence.Evidence)
 	}{
-		{"no phases", catalog.SteadySettles.ID, `fact "steadystate/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle) }},
+		{"no phases", catalog.SteadySettles.ID, `fact "steadystate/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle.Name) }},
 		{"no history", catalog.SteadyRecovers.ID, `history "steady/configmaps"`, func(e *evidence.Evidence) { delete(e.Histories, steadyCMs) }},
 		{"no proxy log", catalog.SteadyQuiescent.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"ends in the window", catalog.SteadyQuiescent.ID, "ends before the quiet window", func(e *evidence.Evidence) { e.End = e.Start.Add(10 * time.Second) }},
@@ -309,10 +309,10 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "secrets", Namespace: "ns"}, Code: 201, Start: e.Start.Add(time.Second)})
 			e.Proxies["steady-0"] = p
 		}},
-		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "steadystate/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted) }},
-		{"no reference", catalog.SteadySameEndState.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences) }},
-		{"no reference for churn", catalog.SteadyNoChurn.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences) }},
-		{"no end mark", catalog.SteadySameEndState.ID, `fact "steadystate/end"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyEnd) }},
+		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "steadystate/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted.Name) }},
+		{"no reference", catalog.SteadySameEndState.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
+		{"no reference for churn", catalog.SteadyNoChurn.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
+		{"no end mark", catalog.SteadySameEndState.ID, `fact "steadystate/end"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyEnd.Name) }},
 		{"no proxy log for churn", catalog.SteadyNoChurn.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"no proxy log for finalizers", catalog.SteadyNoFinalizer.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"no fault", catalog.SteadyNoChurn.ID, "no fault was injected", func(e *evidence.Evidence) { e.Faults = nil }},
@@ -322,10 +322,10 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 				r.NotReady = "Widget steady/widgets.example.org:" + r.Namespace + "/w1 is not ready (InProgress)"
 			}
 			b, _ := json.Marshal(refs)
-			e.Facts[FactSteadyReferences] = string(b)
+			e.Facts[FactSteadyReferences.Name] = string(b)
 		}},
 		{"an ignore path that resolves nowhere", catalog.SteadySameEndState.ID, `capabilities.steadyState.ignore[1] "status.lastSyncTime" names no field`, func(e *evidence.Evidence) {
-			e.Facts[FactSteadyIgnore] = `["status.message","status.lastSyncTime"]`
+			e.Facts[FactSteadyIgnore.Name] = `["status.message","status.lastSyncTime"]`
 		}},
 		{"a delete of an unrecorded resource", catalog.SteadyNoChurn.ID, "no history recorded: secrets ns/s1", func(e *evidence.Evidence) {
 			p := e.Proxies["steady-0"]
@@ -349,15 +349,15 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 // or by existing; others by kstatus.
 func TestReadinessOverride(t *testing.T) {
 	e := constructSteady("never-ready")
-	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","path":"status.observedGeneration","value":"2"}]`
+	e.Facts[FactSteadyReadiness.Name] = `[{"kind":"Widget","path":"status.observedGeneration","value":"2"}]`
 	if err := Offline[catalog.SteadySettles.ID](e); err == nil || !strings.Contains(err.Error(), "status.observedGeneration is 1, not 2") {
 		t.Errorf("override by a value never reached: %v", err)
 	}
-	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","path":"status.observedGeneration","value":"1"}]`
+	e.Facts[FactSteadyReadiness.Name] = `[{"kind":"Widget","path":"status.observedGeneration","value":"1"}]`
 	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
 		t.Errorf("override by a value reached: %v", err)
 	}
-	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","exists":true}]`
+	e.Facts[FactSteadyReadiness.Name] = `[{"kind":"Widget","exists":true}]`
 	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
 		t.Errorf("override by existence: %v", err)
 	}
@@ -407,7 +407,7 @@ func TestSameEndStateLearnsWhatVaries(t *testing.T) {
 	}
 	refs := steadyReferences()[:1]
 	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences] = string(b)
+	e.Facts[FactSteadyReferences.Name] = string(b)
 	err := Offline[catalog.SteadySameEndState.ID](e)
 	if got := oracle.Judge(e.Start, catalog.SteadySameEndState, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `Widget/w1 status.message: "took 95ms" in the reference, "took 100ms" after the faults`) {
 		t.Errorf("one reference: %s %q", got.Outcome, got.Reason)
@@ -415,7 +415,7 @@ func TestSameEndStateLearnsWhatVaries(t *testing.T) {
 	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, "one clean reference run") || !strings.Contains(b, "no second clean run") {
 		t.Errorf("bound with one reference %q", b)
 	}
-	e.Facts[FactSteadyIgnore] = `["status.message"]`
+	e.Facts[FactSteadyIgnore.Name] = `["status.message"]`
 	if err := Offline[catalog.SteadySameEndState.ID](e); err != nil {
 		t.Errorf("ignored: %v", err)
 	}
@@ -752,7 +752,7 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 	}
 	with := func(name string) *evidence.Evidence {
 		e := constructSteady("correct")
-		e.Facts[FactSteadyObjects] += "," + SteadyKey(SteadyHistory(named), "", "ns-selfsigned")
+		e.Facts[FactSteadyObjects.Name] += "," + SteadyKey(SteadyHistory(named), "", "ns-selfsigned")
 		r := &steadyRun{t0: e.Start}
 		p := e.Proxies["steady-0"]
 		p.Requests = append(p.Requests, proxy.Request{ID: 999, Replica: "steady-0", RequestInfo: issuer(name), Code: 200, Start: r.at(10), End: r.at(10.01)})
@@ -773,14 +773,14 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 // it Current once it exists, which the verdict must not pass off as more.
 func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 	e := constructSteady("correct")
-	e.Facts[FactSteadyStatusOwed] = `["Widget"]`
+	e.Facts[FactSteadyStatusOwed.Name] = `["Widget"]`
 	const learned = "ready: kstatus Current; after the last change, not before they have a status, as every clean reference run ended with one: Widget"
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != learned {
 			t.Errorf("%s with a status owed: %q", id, got)
 		}
 	}
-	delete(e.Facts, FactSteadyStatusOwed)
+	delete(e.Facts, FactSteadyStatusOwed.Name)
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != "ready: kstatus Current" {
 			t.Errorf("%s with a status: %q", id, got)
@@ -796,7 +796,7 @@ func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 	if err := Offline[catalog.SteadySettles.ID](e); err != nil {
 		t.Errorf("kstatus still calls it Current (the figure says so): %v", err)
 	}
-	e.Facts[FactSteadyReadiness] = `[{"kind":"Widget","exists":true}]`
+	e.Facts[FactSteadyReadiness.Name] = `[{"kind":"Widget","exists":true}]`
 	if got := BoundText(catalog.SteadySettles.ID, e); got != "ready: kstatus Current; by the subject's overrides: Widget once it exists" {
 		t.Errorf("an override for it: %q", got)
 	}
@@ -900,7 +900,7 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 		t.Errorf("as recorded: %s %q, want broken on the Active condition, by its type", got.Outcome, got.Reason)
 	}
 	e := read()
-	e.Facts[FactSteadyIgnore] = `["status.conditions[Active]"]`
+	e.Facts[FactSteadyIgnore.Name] = `["status.conditions[Active]"]`
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Held {
 		t.Errorf("the Active condition ignored: %s %q, want held", got.Outcome, got.Reason)
 	}
@@ -916,7 +916,7 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.conditions[Ready].status: "True" in the reference, "False" after the faults`) {
 		t.Errorf("Ready false with Active ignored: %s %q, want broken on Ready", got.Outcome, got.Reason)
 	}
-	e.Facts[FactSteadyIgnore] = `["status.conditions[Stalled]"]`
+	e.Facts[FactSteadyIgnore.Name] = `["status.conditions[Stalled]"]`
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `"status.conditions[Stalled]" names no field`) {
 		t.Errorf("a condition type no object has: %s %q, want not evaluated naming it", got.Outcome, got.Reason)
 	}
@@ -937,7 +937,7 @@ func TestRecordedStaleWatchIsRecovering(t *testing.T) {
 		t.Fatalf("as recorded: %s %q, want broken (the 409s in the quiet window)", got.Outcome, got.Reason)
 	}
 	var q QuietWindow
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyQuiet]), &q); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyQuiet.Name]), &q); err != nil {
 		t.Fatal(err)
 	}
 	logs := map[string][]proxy.Request{}
@@ -951,8 +951,8 @@ func TestRecordedStaleWatchIsRecovering(t *testing.T) {
 	if got := StaleWatches(logs, first, e.End); len(got) != 0 {
 		t.Errorf("stale at the end, the watch back: %v, want none", got)
 	}
-	delete(e.Facts, FactSteadyQuiet)
-	e.Facts[FactSteadyStale] = `{"resources":["composites"],"within":"30s"}`
+	delete(e.Facts, FactSteadyQuiet.Name)
+	e.Facts[FactSteadyStale.Name] = `{"resources":["composites"],"within":"30s"}`
 	if why := QuiescentUnbound(e); !strings.Contains(why, "did not watch composites again within 30s") {
 		t.Errorf("quiescence with a stale watch: %q, want not owed, naming it", why)
 	}
@@ -972,7 +972,7 @@ func TestRecordedStaleWatchIsRecovering(t *testing.T) {
 func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	e := readEvidence(t, filepath.Join("composite", "explore-composite-steady-statusless-end.json"))
 	var refs []*EndState
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences]), &refs); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyReferences.Name]), &refs); err != nil {
 		t.Fatal(err)
 	}
 	if got := StatusOwed(refs); !slices.Equal(got, []string{"Claim"}) {
@@ -984,19 +984,19 @@ func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
 		t.Fatalf("recovers as recorded: %s %q, want held, as the run judged it", got.Outcome, got.Reason)
 	}
-	e.Facts[FactSteadyStatusOwed] = `["Claim"]`
+	e.Facts[FactSteadyStatusOwed.Name] = `["Claim"]`
 	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
 		t.Errorf("recovers in a phase not after the last change: %s %q, want held (the references say nothing of it)", got.Outcome, got.Reason)
 	}
 	var phases []SettlePhase
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover]), &phases); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover.Name]), &phases); err != nil {
 		t.Fatal(err)
 	}
 	for i := range phases {
 		phases[i].Final = true // every change was made before the faults were recovered
 	}
 	b, _ := json.Marshal(phases)
-	e.Facts[FactSteadyRecover] = string(b)
+	e.Facts[FactSteadyRecover.Name] = string(b)
 	end, err := EndStateOf(e)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package judge
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
@@ -13,7 +12,7 @@ import (
 // (were due and injected; a step whose trigger never came did not run).
 // Each one that ran leaves one injection on the spec's fault timeline,
 // failed or not.
-const FactFaultSteps = "faultSteps"
+var FactFaultSteps = Fact[int]{Name: "faultSteps"}
 
 // StepsActed is the exploration premise that every fault step that ran
 // acted: the timeline records one injection for each, and none of them
@@ -21,13 +20,12 @@ const FactFaultSteps = "faultSteps"
 // half applied, or never recovered, says nothing about the subject.
 func StepsActed(e *evidence.Evidence) error {
 	r := read(e)
-	n := r.fact(FactFaultSteps)
+	ran := get(r, FactFaultSteps)
 	if err := r.missing(); err != nil {
 		return err
 	}
-	ran, err := strconv.Atoi(n)
-	if err != nil || ran < 0 {
-		return fmt.Errorf("%w: fact %s is %q, not a count of steps", oracle.ErrNotEvaluated, FactFaultSteps, n)
+	if ran < 0 {
+		return fmt.Errorf("%w: fact %s is %d, not a count of steps", oracle.ErrNotEvaluated, FactFaultSteps, ran)
 	}
 	var errs []error
 	for _, inj := range e.Faults {

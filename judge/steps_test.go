@@ -18,15 +18,15 @@ func TestStepsActedNeedsItsCount(t *testing.T) {
 	if err := StepsActed(e); !errors.Is(err, oracle.ErrNotEvaluated) {
 		t.Errorf("no count: %v", err)
 	}
-	e.Facts[FactFaultSteps] = "one"
+	e.Facts[FactFaultSteps.Name] = "one"
 	if err := StepsActed(e); !errors.Is(err, oracle.ErrNotEvaluated) {
 		t.Errorf("a count that is not one: %v", err)
 	}
-	e.Facts[FactFaultSteps] = "2"
+	e.Facts[FactFaultSteps.Name] = "2"
 	if err := StepsActed(e); err == nil || errors.Is(err, oracle.ErrNotEvaluated) || !strings.Contains(err.Error(), "2 fault step(s) ran and the timeline records 1") {
 		t.Errorf("a step missing from the timeline: %v", err)
 	}
-	e.Facts[FactFaultSteps] = "1"
+	e.Facts[FactFaultSteps.Name] = "1"
 	if err := StepsActed(e); err != nil {
 		t.Errorf("the one step on the timeline: %v", err)
 	}

@@ -87,9 +87,9 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	}, catalog.EvidenceComplete.ID)
 	// The pod the subject did see: its ADDED event was delivered.
 	derive("lostevents-expectations-never-expire-relist.json", func(e *evidence.Evidence) {
-		for _, ev := range e.Proxies[e.Facts[FactReplica]].Events {
+		for _, ev := range e.Proxies[e.Facts[FactReplica.Name]].Events {
 			if ev.Kind == "Pod" && ev.Type == "ADDED" && ev.Delivered {
-				e.Facts[FactLostPod] = ev.Name
+				e.Facts[FactLostPod.Name] = ev.Name
 				return
 			}
 		}
@@ -110,7 +110,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	// run, or are gone); theirs is judged from a moment they had not: the
 	// spec's start, or the end of the first move.
 	moved := func(e *evidence.Evidence) time.Time {
-		at, err := e.Time(FactMoved)
+		at, err := FactMoved.Get(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		{catalog.CPReplicaSetScalesDown.ID, "controlplane-replicaset.json", nil},
 		{catalog.CPGCRemovesOwner.ID, "controlplane-garbage-collector.json", nil},
 	} {
-		derive(c.file, func(e *evidence.Evidence) { e.Facts[FactConvergence(c.id)] = unmetBound(t, e, c.id, c.since) }, c.id)
+		derive(c.file, func(e *evidence.Evidence) { e.Facts[FactConvergence(c.id).Name] = unmetBound(t, e, c.id, c.since) }, c.id)
 	}
 	// Faults that failed, or acted on nothing.
 	failed := func(fault, why string) func(e *evidence.Evidence) {
@@ -212,17 +212,17 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	}, catalog.FgOneCreateWins.ID)
 	// The successor created only once its predecessor was gone: the end.
 	derive("foreground-correct-samename.json", func(e *evidence.Evidence) {
-		e.Facts[FactSuccessorCreated] = e.End.Format(time.RFC3339Nano)
+		e.Facts[FactSuccessorCreated.Name] = e.End.Format(time.RFC3339Nano)
 	}, catalog.FgOldDeleting.ID)
 	// The mover failed, not on the API server's finalizer refusal (that
 	// one is P3's evidence: TestMoverRefusedIsP3Evidence).
 	derive("finalizer-cleanup-while-paused-move.json", func(e *evidence.Evidence) {
-		e.Facts[FactMoverError] = "move: exit status 1: dial tcp 127.0.0.1:6443: connect: connection refused"
+		e.Facts[FactMoverError.Name] = "move: exit status 1: dial tcp 127.0.0.1:6443: connect: connection refused"
 	}, catalog.FinMoverFinished.ID)
 	// Crossplane's composed object held by the harness's finalizer: the
 	// premise names an object the harness's finalizer was never seen on.
 	derive("upstream-crossplane-v1.15.3-blocked.json", func(e *evidence.Evidence) {
-		e.Facts[FactBlocked] += ",/never-deleted"
+		e.Facts[FactBlocked.Name] += ",/never-deleted"
 	}, catalog.FgDeletionBlocked.ID)
 
 	// An exploration schedule whose delayed events' rule could not be
@@ -239,7 +239,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	}, catalog.CPReplicaSetScalesUp.ID)
 	// The garbage collector never marked the blocking dependent deleting.
 	derive("controlplane-garbage-collector.json", func(e *evidence.Evidence) {
-		held, n := e.Facts[FactGCHeld], len(e.Histories[HistoryConfigMaps])
+		held, n := e.Facts[FactGCHeld.Name], len(e.Histories[HistoryConfigMaps])
 		e.Histories[HistoryConfigMaps] = slices.DeleteFunc(e.Histories[HistoryConfigMaps], func(r oracle.EventRecord) bool {
 			return r.Key == held && r.Type == "MODIFIED"
 		})
@@ -252,7 +252,7 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 	// before they had settled.
 	derive("steadystate-stack-correct-restart-settled.json", func(e *evidence.Evidence) {
 		var phases []SettlePhase
-		if err := json.Unmarshal([]byte(e.Facts[FactSteadySettle]), &phases); err != nil || len(phases) == 0 {
+		if err := json.Unmarshal([]byte(e.Facts[FactSteadySettle.Name]), &phases); err != nil || len(phases) == 0 {
 			t.Fatal("no settle phase to derive from")
 		}
 		for i := range e.Faults {
@@ -380,8 +380,8 @@ func TestExploredFailoverIsJudged(t *testing.T) {
 			e.Histories[HistoryLease] = slices.DeleteFunc(e.Histories[HistoryLease], func(r oracle.EventRecord) bool { return r.At.After(kill) })
 		}
 		recovered := kill.Add(10 * time.Millisecond)
-		b := Bound{Convergence: oracle.Convergence{Since: recovered, Within: 6200 * time.Millisecond, Window: time.Second}, History: HistoryLease, Want: RenewedAfter(e.Facts[FactLease], kill)}
-		e.Facts[FactConvergence(catalog.LeaderFailover.ID)] = b.Value()
+		b := Bound{Convergence: oracle.Convergence{Since: recovered, Within: 6200 * time.Millisecond, Window: time.Second}, History: HistoryLease, Want: RenewedAfter(e.Facts[FactLease.Name], kill)}
+		FactConvergence(catalog.LeaderFailover.ID).Put(e, b)
 		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
 		if got.Outcome != tc.want {
 			t.Errorf("%s: %s %q, want %s", tc.name, got.Outcome, got.Reason, tc.want)
@@ -408,9 +408,9 @@ func TestDeclaredLeaseDurationIsChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Facts[FactLeaseDuration] = tc.declared
+		e.Facts[FactLeaseDuration.Name] = tc.declared
 		if tc.declared == "" {
-			delete(e.Facts, FactLeaseDuration)
+			delete(e.Facts, FactLeaseDuration.Name)
 		}
 		got := oracle.Judge(e.Start, catalog.LeaderFailover, Offline[catalog.LeaderFailover.ID](e))
 		if got.Outcome != tc.want {
@@ -437,7 +437,7 @@ func TestLeaderOnlyNarrowsOneWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		if leaderOnly != "" {
-			e.Facts[FactLeaderOnly] = leaderOnly
+			e.Facts[FactLeaderOnly.Name] = leaderOnly
 		}
 		if change != nil {
 			change(e)
@@ -535,7 +535,7 @@ func TestMoverRefusedIsP3Evidence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Facts[FactMoverError] = refused
+		e.Facts[FactMoverError.Name] = refused
 		var checks []oracle.Check
 		for _, id := range []string{catalog.FinMoverFinished.ID, catalog.FinP1.ID, catalog.FinRunsAfterMove.ID, catalog.FinP2.ID, catalog.FinP3.ID} {
 			p, _ := catalog.Property(id)
@@ -611,5 +611,5 @@ func unmetBound(t *testing.T, e *evidence.Evidence, id string, since func(e *evi
 	if since != nil {
 		b.Since = since(e)
 	}
-	return b.Value()
+	return FactConvergence(id).Text(b)
 }

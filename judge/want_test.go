@@ -78,7 +78,8 @@ func TestWantsMatch(t *testing.T) {
 			oracle.State{"ns/new": readyClaim("new", "True", ""), "ns/old": readyClaim("old", "False", "")}},
 	} {
 		b := Bound{Convergence: oracle.Convergence{Since: c0, Within: time.Second}, History: "h", Want: tc.want}
-		back, err := parseBound(b.Value())
+		f := FactConvergence("p")
+		back, err := f.Parse(f.Text(b))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

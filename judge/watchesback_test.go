@@ -30,10 +30,10 @@ func TestRecordedEndStateTakenBeforeTheWatchesWereBack(t *testing.T) {
 	e := readEvidence(t, filepath.Join("keda", "explore-keda-steady-partition-behind.json"))
 	var phases []SettlePhase
 	var end EndMark
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover]), &phases); err != nil || len(phases) != 1 {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover.Name]), &phases); err != nil || len(phases) != 1 {
 		t.Fatalf("recover phases %v, %v", phases, err)
 	}
-	if err := json.Unmarshal([]byte(e.Facts[FactSteadyEnd]), &end); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyEnd.Name]), &end); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.Faults) == 0 {
@@ -189,7 +189,7 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 			ph.RetriesDue = r.at(tc.due)
 		}
 		b, _ := json.Marshal([]SettlePhase{ph})
-		e.Facts[FactSteadyRecover] = string(b)
+		e.Facts[FactSteadyRecover.Name] = string(b)
 		got := oracle.Judge(e.Start, catalog.SteadyRecovers, Offline[catalog.SteadyRecovers.ID](e))
 		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
 			t.Errorf("%s: %s (%s), want %s saying %q", tc.name, got.Outcome, got.Reason, tc.want, tc.reason)

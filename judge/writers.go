@@ -63,7 +63,7 @@ func validHolder(ts []term, t time.Time) string {
 
 // FactLeaderOnly is the subject's leaderOnly binding (LeaderOnly),
 // comma-separated; absent when the subject binds none.
-const FactLeaderOnly = "leaderOnly"
+var FactLeaderOnly = Fact[Names]{Name: "leaderOnly"}
 
 // LeaderOnly is the set of resources whose writes only the leader may
 // make, as the subject file names them: "resource" for the core group,

@@ -216,18 +216,15 @@ const deleteEventLag = time.Second
 // SelfSubjectAccessReview, a TokenReview: created, answered, never kept),
 // from the fact FactSteadyUnstored; none when the run recorded none.
 func unstored(e *evidence.Evidence) []string {
-	v := e.Facts[FactSteadyUnstored]
-	if v == "" {
-		return nil
-	}
-	return strings.Split(v, ",")
+	v, _ := FactSteadyUnstored.Lookup(e)
+	return v
 }
 
 // FactSteadyUnstored lists the resources the controller created objects
 // of that the API server does not store, comma-separated: its discovery
 // offers no get, list or watch of them (an access review, a token
 // review). Such a create leaves nothing behind.
-const FactSteadyUnstored = "steadystate/unstored"
+var FactSteadyUnstored = Fact[Names]{Name: "steadystate/unstored"}
 
 // WatchSelects reports whether a watch's selectors select o: its label
 // selector matches o's labels, and its field selector, if any, names

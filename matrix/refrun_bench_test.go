@@ -142,7 +142,7 @@ func referenceTimes(path string, first bool) (refTimes, error) {
 	}
 	var phases []judge.SettlePhase
 	var end judge.EndMark
-	if err := errors.Join(fact(e, judge.FactSteadySettle, &phases), fact(e, judge.FactSteadyEnd, &end)); err != nil {
+	if err := errors.Join(fact(e, judge.FactSteadySettle.Name, &phases), fact(e, judge.FactSteadyEnd.Name, &end)); err != nil {
 		return t, err
 	}
 	if len(phases) == 0 {
@@ -159,14 +159,14 @@ func referenceTimes(path string, first bool) (refTimes, error) {
 	}
 	if first {
 		var d judge.Deletion
-		if err := fact(e, judge.FactSteadyDeleted, &d); err != nil {
+		if err := fact(e, judge.FactSteadyDeleted.Name, &d); err != nil {
 			return t, err
 		}
 		t.delete = e.End.Sub(d.At)
 		return t, nil
 	}
 	var q judge.QuietWindow
-	if err := fact(e, judge.FactSteadyQuiet, &q); err != nil {
+	if err := fact(e, judge.FactSteadyQuiet.Name, &q); err != nil {
 		return t, err
 	}
 	t.quiet = q.To.Sub(q.From)
@@ -178,7 +178,7 @@ func referenceTimes(path string, first bool) (refTimes, error) {
 // on the evidence's steady-state histories joined, as the settles judge
 // reads them.
 func readyAfter(e *evidence.Evidence, ph judge.SettlePhase, until time.Time) (time.Duration, error) {
-	names, err := e.Fact(judge.FactSteadyHistories)
+	names, err := e.Fact(judge.FactSteadyHistories.Name)
 	if err != nil {
 		return 0, err
 	}
@@ -189,8 +189,8 @@ func readyAfter(e *evidence.Evidence, ph judge.SettlePhase, until time.Time) (ti
 		}
 	}
 	var overrides []judge.ReadinessOverride
-	if _, ok := e.Facts[judge.FactSteadyReadiness]; ok {
-		if err := fact(e, judge.FactSteadyReadiness, &overrides); err != nil {
+	if _, ok := e.Facts[judge.FactSteadyReadiness.Name]; ok {
+		if err := fact(e, judge.FactSteadyReadiness.Name, &overrides); err != nil {
 			return 0, err
 		}
 	}

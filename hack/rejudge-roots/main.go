@@ -11,7 +11,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -57,12 +56,11 @@ func rejudge(path string) (judged, differ int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	fact, ok := e.Facts[judge.FactSteadyReferences]
-	if !ok {
+	if !judge.FactSteadyReferences.Has(e) {
 		return 0, 0, nil
 	}
-	var kept []*judge.EndState
-	if err := json.Unmarshal([]byte(fact), &kept); err != nil {
+	kept, err := judge.FactSteadyReferences.Get(e)
+	if err != nil {
 		return 0, 0, err
 	}
 	var again []*judge.EndState
@@ -83,15 +81,11 @@ func rejudge(path string) (judged, differ int, err error) {
 		}
 		again = append(again, es)
 	}
-	b, err := json.Marshal(again)
-	if err != nil {
-		return 0, 0, err
-	}
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		before := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
 		e2 := *e
 		e2.Facts = maps.Clone(e.Facts)
-		e2.Facts[judge.FactSteadyReferences] = string(b)
+		judge.FactSteadyReferences.Put(&e2, again)
 		after := oracle.Judge(e.Start, p, judge.Offline[p.ID](&e2))
 		judged++
 		if before.Outcome != after.Outcome {

@@ -63,8 +63,8 @@ func garbageCollectorSpecs() {
 				PropagationPolicy: ptr.To(metav1.DeletePropagationForeground),
 			})).To(Succeed())
 
-			spec.Fact(judge.FactGCOwner, ns+"/"+owner.Name)
-			spec.Fact(judge.FactGCHeld, ns+"/dependent-0")
+			judge.FactGCOwner.Set(spec, ns+"/"+owner.Name)
+			judge.FactGCHeld.Set(spec, ns+"/dependent-0")
 			spec.Verify(
 				spec.Converges(ctx, catalog.CPGCHoldsOwner, func() judge.Bound {
 					By("waiting for the garbage collector to delete the free dependents")

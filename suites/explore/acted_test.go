@@ -53,7 +53,7 @@ func outcomeEvidence(tl *chaos.Timeline, s schedule.Schedule, out []outcome) *ev
 			ran++
 		}
 	}
-	return &evidence.Evidence{Faults: tl.Injections(), Facts: map[string]string{judge.FactFaultSteps: strconv.Itoa(ran)}}
+	return &evidence.Evidence{Faults: tl.Injections(), Facts: map[string]string{judge.FactFaultSteps.Name: strconv.Itoa(ran)}}
 }
 
 // Every fault step that ran is on the timeline, failed or not: one whose
@@ -141,7 +141,7 @@ func TestAFailedInjectionMakesTheScheduleAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Facts[judge.FactFaultSteps] = "3"
+	e.Facts[judge.FactFaultSteps.Name] = "3"
 	if got := rejudge(t, e, true); got.Outcome != verdict.BrokenSpec {
 		t.Fatalf("the recorded finding, its faults acting, re-judged %s: %s", got.Outcome, got.Reason)
 	}

@@ -54,11 +54,11 @@ func startComposite(ctx context.Context, spec *testenv.Spec, ns string) *composi
 	created := time.Now()
 	c.Create(ctx, firstClaim, d.name)
 	d.spec.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(created), judge.Ready(d.key(firstClaim))))
-	d.spec.Fact(judge.FactClaim, d.key(firstClaim))
-	d.spec.Fact(judge.FactWindow, testenv.Current.Window.String())
+	judge.FactClaim.Set(d.spec, d.key(firstClaim))
+	judge.FactWindow.Set(d.spec, testenv.Current.Window)
 	if c.External() != nil {
-		d.spec.Fact(judge.FactExternalName, d.name)
-		d.spec.Fact(judge.FactOldOwner, c.ManagedUID(ctx, firstClaim))
+		judge.FactExternalName.Set(d.spec, d.name)
+		judge.FactOldOwner.Set(d.spec, c.ManagedUID(ctx, firstClaim))
 	}
 	Expect(c.Block(ctx, firstClaim)).To(Succeed(), "hold up the deletion of what %s owns", firstClaim)
 	// Never leave the namespace's deletion held up.
@@ -126,7 +126,7 @@ func (d *composite) deleteFirst(ctx context.Context) error {
 	}
 	d.c.Delete(ctx, firstClaim)
 	d.deleted = time.Now()
-	d.spec.FactTime(judge.FactDeleted, d.deleted)
+	judge.FactDeleted.Set(d.spec, d.deleted)
 	return nil
 }
 
@@ -167,7 +167,7 @@ func (d *composite) phase() string {
 // a successor is Ready, owning the external resource, within T, with no
 // delete of it by the old claim's managed object after it used it.
 func (d *composite) judge(ctx context.Context, recovered time.Time) {
-	d.spec.FactTime(judge.FactHealthyFrom, recovered)
+	judge.FactHealthyFrom.Set(d.spec, recovered)
 	if err := d.deleteFirst(ctx); err != nil && !errors.Is(err, errDeletedAlready) {
 		Fail(err.Error())
 	}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -132,7 +131,7 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 			faults++
 		}
 	}
-	spec.Fact(judge.FactFaultSteps, strconv.Itoa(faults))
+	judge.FactFaultSteps.Set(spec, faults)
 	AddReportEntry(tally.NotDoneEntry, ReportEntryVisibilityNever, notDone)
 	// A fault that failed, or was never recovered, makes the schedule an
 	// error before its subject is judged.

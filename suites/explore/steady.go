@@ -3,7 +3,6 @@ package explore
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,22 +27,23 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-const (
-	// references is how many there are: what differs between two is
-	// masked in the comparison, as the steady-state suite does.
-	references = 2
+// references is how many there are: what differs between two is masked
+// in the comparison, as the steady-state suite does.
+const references = 2
+
+var (
 	// FactSteadyUnderSchedule are the phases a schedule's change steps
-	// waited on (judge.SettlePhase, as JSON), under its faults: evidence
+	// waited on, under its faults: evidence
 	// of when each change was made, judged by no property (recovers and
 	// settles judge the phases once the faults are recovered).
-	FactSteadyUnderSchedule = "explore/steady-under-schedule"
+	FactSteadyUnderSchedule = judge.PhaseFact{Name: "explore/steady-under-schedule"}
 	// FactSteadyUsed is what the controller was seen to use in the first
 	// fault-free reference run beyond the roles objects and owned
 	// (steadyUse, as JSON): the resources and requests a schedule's
 	// resources and triggers were drawn among beside the roles, and the
 	// role requests it did not make, on which no trigger was drawn. A
 	// kept schedule names them literally, so its replay draws nothing.
-	FactSteadyUsed = "explore/steady-used"
+	FactSteadyUsed = judge.Fact[map[string][]string]{Name: "explore/steady-used"}
 )
 
 // endStates are a steadyState exploration's fault-free reference runs'
@@ -75,7 +75,7 @@ type steadyUse struct {
 // fact is u as FactSteadyUsed records it: {"watched": ["secrets"],
 // "requested": ["create certificaterequests"]}, and "unmade": ["delete
 // owned"] when it has any.
-func (u steadyUse) fact() string {
+func (u steadyUse) fact() map[string][]string {
 	requests := func(ts []schedule.Trigger) []string {
 		out := []string{}
 		for _, t := range ts {
@@ -87,9 +87,7 @@ func (u steadyUse) fact() string {
 	if len(u.Unmade) > 0 {
 		f["unmade"] = requests(u.Unmade)
 	}
-	// Strings always marshal.
-	data, _ := json.Marshal(f)
-	return string(data)
+	return f
 }
 
 // empty reports whether u holds nothing to draw by.
@@ -266,8 +264,8 @@ func startSteady(ctx context.Context, spec *testenv.Spec, ns string, refs *endSt
 	}
 	d.used = refs.usage().beyond(d.resource)
 	if !d.used.empty() {
-		d.spec.Fact(FactSteadyUsed, d.used.fact())
-		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + d.used.fact())
+		FactSteadyUsed.Set(d.spec, d.used.fact())
+		refs.announce("faults and triggers are drawn among the roles and what the controller used beyond them in the first reference run, no trigger on a role request it did not make (unmade): " + FactSteadyUsed.Text(d.used.fact()))
 	}
 	d.sc.CompareWith(d.refs)
 	d.what, d.since = "the objects were applied", d.sc.Apply(ctx)

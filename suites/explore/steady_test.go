@@ -88,7 +88,7 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want[p.ID])
 		}
 	}
-	delete(e.Facts, judge.FactSteadyReferences)
+	delete(e.Facts, judge.FactSteadyReferences.Name)
 	for _, p := range []verdict.Property{catalog.SteadySameEndState, catalog.SteadyNoChurn} {
 		if got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s without the reference runs: %s (%s), want not evaluated", p.ID, got.Outcome, got.Reason)
@@ -131,7 +131,7 @@ func TestSteadyScheduleJudgesQuiescentOffline(t *testing.T) {
 		if want == verdict.Broken && !strings.Contains(got.Reason, "claims/status") {
 			t.Errorf("%s: quiescent broken without naming the Claim's status writes: %s", filepath.Base(file), got.Reason)
 		}
-		delete(e.Facts, judge.FactSteadyQuiet)
+		delete(e.Facts, judge.FactSteadyQuiet.Name)
 		if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s without its quiet window: quiescent %s (%s), want not evaluated", filepath.Base(file), got.Outcome, got.Reason)
 		}
@@ -298,11 +298,11 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 		}
 	}
 	u := controllerUse(e.Proxies)
-	if got, want := u.fact(), `{"requested":["create certificaterequests","delete certificaterequests","update certificaterequests","update certificates","update issuers","create secrets","delete secrets","patch secrets"],"watched":["certificaterequests","certificates","clusterissuers","issuers","secrets"]}`; got != want {
+	if got, want := FactSteadyUsed.Text(u.fact()), `{"requested":["create certificaterequests","delete certificaterequests","update certificaterequests","update certificates","update issuers","create secrets","delete secrets","patch secrets"],"watched":["certificaterequests","certificates","clusterissuers","issuers","secrets"]}`; got != want {
 		t.Errorf("cert-manager used %s, want %s", got, want)
 	}
 	beyond := u.beyond(roles("certificates", "certificaterequests"))
-	if got, want := beyond.fact(), `{"requested":["update issuers","create secrets","delete secrets","patch secrets"],"watched":["clusterissuers","issuers","secrets"]}`; got != want {
+	if got, want := FactSteadyUsed.Text(beyond.fact()), `{"requested":["update issuers","create secrets","delete secrets","patch secrets"],"watched":["clusterissuers","issuers","secrets"]}`; got != want {
 		t.Errorf("cert-manager used %s beyond the roles, want %s", got, want)
 	}
 	l := steadyLimits(1, true, true, false)
@@ -328,7 +328,7 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	deployments := controllerUse(rollout.Proxies).beyond(roles("deployments", "replicasets"))
-	if got, want := deployments.fact(), `{"requested":[],"unmade":["delete owned"],"watched":["pods"]}`; got != want {
+	if got, want := FactSteadyUsed.Text(deployments.fact()), `{"requested":[],"unmade":["delete owned"],"watched":["pods"]}`; got != want {
 		t.Errorf("the Deployment controller used %s beyond the roles, want %s", got, want)
 	}
 	// It deleted no ReplicaSet (none past its history limit): no step
@@ -381,7 +381,7 @@ func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
 		}
 	}
 	var q judge.QuietWindow
-	if err := json.Unmarshal([]byte(e.Facts[judge.FactSteadyQuiet]), &q); err != nil {
+	if err := json.Unmarshal([]byte(e.Facts[judge.FactSteadyQuiet.Name]), &q); err != nil {
 		t.Fatalf("the recorded quiet window: %v", err)
 	}
 	var last time.Time
@@ -396,7 +396,7 @@ func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
 		t.Fatal("no status write in the recorded quiet window: this test's premise changed")
 	}
 	cut, _ := json.Marshal(judge.QuietWindow{From: q.From, To: last.Add(-time.Millisecond)})
-	e.Facts[judge.FactSteadyQuiet] = string(cut)
+	e.Facts[judge.FactSteadyQuiet.Name] = string(cut)
 	if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.Held {
 		t.Errorf("quiescent over the quiet window before the write: %s (%s), want held", got.Outcome, got.Reason)
 	}

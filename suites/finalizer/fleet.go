@@ -79,9 +79,9 @@ func StartFleet(ctx context.Context, spec *testenv.Spec, ns string, names ...str
 		Expect(err).NotTo(HaveOccurred(), "capabilities.movableResource.sideEffects.apiVersion")
 		f.spec.RecordAs(ctx, "source/cleanups", f.dyn, gv.WithResource(se.Resource), ns, se.Selector)
 		f.spec.RecordAs(ctx, "target/cleanups", f.tgtDyn, gv.WithResource(se.Resource), ns, se.Selector)
-		f.spec.Fact(judge.FactCleanupUIDLabel, se.UIDLabel)
+		judge.FactCleanupUIDLabel.Set(f.spec, se.UIDLabel)
 	}
-	f.spec.Fact(judge.FactClusters, "source,target")
+	judge.FactClusters.Set(f.spec, judge.Names{"source", "target"})
 	created := time.Now()
 	for _, n := range names {
 		f.r.create(ctx, f.dyn, ns, n)
@@ -115,9 +115,9 @@ func (f *Fleet) Move(ctx context.Context) time.Time {
 	f.moved = time.Now()
 	if err != nil {
 		f.moveFailed = moverErr("move", out, err)
-		f.spec.Fact(judge.FactMoverError, f.moveFailed.Error())
+		judge.FactMoverError.Set(f.spec, f.moveFailed.Error())
 	}
-	f.spec.FactTime(judge.FactMoved, f.moved)
+	judge.FactMoved.Set(f.spec, f.moved)
 	return f.moved
 }
 

@@ -129,7 +129,7 @@ func finalizerSpecs() {
 					if err := moverErr("move back", out, err); err != nil {
 						// A refusal of the controller's finalizer is P3's
 						// evidence (judged later, from this fact).
-						spec.Fact(judge.FactMoverBackError, err.Error())
+						judge.FactMoverBackError.Set(spec, err.Error())
 						return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
 					}
 					back = time.Now()
@@ -180,9 +180,9 @@ func finalizerSpecs() {
 
 // facts are what the judges need to know of the binding.
 func (r resource) facts(spec *testenv.Spec) {
-	spec.Fact(judge.FactFinalizer, r.Finalizer)
-	spec.Fact(judge.FactPausedPath, r.PausedPath)
-	spec.Fact(judge.FactResource, r.Resource)
+	judge.FactFinalizer.Set(spec, r.Finalizer)
+	judge.FactPausedPath.Set(spec, r.PausedPath)
+	judge.FactResource.Set(spec, r.Resource)
 }
 
 // moverErr is the mover's failure with its output.

@@ -39,7 +39,7 @@ func (b externalBlocker) block(ctx context.Context, _ string) error {
 	if err := b.ext.FailDeletes(ctx, true); err != nil {
 		return err
 	}
-	b.spec.FactTime(judge.FactRefusingDeletes, time.Now())
+	judge.FactRefusingDeletes.Set(b.spec, time.Now())
 	return nil
 }
 
@@ -114,8 +114,8 @@ func (f *finalizerBlocker) block(ctx context.Context, claim string) error {
 		}
 		f.keys = append(f.keys, f.objectNamespace()+"/"+name)
 	}
-	f.spec.Fact(judge.FactBlocked, strings.Join(f.keys, ","))
-	f.spec.Fact(judge.FactBlockFinalizer, f.binding.Finalizer)
+	judge.FactBlocked.Set(f.spec, f.keys)
+	judge.FactBlockFinalizer.Set(f.spec, f.binding.Finalizer)
 	return nil
 }
 

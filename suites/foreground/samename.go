@@ -39,9 +39,9 @@ func sameNameSpecs() {
 				Fail(err.Error())
 			}
 			spec.Premise(ctx, catalog.FgReadyBefore, c.Until(testenv.Settle(time.Now()), judge.Ready(ns+"/old")))
-			spec.Fact(judge.FactExternalName, name)
-			spec.Fact(judge.FactOldOwner, c.ManagedUID(ctx, "old"))
-			spec.Fact(judge.FactClaim, ns+"/old")
+			judge.FactExternalName.Set(spec, name)
+			judge.FactOldOwner.Set(spec, c.ManagedUID(ctx, "old"))
+			judge.FactClaim.Set(spec, ns+"/old")
 
 			By("deleting the old claim slowly and creating a successor for the same external name while it deletes")
 			Expect(c.ext.SlowDeletes(ctx, 2*time.Second)).To(Succeed())
@@ -64,7 +64,7 @@ func (c *Composition) Succeed(ctx context.Context, old, next, externalName strin
 	})
 	c.Create(ctx, next, externalName)
 	created := time.Now()
-	c.spec.FactTime(judge.FactSuccessorCreated, created)
+	judge.FactSuccessorCreated.Set(c.spec, created)
 	return created
 }
 
@@ -82,7 +82,7 @@ func (c *Composition) SuccessorChecks(ctx context.Context, old, next string, sin
 		if newUID == "" {
 			newUID = c.ManagedUID(ctx, next)
 		}
-		c.spec.Fact(judge.FactNewOwner, newUID)
+		judge.FactNewOwner.Set(c.spec, newUID)
 	}
 	successor := c.spec.Judged(catalog.FgSuccessorReady)
 	return []oracle.Check{

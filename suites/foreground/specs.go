@@ -31,11 +31,11 @@ func foregroundSpecs() {
 			blockErr := c.Block(ctx, "app")
 			deleted := time.Now()
 			c.Delete(ctx, "app")
-			spec.Fact(judge.FactClaim, key)
-			spec.FactTime(judge.FactDeleted, deleted)
-			spec.Fact(judge.FactWindow, testenv.Current.Window.String())
+			judge.FactClaim.Set(spec, key)
+			judge.FactDeleted.Set(spec, deleted)
+			judge.FactWindow.Set(spec, testenv.Current.Window)
 			if c.External() != nil {
-				spec.Fact(judge.FactExternalName, name)
+				judge.FactExternalName.Set(spec, name)
 			}
 			// Convergence checks run in order: (a) is judged last, over the
 			// whole deletion, once the claim is gone.

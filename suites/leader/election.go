@@ -41,11 +41,11 @@ func Start(ctx context.Context, spec *testenv.Spec, ns string) *Election {
 	e.leaseNS, e.leaseName, err = subject.Lease(e.LeaderElected, ns)
 	Expect(err).NotTo(HaveOccurred())
 	e.lease = e.spec.RecordAs(ctx, judge.HistoryLease, dynamic.NewForConfigOrDie(testenv.Get().REST), coordinationv1.SchemeGroupVersion.WithResource("leases"), e.leaseNS, "")
-	e.spec.Fact(judge.FactLease, e.Key())
-	e.spec.Fact(judge.FactLeaseDuration, e.LeaseDuration.String())
-	e.spec.Fact(judge.FactRetryPeriod, e.RetryPeriod.String())
+	judge.FactLease.Set(e.spec, e.Key())
+	judge.FactLeaseDuration.Set(e.spec, e.LeaseDuration.Duration)
+	judge.FactRetryPeriod.Set(e.spec, e.RetryPeriod.Duration)
 	if len(e.LeaderOnly) > 0 {
-		e.spec.Fact(judge.FactLeaderOnly, judge.LeaderOnly(e.LeaderOnly).Fact())
+		judge.FactLeaderOnly.Set(e.spec, judge.Names(e.LeaderOnly))
 	}
 	e.Target = s.StartManagers(ctx, spec, ns)
 	for _, r := range e.Target.Replicas {

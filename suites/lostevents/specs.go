@@ -54,9 +54,9 @@ func lostEventSpecs() {
 			name := lost[len(ns)+1:]
 			Expect(testenv.Get().Kube.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
 			_, relistErr := chaos.Inject(ctx, tl, &chaos.ForcedRelist{Resource: "pods"}, w.Target)
-			spec.Fact(judge.FactLostPod, name)
+			judge.FactLostPod.Set(spec, name)
 			if relistErr != nil {
-				spec.Fact(judge.FactInjectError, relistErr.Error())
+				judge.FactInjectError.Set(spec, relistErr.Error())
 			}
 			Expect(stall.End(ctx)).To(Succeed())
 

@@ -51,11 +51,11 @@ func StartWorkload(ctx context.Context, spec *testenv.Spec, ns string) *Workload
 	w.history = w.spec.RecordAs(ctx, judge.HistoryWorkload, w.dyn, w.bind.GVR(), ns, "")
 	// The workload's pods, not the subject's own when it runs in pods.
 	w.pods = w.spec.RecordAs(ctx, judge.HistoryPods, w.dyn, corev1.SchemeGroupVersion.WithResource("pods"), ns, "!"+subject.PodLabel)
-	w.spec.Fact(judge.FactWorkload, ns+"/web")
-	w.spec.Fact(judge.FactReplicasPath, w.bind.ReplicasPath())
-	w.spec.Fact(judge.FactExpectationTimeout, w.bind.ExpectationTimeout().String())
+	judge.FactWorkload.Set(w.spec, ns+"/web")
+	judge.FactReplicasPath.Set(w.spec, w.bind.ReplicasPath())
+	judge.FactExpectationTimeout.Set(w.spec, w.bind.ExpectationTimeout())
 	w.converged = judge.ReplicasAndPods(ns+"/web", w.bind.ReplicasPath(), w.bind.StatusReplicasPath(), w.bind.ObservedGenerationPath(), judge.HistoryPods)
-	w.spec.Fact(judge.FactReplica, w.Target.Replicas[0].Identity)
+	judge.FactReplica.Set(w.spec, w.Target.Replicas[0].Identity)
 	return w
 }
 

@@ -47,14 +47,14 @@ func (s *Scenario) Apply(ctx context.Context) time.Time {
 // FactSteadyRecover or one of the caller's) from since and waits until
 // the state has been ready for W, or T+W passed; it reports whether it
 // settled.
-func (s *Scenario) Settle(ctx context.Context, fact, what string, since time.Time) bool {
+func (s *Scenario) Settle(ctx context.Context, fact judge.PhaseFact, what string, since time.Time) bool {
 	return s.sc.settle(ctx, fact, what, since)
 }
 
 // SettleWithin is Settle with within in place of T (the binding's
 // settleWithin): a bound that allows more, such as the replacement of a
 // deleted pod.
-func (s *Scenario) SettleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+func (s *Scenario) SettleWithin(ctx context.Context, fact judge.PhaseFact, what string, since time.Time, within time.Duration) bool {
 	return s.sc.settleWithin(ctx, fact, what, since, within)
 }
 
@@ -118,7 +118,7 @@ func (s *Scenario) CompareWith(refs []*judge.EndState) { s.sc.compareWith(refs) 
 // own pods that a schedule's pod deletions took (DeletedOwn), whose
 // re-creation is owed, not churn.
 func (s *Scenario) RecordDisturbed() {
-	s.sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(s.sc.disturbances()))
+	judge.FactSteadyDisturbed.Set(s.sc.spec, s.sc.disturbances())
 }
 
 // OwnedPods are the names of the live pods the objects own now (by

@@ -95,7 +95,7 @@ func (sc *scenario) disturb(ctx context.Context, next int, seen bool) (made bool
 		err := sc.dyn.Resource(sc.recorded[res]).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		Expect(err).NotTo(HaveOccurred(), "%s", d.What)
 	}
-	sc.spec.Fact(judge.FactSteadyDisturbed, mustJSON(sc.recordDisturbed(d)))
+	judge.FactSteadyDisturbed.Set(sc.spec, sc.recordDisturbed(d))
 	return true, changes
 }
 
@@ -409,7 +409,7 @@ func (sc *scenario) notBound(why string, ps ...verdict.Property) {
 		if p.Stage == verdict.Assumption {
 			// The spec's premise: none of its properties is judged, and
 			// the evidence says why, for verify's re-judging.
-			sc.spec.Fact(judge.FactSpecNotBound, mustJSON(judge.SpecNotBound{Premise: p.ID, Why: why}))
+			judge.FactSpecNotBound.Set(sc.spec, judge.SpecNotBound{Premise: p.ID, Why: why})
 		}
 	}
 	sc.spec.Verify()

@@ -78,7 +78,7 @@ type scenario struct {
 	owedObjects map[string]int
 	made        int
 	applied     time.Time
-	phases      map[string][]judge.SettlePhase
+	phases      map[judge.PhaseFact][]judge.SettlePhase
 	// recorded are the recorded resources by name (resourceName).
 	recorded map[string]schema.GroupVersionResource
 	// clusterScoped are the recorded resources of a cluster-scoped kind,
@@ -119,7 +119,7 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	s := subject.Steady()
 	b := s.Steady()
 	env := testenv.Get()
-	sc := &scenario{spec: spec, b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[string][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
+	sc := &scenario{spec: spec, b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[judge.PhaseFact][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
 	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	sc.dc, sc.mapper = dc, mapper
@@ -205,20 +205,20 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	slices.Sort(names)
 	sc.histories = histories
 	sc.src = oracle.Join(oracle.NewHistory(), histories)
-	sc.spec.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	judge.FactSteadyHistories.Set(sc.spec, names)
 	var keys []string
 	for _, o := range sc.objects {
 		keys = append(keys, o.key)
 	}
-	sc.spec.Fact(judge.FactSteadyObjects, strings.Join(keys, ","))
-	sc.spec.Fact(judge.FactSteadyNamespace, ns)
+	judge.FactSteadyObjects.Set(sc.spec, keys)
+	judge.FactSteadyNamespace.Set(sc.spec, ns)
 	for _, o := range b.Readiness.Overrides {
 		sc.overrides = append(sc.overrides, judge.ReadinessOverride{Kind: o.Kind, Path: o.Path, Value: o.Value, Exists: o.Exists})
 	}
 	if len(sc.overrides) > 0 {
-		sc.spec.Fact(judge.FactSteadyReadiness, mustJSON(sc.overrides))
+		judge.FactSteadyReadiness.Set(sc.spec, sc.overrides)
 	}
-	sc.spec.Fact(judge.FactSteadyShared, strings.Join(b.Shared, ","))
+	judge.FactSteadyShared.Set(sc.spec, b.Shared)
 	// The garbage collector must know the objects' kinds before their
 	// deletion is judged: what they own would outlive them by up to its
 	// 30 s rediscovery otherwise (longer than goneWithin may be). A
@@ -312,7 +312,7 @@ func (sc *scenario) follow(ctx context.Context) {
 			Expect(err).NotTo(HaveOccurred(), "discover %s, which the controller created", res)
 			if !stored {
 				sc.unstored = append(sc.unstored, res)
-				sc.spec.Fact(judge.FactSteadyUnstored, strings.Join(sc.unstored, ","))
+				judge.FactSteadyUnstored.Set(sc.spec, sc.unstored)
 				continue
 			}
 			sc.histories[name] = sc.spec.RecordAs(ctx, name, sc.dyn, gvr, req.Namespace, "")
@@ -324,7 +324,7 @@ func (sc *scenario) follow(ctx context.Context) {
 		return
 	}
 	names := slices.Sorted(maps.Keys(sc.histories))
-	sc.spec.Fact(judge.FactSteadyHistories, strings.Join(names, ","))
+	judge.FactSteadyHistories.Set(sc.spec, names)
 	sc.srcMu.Lock()
 	sc.src = oracle.Join(oracle.NewHistory(), sc.histories)
 	sc.srcMu.Unlock()
@@ -441,7 +441,7 @@ func (sc *scenario) live() []string {
 // FactSteadyRecover) from since and waits until the state has been ready
 // for W, or T+W passed. It reports whether it settled; the verdict is the
 // judge's.
-func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Time) bool {
+func (sc *scenario) settle(ctx context.Context, fact judge.PhaseFact, what string, since time.Time) bool {
 	return sc.settleWithin(ctx, fact, what, since, sc.b.SettleWithin.Duration)
 }
 
@@ -454,11 +454,11 @@ func (sc *scenario) settle(ctx context.Context, fact, what string, since time.Ti
 // view's; and no earlier than when each write of the run a fault refused
 // was written again or its retry was due (RetriesOwed): until then its
 // objects may look settled only because it has not acted again yet.
-func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since time.Time, within time.Duration) bool {
+func (sc *scenario) settleWithin(ctx context.Context, fact judge.PhaseFact, what string, since time.Time, within time.Duration) bool {
 	sc.follow(ctx)
 	ph := judge.SettlePhase{What: what, Since: since, Within: within.String(), Window: sc.b.SettleWindow.String(), Objects: sc.live(), Final: sc.made >= len(sc.b.Changes)}
 	sc.phases[fact] = append(sc.phases[fact], ph)
-	sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
+	fact.Set(sc.spec, sc.phases[fact])
 	if fact == judge.FactSteadyRecover {
 		back, stale := WatchesBack(ctx, sc.spec, sc.target, since, time.Until(since.Add(within)))
 		if len(stale) > 0 {
@@ -469,7 +469,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 					reconciled = append(reconciled, res)
 				}
 			}
-			sc.spec.Fact(judge.FactSteadyStale, mustJSON(judge.Stale{Resources: stale, Within: within.String(), Reconciled: reconciled}))
+			judge.FactSteadyStale.Set(sc.spec, judge.Stale{Resources: stale, Within: within.String(), Reconciled: reconciled})
 		}
 		if back.After(since) {
 			ph.WatchesBack = back
@@ -481,7 +481,7 @@ func (sc *scenario) settleWithin(ctx context.Context, fact, what string, since t
 			}
 		}
 		sc.phases[fact][len(sc.phases[fact])-1] = ph
-		sc.spec.Fact(fact, mustJSON(sc.phases[fact]))
+		fact.Set(sc.spec, sc.phases[fact])
 	}
 	c := ph.Convergence(within, sc.b.SettleWindow.Duration)
 	owedObjects := judge.ObjectsOwedAfter(sc.owedObjects, sc.disturbances(), sc.source())
@@ -633,7 +633,7 @@ func (sc *scenario) quiet(ctx context.Context, window time.Duration) judge.Quiet
 		return false, nil
 	})
 	q := judge.QuietWindow{From: from, To: time.Now(), Window: window.String()}
-	sc.spec.Fact(judge.FactSteadyQuiet, mustJSON(q))
+	judge.FactSteadyQuiet.Set(sc.spec, q)
 	return q
 }
 
@@ -693,7 +693,7 @@ func (sc *scenario) quietThen(ctx context.Context, drew *bool) time.Time {
 	at := sc.change(ctx, c)
 	if drew != nil && *drew {
 		q.Next = &judge.QuietProbe{What: c.String(), At: at, Within: sc.b.SettleWithin.String()}
-		sc.spec.Fact(judge.FactSteadyQuiet, mustJSON(q))
+		judge.FactSteadyQuiet.Set(sc.spec, q)
 	}
 	return at
 }
@@ -755,7 +755,7 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		}
 		Expect(err).NotTo(HaveOccurred(), "delete %s %s", o.u.GetKind(), o.u.GetName())
 	}
-	sc.spec.Fact(judge.FactSteadyDeleted, mustJSON(judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()}))
+	judge.FactSteadyDeleted.Set(sc.spec, judge.Deletion{Applied: sc.applied, At: at, Within: sc.b.GoneWithin.String()})
 	deadline := at.Add(sc.b.GoneWithin.Duration)
 	// Until nothing has been left, and the controller has written
 	// nothing of the run, for W, or the deadline: leaves-nothing-behind
@@ -810,7 +810,7 @@ func (sc *scenario) changes(ctx context.Context, settled bool, from int) bool {
 // end records the run's end state as of now (judge.FactSteadyEnd).
 func (sc *scenario) end(ctx context.Context) {
 	sc.follow(ctx)
-	sc.spec.Fact(judge.FactSteadyEnd, mustJSON(judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns, Made: sc.made, Changes: len(sc.b.Changes)}))
+	judge.FactSteadyEnd.Set(sc.spec, judge.EndMark{Applied: sc.applied, At: time.Now(), Objects: sc.live(), Namespace: sc.ns, Made: sc.made, Changes: len(sc.b.Changes)})
 }
 
 // keepReference takes a fault-free run's end state (end) as a reference
@@ -871,16 +871,16 @@ func (sc *scenario) awaitStatuses(ctx context.Context, refs []*judge.EndState, s
 // are applied.
 func (sc *scenario) compareWith(refs []*judge.EndState) {
 	if len(refs) > 0 {
-		sc.spec.Fact(judge.FactSteadyReferences, mustJSON(refs))
+		judge.FactSteadyReferences.Set(sc.spec, refs)
 		if sc.owed = judge.StatusOwed(refs); len(sc.owed) > 0 {
-			sc.spec.Fact(judge.FactSteadyStatusOwed, mustJSON(sc.owed))
+			judge.FactSteadyStatusOwed.Set(sc.spec, sc.owed)
 		}
 		if sc.owedObjects = judge.ObjectsOwed(refs); len(sc.owedObjects) > 0 {
-			sc.spec.Fact(judge.FactSteadyObjectsOwed, mustJSON(sc.owedObjects))
+			judge.FactSteadyObjectsOwed.Set(sc.spec, sc.owedObjects)
 		}
 	}
 	if len(sc.b.Ignore) > 0 {
-		sc.spec.Fact(judge.FactSteadyIgnore, mustJSON(sc.b.Ignore))
+		judge.FactSteadyIgnore.Set(sc.spec, sc.b.Ignore)
 	}
 }
 

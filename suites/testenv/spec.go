@@ -80,11 +80,9 @@ func (s *Spec) SpoolDir() string { return s.spool }
 // goroutine.
 func (s *Spec) Evidence() *evidence.Collector { return s.ev }
 
-// Fact records a fact about the spec's scenario for the judges.
+// Fact records a fact about the spec's scenario for the judges: what a
+// judge.Fact's Set calls.
 func (s *Spec) Fact(name, value string) { s.ev.Fact(name, value) }
-
-// FactTime records a moment as a fact.
-func (s *Spec) FactTime(name string, t time.Time) { s.Fact(name, t.Format(time.RFC3339Nano)) }
 
 // KeepLog adds a log the scenario reads (read when the spec is judged and
 // when its evidence is kept) to the spec's evidence.
@@ -172,7 +170,7 @@ func (s *Spec) Await(ctx context.Context, p verdict.Property, b judge.Bound) (or
 	if err != nil {
 		Fail(fmt.Sprintf("%s: %v", p.ID, err))
 	}
-	s.Fact(judge.FactConvergence(p.ID), b.Value())
+	judge.FactConvergence(p.ID).Set(s, b)
 	r, err := b.Wait(ctx, h, m)
 	s.contextEnded(ctx)
 	return r, err

@@ -128,8 +128,8 @@ func finalLog() func(t *testing.T, reports map[string]types.SpecReport) {
 		spec.Evidence().AddHistory(judge.HistoryWorkload, w)
 		spec.Evidence().AddHistory(judge.HistoryPods, pods)
 		spec.Evidence().AddProxy("w-0", p)
-		spec.Fact(judge.FactReplica, "w-0")
-		spec.Fact(judge.FactLostPod, "web-c")
+		spec.Fact(judge.FactReplica.Name, "w-0")
+		spec.Fact(judge.FactLostPod.Name, "web-c")
 		return func() judge.Bound {
 			since := time.Now()
 			p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
@@ -177,8 +177,8 @@ func keptIsJudged() func(t *testing.T, reports map[string]types.SpecReport) {
 		p := &fakeProxy{}
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ERROR", Code: 410}, Delivered: true, Fault: "expire-2", At: time.Now()})
 		spec.Evidence().AddProxy("w-0", p)
-		spec.Fact(judge.FactReplica, "w-0")
-		spec.Fact(judge.FactLostPod, "web-c")
+		spec.Fact(judge.FactReplica.Name, "w-0")
+		spec.Fact(judge.FactLostPod.Name, "web-c")
 		spec.Verify(spec.Judged(catalog.LostEventWithheld))
 		p.add(proxy.Event{Replica: "w-0", EventMeta: proxy.EventMeta{Type: "ADDED", Kind: "Pod", Namespace: "ns", Name: "web-c"}, Delivered: true, At: time.Now()})
 	})
