@@ -33,7 +33,7 @@ var (
 // generation) and, once that held for W, as many live pods as
 // spec.replicas, each controlled by the ReplicaSet: a status the pods
 // contradict is not convergence.
-func replicaSetConverged(id string) func(e *evidence.Evidence) error {
+func replicaSetConverged(id string) Judge {
 	return func(e *evidence.Evidence) error {
 		b, res, err := judgeBound(e, id)
 		if err != nil {

@@ -173,7 +173,7 @@ func intAt(obj *unstructured.Unstructured, path string) (int64, error) {
 
 // converges is the offline judge of a convergence property: its recorded
 // Bound, replayed over the history it names.
-func converges(id string) func(e *evidence.Evidence) error {
+func converges(id string) Judge {
 	return func(e *evidence.Evidence) error {
 		_, _, err := judgeBound(e, id)
 		return err

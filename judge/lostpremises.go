@@ -18,7 +18,7 @@ import (
 // delivered as the rule's (held or delayed by it). Judged on the whole
 // log, once the fault has ended: a delayed event is logged when the delay
 // lets it go, a held one when the stall does.
-func ruleMatched(fault, what string) func(e *evidence.Evidence) error {
+func ruleMatched(fault, what string) Judge {
 	return func(e *evidence.Evidence) error {
 		injs, err := Injected(e.Faults, fault)
 		if err != nil {

@@ -14,10 +14,15 @@ import (
 	"github.com/steadystate-dev/steadystate/oracle"
 )
 
+// A Judge decides one property from a spec's evidence alone: nil when it
+// held, an error when it broke (oracle.BrokeAt says when), and an error
+// wrapping oracle.ErrNotEvaluated when the evidence lacks what it needs.
+type Judge func(e *evidence.Evidence) error
+
 // Offline judges every property of the catalog from evidence alone, by
 // id. The suites judge these properties through it too. Evidence a judge
 // needs and does not find leaves the property not evaluated.
-var Offline = map[string]func(e *evidence.Evidence) error{
+var Offline = map[string]Judge{
 	catalog.EvidenceComplete.ID: complete,
 	catalog.LostEventWithheld.ID: func(e *evidence.Evidence) error {
 		r := read(e)

@@ -53,7 +53,7 @@ func Injected(faults []chaos.Injection, fault string) ([]chaos.Injection, error)
 }
 
 // injected is Injected as a premise's judge.
-func injected(fault string) func(e *evidence.Evidence) error {
+func injected(fault string) Judge {
 	return func(e *evidence.Evidence) error {
 		_, err := Injected(e.Faults, fault)
 		return err
@@ -221,7 +221,7 @@ func moverStopped(e *evidence.Evidence, id string) error {
 
 // afterMove is the offline judge of a convergence counted from the mover's
 // end (P1, runs-after-move): not evaluated when the mover stopped.
-func afterMove(id string) func(e *evidence.Evidence) error {
+func afterMove(id string) Judge {
 	return func(e *evidence.Evidence) error {
 		if err := moverStopped(e, id); err != nil {
 			return err

@@ -606,7 +606,7 @@ func (r *reader) statusOwed() []string {
 // settles judges each phase of the fact named: every object of the phase
 // and everything it owns ready within its T, for its W, judged until the
 // next phase began (or T+W after it, or the end of the evidence).
-func settles(fact PhaseFact) func(e *evidence.Evidence) error {
+func settles(fact PhaseFact) Judge {
 	return func(e *evidence.Evidence) error {
 		r := read(e)
 		phases := get(r, fact)
