@@ -208,6 +208,23 @@ var (
 	undoing = map[string]string{"pods": "pod-deletion", "claims": "delete-claim"}
 )
 
+// PatternFaults are the faults a schedule of pattern draws its faults
+// among, beside the capability's workload steps: nil for the mix ("")
+// and "any", which draw among every fault but the aimed ones. A subject
+// offered none of a pattern's faults has its schedules drawn among every
+// fault instead.
+func PatternFaults(pattern string) []string {
+	switch pattern {
+	case "unobserved":
+		return slices.Concat(blinding, relists, []string{"pod-deletion", "delete-claim", "answer-409"})
+	case "crash":
+		return slices.Clone(stopping)
+	case RefusedOnce:
+		return slices.Clone(Aimed)
+	}
+	return nil
+}
+
 // unobserved: one or two episodes, one after the other. In each, a
 // blinding fault on one resource for a window; inside it a workload step,
 // most often an undoing step right after the subject's next create of that

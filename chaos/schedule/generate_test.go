@@ -234,3 +234,34 @@ func TestRefusedOnceRefusesWritesAfterTheChange(t *testing.T) {
 		t.Errorf("refusals armed only %v", armed)
 	}
 }
+
+// A pattern's schedules draw their faults among PatternFaults alone (what
+// an exploration's coverage counts for it), and the mix and "any" draw
+// every fault but the aimed ones.
+func TestPatternsDrawAmongTheirFaults(t *testing.T) {
+	for _, pattern := range append([]string{""}, Patterns...) {
+		only := PatternFaults(pattern)
+		drawn := map[string]bool{}
+		for seed := uint64(1); seed <= 300; seed++ {
+			for _, capability := range Capabilities {
+				l := DefaultLimits
+				l.Pattern = pattern
+				for _, st := range Generate(seed, capability, l).Steps {
+					if st.Fault == "" {
+						continue
+					}
+					drawn[st.Fault] = true
+					if only != nil && !slices.Contains(only, st.Fault) {
+						t.Fatalf("pattern %q, seed %d, %s: drew %s, not among %v", pattern, seed, capability, st.Fault, only)
+					}
+					if only == nil && slices.Contains(Aimed, st.Fault) {
+						t.Fatalf("pattern %q, seed %d, %s: drew the aimed %s", pattern, seed, capability, st.Fault)
+					}
+				}
+			}
+		}
+		if len(drawn) < 2 {
+			t.Errorf("pattern %q drew %v", pattern, drawn)
+		}
+	}
+}

@@ -356,6 +356,22 @@ func TestStatusLine(t *testing.T) {
 	if aimed.all != 2*2+2 {
 		t.Errorf("refused-once: %d combinations, want 6", aimed.all)
 	}
+	// Drawn in the crash pattern, only the stopping faults the
+	// capability offers, and the workload steps.
+	crash := newStats(Config{Capability: schedule.Scalable, Budget: time.Minute, Pattern: "crash"})
+	crash.possible(d)
+	wantCrash := 2
+	for _, name := range schedule.PatternFaults("crash") {
+		if k := schedule.Faults[name]; k.For(schedule.Scalable) && !slices.Contains(l.Without, name) {
+			wantCrash++
+			if k.Takes(schedule.Resource) {
+				wantCrash++
+			}
+		}
+	}
+	if crash.all != wantCrash || wantCrash <= 2 || wantCrash >= want {
+		t.Errorf("crash: %d combinations, want %d (fewer than the mix's %d)", crash.all, wantCrash, want)
+	}
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Fault: "watch-stall", Resource: "pods"}, outcome{Phase: "steady"})
 	st.tried(schedule.Step{Workload: "scale-up"}, outcome{Skipped: "no create of pods"})

@@ -61,11 +61,22 @@ func (st *stats) possible(d driver) {
 		return
 	}
 	l := drawLimits(d, st.c.Pattern)
-	aimed := l.Pattern == schedule.RefusedOnce
+	offered := func(name string, k schedule.Kind) bool {
+		return k.For(st.c.Capability) && !slices.Contains(l.Without, name)
+	}
+	// A pattern draws among its own faults (the mix and "any" among all
+	// but the aimed ones), or among all when the subject is offered none
+	// of them.
+	only := schedule.PatternFaults(l.Pattern)
+	if !slices.ContainsFunc(only, func(name string) bool { return offered(name, schedule.Faults[name]) }) {
+		only = nil
+	}
 	for name, k := range schedule.Faults {
-		// The aimed faults are drawn by their pattern alone, which draws
-		// no other.
-		if !k.For(st.c.Capability) || slices.Contains(l.Without, name) || aimed != slices.Contains(schedule.Aimed, name) {
+		drawn := slices.Contains(only, name)
+		if only == nil {
+			drawn = !slices.Contains(schedule.Aimed, name)
+		}
+		if !offered(name, k) || !drawn {
 			continue
 		}
 		if k.Takes(schedule.Resource) {
