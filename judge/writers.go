@@ -73,16 +73,6 @@ var FactLeaderOnly = Fact[Names]{Name: "leaderOnly"}
 // election itself) and Events.
 type LeaderOnly []string
 
-// ParseLeaderOnly reads FactLeaderOnly's value.
-func ParseLeaderOnly(fact string) LeaderOnly {
-	if fact == "" {
-		return nil
-	}
-	return strings.Split(fact, ",")
-}
-
-// Fact is l as FactLeaderOnly's value.
-func (l LeaderOnly) Fact() string { return strings.Join(l, ",") }
 
 // Covers reports whether r is a leader-only write: a successful write to a
 // resource of l.

@@ -94,10 +94,10 @@ func TestLeaderOnlyScopes(t *testing.T) {
 			t.Errorf("%v covers %s %s/%s (%d) = %v, want %v", tc.scope, tc.r.Verb, tc.r.GroupResource(), tc.r.Subresource, tc.r.Code, got, tc.want)
 		}
 	}
-	if back := ParseLeaderOnly(LeaderOnly{"configmaps", "pods/status"}.Fact()); len(back) != 2 || back[1] != "pods/status" {
-		t.Errorf("a trip through the fact gave %v", back)
+	if back, err := FactLeaderOnly.Parse(FactLeaderOnly.Text(Names(LeaderOnly{"configmaps", "pods/status"}))); err != nil || len(back) != 2 || back[1] != "pods/status" {
+		t.Errorf("a trip through the fact gave %v, %v", back, err)
 	}
-	if ParseLeaderOnly("") != nil {
+	if back, _ := FactLeaderOnly.Parse(""); LeaderOnly(back) != nil {
 		t.Error("an empty fact is not the default")
 	}
 }
