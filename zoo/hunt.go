@@ -61,6 +61,12 @@ type HuntRow struct {
 	Took       time.Duration `json:"took"`
 	Schedules  int           `json:"schedules"`
 	References int           `json:"references"`
+	// InSchedules and InReferences are the suite processes' time in
+	// schedules and in reference runs, summed over the processes: where
+	// the budget went (each process makes its own reference runs before
+	// its first schedule).
+	InSchedules  time.Duration `json:"inSchedules,omitempty"`
+	InReferences time.Duration `json:"inReferences,omitempty"`
 	// Findings are the schedules (or reference runs) that broke
 	// properties; Errors the reasons of those that ended in an error.
 	Findings []HuntFinding `json:"findings,omitempty"`
@@ -92,10 +98,13 @@ func (r HuntRow) PerMinute() float64 {
 // (the run's folder), errors.
 func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) {
 	for _, s := range tally.Specs(specs, dir) {
+		took := time.Duration(s.Seconds * float64(time.Second))
 		if s.Reference {
 			r.References++
+			r.InReferences += took
 		} else {
 			r.Schedules++
+			r.InSchedules += took
 		}
 		switch s.Outcome {
 		case verdict.BrokenSpec:
@@ -184,15 +193,15 @@ func errSuffix(err string) string {
 // says whether the hunt was clean: every subject explored, no finding, no
 // error.
 func PrintHunt(w io.Writer, rows []HuntRow) bool {
-	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | PROCESSES | WALL | SCHEDULES | PER MINUTE | FINDINGS | ERRORS |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | PROCESSES | WALL | SCHEDULES | PER MINUTE | IN SCHEDULES | IN REFERENCE RUNS | FINDINGS | ERRORS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	clean := true
 	for _, r := range rows {
 		errs := fmt.Sprint(len(r.Errors))
 		if r.Err != "" {
 			errs = "no report"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), len(r.Findings), errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %s | %d, %s | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), r.InSchedules.Round(time.Second), r.References, r.InReferences.Round(time.Second), len(r.Findings), errs)
 		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
 	}
 	for _, r := range rows {

@@ -20,16 +20,16 @@ import (
 // with schedules and neither.
 func TestHuntTally(t *testing.T) {
 	specs := []verdict.Spec{
-		{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed},
-		{Name: "Exploration " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.Passed},
-		{Name: "Exploration schedule 01 (seed 7)", Outcome: verdict.Passed},
-		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}},
-		{Name: "Exploration schedule 03 (seed 9)", Outcome: verdict.Error, Reason: "the fault proxy refused the rule"},
+		{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed, Seconds: 40},
+		{Name: "Exploration " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.Passed, Seconds: 35},
+		{Name: "Exploration schedule 01 (seed 7)", Outcome: verdict.Passed, Seconds: 20},
+		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}, Seconds: 30},
+		{Name: "Exploration schedule 03 (seed 9)", Outcome: verdict.Error, Reason: "the fault proxy refused the rule", Seconds: 10.4},
 		{Name: "Exploration schedule 04 (seed 10)", Outcome: verdict.SkippedSpec},
 	}
 	r := zoo.HuntRow{Subject: "deployment", Capability: "steadyState", Seed: 1, Budget: time.Minute, Took: 2 * time.Minute, Dir: "/a"}
 	zoo.HuntTally(&r, specs, "/a/explore/run")
-	if r.Schedules != 3 || r.References != 2 || len(r.Findings) != 1 || len(r.Errors) != 1 || r.PerMinute() != 1.5 {
+	if r.Schedules != 3 || r.References != 2 || len(r.Findings) != 1 || len(r.Errors) != 1 || r.PerMinute() != 1.5 || r.InSchedules != 60400*time.Millisecond || r.InReferences != 75*time.Second {
 		t.Fatalf("row %+v", r)
 	}
 	if f := r.Findings[0]; !strings.HasSuffix(f.Schedule, "schedule.yaml") || !strings.HasPrefix(f.Schedule, "/a/explore/run/Exploration-schedule-02") || !strings.HasSuffix(f.Evidence, "history.txt") {
@@ -39,7 +39,7 @@ func TestHuntTally(t *testing.T) {
 	if zoo.PrintHunt(&out, []zoo.HuntRow{r}) {
 		t.Errorf("a hunt with a finding and an error is clean:\n%s", out.String())
 	}
-	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
+	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1m0s | 2, 1m15s | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed lacks %q:\n%s", want, out.String())
 		}
