@@ -191,6 +191,53 @@ func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[
 // 20 s) of a container that exited more than once.
 var followTimeout = time.Minute
 
+// exitBackoff is how long superviseExits waits before it starts a replica
+// again after its first exit: a kubelet's first back-off; it doubles with
+// each exit after, as the kubelet's does, up to exitBackoffMax.
+var exitBackoff, exitBackoffMax = 10 * time.Second, 5 * time.Minute
+
+// superviseExits starts again every replica run as a local process that
+// exits by itself while a schedule is judged, as its Deployment's kubelet
+// would start the container again: a controller that exits when the API
+// server does not answer at its start (a manager's "unable to start
+// manager") is run again exitBackoff later, doubling. restartStopped looks
+// once, when the faults are recovered; a replica started again by a
+// process fault inside a partition exits only when the partition's end
+// fails its first request, after that look. Each restart is passed to
+// restarted, naming the replica, so the schedule's
+// facts say it (its log says why it exited); a restart that fails is
+// passed too, and supervision of that replica ends. It returns when ctx ends.
+func superviseExits(ctx context.Context, t chaos.Target, restarted func(string)) {
+	exits := map[string]int{}
+	given := map[string]bool{}
+	for ctx.Err() == nil {
+		for _, r := range t.Replicas {
+			h, ok := r.Host.(chaos.Restarter)
+			if !ok || given[r.Identity] || !r.Host.Exited(ctx) {
+				continue
+			}
+			wait := min(exitBackoff<<exits[r.Identity], exitBackoffMax)
+			exits[r.Identity]++
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			if _, err := h.Restart(ctx, 10*time.Second); err != nil {
+				given[r.Identity] = true
+				restarted(fmt.Sprintf("%s exited by itself and could not be started again: %v", r.Identity, err))
+				continue
+			}
+			restarted(fmt.Sprintf("%s exited by itself; started again %s later, as its kubelet would", r.Identity, wait))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // restartStopped starts again every replica a fault left stopped, as its
 // Deployment would, and follows back every replica that its kubelet
 // restarts in place (a controller in a pod that exited by itself); a

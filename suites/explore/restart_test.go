@@ -1,12 +1,16 @@
 package explore
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -70,5 +74,75 @@ func TestChangeWaitsThroughAnInPlaceRestart(t *testing.T) {
 	defer cancel()
 	if stopped() || running.Err() != nil {
 		t.Error("the wait ended for a controller its kubelet restarts in place")
+	}
+}
+
+// exitingHost is a local replica that has exited by itself until it is
+// restarted, and fails to restart when failRestart is set.
+type exitingHost struct {
+	mu          sync.Mutex
+	exited      bool
+	restarts    int
+	failRestart bool
+}
+
+func (h *exitingHost) Where() map[string]string { return map[string]string{"pid": "1"} }
+func (h *exitingHost) Kill(context.Context) (map[string]string, error) {
+	return nil, nil
+}
+func (h *exitingHost) Terminate(context.Context, time.Duration) (map[string]string, error) {
+	return nil, nil
+}
+func (h *exitingHost) Exited(context.Context) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.exited
+}
+func (h *exitingHost) Log(context.Context) ([]byte, error) { return nil, nil }
+func (h *exitingHost) Restart(context.Context, time.Duration) (map[string]string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failRestart {
+		return nil, errors.New("no binary")
+	}
+	h.restarts++
+	h.exited = false
+	return nil, nil
+}
+
+// A local replica that exits by itself while a schedule is judged is
+// started again after the back-off, as its kubelet would, and named; one
+// that cannot be is named once and left; one that runs is left alone.
+func TestSuperviseExitsStartsAgainAReplicaThatExited(t *testing.T) {
+	defer func(b time.Duration) { exitBackoff = b }(exitBackoff)
+	exitBackoff = time.Millisecond
+	exited, broken, running := &exitingHost{exited: true}, &exitingHost{exited: true, failRestart: true}, &exitingHost{}
+	target := chaos.Target{Replicas: []chaos.Replica{{Identity: "a", Host: exited}, {Identity: "b", Host: broken}, {Identity: "c", Host: running}}}
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	var said []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		superviseExits(ctx, target, func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() })
+	}()
+	err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(said) == 2, nil
+	})
+	cancel()
+	<-done
+	if err != nil {
+		t.Fatalf("said %q", said)
+	}
+	if exited.restarts != 1 || exited.Exited(t.Context()) || running.restarts != 0 {
+		t.Errorf("restarts: exited %d, running %d", exited.restarts, running.restarts)
+	}
+	joined := strings.Join(said, "\n")
+	for _, want := range []string{"a exited by itself; started again 1ms later, as its kubelet would", "b exited by itself and could not be started again: no binary"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("said %q, want %q", said, want)
+		}
 	}
 }

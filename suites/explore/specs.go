@@ -1,12 +1,14 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -144,6 +146,19 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 	if len(restarted) > 0 {
 		spec.Fact("restarted", strings.Join(restarted, ","))
 	}
+	// A replica that exits by itself while the schedule is judged is
+	// started again as its kubelet would, and the facts say so.
+	supervised, stopSupervising := context.WithCancel(ctx)
+	defer stopSupervising()
+	var mu sync.Mutex
+	var again []string
+	go superviseExits(supervised, d.target(), func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		again = append(again, what)
+		spec.Fact("restarted after an exit", strings.Join(again, "; "))
+		fmt.Fprintf(GinkgoWriter, "replica %s\n", what)
+	})
 	d.judge(ctx, time.Now())
 }
 
