@@ -73,7 +73,6 @@ var FactLeaderOnly = Fact[Names]{Name: "leaderOnly"}
 // election itself) and Events.
 type LeaderOnly []string
 
-
 // Covers reports whether r is a leader-only write: a successful write to a
 // resource of l.
 func (l LeaderOnly) Covers(r proxy.Request) bool {
