@@ -206,8 +206,10 @@ var exitBackoff, exitBackoffMax = 10 * time.Second, 5 * time.Minute
 // fails its first request, after that look. Each restart is passed to
 // restarted, naming the replica, so the schedule's
 // facts say it (its log says why it exited); a restart that fails is
-// passed too, and supervision of that replica ends. It returns when ctx ends.
-func superviseExits(ctx context.Context, t chaos.Target, restarted func(string)) {
+// passed too, and supervision of that replica ends. It returns when ctx
+// ends, after any restart under way, and closes ended.
+func superviseExits(ctx context.Context, t chaos.Target, ended chan<- struct{}, restarted func(string)) {
+	defer close(ended)
 	exits := map[string]int{}
 	given := map[string]bool{}
 	for ctx.Err() == nil {

@@ -122,10 +122,7 @@ func TestSuperviseExitsStartsAgainAReplicaThatExited(t *testing.T) {
 	var mu sync.Mutex
 	var said []string
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		superviseExits(ctx, target, func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() })
-	}()
+	go superviseExits(ctx, target, done, func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() })
 	err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()

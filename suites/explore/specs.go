@@ -148,11 +148,14 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 	}
 	// A replica that exits by itself while the schedule is judged is
 	// started again as its kubelet would, and the facts say so.
+	// It ends before the spec's clean-up stops the subject, so no restart
+	// races that stop.
 	supervised, stopSupervising := context.WithCancel(ctx)
-	defer stopSupervising()
+	ended := make(chan struct{})
+	defer func() { stopSupervising(); <-ended }()
 	var mu sync.Mutex
 	var again []string
-	go superviseExits(supervised, d.target(), func(what string) {
+	go superviseExits(supervised, d.target(), ended, func(what string) {
 		mu.Lock()
 		defer mu.Unlock()
 		again = append(again, what)
