@@ -92,7 +92,11 @@ func (f Fact[T]) Lookup(e *evidence.Evidence) (T, bool) {
 		return zero, false
 	}
 	v, err := f.Get(e)
-	return v, err == nil
+	if err != nil {
+		var zero T
+		return zero, false
+	}
+	return v, true
 }
 
 // Parse reads f's value from its text in the evidence.

@@ -95,8 +95,8 @@ func TestFactMissingOrUnreadable(t *testing.T) {
 			t.Errorf("an unreadable fact: %v, want an error naming it", err)
 		}
 	}
-	if _, ok := FactWindow.Lookup(e); ok {
-		t.Error("Lookup of an unreadable fact said ok")
+	if v, ok := FactWindow.Lookup(e); ok || v != 0 {
+		t.Errorf("Lookup of an unreadable fact said %v, %v; want the zero value, false", v, ok)
 	}
 	if !FactWindow.Has(e) || FactDeleted.Has(e) {
 		t.Error("Has does not tell a recorded fact from a missing one")

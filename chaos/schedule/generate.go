@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"cmp"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -216,7 +217,7 @@ var (
 func PatternFaults(pattern string) []string {
 	switch pattern {
 	case "unobserved":
-		return slices.Concat(blinding, relists, []string{"pod-deletion", "delete-claim", "answer-409"})
+		return slices.Concat(blinding, relists, slices.Sorted(maps.Values(undoing)), []string{"answer-409"})
 	case "crash":
 		return slices.Clone(stopping)
 	case RefusedOnce:

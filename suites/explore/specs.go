@@ -147,9 +147,9 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 		spec.Fact("restarted", strings.Join(restarted, ","))
 	}
 	// A replica that exits by itself while the schedule is judged is
-	// started again as its kubelet would, and the facts say so.
-	// It ends before the spec's clean-up stops the subject, so no restart
-	// races that stop.
+	// started again as its kubelet would, and the facts say so. The
+	// supervision ends before the spec's clean-up stops the subject, so no
+	// restart races that stop.
 	supervised, stopSupervising := context.WithCancel(ctx)
 	ended := make(chan struct{})
 	defer func() { stopSupervising(); <-ended }()
