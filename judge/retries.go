@@ -163,3 +163,97 @@ func (w *RetryWait) Held() []OwedRetry {
 	}
 	return out
 }
+
+// ReAdd is a write that came when a re-add, left in the controller's work
+// queue by writes of its object refused in a row, was due. Client-go's
+// workqueue, which controller-runtime's is built on, keeps the
+// rate-limited add a failure scheduled even after a later sync of the key
+// succeeds: Forget resets the key's failures, it does not take back an add
+// already waiting. So the key is synced once more at the last failure's
+// back-off, with nothing owed and nothing changed since; a controller
+// that writes on every sync writes then, and that write is the fault's
+// recovery, not its steady state.
+type ReAdd struct {
+	// Object is the object written, as OwedRetry.Object names it.
+	Object string `json:"object"`
+	// Refused is how many writes of it the replica had refused in a row,
+	// the last answered at Last, by an injected fault.
+	Refused int       `json:"refused"`
+	Last    time.Time `json:"last"`
+	// Failure is the failure in a row (1 to Refused) whose back-off the
+	// write's time matched, and Due when that back-off ended.
+	Failure int       `json:"failure"`
+	Due     time.Time `json:"due"`
+}
+
+// ReAddOf reports whether w, a write of a replica whose requests are
+// reqs, is the write a re-add brought (ReAdd): w started within
+// RetrySlack after Last plus the back-off of the k-th failure in a row,
+// for some k up to Refused, of a chain of writes of w's object by that
+// replica refused in a row, the last by an injected fault, all answered
+// before w began; and w is the replica's first write of the object since
+// then. One sync may make several writes (an apply, then its fallback),
+// so the k-th failure need not be the k-th refused write: every k the
+// chain's length allows is tried, and the intervals they give are a
+// second wide each, doubling apart. A write of a run's object only
+// (RunWrite in ns, or of the cluster-scoped resources named).
+func ReAddOf(reqs []proxy.Request, w proxy.Request, ns string, named []string) (ReAdd, bool) {
+	key := func(r proxy.Request) string {
+		k := r.GroupResource() + "/" + r.Namespace + "/" + r.ObjectName()
+		if r.Subresource != "" {
+			k += "/" + r.Subresource
+		}
+		return k
+	}
+	if w.ObjectName() == "" || !RunWrite(w, ns, named...) {
+		return ReAdd{}, false
+	}
+	object := key(w)
+	var writes []proxy.Request
+	for _, r := range reqs {
+		if r.End.IsZero() || r.ObjectName() == "" || !RunWrite(r, ns, named...) || key(r) != object {
+			continue
+		}
+		writes = append(writes, r)
+	}
+	slices.SortStableFunc(writes, func(a, b proxy.Request) int { return a.Start.Compare(b.Start) })
+	// firstSince reports whether no write of the object but w started
+	// from t to w's start.
+	firstSince := func(t time.Time) bool {
+		return !slices.ContainsFunc(writes, func(r proxy.Request) bool {
+			return r.ID != w.ID && !r.Start.Before(t) && r.Start.Before(w.Start)
+		})
+	}
+	var chains [][]proxy.Request
+	var chain []proxy.Request
+	for _, r := range writes {
+		if !r.Start.Before(w.Start) {
+			break
+		}
+		if refused(r) {
+			chain = append(chain, r)
+			continue
+		}
+		if len(chain) > 0 {
+			chains = append(chains, chain)
+		}
+		chain = nil
+	}
+	if len(chain) > 0 {
+		chains = append(chains, chain)
+	}
+	for _, c := range chains {
+		last := c[len(c)-1]
+		if last.Fault == "" || last.Fault == proxy.SealedFault || !last.End.Before(w.Start) {
+			continue
+		}
+		for k := 1; k <= min(len(c), 32); k++ {
+			due := last.End.Add(min(backoffBase<<(k-1), backoffMax))
+			if w.Start.Before(due) || w.Start.After(due.Add(RetrySlack)) || !firstSince(due) {
+				continue
+			}
+			return ReAdd{Object: object, Refused: len(c), Last: last.End, Failure: k, Due: due}, true
+		}
+	}
+	return ReAdd{}, false
+}

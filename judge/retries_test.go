@@ -3,11 +3,15 @@ package judge
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // TestRecordedEndStateTakenWhileARetryWasOwed: ten replays of a hunt's
@@ -192,4 +196,141 @@ func TestRetryDue(t *testing.T) {
 			t.Errorf("%d refused, gap %s: due after %s, want %s", tc.refused, tc.gap, got, tc.want)
 		}
 	}
+}
+
+// TestReAddOf: a replica's writes of one object refused in a row, then
+// written with success, then once more when a failure's back-off ended.
+func TestReAddOf(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	var reqs []proxy.Request
+	write := func(at time.Duration, code int, fault string) proxy.Request {
+		r := proxy.Request{ID: uint64(len(reqs) + 1), Code: code, Fault: fault, Start: t0.Add(at), End: t0.Add(at + 2*time.Millisecond)}
+		r.Verb, r.Resource, r.Subresource, r.Namespace, r.Name = "patch", "widgets", "status", "run", "w"
+		r.Group = "example.com"
+		reqs = append(reqs, r)
+		return r
+	}
+	// 10 refusals in a row, the last answered at +0.902s; a success at
+	// +3s. The longest back-off, failure 10's, 5ms·2^9 = 2.56s, ended at
+	// +3.462s: a write at +20s is no re-add.
+	for i := range 10 {
+		write(time.Duration(i)*100*time.Millisecond, 0, "partition-1")
+	}
+	write(3*time.Second, 200, "")
+	late := write(20*time.Second, 200, "")
+	if ra, ok := ReAddOf(reqs, late, "run", nil); ok {
+		t.Errorf("a write 19 s after the chain is taken for a re-add: %+v", ra)
+	}
+	reqs = reqs[:len(reqs)-1]
+
+	// 13 refusals in a row: failure 13's back-off is 5ms·2^12 = 20.48s.
+	reqs = nil
+	for i := range 13 {
+		write(time.Duration(i)*50*time.Millisecond, 0, "partition-1")
+	}
+	last := reqs[len(reqs)-1].End
+	write(3*time.Second, 200, "")
+	readd := write(last.Sub(t0)+20480*time.Millisecond+10*time.Millisecond, 200, "")
+	ra, ok := ReAddOf(reqs, readd, "run", nil)
+	if !ok || ra.Failure != 13 || ra.Refused != 13 || !ra.Last.Equal(last) || ra.Object != "widgets.example.com/run/w/status" {
+		t.Fatalf("the write 20.49 s after the 13th refusal: %+v, %v; want failure 13's re-add", ra, ok)
+	}
+	// A second write after it is not the re-add's.
+	again := write(readd.Start.Sub(t0)+100*time.Millisecond, 200, "")
+	if _, ok := ReAddOf(reqs, again, "run", nil); ok {
+		t.Error("the write after the re-add's is taken for one too")
+	}
+	// Outside the interval: 1.5 s after it was due.
+	reqs = reqs[:len(reqs)-2]
+	off := write(last.Sub(t0)+20480*time.Millisecond+1500*time.Millisecond, 200, "")
+	if _, ok := ReAddOf(reqs, off, "run", nil); ok {
+		t.Error("a write 1.5 s after the re-add was due is taken for it")
+	}
+	// Refused by the API server itself, not by a fault: no fault's re-add.
+	reqs = reqs[:len(reqs)-1]
+	for i := range 13 {
+		reqs[i].Fault, reqs[i].Code = "", 409
+	}
+	readd = write(last.Sub(t0)+20480*time.Millisecond+10*time.Millisecond, 200, "")
+	if _, ok := ReAddOf(reqs, readd, "run", nil); ok {
+		t.Error("a re-add of the API server's own refusals is taken for a fault's")
+	}
+}
+
+// TestQuiescentLeavesALateReAddAside: a hunt's schedule on the Prometheus
+// operator (v0.93.0), replayed, refused its connections for 1.8 s while
+// it made its first Prometheus. Its status sync failed 13 times in a row
+// (an apply, then its fallback without the scale fields: 26 refused
+// patches), then succeeded three times. 20.48 s after the 13th failure,
+// 5ms·2^12, client-go's workqueue brought the re-add that failure left
+// waiting, and the operator applied the same status again, inside the
+// quiet window: the API server stored nothing (no watch event). The run
+// broke quiescent; the judge now leaves that write aside, and only it.
+func TestQuiescentLeavesALateReAddAside(t *testing.T) {
+	const file = "prometheus-operator/explore-prometheus-operator-steady-late-readd.json"
+	e := readEvidence(t, file)
+	if rec := e.Records[slices.IndexFunc(e.Records, func(r verdict.Record) bool { return r.ID == catalog.SteadyQuiescent.ID })]; rec.Outcome != verdict.Broken {
+		t.Fatalf("the run recorded quiescent %s, want broken", rec.Outcome)
+	}
+	expect(t, "the re-add's write", judgedOn(e, catalog.SteadyQuiescent), verdict.Held, "")
+	if b := BoundText(catalog.SteadyQuiescent.ID, e); !strings.Contains(b, "left aside, patch prometheuses.monitoring.coreos.com/") || !strings.Contains(b, "failure 13 of its 26 refused writes in a row") {
+		t.Errorf("the bound does not say what was left aside: %s", b)
+	}
+
+	// The write, as the run recorded it.
+	q, err := FactSteadyQuiet.Get(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	var at int
+	for pid, p := range e.Proxies {
+		for i, r := range p.Requests {
+			if r.Verb == "patch" && !r.Start.Before(q.From) && !r.Start.After(q.To) {
+				id, at = pid, i
+			}
+		}
+	}
+	if id == "" {
+		t.Fatal("no write in the quiet window")
+	}
+	w := e.Proxies[id].Requests[at]
+	history := historyOf(w.GroupResource(), w.Namespace, w.Namespace)
+
+	// Had it changed the Prometheus (a watch event after it), it counts.
+	changed := readEvidence(t, file)
+	recs := changed.Histories[history]
+	if len(recs) == 0 {
+		t.Fatalf("no history %s", history)
+	}
+	ev := recs[len(recs)-1]
+	for _, r := range recs {
+		if r.Key == w.Namespace+"/"+w.Name && r.Type == "MODIFIED" {
+			ev = r
+		}
+	}
+	ev.At = w.End.Add(5 * time.Millisecond)
+	changed.Histories[history] = append(recs, ev)
+	expect(t, "a re-add that changed the object", judgedOn(changed, catalog.SteadyQuiescent), verdict.Broken, "wrote 1 times")
+
+	// Two seconds later than the back-off says, it counts.
+	moved := readEvidence(t, file)
+	p := moved.Proxies[id]
+	p.Requests[at].Start = p.Requests[at].Start.Add(-2 * time.Second)
+	p.Requests[at].End = p.Requests[at].End.Add(-2 * time.Second)
+	moved.Proxies[id] = p
+	expect(t, "a write off the back-off", judgedOn(moved, catalog.SteadyQuiescent), verdict.Broken, "wrote 1 times")
+
+	// The history of its object recorded, and missing from the evidence:
+	// whether it changed anything cannot be told, and quiescent is not
+	// judged.
+	lost := readEvidence(t, file)
+	delete(lost.Histories, history)
+	expect(t, "the history lost", judgedOn(lost, catalog.SteadyQuiescent), verdict.NotEvaluated, `history "`+history+`"`)
+	// Never recorded (a resource the run did not watch): it counts.
+	unrecorded := readEvidence(t, file)
+	delete(unrecorded.Histories, history)
+	recorded := get(read(unrecorded), FactSteadyHistories)
+	FactSteadyHistories.Put(unrecorded, slices.DeleteFunc(recorded, func(h string) bool { return h == history }))
+	expect(t, "a resource not recorded", judgedOn(unrecorded, catalog.SteadyQuiescent), verdict.Broken, "wrote 1 times")
 }

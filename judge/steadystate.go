@@ -703,7 +703,13 @@ func quiescent(e *evidence.Evidence) error {
 				continue
 			}
 			if !req.Start.Before(q.From) && !req.Start.After(q.To) {
-				writes = append(writes, req)
+				_, aside, err := quietReAdd(e, p.Requests, req, ns, named)
+				if err != nil {
+					return fmt.Errorf("%w: %w", oracle.ErrNotEvaluated, err)
+				}
+				if !aside {
+					writes = append(writes, req)
+				}
 			}
 			if q.Next != nil && req.Start.After(q.Next.At) && !req.Start.After(q.Next.At.Add(within)) && (acted == nil || req.Start.Before(acted.Start)) {
 				acted = &p.Requests[i]
@@ -742,8 +748,50 @@ func quiescent(e *evidence.Evidence) error {
 	return oracle.BrokeAt(deadline, fmt.Errorf("the controller made no write within %s of %s, made after its %s quiet window: it was quiet because it no longer acted", within, q.Next.What, q.To.Sub(q.From).Round(time.Millisecond)))
 }
 
-// quiescentBound is quiescent's "bound" figure: the window watched, and
-// whether the next change was held to draw a write.
+// quietReAdd reports whether w, a write of the replica whose requests are
+// reqs, in the quiet window, is one quiescent leaves aside: the write a
+// re-add of refused writes brought (ReAddOf) that changed nothing (no
+// watch event of its object recorded from its start to RetrySlack after
+// its answer but its deletion's, which the harness begins when the
+// window ends: a DELETED event, or one of the object being deleted). The
+// re-add is the faults' recovery, which a client-go work queue finishes
+// after the state looks settled; a write that changed something, or one
+// whose object's history was not recorded, counts.
+//
+// A history the run recorded (FactSteadyHistories) and the evidence lacks
+// is an error: without it, whether the write changed anything cannot be
+// told.
+func quietReAdd(e *evidence.Evidence, reqs []proxy.Request, w proxy.Request, ns string, named []string) (ReAdd, bool, error) {
+	ra, ok := ReAddOf(reqs, w, ns, named)
+	if !ok {
+		return ReAdd{}, false, nil
+	}
+	name := historyOf(w.GroupResource(), w.Namespace, ns)
+	h, err := e.History(name)
+	if err != nil {
+		if recorded, _ := FactSteadyHistories.Lookup(e); slices.Contains(recorded, name) {
+			return ReAdd{}, false, err
+		}
+		return ReAdd{}, false, nil
+	}
+	key := w.ObjectName()
+	if w.Namespace != "" {
+		key = w.Namespace + "/" + key
+	}
+	for _, ev := range h.Events() {
+		if ev.Key != key || ev.At.Before(w.Start) || ev.At.After(w.End.Add(RetrySlack)) {
+			continue
+		}
+		if deleting := ev.Object != nil && ev.Object.GetDeletionTimestamp() != nil; ev.Type != "DELETED" && !deleting {
+			return ReAdd{}, false, nil
+		}
+	}
+	return ra, true, nil
+}
+
+// quiescentBound is quiescent's "bound" figure: the window watched,
+// whether the next change was held to draw a write, and the writes left
+// aside as a re-add's (quietReAdd).
 func quiescentBound(e *evidence.Evidence) string {
 	q, ok := FactSteadyQuiet.Lookup(e)
 	if !ok {
@@ -752,6 +800,19 @@ func quiescentBound(e *evidence.Evidence) string {
 	text := fmt.Sprintf("no write for %s", q.To.Sub(q.From).Round(time.Millisecond))
 	if q.Window != "" {
 		text += " (window " + q.Window + ")"
+	}
+	r := read(e)
+	ns, named := r.runNamespace(), r.clusterScoped()
+	for _, p := range proxyLogs(e) {
+		for _, w := range p.Requests {
+			if w.Start.Before(q.From) || w.Start.After(q.To) {
+				continue
+			}
+			if ra, aside, _ := quietReAdd(e, p.Requests, w, ns, named); aside {
+				text += fmt.Sprintf("; left aside, %s %s at +%s, which changed nothing: the re-add that failure %d of its %d refused writes in a row (the last at +%s) left in the work queue was due at +%s",
+					w.Verb, ra.Object, w.Start.Sub(e.Start).Round(time.Millisecond), ra.Failure, ra.Refused, ra.Last.Sub(e.Start).Round(time.Millisecond), ra.Due.Sub(e.Start).Round(time.Millisecond))
+			}
+		}
 	}
 	if q.Next != nil {
 		text += fmt.Sprintf("; then %s drew a write within %s", q.Next.What, q.Next.Within)

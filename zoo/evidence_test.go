@@ -44,6 +44,12 @@ func TestKeptFindingsStillBreak(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 			continue
 		}
+		if f.Unshown != "" {
+			for _, p := range noLongerBreaks(f, e) {
+				t.Errorf("%s (unshown: %s): %s", n, f.Unshown, p)
+			}
+			continue
+		}
 		for _, p := range stillBreaks(f, e) {
 			t.Errorf("%s: %s", n, p)
 		}
@@ -88,6 +94,25 @@ func TestStillBreaksFailsOnDrift(t *testing.T) {
 }
 
 // stillBreaks says what keeps e from showing finding f broken today.
+// noLongerBreaks is what keeps a finding the suite no longer shows
+// (Unshown) from being taken for one it does: its kept evidence recorded
+// every property its schedule names broken, and the judges now re-make
+// none of them broken.
+func noLongerBreaks(f zoo.Finding, e *evidence.Evidence) []string {
+	var problems []string
+	for _, id := range f.Breaks {
+		i := slices.IndexFunc(e.Records, func(r verdict.Record) bool { return r.ID == id })
+		if i < 0 || e.Records[i].Outcome != verdict.Broken {
+			problems = append(problems, fmt.Sprintf("%s did not record %s broken", f.Evidence, id))
+			continue
+		}
+		if got, remade := judge.Rejudge(e.Records[i], e); !remade || got.Outcome == verdict.Broken {
+			problems = append(problems, fmt.Sprintf("%s re-judged %s (re-made: %v), and the finding says the suite no longer shows it", id, got.Outcome, remade))
+		}
+	}
+	return problems
+}
+
 func stillBreaks(f zoo.Finding, e *evidence.Evidence) []string {
 	var problems []string
 	// A replay of the finding's own schedule, as exploration names it.
@@ -120,4 +145,20 @@ func stillBreaks(f zoo.Finding, e *evidence.Evidence) []string {
 		}
 	}
 	return problems
+}
+
+// TestNoLongerBreaksFailsOnAShownFinding: a finding the suite still
+// shows, marked unshown, fails the check on its own kept evidence.
+func TestNoLongerBreaksFailsOnAShownFinding(t *testing.T) {
+	f, err := zoo.LoadFinding(findingsDir, moduleRoot, "stuck-rollout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := evidence.Read(filepath.Join(moduleRoot, f.Evidence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := noLongerBreaks(f, e); len(p) == 0 || !strings.Contains(p[0], "no longer shows it") {
+		t.Errorf("the stuck rollout, still broken, passes as unshown: %v", p)
+	}
 }

@@ -38,6 +38,12 @@ type Finding struct {
 	// tests re-judge it with no cluster, so a judge change that would no
 	// longer call the finding broken fails them before anyone replays it.
 	Evidence string `json:"evidence,omitempty"`
+	// Unshown says why, and since when, the suite no longer shows the
+	// finding: a harness or judge change that counts what showed it as
+	// part of a fault's recovery. Its kept evidence then re-judges with
+	// none of the schedule's properties broken (the zoo's tests hold it
+	// to that), and its replays are expected not to reproduce it.
+	Unshown string `json:"unshown,omitempty"`
 	// Breaks are the properties the schedule breaks (its breaks:).
 	Breaks []string `json:"-"`
 }
@@ -168,6 +174,9 @@ func (t ReproTally) Print(w io.Writer, f Finding) bool {
 		verdictLine = "NOT reproduced"
 	}
 	fmt.Fprintf(w, "zoo-repro %s: %s (%d of %d replays, at least %d asked; see %s)\n", f.Name, verdictLine, t.Reproduced, t.Replays, f.AtLeast, f.Page)
+	if f.Unshown != "" {
+		fmt.Fprintf(w, "zoo-repro %s: not expected to reproduce: %s\n", f.Name, f.Unshown)
+	}
 	return ok
 }
 

@@ -350,17 +350,19 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 // metallbNoopStatus is a steadyState schedule's evidence, recorded by
 // `steadystate explore --subject fixtures/zoo/operators/metallb.yaml
 // --replay testdata/metallb-noop-status.yaml`: MetalLB v0.15.2's
-// controller, its refused status writes retried with controller-runtime's
-// backoff; the retry at +42.3 s, 6 s into the quiet window with the state
-// long settled, wrote the Service's status to no effect (no event
-// follows it).
-const metallbNoopStatus = "../../judge/testdata/explore-metallb-steady-noop-status.json"
+// controller, its status write refused 26 times in a row (13 syncs, two
+// writes each); at +42.3 s, 6 s into the quiet window with the state long
+// settled, the re-add its 13th failure had left in the work queue
+// (5 ms·2^12 = 20.48 s after it) wrote the Service's status to no effect
+// (no event follows it).
+const metallbNoopStatus = "../../judge/testdata/metallb/explore-metallb-steady-noop-status.json"
 
-// The MetalLB finding's evidence re-judges offline as it ran: quiescent
-// broken on the one status write in the quiet window, every other
-// property held; and the same evidence with its quiet window ended just
-// before that write holds quiescent, so the verdict is the write's, not
-// the window's or the faults'.
+// The MetalLB finding's evidence re-judges offline as it ran, every
+// property held, but quiescent: the run broke it on the one status write
+// in the quiet window, which the judge now leaves aside as the faults'
+// re-add (judge.ReAddOf), saying so in its bound. The same write 2 s
+// earlier, when no re-add was due, breaks it: the verdict is the
+// write's timing, not the window's or the faults'.
 func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
 	e, recorded := keptFinding(t, "metallb-noop-status.yaml", metallbNoopStatus)
 	for _, p := range judged[schedule.Steady] {
@@ -368,37 +370,37 @@ func TestMetalLBNoopStatusRejudgesOffline(t *testing.T) {
 			recordedAfter(t, e, p)
 			continue
 		}
-		want := verdict.Held
+		want, ran := verdict.Held, verdict.Held
 		if p.ID == catalog.SteadyQuiescent.ID {
-			want = verdict.Broken
+			ran = verdict.Broken
 		}
 		got := oracle.Judge(e.Start, p, judge.Offline[p.ID](e))
-		if got.Outcome != want || recorded[p.ID] != want {
-			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want)
+		if got.Outcome != want || recorded[p.ID] != ran {
+			t.Errorf("%s re-judged %s (%s), the run recorded %s, want %s and %s", p.ID, got.Outcome, got.Reason, recorded[p.ID], want, ran)
 		}
-		if p.ID == catalog.SteadyQuiescent.ID && !strings.Contains(got.Reason, "update services/status") {
-			t.Errorf("quiescent broken for %q, want the Service's status write", got.Reason)
-		}
+	}
+	if b := judge.BoundText(catalog.SteadyQuiescent.ID, e); !strings.Contains(b, "left aside, update services/") || !strings.Contains(b, "failure 13 of its 26 refused writes") {
+		t.Errorf("quiescent's bound does not say the status write was left aside: %s", b)
 	}
 	var q judge.QuietWindow
 	if err := json.Unmarshal([]byte(e.Facts[judge.FactSteadyQuiet.Name]), &q); err != nil {
 		t.Fatalf("the recorded quiet window: %v", err)
 	}
-	var last time.Time
-	for _, l := range e.Proxies {
-		for _, req := range l.Requests {
+	found := false
+	for id, l := range e.Proxies {
+		for i, req := range l.Requests {
 			if req.Verb == "update" && req.Resource == "services" && !req.Start.Before(q.From) && !req.Start.After(q.To) {
-				last = req.Start
+				l.Requests[i].Start, l.Requests[i].End = req.Start.Add(-2*time.Second), req.End.Add(-2*time.Second)
+				found = true
 			}
 		}
+		e.Proxies[id] = l
 	}
-	if last.IsZero() {
+	if !found {
 		t.Fatal("no status write in the recorded quiet window: this test's premise changed")
 	}
-	cut, _ := json.Marshal(judge.QuietWindow{From: q.From, To: last.Add(-time.Millisecond)})
-	e.Facts[judge.FactSteadyQuiet.Name] = string(cut)
-	if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.Held {
-		t.Errorf("quiescent over the quiet window before the write: %s (%s), want held", got.Outcome, got.Reason)
+	if got := oracle.Judge(e.Start, catalog.SteadyQuiescent, judge.Offline[catalog.SteadyQuiescent.ID](e)); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "update services/status") {
+		t.Errorf("quiescent with the write 2 s before the re-add was due: %s (%s), want broken on the Service's status write", got.Outcome, got.Reason)
 	}
 }
 
