@@ -245,13 +245,19 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 	if err := os.RemoveAll(dir); err != nil {
 		return []reports.Run{{Err: err.Error()}}
 	}
+	// A steadyState run's processes make its two fault-free reference
+	// runs once between them, on two clusters, through this folder.
+	shared := filepath.Join(dir, "references")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		return []reports.Run{{Err: err.Error()}}
+	}
 	runs := make([]reports.Run, c.Parallel)
 	var wg sync.WaitGroup
 	for i := range c.Parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel))
+			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel), "-steadystate.explore.shared-references="+shared)
 			runs[i] = c.runSuiteOn(ctx, cell, filepath.Join(dir, fmt.Sprintf("shard-%d", i+1)), i+1, args, stderr)
 		}()
 	}

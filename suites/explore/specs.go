@@ -62,9 +62,16 @@ func specs(c Config) {
 		// schedule is compared with them. Declared here, above the
 		// schedules, as Ginkgo runs a container's specs in the order of
 		// their places in the source.
+		// A process that shares them with the others of its run makes
+		// only its own (Config.SharedReferences).
 		if capability == schedule.Steady {
 			for i := range references {
-				It(fmt.Sprintf("%s %d of %d", tally.ReferenceSpec, i+1, references), Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
+				if !c.makesReference(i) {
+					continue
+				}
+				text := fmt.Sprintf("%s %d of %d", tally.ReferenceSpec, i+1, references)
+				st.referenceSpecs[text] = i
+				It(text, Label("reference"), testenv.Judges(referenceJudges(i)...), func(ctx SpecContext) {
 					referenceRun(ctx, spec, i, ns, st.refs)
 				})
 			}
@@ -112,6 +119,9 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 	// What the spec's cleanups do (the subject's stop, the namespace's
 	// deletion) is its tear-down, however its body ended.
 	defer enter(phases.TearDown)
+	if capability == schedule.Steady {
+		Expect(st.refs.await(ctx)).To(Succeed())
+	}
 	d := start(ctx, spec, capability, ns, st.refs)
 	s := draw(d)
 	st.possible(d)

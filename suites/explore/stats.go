@@ -30,11 +30,19 @@ type stats struct {
 	covered map[string]bool
 	all     int
 	// refs are a steadyState run's reference end states, which its
-	// first specs make and each schedule is compared with.
-	refs *endStates
+	// first specs make and each schedule is compared with;
+	// referenceSpecs the index of each reference run's spec, by its text.
+	refs           *endStates
+	referenceSpecs map[string]int
 }
 
-func newStats(c Config) *stats { return &stats{c: c, covered: map[string]bool{}, refs: &endStates{}} }
+func newStats(c Config) *stats {
+	refs := &endStates{}
+	if c.sharesReferences() {
+		refs.shared = c.SharedReferences
+	}
+	return &stats{c: c, covered: map[string]bool{}, refs: refs, referenceSpecs: map[string]int{}}
+}
 
 // spent reports whether the budget is spent; the first call starts it.
 func (st *stats) spent() bool {
@@ -103,8 +111,15 @@ func (st *stats) tried(s schedule.Step, o outcome) {
 	st.mu.Unlock()
 }
 
-// done counts a finished spec and sends the status line.
+// done counts a finished spec and sends the status line; a reference
+// run's, however it ended, is marked ended for the processes that share
+// it.
 func (st *stats) done(r SpecReport) {
+	if i, ok := st.referenceSpecs[r.LeafNodeText]; ok {
+		if err := st.refs.ended(i); err != nil {
+			testenv.Status(fmt.Sprintf("%s: not shared with the other processes: %v", r.LeafNodeText, err))
+		}
+	}
 	if r.State.Is(types.SpecStateSkipped) {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -51,8 +52,13 @@ var (
 // recorded in every schedule's evidence (judge.FactSteadyReferences), so
 // that a schedule is re-judged offline without the reference runs'.
 type endStates struct {
-	mu   sync.Mutex
-	refs []*judge.EndState
+	mu sync.Mutex
+	// shared is the folder the run's processes share their reference
+	// runs through (shared.go), "" when this process makes them all;
+	// awaited says they were read from it.
+	shared  string
+	awaited bool
+	refs    []*judge.EndState
 	// use is what the controller used in the first reference run, as
 	// its proxies recorded it (controllerUse); announced says whether the
 	// run's status said so.
@@ -104,10 +110,14 @@ func (r *endStates) announce(line string) {
 	}
 }
 
-func (r *endStates) used(u steadyUse) {
+func (r *endStates) used(u steadyUse) error {
+	if r.shared != "" {
+		return writeShared(filepath.Join(r.shared, "use.json"), u)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.use = u
+	return nil
 }
 
 func (r *endStates) usage() steadyUse {
@@ -116,10 +126,43 @@ func (r *endStates) usage() steadyUse {
 	return r.use
 }
 
-func (r *endStates) add(es *judge.EndState) {
+// add adds reference run i's end state.
+func (r *endStates) add(i int, es *judge.EndState) error {
+	if r.shared != "" {
+		return writeShared(sharedFile(r.shared, i, "json"), es)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.refs = append(r.refs, es)
+	return nil
+}
+
+// ended says reference run i's spec ended, however it did: the processes
+// that share the run's reference runs wait for each to end.
+func (r *endStates) ended(i int) error {
+	if r.shared == "" {
+		return nil
+	}
+	return writeShared(sharedFile(r.shared, i, "done"), struct{}{})
+}
+
+// await reads the shared reference runs once all have ended (awaitShared);
+// nothing to do when this process makes them all.
+func (r *endStates) await(ctx context.Context) error {
+	r.mu.Lock()
+	done := r.shared == "" || r.awaited
+	r.mu.Unlock()
+	if done {
+		return nil
+	}
+	refs, use, err := awaitShared(ctx, r.shared)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs, r.use, r.awaited = refs, use, true
+	return nil
 }
 
 func (r *endStates) all() []*judge.EndState {
@@ -146,12 +189,12 @@ func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, ref
 	sc := steadystate.StartScenario(ctx, spec, ns)
 	ref, err := sc.Reference(ctx, sc.Run(ctx))
 	Expect(err).NotTo(HaveOccurred())
-	refs.add(ref)
+	Expect(refs.add(i, ref)).To(Succeed(), "keeping the reference run's end state")
 	if i == 0 {
 		// What it used up to its end state, before the objects'
 		// deletion: what a schedule's faults and triggers, which come
 		// before it, can meet.
-		refs.used(controllerUse(spec.Evidence().Snapshot().Proxies))
+		Expect(refs.used(controllerUse(spec.Evidence().Snapshot().Proxies))).To(Succeed(), "keeping what the controller used")
 		sc.DeleteAll(ctx)
 	}
 	var checks []oracle.Check

@@ -32,6 +32,23 @@ type Config struct {
 	// Pattern draws every schedule in that one of schedule.Patterns; ""
 	// the mix of Sieve's three.
 	Pattern string
+	// SharedReferences is a folder the Shards processes of a steadyState
+	// run share their fault-free reference runs through: each makes at
+	// most one (shared.go). "": this process makes them all.
+	SharedReferences string
+}
+
+// sharesReferences says this process shares the run's reference runs
+// with others: drawn schedules, several processes, a folder to share
+// them through.
+func (c Config) sharesReferences() bool {
+	return c.SharedReferences != "" && c.Replay == "" && c.Shards > 1
+}
+
+// makesReference says this process makes reference run i: all of them
+// alone, run i when i mod Shards is its Shard when it shares them.
+func (c Config) makesReference(i int) bool {
+	return !c.sharesReferences() || i%c.Shards == c.Shard
 }
 
 // Flags adds the suite's flags to fs and returns its Register, which
@@ -47,6 +64,7 @@ func Flags(fs *flag.FlagSet) func() {
 	fs.IntVar(&c.Shard, "steadystate.explore.shard", 0, "which share of the drawn schedules this process runs, from 0 (of -steadystate.explore.shards)")
 	fs.IntVar(&c.Shards, "steadystate.explore.shards", 1, "how many processes share the drawn schedules")
 	fs.StringVar(&c.Pattern, "steadystate.explore.pattern", "", "draw every schedule in this pattern (unobserved, crash, any, refused-once); empty: the mix of the first three")
+	fs.StringVar(&c.SharedReferences, "steadystate.explore.shared-references", "", "a folder the processes of one run (-steadystate.explore.shards) share their fault-free reference runs through, each making at most one; empty: this process makes them all")
 	return func() { Register(*c) }
 }
 
