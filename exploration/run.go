@@ -289,6 +289,13 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	}
 	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s%s, %.1f/min, %d finding(s), %d error(s); details in %s\n", ran, also, took.Round(time.Second), side,
 		float64(ran)/max(took.Minutes(), 1.0/60), findings, errs, dir)
+	if covered, possible := tally.Coverage(t.specs); possible > 0 {
+		together := ""
+		if len(runs) > 1 {
+			together = ", the processes together"
+		}
+		fmt.Fprintf(w, "explore: the schedules acted %d of the %d fault × resource × phase combinations the subject offers%s\n", covered, possible, together)
+	}
 	if notDone > 0 {
 		fmt.Fprintf(w, "explore: %d step(s) of %d schedule(s) not done (their trigger never came, or their replica was not there): not counted as tried; each schedule's facts say which\n", notDone, short)
 	}
@@ -322,12 +329,16 @@ type summary struct {
 	ran, findings, errs, reproduced, notDone, short, refs int
 	times                                                 []phases.Times
 	refsTook                                              time.Duration
+	// specs are every process's, for their coverage together.
+	specs []tally.Spec
 }
 
 // add counts one suite run's specs into t, printing its findings and
 // errors.
 func (t *summary) add(w io.Writer, c Run, run reports.Run) {
-	for _, s := range tally.Specs(run.Specs, run.Dir) {
+	specs := tally.Specs(run.Specs, run.Dir)
+	t.specs = append(t.specs, specs...)
+	for _, s := range specs {
 		if s.Reference {
 			t.refs++
 			if s.Report != nil {

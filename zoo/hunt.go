@@ -63,10 +63,15 @@ type HuntRow struct {
 	References int           `json:"references"`
 	// InSchedules and InReferences are the suite processes' time in
 	// schedules and in reference runs, summed over the processes: where
-	// the budget went (each process makes its own reference runs before
-	// its first schedule).
+	// the budget went (a process's first schedule waits for the reference
+	// runs, which two processes make, one each).
 	InSchedules  time.Duration `json:"inSchedules,omitempty"`
 	InReferences time.Duration `json:"inReferences,omitempty"`
+	// Covered is how many fault (or workload step) × resource × phase
+	// combinations the schedules acted, the processes together, of
+	// Possible, those the subject offers (tally.Coverage).
+	Covered  int `json:"covered,omitempty"`
+	Possible int `json:"possible,omitempty"`
 	// Findings are the schedules (or reference runs) that broke
 	// properties; Errors the reasons of those that ended in an error.
 	Findings []HuntFinding `json:"findings,omitempty"`
@@ -146,6 +151,7 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 		_, runErr := runLogged(ctx, logPath, Config{Steadystate: cfg.Steadystate, Env: cfg.Env}, "  "+tag+" | ", progress, args...)
 		r.Took = time.Since(start)
 		var missing []string
+		var ran []tally.Spec
 		for _, run := range huntRuns(filepath.Join(dir, "explore", "run"), r.Parallel) {
 			reps, err := verdict.ReadReport(filepath.Join(run, "report.json"))
 			if err != nil {
@@ -154,8 +160,10 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 			}
 			for _, rep := range reps {
 				HuntTally(&r, verdict.Specs(rep), run)
+				ran = append(ran, tally.Specs(verdict.Specs(rep), run)...)
 			}
 		}
+		r.Covered, r.Possible = tally.Coverage(ran)
 		if len(missing) > 0 {
 			r.Err = fmt.Sprintf("the exploration (%v) left no report: %s; see %s", runErr, strings.Join(missing, "; "), logPath)
 		}
@@ -193,15 +201,19 @@ func errSuffix(err string) string {
 // says whether the hunt was clean: every subject explored, no finding, no
 // error.
 func PrintHunt(w io.Writer, rows []HuntRow) bool {
-	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | PROCESSES | WALL | SCHEDULES | PER MINUTE | IN SCHEDULES | IN REFERENCE RUNS | FINDINGS | ERRORS |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| SUBJECT | CAPABILITY | SEED | BUDGET | PROCESSES | WALL | SCHEDULES | PER MINUTE | IN SCHEDULES | IN REFERENCE RUNS | COVERAGE | FINDINGS | ERRORS |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	clean := true
 	for _, r := range rows {
 		errs := fmt.Sprint(len(r.Errors))
 		if r.Err != "" {
 			errs = "no report"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %s | %d, %s | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), r.InSchedules.Round(time.Second), r.References, r.InReferences.Round(time.Second), len(r.Findings), errs)
+		coverage := "-"
+		if r.Possible > 0 {
+			coverage = fmt.Sprintf("%d of %d", r.Covered, r.Possible)
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %s | %d, %s | %s | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), r.InSchedules.Round(time.Second), r.References, r.InReferences.Round(time.Second), coverage, len(r.Findings), errs)
 		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
 	}
 	for _, r := range rows {

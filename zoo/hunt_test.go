@@ -36,10 +36,16 @@ func TestHuntTally(t *testing.T) {
 		t.Errorf("finding %+v", f)
 	}
 	var out bytes.Buffer
+	covered := r
+	covered.Covered, covered.Possible = 31, 122
+	if zoo.PrintHunt(&out, []zoo.HuntRow{covered}); !strings.Contains(out.String(), "| 2, 1m15s | 31 of 122 | 1 | 1 |") {
+		t.Errorf("the coverage is not in the row:\n%s", out.String())
+	}
+	out.Reset()
 	if zoo.PrintHunt(&out, []zoo.HuntRow{r}) {
 		t.Errorf("a hunt with a finding and an error is clean:\n%s", out.String())
 	}
-	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1m0s | 2, 1m15s | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
+	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1m0s | 2, 1m15s | - | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed lacks %q:\n%s", want, out.String())
 		}

@@ -74,3 +74,48 @@ func NotDone(r types.SpecReport) []string {
 	}
 	return nil
 }
+
+// CoveredEntry is the report entry of the fault (or workload step) ×
+// resource × phase combinations a schedule acted ("partition-refuse/
+// services/settled"); PossibleEntry of how many its process's subject
+// offers. A run's coverage is the union of its schedules' over its
+// processes.
+const (
+	CoveredEntry  = "covered"
+	PossibleEntry = "possible"
+)
+
+// Coverage is how many combinations the schedules of specs acted, all
+// processes together, of how many the subject offers (the largest a
+// process counted): 0 of 0 when the reports say nothing of it.
+func Coverage(specs []Spec) (covered, possible int) {
+	acted := map[string]bool{}
+	for _, s := range specs {
+		if s.Reference || s.Report == nil {
+			continue
+		}
+		for _, e := range s.Report.ReportEntries {
+			switch e.Name {
+			case CoveredEntry:
+				var keys []string
+				if v, ok := e.Value.GetRawValue().([]string); ok {
+					keys = v
+				} else if err := json.Unmarshal([]byte(e.Value.AsJSON), &keys); err != nil {
+					continue
+				}
+				for _, k := range keys {
+					acted[k] = true
+				}
+			case PossibleEntry:
+				var n int
+				if v, ok := e.Value.GetRawValue().(int); ok {
+					n = v
+				} else if err := json.Unmarshal([]byte(e.Value.AsJSON), &n); err != nil {
+					continue
+				}
+				possible = max(possible, n)
+			}
+		}
+	}
+	return len(acted), possible
+}

@@ -60,3 +60,42 @@ func TestNotDone(t *testing.T) {
 		t.Errorf("no entry: not done %q, want none", got)
 	}
 }
+
+// A run's coverage is the union of its schedules' acted combinations, the
+// processes together, read from reports as made and as read back from
+// their JSON; reference runs and reports without the entries add nothing.
+func TestCoverage(t *testing.T) {
+	report := func(covered []string, possible int, readBack bool) *types.SpecReport {
+		r := types.SpecReport{ReportEntries: types.ReportEntries{
+			{Name: tally.CoveredEntry, Value: types.WrapEntryValue(covered)},
+			{Name: tally.PossibleEntry, Value: types.WrapEntryValue(possible)},
+		}}
+		if readBack {
+			data, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = types.SpecReport{}
+			if err := json.Unmarshal(data, &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return &r
+	}
+	spec := func(name string, r *types.SpecReport) tally.Spec {
+		return tally.Spec{Spec: verdict.Spec{Name: name, Report: r}, Reference: tally.IsReference(name)}
+	}
+	specs := []tally.Spec{
+		spec("schedule 1", report([]string{"partition/-/settled", "answer-500/services/change"}, 122, false)),
+		spec("schedule 2", report([]string{"answer-500/services/change", "stall/pods/settled"}, 122, true)),
+		spec(tally.ReferenceSpec+" 1 of 2", report([]string{"not/a/schedule"}, 500, false)),
+		spec("schedule 3", &types.SpecReport{}),
+		spec("schedule 4", nil),
+	}
+	if covered, possible := tally.Coverage(specs); covered != 3 || possible != 122 {
+		t.Errorf("coverage %d of %d, want 3 of 122", covered, possible)
+	}
+	if covered, possible := tally.Coverage(nil); covered != 0 || possible != 0 {
+		t.Errorf("no specs: coverage %d of %d, want none", covered, possible)
+	}
+}

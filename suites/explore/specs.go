@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,10 +131,12 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 	enter(phases.Steps)
 	outcomes := execute(ctx, spec.Timeline(), d, s)
 	enter(phases.Convergence)
-	var notDone []string
+	var notDone, covered []string
 	faults := 0
 	for _, o := range outcomes {
-		st.tried(s.Steps[o.Step], o)
+		if k, ok := st.tried(s.Steps[o.Step], o); ok && !slices.Contains(covered, k) {
+			covered = append(covered, k)
+		}
 		what := describe(s.Steps[o.Step], o)
 		spec.Fact(fmt.Sprintf("step %d", o.Step), what)
 		if o.Skipped != "" {
@@ -145,6 +148,7 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 	}
 	judge.FactFaultSteps.Set(spec, faults)
 	AddReportEntry(tally.NotDoneEntry, ReportEntryVisibilityNever, notDone)
+	st.coverage(covered)
 	// A fault that failed, or was never recovered, makes the schedule an
 	// error before its subject is judged.
 	if err := spec.Judged(catalog.ExploreStepsActed).Run(); err != nil && !errors.Is(err, oracle.ErrNotEvaluated) {

@@ -102,13 +102,27 @@ func (st *stats) possible(d driver) {
 
 // tried counts a step that acted: not one that was not done (its
 // trigger never came) nor one that failed.
-func (st *stats) tried(s schedule.Step, o outcome) {
+func (st *stats) tried(s schedule.Step, o outcome) (string, bool) {
 	if !o.acted() {
-		return
+		return "", false
 	}
+	k := s.Name() + "/" + s.Resource + "/" + o.Phase
 	st.mu.Lock()
-	st.covered[s.Name()+"/"+s.Resource+"/"+o.Phase] = true
+	st.covered[k] = true
 	st.mu.Unlock()
+	return k, true
+}
+
+// coverage is what the schedule's report keeps of its coverage: the
+// combinations it acted (tally.CoveredEntry), and how many the subject
+// offers (tally.PossibleEntry), which a run's processes add up.
+func (st *stats) coverage(covered []string) {
+	st.mu.Lock()
+	all := st.all
+	st.mu.Unlock()
+	slices.Sort(covered)
+	AddReportEntry(tally.CoveredEntry, ReportEntryVisibilityNever, append([]string{}, covered...))
+	AddReportEntry(tally.PossibleEntry, ReportEntryVisibilityNever, all)
 }
 
 // done counts a finished spec and sends the status line; a reference
