@@ -83,10 +83,7 @@ func OwedRetries(logs map[string][]proxy.Request, ns string, named []string, at 
 				continue
 			}
 			r.Replica = id
-			k := r.GroupResource() + "/" + r.Namespace + "/" + r.ObjectName()
-			if r.Subresource != "" {
-				k += "/" + r.Subresource
-			}
+			k := writtenObject(r)
 			writes[k] = append(writes[k], r)
 		}
 	}
@@ -114,6 +111,15 @@ func OwedRetries(logs map[string][]proxy.Request, ns string, named []string, at 
 		out = append(out, o)
 	}
 	return out
+}
+
+// writtenObject names the object r wrote as OwedRetry.Object does.
+func writtenObject(r proxy.Request) string {
+	k := r.GroupResource() + "/" + r.Namespace + "/" + r.ObjectName()
+	if r.Subresource != "" {
+		k += "/" + r.Subresource
+	}
+	return k
 }
 
 // refused reports whether a write ended without the API server's
@@ -198,20 +204,13 @@ type ReAdd struct {
 // second wide each, doubling apart. A write of a run's object only
 // (RunWrite in ns, or of the cluster-scoped resources named).
 func ReAddOf(reqs []proxy.Request, w proxy.Request, ns string, named []string) (ReAdd, bool) {
-	key := func(r proxy.Request) string {
-		k := r.GroupResource() + "/" + r.Namespace + "/" + r.ObjectName()
-		if r.Subresource != "" {
-			k += "/" + r.Subresource
-		}
-		return k
-	}
 	if w.ObjectName() == "" || !RunWrite(w, ns, named...) {
 		return ReAdd{}, false
 	}
-	object := key(w)
+	object := writtenObject(w)
 	var writes []proxy.Request
 	for _, r := range reqs {
-		if r.End.IsZero() || r.ObjectName() == "" || !RunWrite(r, ns, named...) || key(r) != object {
+		if r.End.IsZero() || r.ObjectName() == "" || !RunWrite(r, ns, named...) || writtenObject(r) != object {
 			continue
 		}
 		writes = append(writes, r)
