@@ -166,8 +166,7 @@ func faulted(r *run, refs ...*EndState) *evidence.Evidence {
 		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(1), End: r.at(1.2)}}
 	}
 	e := r.evidence()
-	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences.Name] = string(b)
+	FactSteadyReferences.Put(e, refs)
 	return e
 }
 
@@ -246,8 +245,7 @@ func deletionRun(more func(r *run)) *evidence.Evidence {
 	r.put(6.2, claims, claim("ns", "c1", nil), "DELETED")
 	r.end = 20
 	e := r.evidence()
-	b, _ := json.Marshal(Deletion{Applied: r.at(0.1), At: r.at(6), Within: "10s"})
-	e.Facts[FactSteadyDeleted.Name] = string(b)
+	FactSteadyDeleted.Put(e, Deletion{Applied: r.at(0.1), At: r.at(6), Within: "10s"})
 	return e
 }
 
@@ -391,8 +389,7 @@ func quietRun(writesInWindow, acted bool) *evidence.Evidence {
 		r.write(3.2, "patch", "example.org", "claims", "ns", "app", 200, "c1")
 	}
 	e := r.evidence()
-	b, _ := json.Marshal(QuietWindow{From: r.at(1), To: r.at(3), Window: "2s", Next: &QuietProbe{What: "patch Claim/app", At: r.at(3), Within: "2s"}})
-	e.Facts[FactSteadyQuiet.Name] = string(b)
+	FactSteadyQuiet.Put(e, QuietWindow{From: r.at(1), To: r.at(3), Window: "2s", Next: &QuietProbe{What: "patch Claim/app", At: r.at(3), Within: "2s"}})
 	return e
 }
 
@@ -416,13 +413,11 @@ func TestQuiescentAsksTheQuietControllerToAct(t *testing.T) {
 // recovery was compared with references that made them all.
 func TestSameEndStateIsNotBoundWhenChangesWereSkipped(t *testing.T) {
 	e := quietRun(false, true)
-	b, _ := json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 1, Changes: 2})
-	e.Facts[FactSteadyEnd.Name] = string(b)
+	FactSteadyEnd.Put(e, EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 1, Changes: 2})
 	if why := SameEndStateUnbound(e); !strings.Contains(why, "after 1 of the binding's 2 changes") {
 		t.Errorf("unbound %q", why)
 	}
-	b, _ = json.Marshal(EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 2, Changes: 2})
-	e.Facts[FactSteadyEnd.Name] = string(b)
+	FactSteadyEnd.Put(e, EndMark{Applied: e.Start, At: e.End, Objects: []string{"x"}, Made: 2, Changes: 2})
 	if why := SameEndStateUnbound(e); why != "" {
 		t.Errorf("every change made, yet unbound: %q", why)
 	}
@@ -434,14 +429,11 @@ func TestRecoversBreaksWhenAWatchNeverComesBack(t *testing.T) {
 	r := newRun("ns")
 	r.put(0.1, claims, claim("ns", "c1", nil))
 	e := r.evidence()
-	b, _ := json.Marshal([]SettlePhase{{What: "the forced relists", Since: r.at(1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
-	e.Facts[FactSteadyRecover.Name] = string(b)
+	FactSteadyRecover.Put(e, []SettlePhase{{What: "the forced relists", Since: r.at(1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
 	expect(t, "watching", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
-	b, _ = json.Marshal(Stale{Resources: []string{"priorityclasses"}, Within: "2s"})
-	e.Facts[FactSteadyStale.Name] = string(b)
+	FactSteadyStale.Put(e, Stale{Resources: []string{"priorityclasses"}, Within: "2s"})
 	expect(t, "not watching what it watched in passing", judgedOn(e, catalog.SteadyRecovers), verdict.Held, "")
-	b, _ = json.Marshal(Stale{Resources: []string{"claims", "priorityclasses"}, Within: "2s", Reconciled: []string{"claims"}})
-	e.Facts[FactSteadyStale.Name] = string(b)
+	FactSteadyStale.Put(e, Stale{Resources: []string{"claims", "priorityclasses"}, Within: "2s", Reconciled: []string{"claims"}})
 	expect(t, "not watching what it reconciles", judgedOn(e, catalog.SteadyRecovers), verdict.Broken, "did not watch claims again within 2s")
 
 	// The evidence ends before the phase's T+W with the claim not ready:
@@ -522,9 +514,9 @@ func TestFinalizersAndOwnerReferencesAreCompared(t *testing.T) {
 func TestIgnorePathsAreScopedAndListed(t *testing.T) {
 	refs := []*EndState{endOf(t, finalizerRun("ref1", false, false)), endOf(t, finalizerRun("ref2", false, false))}
 	e := faulted(finalizerRun("run", true, false), refs...)
-	e.Facts[FactSteadyIgnore.Name] = `["Claim:status.conditions"]`
+	FactSteadyIgnore.Put(e, []string{"Claim:status.conditions"})
 	expect(t, "ignored on another kind", judgedOn(e, catalog.SteadySameEndState), verdict.Broken, "metadata.finalizers")
-	e.Facts[FactSteadyIgnore.Name] = `["ConfigMap:metadata.finalizers"]`
+	FactSteadyIgnore.Put(e, []string{"ConfigMap:metadata.finalizers"})
 	expect(t, "ignored on its kind", judgedOn(e, catalog.SteadySameEndState), verdict.Held, "")
 	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, `"ConfigMap:metadata.finalizers" masked Claim/app > ConfigMap/app-config metadata.finalizers[0]`) {
 		t.Errorf("the bound does not list what the ignore path masked: %q", b)
@@ -534,7 +526,7 @@ func TestIgnorePathsAreScopedAndListed(t *testing.T) {
 		r.write(0.4, "create", "", "configmaps", "ns", "app-ca", 201, "ca")
 		r.put(0.5, "steady/configmaps", object("v1", "ConfigMap", "ns", "app-ca", "ca", nil))
 	})
-	left.Facts[FactSteadyShared.Name] = "ConfigMap"
+	FactSteadyShared.Put(left, Names{"ConfigMap"})
 	expect(t, "shared", judgedOn(left, catalog.SteadyLeavesNothing), verdict.Held, "")
 	if b := BoundText(catalog.SteadyLeavesNothing.ID, left); !strings.Contains(b, "exempted as shared: ConfigMap steady/configmaps:ns/app-ca") {
 		t.Errorf("the bound does not list what shared exempted: %q", b)
@@ -559,8 +551,7 @@ func TestRestartPremises(t *testing.T) {
 		r.put(0.1, claims, claim("ns", "c1", nil))
 		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(restartAt), End: r.at(restartAt + 0.1)}}
 		e := r.evidence()
-		b, _ := json.Marshal([]SettlePhase{{What: "the objects were applied", Since: r.at(0.1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
-		e.Facts[FactSteadySettle.Name] = string(b)
+		FactSteadySettle.Put(e, []SettlePhase{{What: "the objects were applied", Since: r.at(0.1), Within: "2s", Window: "1s", Objects: []string{SteadyKey(claims, "ns", "app")}}})
 		return e
 	}
 	expect(t, "restart once settled", judgedOn(settled(2), catalog.SteadyRestartedSettled), verdict.Held, "")
@@ -618,7 +609,7 @@ func TestWhatTheServerDoesNotStoreLeavesNothing(t *testing.T) {
 		r.write(0.15, "create", "reviews.example.org", "widgetreviews", "", "", 201, "")
 	})
 	expect(t, "not known unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.NotEvaluated, "widgetreviews.reviews.example.org")
-	e.Facts[FactSteadyUnstored.Name] = "widgetreviews.reviews.example.org"
+	FactSteadyUnstored.Put(e, Names{"widgetreviews.reviews.example.org"})
 	expect(t, "unstored", judgedOn(e, catalog.SteadyLeavesNothing), verdict.Held, "")
 	// An access review is a question, never a write: nothing to record.
 	e = deletionRun(func(r *run) {
@@ -957,8 +948,7 @@ func judgeReferencesAsVersion2(t *testing.T, e *evidence.Evidence) {
 	for _, ref := range refs {
 		ref.Version = endStateWritten
 	}
-	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences.Name] = string(b)
+	FactSteadyReferences.Put(e, refs)
 }
 
 // A finished pod the harness deleted is owed by nothing: no controller
@@ -1003,9 +993,8 @@ func TestAFinishedPodDeletedIsNotOwedAgain(t *testing.T) {
 	// The judges read the floor so: the run's recorded owed objects,
 	// lowered by what it recorded the harness deleted.
 	e := r.evidence()
-	e.Facts[FactSteadyObjectsOwed.Name] = `{"Pod":2}`
-	b, _ := json.Marshal([]Disturbance{deleted("done", 2)})
-	e.Facts[FactSteadyDisturbed.Name] = string(b)
+	FactSteadyObjectsOwed.Put(e, map[string]int{"Pod": 2})
+	FactSteadyDisturbed.Put(e, []Disturbance{deleted("done", 2)})
 	if got := read(e).objectsOwed(); got["Pod"] != 1 {
 		t.Errorf("the judges' floor: %v, want 1 Pod", got)
 	}

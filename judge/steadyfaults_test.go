@@ -27,8 +27,7 @@ func faultedSteady(pattern string) *evidence.Evidence {
 	r := &steadyRun{t0: e.Start}
 	e.Spec = "steadystate constructed " + pattern
 	d := Disturbance{What: `patch Widget/w1 {"spec":{"size":2}}`, Key: SteadyKey(steadyWidgets, "ns", "w1"), Resource: "widgets.example.org", Kind: "Widget", Namespace: "ns", Name: "w1", At: r.at(3)}
-	b, _ := json.Marshal([]Disturbance{d})
-	e.Facts[FactSteadyDisturbed.Name] = string(b)
+	FactSteadyDisturbed.Put(e, []Disturbance{d})
 	p := e.Proxies["steady-0"]
 	rules := func(id string) map[string]string { return map[string]string{chaos.DetailRules: "steady-0=" + id} }
 	widgetEvent := func(s float64, delivered bool, fault string) proxy.Event {
@@ -158,8 +157,7 @@ func TestNoChurnOwesWhatTheHarnessDeleted(t *testing.T) {
 		e.Proxies["steady-0"] = p
 		if owned {
 			ds := []Disturbance{{What: "delete ConfigMap ns/w1-data, the controller's own", Key: SteadyKey(steadyCMs, "ns", "w1-data"), Resource: "configmaps", Kind: "ConfigMap", Namespace: "ns", Name: "w1-data", Owned: true, At: r.at(3)}}
-			b, _ := json.Marshal(ds)
-			e.Facts[FactSteadyDisturbed.Name] = string(b)
+			FactSteadyDisturbed.Put(e, ds)
 		}
 		return e
 	}
@@ -209,8 +207,7 @@ func TestRecordedOwnedDeletionIsOwed(t *testing.T) {
 		t.Fatalf("the recorded run's disturbance is not the deletion of a pod of its own: %v %+v", err, ds)
 	}
 	ds[0].Owned = false
-	b, _ := json.Marshal(ds)
-	e.Facts[FactSteadyDisturbed.Name] = string(b)
+	FactSteadyDisturbed.Put(e, ds)
 	if got := judged(t, catalog.SteadyNoChurn.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, "it created 3 pods, the reference run 2") {
 		t.Errorf("the deleted pod not recorded as the controller's own: %s %q, want broken on its third pod", got.Outcome, got.Reason)
 	}

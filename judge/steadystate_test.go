@@ -91,9 +91,8 @@ func (r *steadyRun) req(s float64, verb, group, resource, sub, name string, code
 func constructSteady(variant string) *evidence.Evidence {
 	e := constructSteadyRun(variant)
 	r := &steadyRun{t0: e.Start}
-	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	e.Facts[FactSteadyEnd.Name] = js(EndMark{Applied: r.at(0.1), At: r.at(8.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
-	e.Facts[FactSteadyReferences.Name] = js(steadyReferences())
+	FactSteadyEnd.Put(e, EndMark{Applied: r.at(0.1), At: r.at(8.5), Objects: []string{SteadyKey(steadyWidgets, "ns", "w1")}})
+	FactSteadyReferences.Put(e, steadyReferences())
 	return e
 }
 
@@ -321,11 +320,10 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 			for _, r := range refs {
 				r.NotReady = "Widget steady/widgets.example.org:" + r.Namespace + "/w1 is not ready (InProgress)"
 			}
-			b, _ := json.Marshal(refs)
-			e.Facts[FactSteadyReferences.Name] = string(b)
+			FactSteadyReferences.Put(e, refs)
 		}},
 		{"an ignore path that resolves nowhere", catalog.SteadySameEndState.ID, `capabilities.steadyState.ignore[1] "status.lastSyncTime" names no field`, func(e *evidence.Evidence) {
-			e.Facts[FactSteadyIgnore.Name] = `["status.message","status.lastSyncTime"]`
+			FactSteadyIgnore.Put(e, []string{"status.message", "status.lastSyncTime"})
 		}},
 		{"a delete of an unrecorded resource", catalog.SteadyNoChurn.ID, "no history recorded: secrets ns/s1", func(e *evidence.Evidence) {
 			p := e.Proxies["steady-0"]
@@ -406,8 +404,7 @@ func TestSameEndStateLearnsWhatVaries(t *testing.T) {
 		t.Errorf("bound %q", b)
 	}
 	refs := steadyReferences()[:1]
-	b, _ := json.Marshal(refs)
-	e.Facts[FactSteadyReferences.Name] = string(b)
+	FactSteadyReferences.Put(e, refs)
 	err := Offline[catalog.SteadySameEndState.ID](e)
 	if got := oracle.Judge(e.Start, catalog.SteadySameEndState, err); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `Widget/w1 status.message: "took 95ms" in the reference, "took 100ms" after the faults`) {
 		t.Errorf("one reference: %s %q", got.Outcome, got.Reason)
@@ -415,7 +412,7 @@ func TestSameEndStateLearnsWhatVaries(t *testing.T) {
 	if b := BoundText(catalog.SteadySameEndState.ID, e); !strings.Contains(b, "one clean reference run") || !strings.Contains(b, "no second clean run") {
 		t.Errorf("bound with one reference %q", b)
 	}
-	e.Facts[FactSteadyIgnore.Name] = `["status.message"]`
+	FactSteadyIgnore.Put(e, []string{"status.message"})
 	if err := Offline[catalog.SteadySameEndState.ID](e); err != nil {
 		t.Errorf("ignored: %v", err)
 	}
@@ -773,7 +770,7 @@ func TestAnotherRunsClusterScopedObjectIsNotTheRuns(t *testing.T) {
 // it Current once it exists, which the verdict must not pass off as more.
 func TestReadinessBoundNamesAStatuslessCustomResource(t *testing.T) {
 	e := constructSteady("correct")
-	e.Facts[FactSteadyStatusOwed.Name] = `["Widget"]`
+	FactSteadyStatusOwed.Put(e, []string{"Widget"})
 	const learned = "ready: kstatus Current; after the last change, not before they have a status, as every clean reference run ended with one: Widget"
 	for _, id := range []string{catalog.SteadySettles.ID, catalog.SteadyRecovers.ID} {
 		if got := BoundText(id, e); got != learned {
@@ -900,7 +897,7 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 		t.Errorf("as recorded: %s %q, want broken on the Active condition, by its type", got.Outcome, got.Reason)
 	}
 	e := read()
-	e.Facts[FactSteadyIgnore.Name] = `["status.conditions[Active]"]`
+	FactSteadyIgnore.Put(e, []string{"status.conditions[Active]"})
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Held {
 		t.Errorf("the Active condition ignored: %s %q, want held", got.Outcome, got.Reason)
 	}
@@ -916,7 +913,7 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Broken || !strings.Contains(got.Reason, `status.conditions[Ready].status: "True" in the reference, "False" after the faults`) {
 		t.Errorf("Ready false with Active ignored: %s %q, want broken on Ready", got.Outcome, got.Reason)
 	}
-	e.Facts[FactSteadyIgnore.Name] = `["status.conditions[Stalled]"]`
+	FactSteadyIgnore.Put(e, []string{"status.conditions[Stalled]"})
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.NotEvaluated || !strings.Contains(got.Reason, `"status.conditions[Stalled]" names no field`) {
 		t.Errorf("a condition type no object has: %s %q, want not evaluated naming it", got.Outcome, got.Reason)
 	}
@@ -984,7 +981,7 @@ func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
 		t.Fatalf("recovers as recorded: %s %q, want held, as the run judged it", got.Outcome, got.Reason)
 	}
-	e.Facts[FactSteadyStatusOwed.Name] = `["Claim"]`
+	FactSteadyStatusOwed.Put(e, []string{"Claim"})
 	if got := judged(t, catalog.SteadyRecovers.ID, e); got.Outcome != verdict.Held {
 		t.Errorf("recovers in a phase not after the last change: %s %q, want held (the references say nothing of it)", got.Outcome, got.Reason)
 	}
@@ -995,8 +992,7 @@ func TestRecordedStatuslessClaimIsNotReady(t *testing.T) {
 	for i := range phases {
 		phases[i].Final = true // every change was made before the faults were recovered
 	}
-	b, _ := json.Marshal(phases)
-	e.Facts[FactSteadyRecover.Name] = string(b)
+	FactSteadyRecover.Put(e, phases)
 	end, err := EndStateOf(e)
 	if err != nil {
 		t.Fatal(err)

@@ -188,8 +188,7 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		if tc.due > 0 {
 			ph.RetriesDue = r.at(tc.due)
 		}
-		b, _ := json.Marshal([]SettlePhase{ph})
-		e.Facts[FactSteadyRecover.Name] = string(b)
+		FactSteadyRecover.Put(e, []SettlePhase{ph})
 		got := oracle.Judge(e.Start, catalog.SteadyRecovers, Offline[catalog.SteadyRecovers.ID](e))
 		if got.Outcome != tc.want || !strings.Contains(got.Reason, tc.reason) {
 			t.Errorf("%s: %s (%s), want %s saying %q", tc.name, got.Outcome, got.Reason, tc.want, tc.reason)
