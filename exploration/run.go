@@ -247,9 +247,13 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 	}
 	// A steadyState run's processes make its two fault-free reference
 	// runs once between them, on two clusters, through this folder.
-	shared := filepath.Join(dir, "references")
-	if err := os.MkdirAll(shared, 0o755); err != nil {
-		return []reports.Run{{Err: err.Error()}}
+	var share []string
+	if c.Capability == schedule.Steady {
+		shared := filepath.Join(dir, "references")
+		if err := os.MkdirAll(shared, 0o755); err != nil {
+			return []reports.Run{{Err: err.Error()}}
+		}
+		share = []string{"-steadystate.explore.shared-references=" + shared}
 	}
 	runs := make([]reports.Run, c.Parallel)
 	var wg sync.WaitGroup
@@ -257,7 +261,8 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel), "-steadystate.explore.shared-references="+shared)
+			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel))
+			args = append(args, share...)
 			runs[i] = c.runSuiteOn(ctx, cell, filepath.Join(dir, fmt.Sprintf("shard-%d", i+1)), i+1, args, stderr)
 		}()
 	}
