@@ -15,11 +15,6 @@ import (
 	"github.com/steadystate-dev/steadystate/judge"
 )
 
-// sharedWait bounds how long a process waits for the reference runs the
-// others make: longer than any subject's pair of them has taken (podgc's,
-// the slowest, about 3 min each).
-const sharedWait = 20 * time.Minute
-
 // Shared reference runs. The processes of one exploration run (Shards)
 // make a steadyState run's fault-free reference runs once between them,
 // not once each: process i makes reference run i+1 (of references), on
@@ -36,6 +31,12 @@ const sharedWait = 20 * time.Minute
 // whatever its outcome: a run that failed before its end state was taken
 // leaves none, as a process that makes both leaves none in memory.
 
+// sharedWait bounds how long a process waits for the reference runs the
+// others make: longer than any subject's pair of them has taken (podgc's,
+// the slowest, about 3 min each).
+const sharedWait = 20 * time.Minute
+
+// sharedFile is reference run i's file of the kind ext in dir.
 func sharedFile(dir string, i int, ext string) string {
 	return filepath.Join(dir, fmt.Sprintf("reference-%d.%s", i+1, ext))
 }
@@ -66,12 +67,12 @@ func readShared(path string, v any) (bool, error) {
 	return true, json.Unmarshal(data, v)
 }
 
-// awaitShared waits, up to sharedWait or ctx's end, until every reference
+// awaitShared waits, up to within or ctx's end, until every reference
 // run of dir has ended (reference-N.done), then returns the end states
 // they left, in order, and the first's controllerUse.
-func awaitShared(ctx context.Context, dir string) ([]*judge.EndState, steadyUse, error) {
+func awaitShared(ctx context.Context, dir string, within time.Duration) ([]*judge.EndState, steadyUse, error) {
 	var missing string
-	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, sharedWait, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, within, true, func(context.Context) (bool, error) {
 		for i := range references {
 			if _, err := os.Stat(sharedFile(dir, i, "done")); err != nil {
 				missing = fmt.Sprintf("reference run %d of %d", i+1, references)
@@ -81,7 +82,7 @@ func awaitShared(ctx context.Context, dir string) ([]*judge.EndState, steadyUse,
 		return true, nil
 	})
 	if err != nil {
-		return nil, steadyUse{}, fmt.Errorf("the fault-free %s, which another process of this exploration makes, did not end within %s (%w): see that process's folder (shard-N) and log", missing, sharedWait, err)
+		return nil, steadyUse{}, fmt.Errorf("the fault-free %s, which another process of this exploration makes, did not end within %s (%w): see that process's folder (shard-N) and log", missing, within, err)
 	}
 	var refs []*judge.EndState
 	for i := range references {

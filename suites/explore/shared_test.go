@@ -100,3 +100,22 @@ func TestSharedReferenceRunsNeverEnded(t *testing.T) {
 		t.Errorf("got %v, want the wait's end naming reference run 1 and the processes' folders", err)
 	}
 }
+
+// A wait that ran out is not waited again by the next schedule: the
+// reference runs it waited for are not coming.
+func TestSharedReferenceRunsNotAwaitedTwice(t *testing.T) {
+	dir := t.TempDir()
+	r := &endStates{shared: dir, wait: 300 * time.Millisecond}
+	first := r.await(context.Background())
+	if first == nil {
+		t.Fatal("the wait for reference runs never made ended without an error")
+	}
+	for i := range references {
+		if err := (&endStates{shared: dir}).ended(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.await(context.Background()); err == nil || err.Error() != first.Error() {
+		t.Errorf("the second wait: %v, want the first's error again, at once", err)
+	}
+}

@@ -55,10 +55,14 @@ type endStates struct {
 	mu sync.Mutex
 	// shared is the folder the run's processes share their reference
 	// runs through (shared.go), "" when this process makes them all;
-	// awaited says they were read from it.
-	shared  string
-	awaited bool
-	refs    []*judge.EndState
+	// awaited says they were read from it, or awaitErr why they could
+	// not be: a later schedule does not wait again.
+	shared   string
+	awaited  bool
+	awaitErr error
+	// wait bounds the wait for them; zero: sharedWait.
+	wait time.Duration
+	refs []*judge.EndState
 	// use is what the controller used in the first reference run, as
 	// its proxies recorded it (controllerUse); announced says whether the
 	// run's status said so.
@@ -150,17 +154,24 @@ func (r *endStates) ended(i int) error {
 // nothing to do when this process makes them all.
 func (r *endStates) await(ctx context.Context) error {
 	r.mu.Lock()
-	done := r.shared == "" || r.awaited
+	done, err := r.shared == "" || r.awaited, r.awaitErr
 	r.mu.Unlock()
-	if done {
-		return nil
-	}
-	refs, use, err := awaitShared(ctx, r.shared)
-	if err != nil {
+	if done || err != nil {
 		return err
 	}
+	within := r.wait
+	if within == 0 {
+		within = sharedWait
+	}
+	refs, use, err := awaitShared(ctx, r.shared, within)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			r.awaitErr = err
+		}
+		return err
+	}
 	r.refs, r.use, r.awaited = refs, use, true
 	return nil
 }
