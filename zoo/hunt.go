@@ -63,8 +63,8 @@ type HuntRow struct {
 	References int           `json:"references"`
 	// InSchedules and InReferences are the suite processes' time in
 	// schedules and in reference runs, summed over the processes: where
-	// the budget went (a process's first schedule waits for the reference
-	// runs, which two processes make, one each).
+	// the budget went (with several processes, two make one reference
+	// run each and the others' first schedule waits for them).
 	InSchedules  time.Duration `json:"inSchedules,omitempty"`
 	InReferences time.Duration `json:"inReferences,omitempty"`
 	// Covered is how many fault (or workload step) × resource × phase
