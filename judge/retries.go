@@ -57,14 +57,17 @@ const (
 // the last gap (a back-off of its own, a fixed requeue interval), plus
 // RetrySlack.
 func RetryDue(last time.Time, refused int, gap time.Duration) time.Time {
-	backoff := backoffMax
-	if refused < 1 {
-		refused = 1
+	return last.Add(max(backoff(refused), 2*gap) + RetrySlack)
+}
+
+// backoff is client-go's back-off after the n-th failure in a row (n at
+// least 1): backoffBase·2^(n-1), at most backoffMax.
+func backoff(n int) time.Duration {
+	n = max(n, 1)
+	if n-1 >= 32 {
+		return backoffMax
 	}
-	if refused-1 < 32 {
-		backoff = min(backoffBase<<(refused-1), backoffMax)
-	}
-	return last.Add(max(backoff, 2*gap) + RetrySlack)
+	return min(backoffBase<<(n-1), backoffMax)
 }
 
 // OwedRetries are the retries owed at at in logs (each replica's
@@ -247,7 +250,7 @@ func ReAddOf(reqs []proxy.Request, w proxy.Request, ns string, named []string) (
 			continue
 		}
 		for k := 1; k <= min(len(c), 32); k++ {
-			due := last.End.Add(min(backoffBase<<(k-1), backoffMax))
+			due := last.End.Add(backoff(k))
 			if w.Start.Before(due) || w.Start.After(due.Add(RetrySlack)) || !firstSince(due) {
 				continue
 			}

@@ -100,9 +100,10 @@ func (r HuntRow) PerMinute() float64 {
 
 // HuntTally reads an exploration's specs (its report) into r: schedules,
 // reference runs, findings with their schedule and evidence under dir
-// (the run's folder), errors.
-func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) {
-	for _, s := range tally.Specs(specs, dir) {
+// (the run's folder), errors. It returns the specs that ran, as read.
+func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) []tally.Spec {
+	ran := tally.Specs(specs, dir)
+	for _, s := range ran {
 		took := time.Duration(s.Seconds * float64(time.Second))
 		if s.Reference {
 			r.References++
@@ -119,6 +120,7 @@ func HuntTally(r *HuntRow, specs []verdict.Spec, dir string) {
 			r.Errors = append(r.Errors, s.Name+": "+s.Reason)
 		}
 	}
+	return ran
 }
 
 // Hunt explores every subject in turn, its output into explore.log of
@@ -159,8 +161,7 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 				continue
 			}
 			for _, rep := range reps {
-				HuntTally(&r, verdict.Specs(rep), run)
-				ran = append(ran, tally.Specs(verdict.Specs(rep), run)...)
+				ran = append(ran, HuntTally(&r, verdict.Specs(rep), run)...)
 			}
 		}
 		r.Covered, r.Possible = tally.Coverage(ran)

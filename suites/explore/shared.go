@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 	"github.com/steadystate-dev/steadystate/judge"
 )
 
@@ -48,11 +49,7 @@ func writeShared(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, data)
 }
 
 // readShared reads path's JSON into v; false when there is no such file.
