@@ -160,10 +160,10 @@ var Bugs = []Bug{
 		SteadyLeavesNothing)),
 	stackBug("extra-child-after-refusal", "a retry path that, after a refused write, makes a new child with a generated name instead of retrying the write: one more owned object than a clean run",
 		SteadySameEndState, SteadyNoChurn),
-	// Ready is True for 1 s of every 3 (W is 2 s): no phase ever
+	// Ready is True for 0.25 s of every 3 (W is 2 s): no phase ever
 	// settles, so no quiet window is watched and the references did not
 	// settle (nothing is compared): settles and recovers only.
-	stackBug("status-flaps", "a flapping condition: once everything is in place, Ready turns False and True again every 3 s (True for 1 s of them) forever, never ready for a settle window",
+	stackBug("status-flaps", "a flapping condition: once everything is in place, Ready turns False and True again every 3 s (True for a quarter second of them) forever, never ready for a settle window",
 		SteadySettles, SteadyRecovers),
 	stackBug("stale-tier-status-after-restart", "a status field kept only by the process that first set it: restarted, the controller no longer updates status.tier, while observedGeneration follows",
 		SteadySameEndState),

@@ -135,13 +135,17 @@
 //     write it creates one more owned ConfigMap, generateName
 //     <name>-retry-.
 //   - status-flaps (settles, recovers): once everything is in place, Ready
-//     is True for the first second of every 3 and False for the other two,
-//     forever. The settle window (2 s) is never met, so no quiet window is
-//     watched (quiescence is owed by a settled state) and the fault-free
-//     references did not settle (nothing is compared with them): settles
-//     and recovers are all it breaks, every time. With True periods longer
-//     than the window it would break quiescent instead, and the end state
-//     would be taken at a random point of the cycle.
+//     is True for the first quarter second of every 3 s and False for the
+//     rest, forever. The settle window (2 s) is never met, so no quiet
+//     window is watched (quiescence is owed by a settled state) and the
+//     fault-free references did not settle (nothing is compared with
+//     them): settles and recovers are all it breaks, every time. A True
+//     period is ended by the controller's next write, which a loaded
+//     machine delays: at 1 s, a delay of 1 s made one last the window and
+//     broke quiescent besides (CI's self-test, 12 cells at a time); at a
+//     quarter second the write can be 1.75 s late. With True periods
+//     longer than the window it would break quiescent instead, and the end
+//     state would be taken at a random point of the cycle.
 //   - stale-tier-status-after-restart (same-end-state): restarted, it no
 //     longer updates status.tier; observedGeneration it still does.
 //   - ledger-recreated-on-start (no-churn, same-end-state): restarted, it

@@ -102,7 +102,7 @@ const (
 	hangAfter       = 25 * time.Second
 	heartbeat       = 30 * time.Second
 	flapCycle       = 3 * time.Second
-	flapReady       = time.Second
+	flapReady       = 250 * time.Millisecond
 	slowFor         = 60 * time.Second
 	resurrectAfter  = 50 * time.Millisecond
 	orphanPoll      = 250 * time.Millisecond

@@ -58,8 +58,9 @@ func (r *Reconciler) status(ctx context.Context, s *refv1.Stack, m *memo, g got,
 		set(TypeDegraded, metav1.ConditionTrue, ReasonRestarted, "found objects this process did not make")
 	case r.Bug == BugStatusFlaps && g.secret:
 		// Once everything is in place, Ready is True for the first
-		// second of every 3 and False for the rest: never ready for a
-		// settle window.
+		// quarter second of every 3 and False for the rest: never ready
+		// for a settle window, even when the write that ends a True
+		// period comes late.
 		r.mu.Lock()
 		if m.settledAt.IsZero() {
 			m.settledAt = now
