@@ -270,6 +270,22 @@ func TestRespondWithErrors(t *testing.T) {
 		t.Errorf("want a Conflict from the injected 409, got %v", err)
 	}
 
+	// Skip: the first two updates pass, the third alone is answered 409.
+	third := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Skip: 2, Match: Match{Verbs: []string{"update"}, Resource: "configmaps"}})
+	for i := range 4 {
+		cm, err := cms.Get(t.Context(), "x", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cms.Update(t.Context(), cm, metav1.UpdateOptions{})
+		if refused := apierrors.IsConflict(err); refused != (i == 2) || (!refused && err != nil) {
+			t.Errorf("update %d of 4 with skip 2: %v, want the third alone refused", i+1, err)
+		}
+	}
+	if e.proxy.rules.has(third) {
+		t.Error("the rule that skipped 2 and answered 1 is still active")
+	}
+
 	// client-go retries 429 by itself (Retry-After), so the victim succeeds.
 	before := e.proxy.LastRequestID()
 	tooMany := e.addRule(t, Rule{Action: Respond, Code: 429, Count: 2, Match: Match{Verbs: []string{"get"}, Resource: "configmaps", Name: "x"}})
@@ -328,6 +344,7 @@ func TestRuleValidation(t *testing.T) {
 		{Rule{Action: Delay}, "needs a positive delay"},
 		{Rule{Action: Slow}, "slow: needs a positive delay"},
 		{Rule{Action: Expire, Count: -1}, "negative"},
+		{Rule{Action: Respond, Code: 409, Skip: -1}, "skip -1 is negative"},
 	} {
 		if _, err := p.AddRule(tc.rule); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AddRule(%+v) = %v, want %q", tc.rule, err, tc.want)

@@ -104,6 +104,11 @@ type Rule struct {
 	// Count limits Expire and Respond to the next Count matching requests;
 	// 0 means every one while the rule is active.
 	Count int `json:"count,omitempty"`
+	// Skip lets the first Skip matching requests through untouched before
+	// Expire or Respond acts: with Count 1, the rule answers the
+	// (Skip+1)-th matching request alone (the last write of a chain, as
+	// a fault-free run counted it).
+	Skip int `json:"skip,omitempty"`
 	// Delay is how long Delay holds each event, and Slow each request.
 	Delay metav1.Duration `json:"delay"`
 	// Code is the HTTP status Respond answers with.
@@ -119,6 +124,9 @@ func (r Rule) Validate() error {
 	}
 	if r.Count < 0 {
 		return fmt.Errorf("%s: count %d is negative", r.Action, r.Count)
+	}
+	if r.Skip < 0 {
+		return fmt.Errorf("%s: skip %d is negative", r.Action, r.Skip)
 	}
 	switch r.Action {
 	case Delay, Slow:
@@ -146,6 +154,8 @@ type activeRule struct {
 	id   string
 	seq  int
 	used int
+	// skipped counts the matching requests let through (Rule.Skip).
+	skipped int
 }
 
 func newRuleSet() *ruleSet {
@@ -194,13 +204,18 @@ func (s *ruleSet) watchChanges() <-chan struct{} {
 }
 
 // take returns the first active rule of action that matches the request and
-// uses up one of its Count.
+// uses up one of its Count; a rule still letting requests through
+// (Rule.Skip) counts this one and is passed over.
 func (s *ruleSet) take(action Action, info RequestInfo, eligible func(Rule) bool) (Rule, string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.orderedLocked() {
 		id := r.id
 		if r.Action != action || !r.Match.Matches(info) || (eligible != nil && !eligible(r.Rule)) {
+			continue
+		}
+		if r.skipped < r.Skip {
+			r.skipped++
 			continue
 		}
 		r.used++

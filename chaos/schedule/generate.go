@@ -41,9 +41,26 @@ type Limits struct {
 	// their step undone. A step drawn after a request when none is left
 	// is placed on the clock. None: every one is drawn.
 	Unmade []Trigger
+	// Chains are, for a steadyState subject, the writes of each resource
+	// its controller made in the fault-free reference run from the
+	// objects' application on: the refused-once pattern aims half its
+	// refusals at one of them (Step.Nth), most often the last, after
+	// which no event of its own comes back to a controller that dropped
+	// the error. None: every refusal is the next write's.
+	Chains []Chain
 	// Pattern is the one pattern to draw every schedule in (one of
 	// Patterns); "" draws the mix of Sieve's three, as it always has.
 	Pattern string
+}
+
+// Chain is how many writes (create, update, patch, delete,
+// deletecollection; a status write is the resource's) of Resource a
+// subject made in a fault-free run from its objects' application on, and
+// how long after the application the last one came.
+type Chain struct {
+	Resource string        `json:"resource"`
+	Writes   int           `json:"writes"`
+	Last     time.Duration `json:"last"`
 }
 
 // DefaultLimits draw schedules of up to 8 steps over 6s, faults of up to
@@ -67,7 +84,10 @@ var DefaultLimits = Limits{Steps: 8, Horizon: 6 * time.Second, Longest: 4 * time
 //     disturbing it. Aimed at a controller that drops a refused write's
 //     error and forgets its key at the step after which no event will
 //     come (the last scale-down of a rollout, a cleanup): it waits for an
-//     event that never comes, where a correct one retries at once.
+//     event that never comes, where a correct one retries at once. With
+//     the reference run's chains of writes (Limits.Chains), half the
+//     refusals are the nth write of a resource counted from the
+//     application, half of those the chain's last.
 var Patterns = []string{"unobserved", "crash", "any", RefusedOnce}
 
 // RefusedOnce is the pattern of writes refused once (Patterns).
@@ -347,6 +367,18 @@ func (g *generator) refusedOnce() []Step {
 	refuse := g.usable(Aimed)
 	for range 1 + g.rng.IntN(2) {
 		st := g.step(g.oneOf(refuse), g.l.Longest)
+		if len(g.l.Chains) > 0 && Faults[st.Fault].Takes(Nth) && g.rng.IntN(2) == 0 {
+			// Counted from the application, on every replica (the one
+			// that writes counts): the chain's last write, or any.
+			c := g.l.Chains[g.rng.IntN(len(g.l.Chains))]
+			st.Resource, st.Replica, st.At, st.Nth = c.Resource, "", 0, c.Writes
+			if c.Writes > 1 && g.rng.IntN(2) == 0 {
+				st.Nth = 1 + g.rng.IntN(c.Writes)
+			}
+			st.For = roundMS(c.Last + g.l.Longest)
+			steps = append(steps, st)
+			continue
+		}
 		if len(g.requests) > 0 && Faults[st.Fault].Takes(Resource) {
 			st.Resource = g.requests[g.rng.IntN(len(g.requests))].Resource
 		}

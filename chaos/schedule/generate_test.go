@@ -265,3 +265,48 @@ func TestPatternsDrawAmongTheirFaults(t *testing.T) {
 		}
 	}
 }
+
+// With the reference run's chains of writes, the refused-once pattern
+// aims about half its refusals at the nth write of a chain, counted from
+// the application on every replica, held for the chain's span and more;
+// half of those at the chain's last write. Without them, none is counted.
+func TestRefusedOnceAimsAtAChainsLastWrite(t *testing.T) {
+	l := DefaultLimits
+	l.Pattern = RefusedOnce
+	l.Chains = []Chain{{Resource: "replicasets", Writes: 4, Last: 5080 * time.Millisecond}, {Resource: "deployments", Writes: 1, Last: time.Second}}
+	refusals, counted, last := 0, 0, 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		s := Generate(seed, Steady, l)
+		if p := s.Validate(); len(p) > 0 {
+			t.Fatalf("seed %d: invalid: %+v", seed, p)
+		}
+		for _, st := range s.Steps {
+			if st.Fault == "" {
+				continue
+			}
+			refusals++
+			if st.Nth == 0 {
+				continue
+			}
+			counted++
+			i := slices.IndexFunc(l.Chains, func(c Chain) bool { return c.Resource == st.Resource })
+			if i < 0 || st.Nth > l.Chains[i].Writes || st.At != 0 || st.After != nil || st.Replica != "" || st.For < l.Chains[i].Last {
+				t.Fatalf("seed %d: %s is not a counted refusal of a chain of %v", seed, st, l.Chains)
+			}
+			if st.Nth == l.Chains[i].Writes {
+				last++
+			}
+		}
+	}
+	if counted < refusals/3 || counted > 2*refusals/3 || last < counted/2 {
+		t.Errorf("of %d refusals, %d counted and %d of those a chain's last: want about half counted, most of those the last", refusals, counted, last)
+	}
+	l.Chains = nil
+	for seed := uint64(1); seed <= 100; seed++ {
+		for _, st := range Generate(seed, Steady, l).Steps {
+			if st.Nth != 0 {
+				t.Fatalf("seed %d drew %s with no chain to count", seed, st)
+			}
+		}
+	}
+}

@@ -42,6 +42,10 @@ type Step struct {
 	Replica string        `yaml:"replica,omitempty"`
 	For     time.Duration `yaml:"for,omitempty"`
 	Delay   time.Duration `yaml:"delay,omitempty"`
+	// Nth is which of the subject's writes of Resource a refuse-once
+	// fault answers, counted from the step's start: 0 or 1 the next, 3
+	// the third (the two before pass).
+	Nth int `yaml:"nth,omitempty"`
 }
 
 // Trigger is a request of the subject a step waits for: the next one made
@@ -74,6 +78,9 @@ func (s Step) String() string {
 		if kv.d > 0 {
 			fmt.Fprintf(&b, " %s=%s", kv.k, kv.d)
 		}
+	}
+	if s.Nth > 0 {
+		fmt.Fprintf(&b, " nth=%d", s.Nth)
 	}
 	if s.After != nil {
 		fmt.Fprintf(&b, " after the next %s of %s", s.After.Verb, s.After.Resource)
@@ -142,8 +149,8 @@ func (s Schedule) Validate() []Problem {
 }
 
 func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string, string, ...string)) {
-	set := map[Param]bool{Resource: st.Resource != "", Event: st.Event != "", Replica: st.Replica != "", For: st.For != 0, Delay: st.Delay != 0}
-	for _, p := range []Param{Resource, Event, Replica, For, Delay} {
+	set := map[Param]bool{Resource: st.Resource != "", Event: st.Event != "", Replica: st.Replica != "", For: st.For != 0, Delay: st.Delay != 0, Nth: st.Nth != 0}
+	for _, p := range []Param{Resource, Event, Replica, For, Delay, Nth} {
 		if set[p] && !kind.Takes(p) {
 			var takes []string
 			for _, t := range kind.Params {
@@ -157,6 +164,9 @@ func (s Schedule) validateParams(i int, st Step, kind Kind, bad func(int, string
 	}
 	if st.Event != "" && !slices.Contains(Events, st.Event) {
 		bad(i, "event", fmt.Sprintf("%q is not a watch event type", st.Event), Events...)
+	}
+	if st.Nth < 0 {
+		bad(i, "nth", fmt.Sprintf("%d is not a write's place", st.Nth), "1 (the next write, the default)", "2", "3", "...")
 	}
 	if st.Replica != "" && st.Replica != "leader" && st.Replica != "follower" {
 		if n, err := strconv.Atoi(st.Replica); err != nil || n < 0 {

@@ -98,6 +98,8 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 		{"fault of another capability", "fault: pod-deletion", "fault: leader-failover", "s.yaml:9: steps[1].fault: leader-failover does not apply to a subject with capability scalableWorkload; valid: answer-409"},
 		{"workload of another capability", "workload: scale-up", "workload: move", "s.yaml:11: steps[2].workload: move does not apply to a subject with capability scalableWorkload; valid: scale-down, scale-up"},
 		{"parameter it takes not", "    resource: pods\n    for: 2s", "    resource: pods\n    delay: 2s\n    for: 2s", "s.yaml:5: steps[0].delay: watch-stall takes no delay; valid: resource, replica, for"},
+		{"nth of a fault that counts none", "    resource: pods\n    for: 2s", "    resource: pods\n    nth: 2\n    for: 2s", "s.yaml:5: steps[0].nth: watch-stall takes no nth; valid: resource, replica, for"},
+		{"a write's place below 1", "fault: watch-stall", "fault: refuse-once-409\n    nth: -1", "steps[0].nth: -1 is not a write's place; valid: 1 (the next write, the default), 2, 3, ..."},
 		{"a fault held for no time", "    for: 2s\n", "", "s.yaml:5: steps[0].for: missing: watch-stall holds for a while, and one held for no time does nothing; valid: a duration above 0, such as 2s"},
 		{"events delayed by nothing", "fault: watch-stall", "fault: event-delay", "s.yaml:5: steps[0].delay: missing: how late event-delay delivers the events; valid: a duration above 0, such as 1s"},
 		{"resource", "resource: pods\n", "resource: leases\n", `steps[0].resource: "leases" is not a resource a scalableWorkload subject uses; valid: pods, workload`},

@@ -16,6 +16,7 @@ const (
 	Replica  Param = "replica"  // which replica: an index, or leader or follower
 	For      Param = "for"      // how long it stays injected
 	Delay    Param = "delay"    // how late delayed events arrive
+	Nth      Param = "nth"      // which of the subject's writes it refuses: 1, the next (the default), 2, the one after, ...
 )
 
 // Kind is one fault or workload step of the vocabulary.
@@ -59,8 +60,8 @@ var Faults = map[string]Kind{
 	"answer-429":          {Params: []Param{Resource, Replica, For}},
 	"answer-500":          {Params: []Param{Resource, Replica, For}},
 	"answer-409":          {Params: []Param{Resource, Replica, For}},
-	"refuse-once-409":     {Params: []Param{Resource, Replica, For}},
-	"refuse-once-500":     {Params: []Param{Resource, Replica, For}},
+	"refuse-once-409":     {Params: []Param{Resource, Replica, For, Nth}},
+	"refuse-once-500":     {Params: []Param{Resource, Replica, For, Nth}},
 	"pod-deletion":        {Capabilities: []string{Scalable, Steady}},
 	"process-kill":        {Params: []Param{Replica}},
 	"process-terminate":   {Params: []Param{Replica}},
@@ -73,7 +74,8 @@ var Faults = map[string]Kind{
 // Aimed are the faults only the pattern aimed at them draws
 // (RefusedOnce): the subject's next write (create, update, patch, delete
 // or deletecollection) of the resource within For answered 409 or 500,
-// that one alone.
+// that one alone; with Nth, its nth write from the step's start instead
+// (the writes before it pass).
 // A schedule file may name them with any pattern.
 var Aimed = []string{"refuse-once-409", "refuse-once-500"}
 

@@ -66,13 +66,16 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 	case "answer-429", "answer-500", "answer-409", "refuse-once-409", "refuse-once-500":
 		// The code is the name's last part; an answer fault refuses
 		// every request of the resource while it lasts, a refuse-once
-		// fault its next write alone.
+		// fault its next write alone, or its nth (the writes before
+		// pass).
 		var code int
 		if _, err := fmt.Sscan(st.Fault[strings.LastIndex(st.Fault, "-")+1:], &code); err != nil {
 			return nil, fmt.Errorf("fault %s: %w", st.Fault, err)
 		}
 		if strings.HasPrefix(st.Fault, "refuse-once-") {
-			return rule(chaos.RespondWith(code, proxy.Match{Resource: res, Verbs: proxy.WriteVerbs}, 1, st.For)), nil
+			f := chaos.RespondWith(code, proxy.Match{Resource: res, Verbs: proxy.WriteVerbs}, 1, st.For)
+			f.Rule.Skip = max(st.Nth-1, 0)
+			return rule(f), nil
 		}
 		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
 	case "process-kill", "process-terminate", "process-restart":

@@ -17,6 +17,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
@@ -80,6 +81,10 @@ type steadyUse struct {
 	// (schedule.Requests) the controller did not make: no trigger waits
 	// for them.
 	Unmade []schedule.Trigger
+	// Chains are its writes of each resource from the objects'
+	// application on, roles included: what the refused-once pattern
+	// counts to aim at the last of them (schedule.Limits.Chains).
+	Chains []schedule.Chain `json:",omitempty"`
 }
 
 // fact is u as FactSteadyUsed records it: {"watched": ["secrets"],
@@ -97,11 +102,16 @@ func (u steadyUse) fact() map[string][]string {
 	if len(u.Unmade) > 0 {
 		f["unmade"] = requests(u.Unmade)
 	}
+	for _, c := range u.Chains {
+		f["chains"] = append(f["chains"], fmt.Sprintf("%d writes of %s, the last %s after the application", c.Writes, c.Resource, c.Last))
+	}
 	return f
 }
 
 // empty reports whether u holds nothing to draw by.
-func (u steadyUse) empty() bool { return len(u.Watched)+len(u.Requested)+len(u.Unmade) == 0 }
+func (u steadyUse) empty() bool {
+	return len(u.Watched)+len(u.Requested)+len(u.Unmade)+len(u.Chains) == 0
+}
 
 // announce sends line as a status line, once per run: what every
 // schedule is drawn among is said when the first one starts.
@@ -205,7 +215,12 @@ func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, ref
 		// What it used up to its end state, before the objects'
 		// deletion: what a schedule's faults and triggers, which come
 		// before it, can meet.
-		Expect(refs.used(controllerUse(spec.Evidence().Snapshot().Proxies))).To(Succeed(), "keeping what the controller used")
+		e := spec.Evidence().Snapshot()
+		var applied time.Time
+		if phases, ok := judge.FactSteadySettle.Lookup(e); ok && len(phases) > 0 {
+			applied = phases[0].Since
+		}
+		Expect(refs.used(controllerUse(e.Proxies, applied))).To(Succeed(), "keeping what the controller used")
 		sc.DeleteAll(ctx)
 	}
 	var checks []oracle.Check
@@ -217,11 +232,15 @@ func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, ref
 
 // controllerUse is what the controller's requests in a run's proxy logs
 // watched and wrote, Lease and Event requests aside (its election, its
-// events: noise no finding needs): the resources of its watches, and the
+// events: noise no finding needs): the resources of its watches, the
 // verb and resource of each write a trigger can wait for (a status
-// update is an update of the resource, as a trigger matches it).
-func controllerUse(logs map[string]evidence.ProxyLog) steadyUse {
+// update is an update of the resource, as a trigger matches it), and
+// its chains of writes of each resource from applied on, as a refusal
+// counts them (the proxy's write verbs; zero applied: from its first
+// request).
+func controllerUse(logs map[string]evidence.ProxyLog, applied time.Time) steadyUse {
 	var u steadyUse
+	chains := map[string]*schedule.Chain{}
 	for _, l := range logs {
 		for _, req := range l.Requests {
 			if !req.IsResource() || req.Resource == "leases" || req.Resource == "events" || !schedule.Uses(schedule.Steady, req.Resource) {
@@ -233,7 +252,23 @@ func controllerUse(logs map[string]evidence.ProxyLog) steadyUse {
 			case slices.Contains(schedule.Verbs, req.Verb):
 				u.Requested = append(u.Requested, schedule.Trigger{Verb: req.Verb, Resource: req.Resource})
 			}
+			if !slices.Contains(proxy.WriteVerbs, req.Verb) || req.Start.Before(applied) {
+				continue
+			}
+			if applied.IsZero() {
+				applied = req.Start
+			}
+			c := chains[req.Resource]
+			if c == nil {
+				c = &schedule.Chain{Resource: req.Resource}
+				chains[req.Resource] = c
+			}
+			c.Writes++
+			c.Last = max(c.Last, req.Start.Sub(applied).Round(time.Millisecond))
 		}
+	}
+	for _, res := range slices.Sorted(maps.Keys(chains)) {
+		u.Chains = append(u.Chains, *chains[res])
 	}
 	slices.Sort(u.Watched)
 	slices.SortFunc(u.Requested, func(a, b schedule.Trigger) int {
@@ -270,6 +305,8 @@ func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 			out.Requested = append(out.Requested, t)
 		}
 	}
+	// A chain is counted of a resource by name, roles included.
+	out.Chains = u.Chains
 	return out
 }
 
@@ -388,7 +425,7 @@ func (d *steady) target() chaos.Target { return d.sc.Target() }
 // controller used in the first reference run beyond the roles, too.
 func (d *steady) limits() schedule.Limits {
 	l := steadyLimits(len(d.target().Replicas), d.target().Etcd != "", len(d.sc.Binding().Changes) > 0, d.pods)
-	l.Watched, l.Requested, l.Unmade = d.used.Watched, d.used.Requested, d.used.Unmade
+	l.Watched, l.Requested, l.Unmade, l.Chains = d.used.Watched, d.used.Requested, d.used.Unmade, d.used.Chains
 	return l
 }
 
