@@ -237,13 +237,25 @@ func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, ref
 // update is an update of the resource, as a trigger matches it), and
 // its chains of writes of each resource from applied on, as a refusal
 // counts them (the proxy's write verbs; zero applied: from its first
-// request).
+// write).
 func controllerUse(logs map[string]evidence.ProxyLog, applied time.Time) steadyUse {
 	var u steadyUse
 	chains := map[string]*schedule.Chain{}
+	counted := func(req proxy.Request) bool {
+		return req.IsResource() && req.Resource != "leases" && req.Resource != "events" && schedule.Uses(schedule.Steady, req.Resource)
+	}
+	if applied.IsZero() {
+		for _, l := range logs {
+			for _, req := range l.Requests {
+				if counted(req) && slices.Contains(proxy.WriteVerbs, req.Verb) && (applied.IsZero() || req.Start.Before(applied)) {
+					applied = req.Start
+				}
+			}
+		}
+	}
 	for _, l := range logs {
 		for _, req := range l.Requests {
-			if !req.IsResource() || req.Resource == "leases" || req.Resource == "events" || !schedule.Uses(schedule.Steady, req.Resource) {
+			if !counted(req) {
 				continue
 			}
 			switch {
@@ -254,9 +266,6 @@ func controllerUse(logs map[string]evidence.ProxyLog, applied time.Time) steadyU
 			}
 			if !slices.Contains(proxy.WriteVerbs, req.Verb) || req.Start.Before(applied) {
 				continue
-			}
-			if applied.IsZero() {
-				applied = req.Start
 			}
 			c := chains[req.Resource]
 			if c == nil {
