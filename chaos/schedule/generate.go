@@ -158,7 +158,8 @@ func (g *generator) used(l Limits) {
 }
 
 // Drawn are the resources Generate draws fault's resource among for a
-// subject of capability: none for a fault that takes none.
+// subject of capability: none for a fault that takes none; for a counted
+// one (Nth), the chains' resources too.
 func Drawn(capability, fault string, l Limits) []string {
 	if !Faults[fault].Takes(Resource) {
 		return nil
@@ -166,6 +167,13 @@ func Drawn(capability, fault string, l Limits) []string {
 	watched, answered, _ := drawable(capability, l)
 	if slices.Contains(watchFaults, fault) {
 		return watched
+	}
+	if Faults[fault].Takes(Nth) {
+		for _, c := range l.Chains {
+			if !slices.Contains(answered, c.Resource) {
+				answered = append(answered, c.Resource)
+			}
+		}
 	}
 	return answered
 }

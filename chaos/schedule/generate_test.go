@@ -273,7 +273,7 @@ func TestPatternsDrawAmongTheirFaults(t *testing.T) {
 func TestRefusedOnceAimsAtAChainsLastWrite(t *testing.T) {
 	l := DefaultLimits
 	l.Pattern = RefusedOnce
-	l.Chains = []Chain{{Resource: "replicasets", Writes: 4, Last: 5080 * time.Millisecond}, {Resource: "deployments", Writes: 1, Last: time.Second}}
+	l.Chains = []Chain{{Resource: "owned", Writes: 4, Last: 5080 * time.Millisecond}, {Resource: "objects", Writes: 1, Last: time.Second}, {Resource: "secrets", Writes: 2, Last: 3 * time.Second}}
 	refusals, counted, last := 0, 0, 0
 	for seed := uint64(1); seed <= 400; seed++ {
 		s := Generate(seed, Steady, l)
@@ -285,6 +285,10 @@ func TestRefusedOnceAimsAtAChainsLastWrite(t *testing.T) {
 				continue
 			}
 			refusals++
+			// What coverage counts as possible holds what is drawn.
+			if !slices.Contains(Drawn(Steady, st.Fault, l), st.Resource) {
+				t.Fatalf("seed %d drew %s, whose resource is not among %v", seed, st, Drawn(Steady, st.Fault, l))
+			}
 			if st.Nth == 0 {
 				continue
 			}

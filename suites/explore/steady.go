@@ -314,8 +314,17 @@ func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 			out.Requested = append(out.Requested, t)
 		}
 	}
-	// A chain is counted of a resource by name, roles included.
-	out.Chains = u.Chains
+	// A chain of a role's resource is named by the role, as the other
+	// steps name it (one combination of fault and resource, not two).
+	for _, c := range u.Chains {
+		for _, role := range []string{"objects", "owned"} {
+			if resource(role) == c.Resource {
+				c.Resource = role
+				break
+			}
+		}
+		out.Chains = append(out.Chains, c)
+	}
 	return out
 }
 

@@ -302,7 +302,7 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 		t.Errorf("cert-manager used %s, want %s", got, want)
 	}
 	beyond := u.beyond(roles("certificates", "certificaterequests"))
-	if got, want := FactSteadyUsed.Text(beyond.fact()), `{"chains":["24 writes of certificaterequests, the last 10.217s after the application","36 writes of certificates, the last 10.226s after the application","6 writes of issuers, the last 4.31s after the application","18 writes of secrets, the last 10.209s after the application"],"requested":["update issuers","create secrets","delete secrets","patch secrets"],"watched":["clusterissuers","issuers","secrets"]}`; got != want {
+	if got, want := FactSteadyUsed.Text(beyond.fact()), `{"chains":["24 writes of owned, the last 10.217s after the application","36 writes of objects, the last 10.226s after the application","6 writes of issuers, the last 4.31s after the application","18 writes of secrets, the last 10.209s after the application"],"requested":["update issuers","create secrets","delete secrets","patch secrets"],"watched":["clusterissuers","issuers","secrets"]}`; got != want {
 		t.Errorf("cert-manager used %s beyond the roles, want %s", got, want)
 	}
 	l := steadyLimits(1, true, true, false)
@@ -328,7 +328,7 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	deployments := controllerUse(rollout.Proxies, time.Time{}).beyond(roles("deployments", "replicasets"))
-	if got, want := FactSteadyUsed.Text(deployments.fact()), `{"chains":["15 writes of deployments, the last 5.076s after the application","4 writes of replicasets, the last 5.08s after the application"],"requested":[],"unmade":["delete owned"],"watched":["pods"]}`; got != want {
+	if got, want := FactSteadyUsed.Text(deployments.fact()), `{"chains":["15 writes of objects, the last 5.076s after the application","4 writes of owned, the last 5.08s after the application"],"requested":[],"unmade":["delete owned"],"watched":["pods"]}`; got != want {
 		t.Errorf("the Deployment controller used %s beyond the roles, want %s", got, want)
 	}
 	// It deleted no ReplicaSet (none past its history limit): no step
