@@ -110,7 +110,7 @@ ZOO_DIR      ?= fixtures/zoo
 ZOO_CAPABILITIES ?=
 ZOO_PARALLEL ?= 1
 zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some; ZOO_CAPABILITIES=steadyState runs only those suites; ZOO_PARALLEL=N runs N at a time, a cluster each); prints the matrix
-	$(GO) run ./hack/zoo -runs '$(ZOO_RUNS)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)' -capabilities '$(ZOO_CAPABILITIES)' -parallel '$(ZOO_PARALLEL)'
+	bin/steadystate zoo run --runs '$(ZOO_RUNS)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)' --capabilities '$(ZOO_CAPABILITIES)' --parallel '$(ZOO_PARALLEL)'
 
 # A kept finding of the zoo reproduced with one command: the file
 # fixtures/zoo/findings/$(FINDING).yaml names a subject file, the shrunk
@@ -129,14 +129,14 @@ endif
 # its subject may be quoted.
 ZOO_REPRO_BINS := $(if $(filter zoo-repro,$(MAKECMDGOALS)),$(if $(shell grep -sE '^subject: *.?fixtures/zoo/operators/' $(ZOO_FINDINGS_DIR)/$(FINDING).yaml),zoo-bins))
 zoo-repro: kube-bins steadystate $(ZOO_REPRO_BINS) ## replay a kept finding's shrunk schedule (FINDING=name, fixtures/zoo/findings) with steadystate explore; prints how many replays broke which property
-	$(GO) run ./hack/zoo -repro -finding '$(FINDING)' -findings '$(ZOO_FINDINGS_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
+	bin/steadystate zoo repro --finding '$(FINDING)' --findings '$(ZOO_FINDINGS_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
 
 HUNT_BUDGET ?= 30m
 HUNT_SEED   ?= 1
 HUNT_PARALLEL ?= 1
 HUNT_PATTERN ?=
 hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side, every schedule in HUNT_PATTERN (default explore's mix), the steady-state capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
-	$(GO) run ./hack/zoo -hunt -budget '$(HUNT_BUDGET)' -seed '$(HUNT_SEED)' -parallel '$(HUNT_PARALLEL)' -pattern '$(HUNT_PATTERN)' -subjects '$(ZOO_SUBJECTS)' -dir '$(ZOO_DIR)' -artifacts '$(ARTIFACTS)' -nodes '$(or $(LOCAL_NODES),on)'
+	bin/steadystate zoo hunt --budget '$(HUNT_BUDGET)' --seed '$(HUNT_SEED)' --parallel '$(HUNT_PARALLEL)' --pattern '$(HUNT_PATTERN)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

@@ -3,5 +3,6 @@
 // times, each run in its own artifacts folder with its own cluster, checks
 // each run's bundle with `steadystate verify`, and prints the matrix: per
 // subject and suite the verdict of every run, per spec its times, and the
-// wall time. `make zoo` runs it (hack/zoo).
+// wall time. `steadystate zoo` is its command (Command): `make zoo`,
+// `make hunt` and `make zoo-repro` run it.
 package zoo

@@ -17,6 +17,7 @@ import (
 	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites/e2e"
+	"github.com/steadystate-dev/steadystate/zoo"
 )
 
 const usage = `usage:
@@ -56,6 +57,13 @@ const usage = `usage:
   steadystate upstream-bins [RELEASE...]     build the upstream releases from the Go module proxy
   steadystate upstream                       run the upstream releases with and without each bug
                       [--cells C,...] [--repeat N] [--parallel N]
+  steadystate zoo run                        conform and verify over the zoo's subject files; print the matrix
+                      [--runs N] [--subjects A,B] [--dir DIR] [--capabilities C,...] [--parallel N] [--nodes on] [--artifacts DIR]
+  steadystate zoo hunt                       explore each subject file in turn; print the hunt's table and findings
+                      [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N] [--subjects A,B] [--dir DIR]
+  steadystate zoo repro --finding NAME       replay a kept finding; print how many replays broke which property
+                      [--findings DIR] [--nodes on] [--artifacts DIR]
+  steadystate zoo timeline EVIDENCE.json     write a recorded evidence's timeline as SVG to stdout
 
 Exit codes (docs/conformance.md#exit-codes): 0 passed (with or without gaps), 1 a finding (a
 property broke; for selftest and upstream a bug missed, a wrong property or a false alarm; it wins
@@ -160,6 +168,8 @@ func dispatch(ctx context.Context, cfg config.Settings, args []string, stdout, s
 		return kubeBinsCommand(ctx, cfg, args[1:], stdout, stderr)
 	case "upstream-bins":
 		return upstreamBinsCommand(ctx, cfg, args[1:], stdout, stderr)
+	case "zoo":
+		return zoo.Command(ctx, cfg, args[1:], stdout, stderr)
 	case "catalog":
 		if len(args) > 1 {
 			return fmt.Errorf("%w: catalog takes no arguments", errUsage)

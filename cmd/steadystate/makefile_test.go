@@ -68,7 +68,7 @@ func TestE2EFlags(t *testing.T) {
 // TestZooReproNamesTheFindings: make zoo-repro with no FINDING, an unknown
 // one or two stops at once (exit 2, before building anything) with one
 // line naming the kept findings; a known one replays its schedule through
-// hack/zoo.
+// steadystate zoo repro.
 func TestZooReproNamesTheFindings(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make here")
@@ -100,7 +100,7 @@ func TestZooReproNamesTheFindings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make -n zoo-repro FINDING=stuck-rollout: %v\n%s", err, out)
 	}
-	if want := "go run ./hack/zoo -repro -finding 'stuck-rollout' -findings 'fixtures/zoo/findings'"; !strings.Contains(string(out), want) {
+	if want := "bin/steadystate zoo repro --finding 'stuck-rollout' --findings 'fixtures/zoo/findings'"; !strings.Contains(string(out), want) {
 		t.Errorf("make zoo-repro does not run %q:\n%s", want, out)
 	}
 	if !strings.Contains(string(out), "-nodes 'on'") {

@@ -71,7 +71,7 @@ var Folders = []Folder{
 	{Path: "suites", Floor: 8,
 		Holds: "the Ginkgo suites, one per bug class plus `controlplane` and `explore` (exploration: one spec per schedule, driving a capability through the suites' own drivers), each declared by its `Register` and compiled into `steadystate` (package `suites` runs one per process); and what only they use: `testenv` (one run's environment and settings, and `Spec`, the state of one spec: its evidence and `Verify`), `subject` (capabilities, choosing and starting subjects; the one package that imports the reference controllers), `e2e` (every suite of `make e2e`, each in a child process, their reports merged)"},
 	{Path: "zoo", Floor: 8,
-		Holds: "the zoo: conform and verify over every subject file of a folder, a number of times each, the matrix printed; the hunt and the kept findings' replays (`hack/zoo`, behind `make zoo`, `make hunt`, `make zoo-repro`)"},
+		Holds: "the zoo: conform and verify over every subject file of a folder, a number of times each, the matrix printed; the hunt and the kept findings' replays, and their command, `steadystate zoo` (behind `make zoo`, `make hunt`, `make zoo-repro`)"},
 	{Path: "campaign", Floor: 9,
 		Holds: "an exploration campaign larger than one machine: an Indexed Job whose indices each explore a range of seeds, and the gathering of their folders into one bundle (`steadystate campaign`)"},
 	{Path: "cmd", Floor: 10,
@@ -83,7 +83,7 @@ var Folders = []Folder{
 	{Path: "cmd/faultproxy", Floor: 10,
 		Holds: "the fault proxy as a pod sidecar"},
 	{Path: "hack", Floor: 10,
-		Holds: "build scripts (`kind-image.sh` and `kind/`, `docker-engine.sh`, `with-docker.sh`, `kind-run.sh`, `images.sh`, `install-test.sh`, `workflow-test.sh`, `zoo-bins.sh`, which builds the zoo's operators from the Go module proxy, `cpu-quota.sh`, which runs a command with a few cores' CPU time at most, and `cpu-time.sh`, which prints the CPU time a command and everything it started used); `hack/zoo`, the zoo's command; `hack/tools`, a module for controller-gen, actionlint and `modproxy` (a file-system module proxy for the install test)"},
+		Holds: "build scripts (`kind-image.sh` and `kind/`, `docker-engine.sh`, `with-docker.sh`, `kind-run.sh`, `images.sh`, `install-test.sh`, `workflow-test.sh`, `zoo-bins.sh`, which builds the zoo's operators from the Go module proxy, `cpu-quota.sh`, which runs a command with a few cores' CPU time at most, and `cpu-time.sh`, which prints the CPU time a command and everything it started used); `hack/tools`, a module for controller-gen, actionlint and `modproxy` (a file-system module proxy for the install test)"},
 }
 
 // FloorOf returns the floor of the top-level folder top, and whether
