@@ -67,18 +67,16 @@ func (c *common) flags(fs *flag.FlagSet, cfg config.Settings) {
 // env is the runs' environment beyond this process's.
 func (c common) env() []string { return []string{"LOCAL_NODES=" + c.nodes} }
 
-// under is the absolute folder name below the artifacts.
-func (c common) under(name ...string) (string, error) {
-	return filepath.Abs(filepath.Join(append([]string{c.artifacts}, name...)...))
-}
-
-// program is this program's path, which the runs are started from.
-func program() (string, error) {
-	p, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("zoo: the steadystate program's own path: %w", err)
+// setUp returns this program's path, which the runs are started from,
+// and the absolute folder name below the artifacts they go in, made.
+func (c common) setUp(name ...string) (self, dir string, err error) {
+	if self, err = os.Executable(); err != nil {
+		return "", "", fmt.Errorf("zoo: the steadystate program's own path: %w", err)
 	}
-	return p, nil
+	if dir, err = filepath.Abs(filepath.Join(append([]string{c.artifacts}, name...)...)); err != nil {
+		return "", "", err
+	}
+	return self, dir, os.MkdirAll(dir, 0o755)
 }
 
 // notAsWanted marks a table or tally that is not all as wanted: a
@@ -113,15 +111,8 @@ func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr
 	if err != nil {
 		return cli.Mark(cli.ErrInput, err)
 	}
-	artifacts, err := c.under("zoo")
+	self, artifacts, err := c.setUp("zoo")
 	if err != nil {
-		return err
-	}
-	self, err := program()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		return err
 	}
 	zc := Config{Dir: *dir, Subjects: items(*subjects), Runs: *runs, Steadystate: self, Artifacts: artifacts,
@@ -176,13 +167,7 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 	if err != nil {
 		return cli.Mark(cli.ErrInput, err)
 	}
-	if hc.Steadystate, err = program(); err != nil {
-		return err
-	}
-	if hc.Artifacts, err = c.under("hunt"); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(hc.Artifacts, 0o755); err != nil {
+	if hc.Steadystate, hc.Artifacts, err = c.setUp("hunt"); err != nil {
 		return err
 	}
 	hc.Env = c.env()
@@ -220,11 +205,7 @@ func repro(ctx context.Context, cfg config.Settings, args []string, stdout, stde
 	if err != nil {
 		return fmt.Errorf("%w: %w", cli.ErrUsage, err)
 	}
-	self, err := program()
-	if err != nil {
-		return err
-	}
-	artifacts, err := c.under("zoo-repro", f.Name)
+	self, artifacts, err := c.setUp("zoo-repro", f.Name)
 	if err != nil {
 		return err
 	}
