@@ -8,7 +8,8 @@
 // lists, bookmarks, sendInitialEvents). Rules inject faults: cut or stall
 // watches, answer re-watches with 410 Expired exactly as the API server does,
 // drop or delay matching watch events, partition the replica, or answer
-// matching requests with 429, 500 or 409.
+// matching requests with 429, 500 or 409; a 409 may be a real conflict,
+// its object written first as by another party (Rule.Conflict).
 //
 // The proxy records every request (verb, resource, object, code, start, end,
 // replica) and every watch event it delivered or dropped. It is driven from

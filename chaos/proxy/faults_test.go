@@ -2,13 +2,17 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -304,6 +308,101 @@ func TestRespondWithErrors(t *testing.T) {
 	}
 }
 
+// TestConflictWritesTheObjectFirst: a 409 with Conflict is a real
+// conflict: the object was written before the answer (its
+// resourceVersion moved, a watch saw the two updates), it ends as it was, and the request's
+// record says so; the same 409 without Conflict writes nothing; a create
+// is answered with no write. Without the write, a client that waits for
+// the change a Conflict announces would never see one.
+func TestConflictWritesTheObjectFirst(t *testing.T) {
+	e := newEnv(t, cluster(t))
+	e.createCM(t, "x", map[string]string{"k": "v"})
+	cms := kubernetes.NewForConfigOrDie(e.victimConfig(false)).CoreV1().ConfigMaps(e.ns)
+	read, err := cms.Get(t.Context(), "x", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := e.admin.CoreV1().ConfigMaps(e.ns).Watch(t.Context(), metav1.ListOptions{ResourceVersion: read.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	before := e.proxy.LastRequestID()
+	id := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Verbs: []string{"update"}, Resource: "configmaps"}})
+	if _, err := cms.Update(t.Context(), read, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	var seen []string
+	for len(seen) < 2 {
+		select {
+		case ev := <-w.ResultChan():
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			if ev.Type != watch.Modified || !ok {
+				t.Fatalf("want the conflicting writes' updates, got %s %T", ev.Type, ev.Object)
+			}
+			seen = append(seen, cm.ResourceVersion)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the watch saw %d update(s) of the object after the 409, want 2", len(seen))
+		}
+	}
+	now, err := e.admin.CoreV1().ConfigMaps(e.ns).Get(t.Context(), "x", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.ResourceVersion == read.ResourceVersion || now.ResourceVersion != seen[1] {
+		t.Errorf("resourceVersion read %s, now %s, the watch saw %v: want it moved by the two writes", read.ResourceVersion, now.ResourceVersion, seen)
+	}
+	if _, ok := now.Annotations[ConflictAnnotation]; ok || now.Data["k"] != "v" {
+		t.Errorf("the object after the conflict: annotations %v, data %v; want it as it was", now.Annotations, now.Data)
+	}
+	for _, f := range now.ManagedFields {
+		if f.Manager == ConflictManager {
+			t.Errorf("the conflicting writes' manager is left in managedFields: %+v", f)
+		}
+	}
+	reqs := e.requestsSince(before, Match{Verbs: []string{"update"}, Resource: "configmaps"})
+	if len(reqs) != 1 || reqs[0].Fault != id || reqs[0].Conflict != "written at resourceVersions "+seen[0]+" and "+seen[1] {
+		t.Errorf("the refused update's record: %+v, want the rule and the resourceVersions %v", reqs, seen)
+	}
+	if len(e.requestsSince(before, Match{Verbs: []string{"patch"}})) != 0 {
+		t.Error("the conflicting writes are in the subject's log: they are no request of the subject's")
+	}
+
+	// A patch is refused the same way.
+	status := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "configmaps", Verbs: []string{"patch"}}})
+	_, err = cms.Patch(t.Context(), "x", types.MergePatchType, []byte(`{"data":{"k":"w"}}`), metav1.PatchOptions{})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"patch"}}); len(reqs) != 1 || reqs[0].Fault != status || !strings.HasPrefix(reqs[0].Conflict, "written at") {
+		t.Errorf("the refused patch's record: %+v", reqs)
+	}
+
+	// A create names no object that exists: answered without a write.
+	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Verbs: []string{"create"}, Resource: "configmaps"}})
+	var refused apierrors.APIStatus
+	if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "y"}}, metav1.CreateOptions{}); !errors.As(err, &refused) || refused.Status().Code != 409 {
+		t.Fatalf("want the injected 409, got %v", err)
+	}
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"create"}}); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Conflict, "not written") {
+		t.Errorf("the refused create's record: %+v, want not written", reqs)
+	}
+
+	// Without Conflict, a 409 writes nothing.
+	plain, err := e.admin.CoreV1().ConfigMaps(e.ns).Get(t.Context(), "x", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Match: Match{Verbs: []string{"update"}, Resource: "configmaps"}})
+	if _, err := cms.Update(t.Context(), plain, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	if after, err := e.admin.CoreV1().ConfigMaps(e.ns).Get(t.Context(), "x", metav1.GetOptions{}); err != nil || after.ResourceVersion != plain.ResourceVersion {
+		t.Errorf("a 409 without Conflict moved the object: %v, resourceVersion %s, was %s", err, after.ResourceVersion, plain.ResourceVersion)
+	}
+}
+
 // TestSlowHoldsMatchingRequests: a slowed delete reaches the API server
 // only after the rule's delay; other requests pass at once.
 func TestSlowHoldsMatchingRequests(t *testing.T) {
@@ -345,6 +444,8 @@ func TestRuleValidation(t *testing.T) {
 		{Rule{Action: Slow}, "slow: needs a positive delay"},
 		{Rule{Action: Expire, Count: -1}, "negative"},
 		{Rule{Action: Respond, Code: 409, Skip: -1}, "skip -1 is negative"},
+		{Rule{Action: Respond, Code: 500, Conflict: true}, "conflict is for respond with code 409 only, got code 500"},
+		{Rule{Action: Stall, Conflict: true}, "stall: conflict is for respond with code 409 only"},
 	} {
 		if _, err := p.AddRule(tc.rule); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AddRule(%+v) = %v, want %q", tc.rule, err, tc.want)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -68,6 +69,11 @@ type Proxy struct {
 	active atomic.Int64
 
 	closeOnce sync.Once
+
+	// The client of the conflicting writes (conflictClient).
+	conflictOnce sync.Once
+	conflicts    dynamic.Interface
+	conflictErr  error
 }
 
 // Start starts a proxy in front of opts.Upstream.

@@ -113,6 +113,17 @@ type Rule struct {
 	Delay metav1.Duration `json:"delay"`
 	// Code is the HTTP status Respond answers with.
 	Code int `json:"code,omitempty"`
+	// Conflict makes a Respond 409 a real conflict: before each answer,
+	// the object the update, patch or delete names is written through the
+	// proxy's own credentials, as another party would (Conflicting). A
+	// 409 the API server gives means the object changed since the client
+	// read it, and that change comes to the client's watch: a controller
+	// may rightly wait for it instead of retrying (Kubernetes' tokens
+	// controller does). A 409 with no write behind it brings no such
+	// event, and a controller that waits for one waits for ever, by the
+	// fault's doing. A create (409 there means it already exists) and a
+	// request that names no object are answered without a write.
+	Conflict bool `json:"conflict,omitempty"`
 	// Blackhole makes Partition hang requests instead of refusing them.
 	Blackhole bool `json:"blackhole,omitempty"`
 }
@@ -137,6 +148,9 @@ func (r Rule) Validate() error {
 		if r.Code < 400 || r.Code > 599 {
 			return fmt.Errorf("respond: code %d is not an HTTP error status (400-599), for example 429, 500 or 409", r.Code)
 		}
+	}
+	if r.Conflict && (r.Action != Respond || r.Code != 409) {
+		return fmt.Errorf("%s: conflict is for respond with code 409 only, got code %d", r.Action, r.Code)
 	}
 	return nil
 }

@@ -58,6 +58,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rule, id, ok := p.rules.take(Respond, info, nil); ok {
 		rec.Fault = id
+		if rule.Conflict {
+			rec.Conflict = p.conflicting(r.Context(), info)
+		}
 		respond(sw, rule.Code, info)
 		return
 	}

@@ -257,18 +257,24 @@ func TestFaultsMapOntoChaos(t *testing.T) {
 		}
 	}
 	// A write refused once: the next write alone, not a read, not the
-	// write after it; an answer fault refuses every request while it lasts.
+	// write after it, a 409 behind a real write of its object (a
+	// conflict); an answer fault refuses every request while it lasts.
 	for name, want := range map[string]struct {
-		count int
-		verbs []string
+		count    int
+		verbs    []string
+		conflict bool
 	}{
-		"refuse-once-409": {1, proxy.WriteVerbs},
-		"answer-409":      {0, nil},
+		"refuse-once-409": {1, proxy.WriteVerbs, true},
+		"refuse-once-500": {1, proxy.WriteVerbs, false},
+		"answer-409":      {0, nil, false},
 	} {
 		f, err := faultFor(context.Background(), d, schedule.Step{Fault: name, Resource: "workload", For: time.Second})
 		r, ok := f.(*chaos.ProxyRule)
-		if err != nil || !ok || r.Rule.Count != want.count || !slices.Equal(r.Rule.Match.Verbs, want.verbs) || r.Duration != time.Second {
-			t.Errorf("%s: got %+v, %v; want count %d, verbs %v, for 1s", name, f, err, want.count, want.verbs)
+		if err != nil || !ok || r.Rule.Count != want.count || !slices.Equal(r.Rule.Match.Verbs, want.verbs) || r.Duration != time.Second || r.Rule.Conflict != want.conflict {
+			t.Errorf("%s: got %+v, %v; want count %d, verbs %v, conflict %t, for 1s", name, f, err, want.count, want.verbs, want.conflict)
+		}
+		if err := r.Rule.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 		if !proxyRule[name] {
 			t.Errorf("%s is a rule of the proxy, and goes in as its trigger begins", name)

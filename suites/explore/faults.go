@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"strings"
 	"time"
 
@@ -75,6 +76,10 @@ func faultFor(ctx context.Context, d driver, st schedule.Step) (chaos.Fault, err
 		if strings.HasPrefix(st.Fault, "refuse-once-") {
 			f := chaos.RespondWith(code, proxy.Match{Resource: res, Verbs: proxy.WriteVerbs}, 1, st.For)
 			f.Rule.Skip = max(st.Nth-1, 0)
+			// A lone 409 is a real conflict: its object written first,
+			// so the change it announces comes to the controller's
+			// watch, as it would after another party's write.
+			f.Rule.Conflict = code == http.StatusConflict
 			return rule(f), nil
 		}
 		return rule(chaos.RespondWith(code, proxy.Match{Resource: res}, 0, st.For)), nil
