@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
 )
@@ -771,6 +772,11 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 		}
 		for _, f := range metaFields {
 			if v, ok := md[f]; ok && v != nil {
+				if f == "annotations" {
+					if v = withoutConflict(v); v == nil {
+						continue
+					}
+				}
 				content["metadata."+f] = v
 			}
 		}
@@ -799,6 +805,25 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 	}
 	for id := range out {
 		slices.SortFunc(out[id], func(a, b endObject) int { return strings.Compare(a.canon, b.canon) })
+	}
+	return out
+}
+
+// withoutConflict is annotations without proxy.ConflictAnnotation, nil
+// when none is left. The fault proxy sets it on an object and takes it
+// off again before it answers a write 409 (a real conflict), but a
+// controller that copies annotations down (the Deployment controller onto
+// its ReplicaSets) may have copied it meanwhile: the harness's mark, not
+// the controller's state.
+func withoutConflict(annotations any) any {
+	m, ok := annotations.(map[string]any)
+	if _, marked := m[proxy.ConflictAnnotation]; !ok || !marked {
+		return annotations
+	}
+	out := maps.Clone(m)
+	delete(out, proxy.ConflictAnnotation)
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

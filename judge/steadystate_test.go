@@ -481,6 +481,42 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 	}
 }
 
+// TestTheConflictMarkIsNotCompared: the annotation the fault proxy sets
+// and takes off again around a refused write's real conflict, copied onto
+// another object by its controller (the Deployment controller copies a
+// Deployment's annotations onto its ReplicaSets and never takes one off),
+// is the harness's, not the controller's state; any other annotation is
+// compared.
+func TestTheConflictMarkIsNotCompared(t *testing.T) {
+	run := func(ns string, annotations map[string]any) *EndState {
+		md := map[string]any{"name": "web", "namespace": ns, "uid": ns + "-uid"}
+		if annotations != nil {
+			md["annotations"] = annotations
+		}
+		return &EndState{Spec: ns, Namespace: ns, Objects: map[string]map[string]any{
+			"steady/configmaps:" + ns + "/web": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"k": "v"}},
+		}}
+	}
+	ref := run("steady-aaaaa", map[string]any{"team": "a"})
+	for _, tc := range []struct {
+		name string
+		got  *EndState
+		want string
+	}{
+		{"the mark beside the same annotations", run("steady-bbbbb", map[string]any{"team": "a", proxy.ConflictAnnotation: "2026-11-30T20:46:54Z"}), ""},
+		{"another annotation", run("steady-bbbbb", map[string]any{"team": "b"}), `ConfigMap/web metadata.annotations.team: "a" in the reference, "b" after the faults`},
+	} {
+		d := diffEnds(ref.compared(), tc.got.compared(), nil)
+		if got := fmt.Sprint(d); (tc.want == "" && len(d) != 0) || (tc.want != "" && (len(d) != 1 || d[0].String() != tc.want)) {
+			t.Errorf("%s: %s, want %q", tc.name, got, tc.want)
+		}
+	}
+	bare := run("steady-aaaaa", nil)
+	if d := diffEnds(bare.compared(), run("steady-bbbbb", map[string]any{proxy.ConflictAnnotation: "x"}).compared(), nil); len(d) != 0 {
+		t.Errorf("the mark alone, where the reference has no annotations: %v", d)
+	}
+}
+
 // TestRecordedRestartBreaksWhenTheEndStateOrTheObjectsChurn: the
 // EndpointSlice controller's recorded restart run (held, against its two
 // clean runs) breaks same-end-state when its slice ends with another
