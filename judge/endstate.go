@@ -772,8 +772,8 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 		}
 		for _, f := range metaFields {
 			if v, ok := md[f]; ok && v != nil {
-				if f == "annotations" {
-					if v = withoutConflict(v); v == nil {
+				if f == "labels" || f == "annotations" {
+					if v = withoutConflictMark(v); v == nil {
 						continue
 					}
 				}
@@ -809,19 +809,19 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 	return out
 }
 
-// withoutConflict is annotations without proxy.ConflictAnnotation, nil
-// when none is left. The fault proxy sets it on an object and takes it
-// off again before it answers a write 409 (a real conflict), but a
-// controller that copies annotations down (the Deployment controller onto
-// its ReplicaSets) may have copied it meanwhile: the harness's mark, not
-// the controller's state.
-func withoutConflict(annotations any) any {
-	m, ok := annotations.(map[string]any)
-	if _, marked := m[proxy.ConflictAnnotation]; !ok || !marked {
-		return annotations
+// withoutConflictMark is labels or annotations without proxy.ConflictMark,
+// nil when none is left. The fault proxy sets the mark on an object and
+// takes it off again before it answers a write 409 (a real conflict), but
+// a controller that copies its object's labels or annotations onto others
+// may have copied it meanwhile, and left it there: the harness's mark,
+// not the controller's state.
+func withoutConflictMark(m any) any {
+	fields, ok := m.(map[string]any)
+	if _, marked := fields[proxy.ConflictMark]; !ok || !marked {
+		return m
 	}
-	out := maps.Clone(m)
-	delete(out, proxy.ConflictAnnotation)
+	out := maps.Clone(fields)
+	delete(out, proxy.ConflictMark)
 	if len(out) == 0 {
 		return nil
 	}

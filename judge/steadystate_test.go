@@ -481,15 +481,17 @@ func TestEndStatesMatchGeneratedNames(t *testing.T) {
 	}
 }
 
-// TestTheConflictMarkIsNotCompared: the annotation the fault proxy sets
-// and takes off again around a refused write's real conflict, copied onto
-// another object by its controller (the Deployment controller copies a
-// Deployment's annotations onto its ReplicaSets and never takes one off),
-// is the harness's, not the controller's state; any other annotation is
-// compared.
+// TestTheConflictMarkIsNotCompared: the mark the fault proxy sets and
+// takes off again around a refused write's real conflict (a label, or an
+// annotation), copied onto another object by its controller and left
+// there, is the harness's, not the controller's state; any other label
+// or annotation is compared.
 func TestTheConflictMarkIsNotCompared(t *testing.T) {
-	run := func(ns string, annotations map[string]any) *EndState {
+	run := func(ns string, labels, annotations map[string]any) *EndState {
 		md := map[string]any{"name": "web", "namespace": ns, "uid": ns + "-uid"}
+		if labels != nil {
+			md["labels"] = labels
+		}
 		if annotations != nil {
 			md["annotations"] = annotations
 		}
@@ -497,23 +499,25 @@ func TestTheConflictMarkIsNotCompared(t *testing.T) {
 			"steady/configmaps:" + ns + "/web": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": map[string]any{"k": "v"}},
 		}}
 	}
-	ref := run("steady-aaaaa", map[string]any{"team": "a"})
+	ref := run("steady-aaaaa", map[string]any{"app": "web"}, map[string]any{"team": "a"})
 	for _, tc := range []struct {
 		name string
 		got  *EndState
 		want string
 	}{
-		{"the mark beside the same annotations", run("steady-bbbbb", map[string]any{"team": "a", proxy.ConflictAnnotation: "2026-11-30T20:46:54Z"}), ""},
-		{"another annotation", run("steady-bbbbb", map[string]any{"team": "b"}), `ConfigMap/web metadata.annotations.team: "a" in the reference, "b" after the faults`},
+		{"the mark as a label", run("steady-bbbbb", map[string]any{"app": "web", proxy.ConflictMark: "3"}, map[string]any{"team": "a"}), ""},
+		{"the mark as an annotation", run("steady-bbbbb", map[string]any{"app": "web"}, map[string]any{"team": "a", proxy.ConflictMark: "3"}), ""},
+		{"another label", run("steady-bbbbb", map[string]any{"app": "api"}, map[string]any{"team": "a"}), `ConfigMap/web metadata.labels.app: "web" in the reference, "api" after the faults`},
+		{"another annotation", run("steady-bbbbb", map[string]any{"app": "web"}, map[string]any{"team": "b"}), `ConfigMap/web metadata.annotations.team: "a" in the reference, "b" after the faults`},
 	} {
 		d := diffEnds(ref.compared(), tc.got.compared(), nil)
 		if got := fmt.Sprint(d); (tc.want == "" && len(d) != 0) || (tc.want != "" && (len(d) != 1 || d[0].String() != tc.want)) {
 			t.Errorf("%s: %s, want %q", tc.name, got, tc.want)
 		}
 	}
-	bare := run("steady-aaaaa", nil)
-	if d := diffEnds(bare.compared(), run("steady-bbbbb", map[string]any{proxy.ConflictAnnotation: "x"}).compared(), nil); len(d) != 0 {
-		t.Errorf("the mark alone, where the reference has no annotations: %v", d)
+	bare := run("steady-aaaaa", nil, nil)
+	if d := diffEnds(bare.compared(), run("steady-bbbbb", map[string]any{proxy.ConflictMark: "1"}, map[string]any{proxy.ConflictMark: "2"}).compared(), nil); len(d) != 0 {
+		t.Errorf("the mark alone, where the reference has no labels nor annotations: %v", d)
 	}
 }
 

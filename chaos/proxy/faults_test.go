@@ -3,12 +3,15 @@ package proxy
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -310,7 +313,8 @@ func TestRespondWithErrors(t *testing.T) {
 
 // TestConflictWritesTheObjectFirst: a 409 with Conflict is a real
 // conflict: the object was written before the answer (its
-// resourceVersion moved, a watch saw the two updates), it ends as it was, and the request's
+// resourceVersion moved, a watch saw the two updates), it ends as it was
+// (a Deployment's and an EndpointSlice's generation too), and the request's
 // record says so; the same 409 without Conflict writes nothing; a create
 // is answered with no write. Without the write, a client that waits for
 // the change a Conflict announces would never see one.
@@ -353,8 +357,8 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 	if now.ResourceVersion == read.ResourceVersion || now.ResourceVersion != seen[1] {
 		t.Errorf("resourceVersion read %s, now %s, the watch saw %v: want it moved by the two writes", read.ResourceVersion, now.ResourceVersion, seen)
 	}
-	if _, ok := now.Annotations[ConflictAnnotation]; ok || now.Data["k"] != "v" {
-		t.Errorf("the object after the conflict: annotations %v, data %v; want it as it was", now.Annotations, now.Data)
+	if len(now.Labels) != 0 || len(now.Annotations) != 0 || now.Data["k"] != "v" {
+		t.Errorf("the object after the conflict: labels %v, annotations %v, data %v; want it as it was", now.Labels, now.Annotations, now.Data)
 	}
 	for _, f := range now.ManagedFields {
 		if f.Manager == ConflictManager {
@@ -387,6 +391,46 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 	}
 	if reqs := e.requestsSince(before, Match{Verbs: []string{"create"}}); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Conflict, "not written") {
 		t.Errorf("the refused create's record: %+v, want not written", reqs)
+	}
+
+	// The mark is a label, which a Deployment's generation does not count
+	// (its annotations it does: a status that observed generation 1 would
+	// lag 2 behind for no change of the Deployment).
+	deploys := kubernetes.NewForConfigOrDie(e.victimConfig(false)).AppsV1().Deployments(e.ns)
+	labels := map[string]string{"app": "web"}
+	made, err := e.admin.AppsV1().Deployments(e.ns).Create(t.Context(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "none"}}}},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "deployments"}})
+	if _, err := deploys.UpdateStatus(t.Context(), made, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	after, err := e.admin.AppsV1().Deployments(e.ns).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion == made.ResourceVersion || after.Generation != made.Generation || !maps.Equal(after.Labels, made.Labels) {
+		t.Errorf("the Deployment after its status write's conflict: resourceVersion %s (was %s), generation %d (was %d), labels %v: want it written, its generation and labels as they were",
+			after.ResourceVersion, made.ResourceVersion, after.Generation, made.Generation, after.Labels)
+	}
+
+	// An EndpointSlice's generation counts its labels: its mark is an
+	// annotation.
+	slices := kubernetes.NewForConfigOrDie(e.victimConfig(false)).DiscoveryV1().EndpointSlices(e.ns)
+	slice, err := e.admin.DiscoveryV1().EndpointSlices(e.ns).Create(t.Context(), &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}, AddressType: discoveryv1.AddressTypeIPv4}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "endpointslices"}})
+	if _, err := slices.Update(t.Context(), slice, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	if after, err := e.admin.DiscoveryV1().EndpointSlices(e.ns).Get(t.Context(), "web-1", metav1.GetOptions{}); err != nil || after.ResourceVersion == slice.ResourceVersion || after.Generation != slice.Generation {
+		t.Errorf("the EndpointSlice after its update's conflict: %v, %+v; want it written, its generation %d as it was", err, after.ObjectMeta, slice.Generation)
 	}
 
 	// Without Conflict, a 409 writes nothing.

@@ -70,10 +70,12 @@ type Proxy struct {
 
 	closeOnce sync.Once
 
-	// The client of the conflicting writes (conflictClient).
-	conflictOnce sync.Once
-	conflicts    dynamic.Interface
-	conflictErr  error
+	// The client of the conflicting writes (conflictClient), and how
+	// many marks they set (each mark's value).
+	conflictOnce    sync.Once
+	conflictDynamic dynamic.Interface
+	conflictErr     error
+	conflicts       atomic.Int64
 }
 
 // Start starts a proxy in front of opts.Upstream.
