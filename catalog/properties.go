@@ -67,7 +67,7 @@ var (
 )
 
 // ExploreStepsActed is what the harness did with a drawn schedule.
-var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error")
+var ExploreStepsActed = p("explore/steps-acted", verdict.Assumption, "every drawn fault step that ran was injected and recovered without error, and every write it refused as a real conflict had its object written first")
 
 // The cluster under the suites (kube-controller-manager's controllers,
 // which the suites and the Kubernetes built-in subjects rely on).

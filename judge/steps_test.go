@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/steadystate-dev/steadystate/chaos"
+	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/oracle"
 )
@@ -29,5 +31,32 @@ func TestStepsActedNeedsItsCount(t *testing.T) {
 	e.Facts[FactFaultSteps.Name] = "1"
 	if err := StepsActed(e); err != nil {
 		t.Errorf("the one step on the timeline: %v", err)
+	}
+}
+
+// A write refused as a real conflict whose object could not be written
+// first makes the premise broken, naming it: its 409 came with no change
+// behind it. One written, and a create's (a 409 there says the object
+// exists: nothing to write), do not.
+func TestStepsActedNeedsTheConflictWritten(t *testing.T) {
+	at := time.Date(2026, 11, 30, 20, 46, 54, 870e6, time.UTC)
+	refused := func(verb string, c *proxy.ConflictWrite) proxy.Request {
+		return proxy.Request{RequestInfo: proxy.RequestInfo{Verb: verb, Resource: "secrets", Namespace: "ns", Name: "builder-token"}, Code: 409, Fault: "respond-1", Conflict: c, Start: at}
+	}
+	e := &evidence.Evidence{Facts: map[string]string{FactFaultSteps.Name: "1"}, Faults: []chaos.Injection{{Fault: "respond-409"}},
+		Proxies: map[string]evidence.ProxyLog{"tokens-0": {Requests: []proxy.Request{
+			refused("update", &proxy.ConflictWrite{ResourceVersions: []string{"357", "358"}}),
+			refused("create", &proxy.ConflictWrite{NotWritten: "a create: its 409 says the object exists, and there is none to write"}),
+			{RequestInfo: proxy.RequestInfo{Verb: "update", Resource: "secrets", Name: "other"}, Code: 409, Fault: "respond-2"},
+		}}}}
+	if err := StepsActed(e); err != nil {
+		t.Errorf("a conflict written, a create's, a 409 with no conflict meant: %v", err)
+	}
+	log := e.Proxies["tokens-0"]
+	log.Requests = append(log.Requests, refused("patch", &proxy.ConflictWrite{NotWritten: `secrets "builder-token" is forbidden`}))
+	e.Proxies["tokens-0"] = log
+	want := `tokens-0's patch of secrets builder-token at 20:46:54.870 was answered 409 by respond-1 with no write of its object behind it: secrets "builder-token" is forbidden`
+	if err := StepsActed(e); err == nil || errors.Is(err, oracle.ErrNotEvaluated) || err.Error() != want {
+		t.Errorf("a conflict not written: %v, want %q", err, want)
 	}
 }

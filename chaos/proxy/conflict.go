@@ -35,20 +35,38 @@ func conflictMarkIn(resource string) string {
 	return "labels"
 }
 
+// ConflictWrite is what the write behind an injected 409 (Rule.Conflict)
+// made of the object the refused request named.
+type ConflictWrite struct {
+	// ResourceVersions are the object's once the mark was set and once
+	// it was taken off again.
+	ResourceVersions []string `json:"resourceVersions,omitempty"`
+	// NotWritten says why the object was not written, or the mark not
+	// taken off; empty when both writes were made.
+	NotWritten string `json:"notWritten,omitempty"`
+}
+
+// ConflictMissed reports whether the 409 came with no write behind it where the
+// fault meant one: an update, patch or delete whose object could not be
+// written. A create's 409 says the object exists; there is none to write.
+func (r Request) ConflictMissed() bool {
+	return r.Conflict != nil && len(r.Conflict.ResourceVersions) == 0 && r.Verb != "create"
+}
+
 // conflicting writes the object a request names twice, ConflictMark set
 // then taken off, straight to the API server with the proxy's credentials
 // (not through the proxy: they are no request of the subject's), before
-// the proxy answers the request 409. It says what it made, for the
-// request's record: the resourceVersions, or why the object was not
-// written (a create, an object gone, a write the credentials may not
-// make).
-func (p *Proxy) conflicting(ctx context.Context, info RequestInfo) string {
-	if info.Name == "" || info.Verb == "create" {
-		return "not written: the request names no object that exists"
+// the proxy answers the request 409, and says what it made.
+func (p *Proxy) conflicting(ctx context.Context, info RequestInfo) *ConflictWrite {
+	if info.Verb == "create" {
+		return &ConflictWrite{NotWritten: "a create: its 409 says the object exists, and there is none to write"}
+	}
+	if info.Name == "" {
+		return &ConflictWrite{NotWritten: "the request names no object"}
 	}
 	objects, err := p.conflictClient()
 	if err != nil {
-		return "not written: " + err.Error()
+		return &ConflictWrite{NotWritten: err.Error()}
 	}
 	all := objects.Resource(schema.GroupVersionResource{Group: info.Group, Version: info.Version, Resource: info.Resource})
 	var res dynamic.ResourceInterface = all
@@ -56,21 +74,22 @@ func (p *Proxy) conflicting(ctx context.Context, info RequestInfo) string {
 		res = all.Namespace(info.Namespace)
 	}
 	field := conflictMarkIn(info.GroupResource())
-	var rvs []string
-	for i, value := range []any{strconv.FormatInt(p.conflicts.Add(1), 10), nil} {
+	w := &ConflictWrite{}
+	for _, value := range []any{strconv.FormatInt(p.conflicts.Add(1), 10), nil} {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{field: map[string]any{ConflictMark: value}}})
 		// On the object itself, whatever the request's subresource: a
 		// status write conflicts with any change of its object.
 		o, err := res.Patch(ctx, info.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: ConflictManager})
 		if err != nil {
-			if i == 1 {
-				return fmt.Sprintf("written at resourceVersion %s, but the %s %s was left on: %v", rvs[0], field, ConflictMark, err)
+			w.NotWritten = err.Error()
+			if len(w.ResourceVersions) > 0 {
+				w.NotWritten = fmt.Sprintf("the %s %s was left on: %v", field, ConflictMark, err)
 			}
-			return "not written: " + err.Error()
+			return w
 		}
-		rvs = append(rvs, o.GetResourceVersion())
+		w.ResourceVersions = append(w.ResourceVersions, o.GetResourceVersion())
 	}
-	return fmt.Sprintf("written at resourceVersions %s and %s", rvs[0], rvs[1])
+	return w
 }
 
 // conflictClient is the dynamic client the conflicting writes are made

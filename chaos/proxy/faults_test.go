@@ -366,7 +366,7 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 		}
 	}
 	reqs := e.requestsSince(before, Match{Verbs: []string{"update"}, Resource: "configmaps"})
-	if len(reqs) != 1 || reqs[0].Fault != id || reqs[0].Conflict != "written at resourceVersions "+seen[0]+" and "+seen[1] {
+	if len(reqs) != 1 || reqs[0].Fault != id || reqs[0].Conflict == nil || !slices.Equal(reqs[0].Conflict.ResourceVersions, seen) || reqs[0].Conflict.NotWritten != "" || reqs[0].ConflictMissed() {
 		t.Errorf("the refused update's record: %+v, want the rule and the resourceVersions %v", reqs, seen)
 	}
 	if len(e.requestsSince(before, Match{Verbs: []string{"patch"}})) != 0 {
@@ -379,7 +379,7 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("want a Conflict from the injected 409, got %v", err)
 	}
-	if reqs := e.requestsSince(before, Match{Verbs: []string{"patch"}}); len(reqs) != 1 || reqs[0].Fault != status || !strings.HasPrefix(reqs[0].Conflict, "written at") {
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"patch"}}); len(reqs) != 1 || reqs[0].Fault != status || reqs[0].Conflict == nil || len(reqs[0].Conflict.ResourceVersions) != 2 {
 		t.Errorf("the refused patch's record: %+v", reqs)
 	}
 
@@ -389,8 +389,18 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 	if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "y"}}, metav1.CreateOptions{}); !errors.As(err, &refused) || refused.Status().Code != 409 {
 		t.Fatalf("want the injected 409, got %v", err)
 	}
-	if reqs := e.requestsSince(before, Match{Verbs: []string{"create"}}); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Conflict, "not written") {
-		t.Errorf("the refused create's record: %+v, want not written", reqs)
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"create"}}); len(reqs) != 1 || reqs[0].Conflict == nil || !strings.Contains(reqs[0].Conflict.NotWritten, "a create") || reqs[0].ConflictMissed() {
+		t.Errorf("the refused create's record: %+v, want not written, as meant", reqs)
+	}
+
+	// An object gone: the 409 came with no write behind it, and the
+	// record says so.
+	gone := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Verbs: []string{"delete"}, Resource: "configmaps"}})
+	if err := cms.Delete(t.Context(), "nothing", metav1.DeleteOptions{}); !apierrors.IsConflict(err) {
+		t.Fatalf("want a Conflict from the injected 409, got %v", err)
+	}
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"delete"}}); len(reqs) != 1 || reqs[0].Fault != gone || !reqs[0].ConflictMissed() || !strings.Contains(reqs[0].Conflict.NotWritten, "not found") {
+		t.Errorf("the refused delete of nothing: %+v, want its conflict missed, not found", reqs)
 	}
 
 	// The mark is a label, which a Deployment's generation does not count

@@ -26,10 +26,9 @@ type Request struct {
 	// refused (4xx, 5xx): what tells, say, a finalizer refused on an
 	// object being deleted from a schema's rejection, both 422.
 	Message string `json:"message,omitempty"`
-	// Conflict says what the write behind an injected 409 made (Rule.Conflict,
-	// Conflicting): the object's resourceVersions after it, or why it was
-	// not written.
-	Conflict string `json:"conflict,omitempty"`
+	// Conflict is what the write behind an injected 409 made
+	// (Rule.Conflict); nil for any other answer.
+	Conflict *ConflictWrite `json:"conflict,omitempty"`
 	// Object names the object the API server answered a create, update
 	// or patch with (2xx): its name (a create's request path has none: a
 	// generated name too) and uid. A server-side apply that makes the
