@@ -374,12 +374,12 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 	}
 
 	// A patch is refused the same way.
-	status := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "configmaps", Verbs: []string{"patch"}}})
+	patched := e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "configmaps", Verbs: []string{"patch"}}})
 	_, err = cms.Patch(t.Context(), "x", types.MergePatchType, []byte(`{"data":{"k":"w"}}`), metav1.PatchOptions{})
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("want a Conflict from the injected 409, got %v", err)
 	}
-	if reqs := e.requestsSince(before, Match{Verbs: []string{"patch"}}); len(reqs) != 1 || reqs[0].Fault != status || reqs[0].Conflict == nil || len(reqs[0].Conflict.ResourceVersions) != 2 {
+	if reqs := e.requestsSince(before, Match{Verbs: []string{"patch"}}); len(reqs) != 1 || reqs[0].Fault != patched || reqs[0].Conflict == nil || len(reqs[0].Conflict.ResourceVersions) != 2 {
 		t.Errorf("the refused patch's record: %+v", reqs)
 	}
 
@@ -430,13 +430,13 @@ func TestConflictWritesTheObjectFirst(t *testing.T) {
 
 	// An EndpointSlice's generation counts its labels: its mark is an
 	// annotation.
-	slices := kubernetes.NewForConfigOrDie(e.victimConfig(false)).DiscoveryV1().EndpointSlices(e.ns)
+	eps := kubernetes.NewForConfigOrDie(e.victimConfig(false)).DiscoveryV1().EndpointSlices(e.ns)
 	slice, err := e.admin.DiscoveryV1().EndpointSlices(e.ns).Create(t.Context(), &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}, AddressType: discoveryv1.AddressTypeIPv4}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.addRule(t, Rule{Action: Respond, Code: 409, Count: 1, Conflict: true, Match: Match{Resource: "endpointslices"}})
-	if _, err := slices.Update(t.Context(), slice, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+	if _, err := eps.Update(t.Context(), slice, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
 		t.Fatalf("want a Conflict from the injected 409, got %v", err)
 	}
 	if after, err := e.admin.DiscoveryV1().EndpointSlices(e.ns).Get(t.Context(), "web-1", metav1.GetOptions{}); err != nil || after.ResourceVersion == slice.ResourceVersion || after.Generation != slice.Generation {

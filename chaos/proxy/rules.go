@@ -114,8 +114,9 @@ type Rule struct {
 	// Code is the HTTP status Respond answers with.
 	Code int `json:"code,omitempty"`
 	// Conflict makes a Respond 409 a real conflict: before each answer,
-	// the object the update, patch or delete names is written through the
-	// proxy's own credentials, as another party would (Conflicting). A
+	// the object the update, patch or delete names is written straight to
+	// the API server, as another party would (ConflictMark; the
+	// request's record says what the write made, Request.Conflict). A
 	// 409 the API server gives means the object changed since the client
 	// read it, and that change comes to the client's watch: a controller
 	// may rightly wait for it instead of retrying (Kubernetes' tokens
