@@ -772,16 +772,18 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 		}
 		for _, f := range metaFields {
 			if v, ok := md[f]; ok && v != nil {
-				if f == "labels" || f == "annotations" {
-					if v = withoutConflictMark(v); v == nil {
-						continue
-					}
-				}
 				content["metadata."+f] = v
 			}
 		}
 		eo := endObject{kind: o.GetKind(), flat: map[string]string{}}
 		m.flatten("", content, eo.flat)
+		// The fault proxy sets its mark on an object and takes it off
+		// again before it answers a write 409 (a real conflict), but a
+		// controller that copies its object's labels or annotations onto
+		// others may have copied it meanwhile, and left it there: the
+		// harness's mark, not the controller's state.
+		delete(eo.flat, "metadata.labels."+proxy.ConflictMark)
+		delete(eo.flat, "metadata.annotations."+proxy.ConflictMark)
 		switch eo.kind {
 		case "Pod":
 			// The scheduler's choice, not the controller's.
@@ -805,25 +807,6 @@ func (es *EndState) comparedAs(c comparison) map[string][]endObject {
 	}
 	for id := range out {
 		slices.SortFunc(out[id], func(a, b endObject) int { return strings.Compare(a.canon, b.canon) })
-	}
-	return out
-}
-
-// withoutConflictMark is labels or annotations without proxy.ConflictMark,
-// nil when none is left. The fault proxy sets the mark on an object and
-// takes it off again before it answers a write 409 (a real conflict), but
-// a controller that copies its object's labels or annotations onto others
-// may have copied it meanwhile, and left it there: the harness's mark,
-// not the controller's state.
-func withoutConflictMark(m any) any {
-	fields, ok := m.(map[string]any)
-	if _, marked := fields[proxy.ConflictMark]; !ok || !marked {
-		return m
-	}
-	out := maps.Clone(fields)
-	delete(out, proxy.ConflictMark)
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }

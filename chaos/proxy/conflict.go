@@ -46,9 +46,11 @@ type ConflictWrite struct {
 	NotWritten string `json:"notWritten,omitempty"`
 }
 
-// ConflictMissed reports whether the 409 came with no write behind it where the
-// fault meant one: an update, patch or delete whose object could not be
-// written. A create's 409 says the object exists; there is none to write.
+// ConflictMissed reports whether the 409 came with no write behind it where
+// the fault meant one: an update, patch or delete whose object could not
+// be written, or a delete of a collection, which names no object (and
+// which the API server never answers 409). A create's 409 says the object
+// exists; there is none to write.
 func (r Request) ConflictMissed() bool {
 	return r.Conflict != nil && len(r.Conflict.ResourceVersions) == 0 && r.Verb != "create"
 }
