@@ -59,4 +59,9 @@ func TestStepsActedNeedsTheConflictWritten(t *testing.T) {
 	if err := StepsActed(e); err == nil || errors.Is(err, oracle.ErrNotEvaluated) || err.Error() != want {
 		t.Errorf("a conflict not written: %v, want %q", err, want)
 	}
+	log.Requests = []proxy.Request{refused("deletecollection", &proxy.ConflictWrite{NotWritten: "the request names no object"})}
+	e.Proxies["tokens-0"] = log
+	if err := StepsActed(e); err == nil || !strings.Contains(err.Error(), "deletecollection of secrets") {
+		t.Errorf("a delete of a collection answered 409: %v, want it named", err)
+	}
 }
