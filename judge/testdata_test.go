@@ -149,6 +149,21 @@ func TestSavedEvidenceReJudges(t *testing.T) {
 		}
 	}
 	derive("leader-correct-follower-shutdown.json", failed("process-terminate", "terminate leader-1: the process had already exited"), catalog.LeaderFollowerTerminated.ID)
+	// The tokens controller's two token fills refused as real conflicts
+	// (suites/explore/testdata/serviceaccount-token-conflict.yaml), one of
+	// them with no write behind its 409.
+	derive("explore-serviceaccount-token-conflict.json", func(e *evidence.Evidence) {
+		for replica, p := range e.Proxies {
+			for i, req := range p.Requests {
+				if req.Conflict != nil && req.Name == "builder-token" {
+					p.Requests[i].Conflict = &proxy.ConflictWrite{NotWritten: `secrets "builder-token" not found`}
+					e.Proxies[replica] = p
+					return
+				}
+			}
+		}
+		t.Fatal("no refused write of builder-token with its conflict written to derive from")
+	}, catalog.ExploreStepsActed.ID)
 	// The kill itself failed (a Lease nobody takes after it is no failure
 	// of the injection: TestLeaderThatNeverFailsOverIsBroken).
 	derive("leader-correct-failover.json", failed("leader-failover", "kill leader-0: no such process"), catalog.LeaderHolderKilled.ID)
