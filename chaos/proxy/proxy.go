@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,6 +44,13 @@ type Options struct {
 	// Window is how many requests, and how many events, the memory keeps
 	// with a Log. Default 4096.
 	Window int
+	// Namespace, when set, confines the subject to that namespace: its
+	// list, watch or delete of a collection across every namespace, of
+	// a namespaced resource, reaches the API server as the same request
+	// in Namespace (its record keeps the request as the subject sent
+	// it). Subjects in namespaces of their own then share one control
+	// plane. Cluster-scoped resources stay shared.
+	Namespace string
 }
 
 // DefaultWindow is Options.Window's default.
@@ -59,6 +67,8 @@ type Proxy struct {
 	reverse  *httputil.ReverseProxy
 
 	rules *ruleSet
+	// scope confines the subject to Options.Namespace; nil: unconfined.
+	scope *scope
 	*recorder
 	watches *watchRegistry
 	rvs     *rvTracker
@@ -125,6 +135,17 @@ func Start(opts Options) (*Proxy, error) {
 	p := &Proxy{
 		opts: opts, upstream: upstream, rt: rt, listener: l, caPEM: opts.CA.CertPEM,
 		rules: newRuleSet(), recorder: newRecorder(log, opts.Window), watches: newWatchRegistry(), rvs: newRVTracker(),
+	}
+	if opts.Namespace != "" {
+		disc, err := discovery.NewDiscoveryClientForConfig(opts.Upstream)
+		if err != nil {
+			l.Close()
+			if log != nil {
+				log.close()
+			}
+			return nil, fmt.Errorf("fault proxy: discovery for Options.Namespace: %w", err)
+		}
+		p.scope = newScope(opts.Namespace, disc)
 	}
 	p.reverse = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {

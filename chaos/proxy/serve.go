@@ -64,6 +64,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		respond(sw, rule.Code, info)
 		return
 	}
+	if _, err := p.scope.confine(r, info); err != nil {
+		writeStatus(sw, http.StatusBadGateway, err.Error())
+		return
+	}
 	if info.Verb == "watch" {
 		p.serveWatch(sw, r, info, &rec)
 		return
