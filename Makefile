@@ -135,8 +135,9 @@ HUNT_BUDGET ?= 30m
 HUNT_SEED   ?= 1
 HUNT_PARALLEL ?= 1
 HUNT_PATTERN ?=
-hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side, every schedule in HUNT_PATTERN (default explore's mix), the steady-state capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
-	bin/steadystate zoo hunt --budget '$(HUNT_BUDGET)' --seed '$(HUNT_SEED)' --parallel '$(HUNT_PARALLEL)' --pattern '$(HUNT_PATTERN)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
+HUNT_SHARED_CLUSTER ?= off
+hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side (sharing one cluster with HUNT_SHARED_CLUSTER=on), every schedule in HUNT_PATTERN (default explore's mix), the steady-state capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
+	bin/steadystate zoo hunt --budget '$(HUNT_BUDGET)' --seed '$(HUNT_SEED)' --parallel '$(HUNT_PARALLEL)' --shared-cluster '$(HUNT_SHARED_CLUSTER)' --pattern '$(HUNT_PATTERN)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
 	$(GO) run ./cmd/steadystate upstream-bins >/dev/null

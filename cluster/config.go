@@ -13,6 +13,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/cluster/shared"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
@@ -60,6 +61,18 @@ type Config struct {
 	Artifacts string
 	// Progress receives start-up progress lines.
 	Progress io.Writer
+	// Share, when its Dir is set, is one cluster the processes of a run
+	// share (package shared): its Owner starts it, the others use it.
+	Share Share
+}
+
+// Share is a cluster shared by the processes of one run through a folder.
+type Share struct {
+	// Dir is the folder they share it through.
+	Dir string
+	// Owner says this process starts the cluster and tears it down once
+	// every other has left; the others are guests.
+	Owner bool
 }
 
 // ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
@@ -143,7 +156,20 @@ func (cfg Config) nodes() (int, error) {
 }
 
 // New returns the provider cfg names, or an error listing the valid ones.
+// A shared cluster's guest uses its owner's cluster, whatever the
+// provider; its owner wraps the provider named.
 func New(cfg Config) (Provider, error) {
+	if cfg.Share.Dir != "" && !cfg.Share.Owner {
+		return shared.NewGuest(cfg.Share.Dir), nil
+	}
+	p, err := newProvider(cfg)
+	if err != nil || cfg.Share.Dir == "" {
+		return p, err
+	}
+	return shared.NewOwner(p, cfg.Share.Dir, cfg.Progress), nil
+}
+
+func newProvider(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:
 		if _, err := cfg.nodes(); err != nil {

@@ -55,6 +55,11 @@ type Run struct {
 	// side by side, each with a cluster of its own (a replay runs in
 	// one).
 	Parallel int
+	// SharedCluster has the Parallel processes share one cluster
+	// instead, each schedule's subject confined to its namespace: the
+	// first process starts the cluster, the others use it (steadyState
+	// only, whose objects are namespaced).
+	SharedCluster bool
 	// Version is the local control plane's (KUBE_VERSION); BuildBins
 	// says it is built first when missing (no KUBE_BIN_DIR given).
 	Version   string
@@ -110,6 +115,13 @@ func (c *Run) setParallel(local bool) error {
 		return fmt.Errorf("%w: --parallel %d with --first: one process's first finding would not stop the others; drop one", cli.ErrUsage, c.Parallel)
 	case c.Parallel == 0:
 		c.Parallel = 1
+	}
+	switch {
+	case !c.SharedCluster:
+	case c.Parallel < 2:
+		return fmt.Errorf("%w: --shared-cluster shares one cluster among the --parallel processes: give --parallel 2 or more", cli.ErrUsage)
+	case c.Capability != schedule.Steady:
+		return fmt.Errorf("%w: --shared-cluster explores the %s capability only (its subject is confined to its namespace), not %s: drop --shared-cluster", cli.ErrUsage, schedule.Steady, c.Capability)
 	}
 	return nil
 }
@@ -255,6 +267,9 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 		}
 		share = []string{"-steadystate.explore.shared-references=" + shared}
 	}
+	// With a shared cluster, the first process starts it and the
+	// others use it, through this folder.
+	clusterDir := filepath.Join(dir, "cluster")
 	runs := make([]reports.Run, c.Parallel)
 	var wg sync.WaitGroup
 	for i := range c.Parallel {
@@ -263,6 +278,12 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 			defer wg.Done()
 			args := append(c.suiteArgs("", 0), "-steadystate.explore.shard="+strconv.Itoa(i), "-steadystate.explore.shards="+strconv.Itoa(c.Parallel))
 			args = append(args, share...)
+			if c.SharedCluster {
+				args = append(args, "-steadystate.shared-cluster="+clusterDir)
+				if i == 0 {
+					args = append(args, "-steadystate.shared-cluster-owner")
+				}
+			}
 			runs[i] = c.runSuiteOn(ctx, cell, filepath.Join(dir, fmt.Sprintf("shard-%d", i+1)), i+1, args, stderr)
 		}()
 	}
@@ -291,6 +312,9 @@ func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	side := ""
 	if len(runs) > 1 {
 		side = fmt.Sprintf(" (%d suite processes side by side, a cluster each)", len(runs))
+		if c.SharedCluster {
+			side = fmt.Sprintf(" (%d suite processes side by side, one cluster shared)", len(runs))
+		}
 	}
 	fmt.Fprintf(w, "\nexplore: %d schedule(s)%s in %s%s, %.1f/min, %d finding(s), %d error(s); details in %s\n", ran, also, took.Round(time.Second), side,
 		float64(ran)/max(took.Minutes(), 1.0/60), findings, errs, dir)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/reports"
@@ -107,6 +108,9 @@ func TestExploreParallel(t *testing.T) {
 		{"asked with first", Run{Parallel: 2, First: true}, true, 0, "would not stop the others"},
 		{"asked with a replay", Run{Parallel: 2, Replay: "s.yaml"}, true, 0, "a replay runs in one process"},
 		{"negative", Run{Parallel: -1}, true, 0, "at least 1"},
+		{"one cluster shared", Run{Parallel: 2, SharedCluster: true, Capability: schedule.Steady}, true, 2, ""},
+		{"one cluster shared by one", Run{SharedCluster: true, Capability: schedule.Steady}, true, 0, "give --parallel 2 or more"},
+		{"one cluster shared, another capability", Run{Parallel: 2, SharedCluster: true, Capability: schedule.Scalable}, true, 0, "the steadyState capability only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c

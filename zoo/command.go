@@ -138,7 +138,7 @@ func run(ctx context.Context, cfg config.Settings, args []string, stdout, stderr
 }
 
 func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stderr io.Writer) error {
-	cmd := cli.New("zoo hunt", "zoo hunt [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N] [--subjects A,B] [--dir fixtures/zoo] [--nodes on] [--artifacts DIR]",
+	cmd := cli.New("zoo hunt", "zoo hunt [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N [--shared-cluster on]] [--subjects A,B] [--dir fixtures/zoo] [--nodes on] [--artifacts DIR]",
 		"Explore each subject file of --dir (or those --subjects names) in turn, for --budget each,\n"+
 			"and print per subject the schedules run, schedules a minute, coverage, findings and errors,\n"+
 			"and every finding to triage, kept in ARTIFACTS/hunt (hunt.json, hunt.md). It fails unless\n"+
@@ -152,6 +152,7 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 	fs.StringVar(&hc.Capability, "capability", "steadyState", "the capability explored")
 	fs.StringVar(&hc.Pattern, "pattern", "", "draw every schedule in this pattern (explore --pattern; default: explore's mix)")
 	fs.IntVar(&hc.Parallel, "parallel", 1, "suite processes exploring each subject side by side, a cluster each")
+	sharedCluster := fs.String("shared-cluster", "off", "`on`: the --parallel processes share one cluster (explore --shared-cluster); off: a cluster each")
 	subjects := fs.String("subjects", "", "comma-separated subject file stems to explore (default all)")
 	dir := fs.String("dir", "fixtures/zoo", "the zoo's subject files")
 	if err := parseFlagsOnly(cmd, args); err != nil {
@@ -163,6 +164,16 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 	if hc.Parallel < 1 {
 		return fmt.Errorf("%w: zoo hunt --parallel %d (HUNT_PARALLEL): give a count of 1 or more", cli.ErrUsage, hc.Parallel)
 	}
+	switch *sharedCluster {
+	case "on":
+		hc.SharedCluster = true
+	case "off", "":
+	default:
+		return fmt.Errorf("%w: zoo hunt --shared-cluster %q (HUNT_SHARED_CLUSTER): give on or off", cli.ErrUsage, *sharedCluster)
+	}
+	if hc.SharedCluster && hc.Parallel < 2 {
+		return fmt.Errorf("%w: zoo hunt --shared-cluster on (HUNT_SHARED_CLUSTER) shares one cluster among --parallel processes (HUNT_PARALLEL): give 2 or more", cli.ErrUsage)
+	}
 	picked, err := Subjects(*dir, items(*subjects))
 	if err != nil {
 		return cli.Mark(cli.ErrInput, err)
@@ -171,7 +182,11 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 		return err
 	}
 	hc.Env = c.env()
-	fmt.Fprintf(stderr, "hunt: %d subject(s), %s each as %s, seed %d, %d suite process(es) side by side, on the local cluster with LOCAL_NODES=%s; artifacts in %s\n", len(picked), hc.Budget, hc.Capability, hc.Seed, hc.Parallel, c.nodes, hc.Artifacts)
+	together := ""
+	if hc.SharedCluster && hc.Parallel > 1 {
+		together = " sharing one cluster"
+	}
+	fmt.Fprintf(stderr, "hunt: %d subject(s), %s each as %s, seed %d, %d suite process(es) side by side%s, on the local cluster with LOCAL_NODES=%s; artifacts in %s\n", len(picked), hc.Budget, hc.Capability, hc.Seed, hc.Parallel, together, c.nodes, hc.Artifacts)
 	rows, err := Hunt(ctx, hc, picked, stderr)
 	ok := PrintHunt(stdout, rows)
 	fmt.Fprintf(stdout, "hunt: table kept in %s (hunt.json, hunt.md)\n", hc.Artifacts)

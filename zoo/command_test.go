@@ -33,6 +33,8 @@ func TestCommandRefusesBadInput(t *testing.T) {
 		{[]string{"run", "extra"}, `zoo run takes flags only, not "extra"`},
 		{[]string{"hunt", "--budget", "0s"}, "--budget 0s (HUNT_BUDGET): give a duration above zero"},
 		{[]string{"hunt", "--parallel", "0"}, "--parallel 0 (HUNT_PARALLEL)"},
+		{[]string{"hunt", "--shared-cluster", "yes"}, `--shared-cluster "yes" (HUNT_SHARED_CLUSTER): give on or off`},
+		{[]string{"hunt", "--shared-cluster", "on"}, "give 2 or more"},
 		{[]string{"hunt", "--colour", "red"}, "flag provided but not defined: -colour"},
 		{[]string{"repro"}, "stuck-rollout"},
 		{[]string{"repro", "--finding", "nosuch"}, "stuck-rollout"},

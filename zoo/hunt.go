@@ -28,6 +28,9 @@ type HuntConfig struct {
 	// Parallel is how many suite processes explore a subject side by
 	// side, a cluster each (1: one, explore's default).
 	Parallel int
+	// SharedCluster has the Parallel processes share one cluster
+	// (explore --shared-cluster).
+	SharedCluster bool
 	// Steadystate is the steadystate program; Artifacts the hunt's folder
 	// (each subject's exploration in <Artifacts>/<subject>); Env is added
 	// to every exploration's environment (LOCAL_NODES=on).
@@ -53,8 +56,10 @@ type HuntRow struct {
 	Budget     time.Duration `json:"budget"`
 	// Pattern is the pattern every schedule was drawn in; "": the mix.
 	Pattern string `json:"pattern,omitempty"`
-	// Parallel is how many suite processes explored it side by side.
-	Parallel int `json:"parallel,omitempty"`
+	// Parallel is how many suite processes explored it side by side;
+	// SharedCluster says they shared one cluster.
+	Parallel      int  `json:"parallel,omitempty"`
+	SharedCluster bool `json:"sharedCluster,omitempty"`
 	// Took is the exploration's wall time (cluster start and reference
 	// runs included); Schedules how many schedules it judged (the
 	// reference runs are none), References the fault-free runs.
@@ -132,7 +137,7 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 	var rows []HuntRow
 	for i, s := range subjects {
 		dir := filepath.Join(cfg.Artifacts, s.Name)
-		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Pattern: cfg.Pattern, Parallel: max(cfg.Parallel, 1), Dir: dir}
+		r := HuntRow{Subject: s.Name, Capability: cfg.Capability, Seed: cfg.Seed, Budget: cfg.Budget, Pattern: cfg.Pattern, Parallel: max(cfg.Parallel, 1), SharedCluster: cfg.SharedCluster && cfg.Parallel > 1, Dir: dir}
 		tag := fmt.Sprintf("[%d/%d] %s", i+1, len(subjects), s.Name)
 		if err := os.RemoveAll(dir); err != nil {
 			return rows, err
@@ -143,6 +148,9 @@ func Hunt(ctx context.Context, cfg HuntConfig, subjects []Subject, progress io.W
 		args := []string{"explore", "--subject", s.File, "--capability", cfg.Capability, "--budget", cfg.Budget.String(), "--seed", fmt.Sprint(cfg.Seed)}
 		if r.Parallel > 1 {
 			args = append(args, "--parallel", fmt.Sprint(r.Parallel))
+		}
+		if r.SharedCluster {
+			args = append(args, "--shared-cluster")
 		}
 		if r.Pattern != "" {
 			args = append(args, "--pattern", r.Pattern)
@@ -198,6 +206,15 @@ func errSuffix(err string) string {
 	return "; " + err
 }
 
+// processes is the PROCESSES column: how many, and "one cluster" when
+// they shared one.
+func (r HuntRow) processes() string {
+	if r.SharedCluster {
+		return fmt.Sprintf("%d, one cluster", r.Parallel)
+	}
+	return fmt.Sprint(max(r.Parallel, 1))
+}
+
 // PrintHunt writes the hunt's table and every finding and error to w, and
 // says whether the hunt was clean: every subject explored, no finding, no
 // error.
@@ -214,7 +231,7 @@ func PrintHunt(w io.Writer, rows []HuntRow) bool {
 		if r.Possible > 0 {
 			coverage = fmt.Sprintf("%d of %d", r.Covered, r.Possible)
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s | %d | %.1f | %s | %d, %s | %s | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, max(r.Parallel, 1), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), r.InSchedules.Round(time.Second), r.References, r.InReferences.Round(time.Second), coverage, len(r.Findings), errs)
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %d | %.1f | %s | %d, %s | %s | %d | %s |\n", r.Subject, r.capability(), r.Seed, r.Budget, r.processes(), r.Took.Round(time.Second), r.Schedules, r.PerMinute(), r.InSchedules.Round(time.Second), r.References, r.InReferences.Round(time.Second), coverage, len(r.Findings), errs)
 		clean = clean && r.Err == "" && len(r.Findings) == 0 && len(r.Errors) == 0 && r.Schedules > 0
 	}
 	for _, r := range rows {

@@ -122,6 +122,20 @@ func TestHuntSideBySide(t *testing.T) {
 		t.Errorf("printed lacks %q:\n%s", want, out.String())
 	}
 
+	cfg.SharedCluster = true
+	if rows, err = zoo.Hunt(t.Context(), cfg, subjects, &progress); err != nil {
+		t.Fatal(err)
+	}
+	if args, _ := os.ReadFile(filepath.Join(dir, "args")); !strings.Contains(string(args), "--parallel 2 --shared-cluster") {
+		t.Errorf("explore was asked %q, not for 2 processes sharing one cluster", args)
+	}
+	out.Reset()
+	zoo.PrintHunt(&out, rows)
+	if want := "| job | steadyState (refused-once) | 1 | 1m0s | 2, one cluster |"; !strings.Contains(out.String(), want) {
+		t.Errorf("printed lacks %q:\n%s", want, out.String())
+	}
+	cfg.SharedCluster = false
+
 	cfg.Parallel = 3
 	rows, err = zoo.Hunt(t.Context(), cfg, subjects, &progress)
 	if err != nil {

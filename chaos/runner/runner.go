@@ -47,6 +47,10 @@ type Options struct {
 	// history (proxy.Options.Log); default Dir. It must outlive every
 	// read of the proxies' logs.
 	SpoolDir string
+	// Confine, when set, confines each replica to that namespace through
+	// its proxy (proxy.Options.Namespace): subjects of one run that share
+	// a control plane each see only their own namespace's objects.
+	Confine string
 	// Spec, when set, says how to run a replica instead of refctl: any
 	// controller can run behind the proxies. Binary and Args are then
 	// unused; Command still names the replicas.
@@ -93,7 +97,7 @@ func Start(o Options) (*Subject, error) {
 			return nil, fmt.Errorf("runner: the proxy's log file: %w", err)
 		}
 		log.Close()
-		p, err := proxy.Start(proxy.Options{Upstream: o.Upstream, Replica: id, Log: log.Name()})
+		p, err := proxy.Start(proxy.Options{Upstream: o.Upstream, Replica: id, Log: log.Name(), Namespace: o.Confine})
 		if err != nil {
 			s.Stop()
 			return nil, err

@@ -171,20 +171,16 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 			sc.clusterScoped[resourceName(gvr)] = true
 		}
 	}
-	// What earlier runs left goes before this run's controller starts
-	// and meets it, and before anything is recorded.
-	earlier := testenv.EarlierRuns{Kube: env.Kube, Dyn: sc.dyn, Own: ns, Poll: 250 * time.Millisecond}
-	for _, o := range sc.objects {
-		if o.u.GetNamespace() != "" && !slices.Contains(earlier.Resources, o.gvr) {
-			earlier.Resources = append(earlier.Resources, o.gvr)
+	if testenv.Run().Cluster.Share.Dir != "" {
+		// The processes sharing the cluster confine each subject to its
+		// namespace: only a cluster-scoped object would be met by them
+		// all, and what an earlier run left in its namespace is met by
+		// none, so nothing is cleared.
+		if len(sc.clusterScoped) > 0 {
+			Fail(fmt.Sprintf("subject %q: its steady-state objects or recorded resources are of cluster-scoped %s, which the processes sharing one cluster (--shared-cluster) would meet in each other's runs: explore it with a cluster per process (drop --shared-cluster)", s.Name(), strings.Join(slices.Sorted(maps.Keys(sc.clusterScoped)), ", ")))
 		}
-	}
-	stripped, err := earlier.Clear(ctx, b.GoneWithin.Duration)
-	if len(stripped) > 0 {
-		fmt.Fprintf(GinkgoWriter, "removed the finalizers of what earlier runs left in namespaces being deleted, still there after %s: %s\n", b.GoneWithin.Duration, strings.Join(stripped, ", "))
-	}
-	if err != nil {
-		Fail(err.Error())
+	} else {
+		sc.clearEarlierRuns(ctx)
 	}
 	histories := map[string]*oracle.History{}
 	var names []string
@@ -270,6 +266,25 @@ func (sc *scenario) awaitWatching(ctx context.Context) {
 		fmt.Fprintf(GinkgoWriter, "the controller opened no watch of %s within %s of its start: the objects are applied all the same\n", strings.Join(slices.Sorted(maps.Keys(want)), ", "), watchingWithin)
 	} else if waited := time.Since(began); waited > time.Second {
 		fmt.Fprintf(GinkgoWriter, "the controller watched the objects' resources %s after its start\n", waited.Round(time.Millisecond))
+	}
+}
+
+// clearEarlierRuns clears what earlier runs left of the objects'
+// resources, before this run's controller starts and meets it, and
+// before anything is recorded.
+func (sc *scenario) clearEarlierRuns(ctx context.Context) {
+	earlier := testenv.EarlierRuns{Kube: testenv.Get().Kube, Dyn: sc.dyn, Own: sc.ns, Poll: 250 * time.Millisecond}
+	for _, o := range sc.objects {
+		if o.u.GetNamespace() != "" && !slices.Contains(earlier.Resources, o.gvr) {
+			earlier.Resources = append(earlier.Resources, o.gvr)
+		}
+	}
+	stripped, err := earlier.Clear(ctx, sc.b.GoneWithin.Duration)
+	if len(stripped) > 0 {
+		fmt.Fprintf(GinkgoWriter, "removed the finalizers of what earlier runs left in namespaces being deleted, still there after %s: %s\n", sc.b.GoneWithin.Duration, strings.Join(stripped, ", "))
+	}
+	if err != nil {
+		Fail(err.Error())
 	}
 }
 

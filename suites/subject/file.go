@@ -74,10 +74,16 @@ func (s *fileSubject) start(ctx context.Context, spec *testenv.Spec, ns string, 
 		}
 		return startPods(ctx, spec, ns, replicas, c, s.f.Run.StartTimeout.Duration)
 	}
+	o := fileOptions(s.f, ns, replicas, upstream)
 	if upstream == nil {
-		upstream = testenv.Get().Subject
+		o.Upstream = testenv.Get().Subject
+		// On a cluster the run's processes share, each subject sees
+		// its own namespace only.
+		if testenv.Run().Cluster.Share.Dir != "" {
+			o.Confine = ns
+		}
 	}
-	subj, target := run(spec, fileOptions(s.f, ns, replicas, upstream))
+	subj, target := run(spec, o)
 	if err := waitStarted(ctx, s.f, subj); err != nil {
 		Fail(err.Error())
 	}

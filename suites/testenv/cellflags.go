@@ -3,6 +3,7 @@ package testenv
 import (
 	"flag"
 
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
@@ -28,8 +29,15 @@ func (g *given) Set(s string) error {
 // cellFlags name the cell a run is: a parent that runs suites in child
 // processes (the matrix commands) passes the cell so, not through the
 // child's environment.
-var cellFlags struct {
+var cellFlags cellFlagValues
+
+// cellFlagValues are the cell's flags as given.
+type cellFlagValues struct {
 	subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given
+	// sharedCluster is the folder of a cluster the run's processes
+	// share; sharedOwner says this one starts it.
+	sharedCluster string
+	sharedOwner   bool
 }
 
 // registerCellFlags adds the cell's flags to fs, each overriding the
@@ -42,6 +50,8 @@ func registerCellFlags(fs *flag.FlagSet) {
 	fs.Var(&cellFlags.refctl, "steadystate.refctl", "a prebuilt refctl `program` (instead of REFCTL_BINARY)")
 	fs.Var(&cellFlags.kindCluster, "steadystate.kind-cluster", "the `name` of the kind cluster to create (instead of KIND_CLUSTER_NAME)")
 	fs.Var(&cellFlags.clusterName, "steadystate.cluster-name", "the `name` of the local cluster to create, its logs in ARTIFACTS/cluster-NAME (default steadystate)")
+	fs.StringVar(&cellFlags.sharedCluster, "steadystate.shared-cluster", "", "a `folder` through which the processes of one run share one cluster: the one with -steadystate.shared-cluster-owner starts it, the others use it")
+	fs.BoolVar(&cellFlags.sharedOwner, "steadystate.shared-cluster-owner", false, "this process starts the cluster shared through -steadystate.shared-cluster, and tears it down once the others have left")
 }
 
 // applyCellFlags puts the cell's flags that were given into c.
@@ -62,4 +72,5 @@ func applyCellFlags(c *Config) {
 		c.Artifacts = config.DefaultArtifacts
 	}
 	c.Cluster.Artifacts = c.Artifacts
+	c.Cluster.Share = cluster.Share{Dir: cellFlags.sharedCluster, Owner: cellFlags.sharedOwner}
 }

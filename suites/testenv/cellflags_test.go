@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"flag"
+	"strconv"
 	"testing"
 )
 
@@ -15,11 +16,11 @@ func TestCellFlagsReplaceTheEnvironment(t *testing.T) {
 	t.Setenv("REFCTL_BINARY", "/env/refctl")
 	t.Setenv("KIND_CLUSTER_NAME", "from-env")
 	t.Cleanup(func() {
-		cellFlags = struct{ subject, bug, subjectFile, artifacts, refctl, kindCluster, clusterName given }{}
+		cellFlags = cellFlagValues{}
 	})
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	RegisterFlags(fs)
-	if err := fs.Parse([]string{"-steadystate.subject=", "-steadystate.bug=", "-steadystate.subject-file=/cell/subject.yaml", "-steadystate.artifacts=/cell/1", "-steadystate.kind-cluster=steadystate-selftest-2", "-steadystate.cluster-name=leader"}); err != nil {
+	if err := fs.Parse([]string{"-steadystate.subject=", "-steadystate.bug=", "-steadystate.subject-file=/cell/subject.yaml", "-steadystate.artifacts=/cell/1", "-steadystate.kind-cluster=steadystate-selftest-2", "-steadystate.cluster-name=leader", "-steadystate.shared-cluster=/cell/cluster"}); err != nil {
 		t.Fatal(err)
 	}
 	c := ConfigFromEnv()
@@ -28,7 +29,8 @@ func TestCellFlagsReplaceTheEnvironment(t *testing.T) {
 		"subject": {c.Subject, ""}, "bug": {c.Bug, ""}, "subject file": {c.SubjectFile, "/cell/subject.yaml"},
 		"artifacts": {c.Artifacts, "/cell/1"}, "cluster artifacts": {c.Cluster.Artifacts, "/cell/1"},
 		"kind cluster": {c.Cluster.Kind.Name, "steadystate-selftest-2"}, "refctl (not given)": {c.Refctl, "/env/refctl"},
-		"local cluster": {c.Cluster.LocalOptions("").Name, "leader"},
+		"local cluster":  {c.Cluster.LocalOptions("").Name, "leader"},
+		"shared cluster": {c.Cluster.Share.Dir, "/cell/cluster"}, "shared cluster's owner (not given)": {strconv.FormatBool(c.Cluster.Share.Owner), "false"},
 	}
 	for what, v := range want {
 		if v[0] != v[1] {
