@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -260,21 +261,65 @@ func (h *History) Records() []EventRecord {
 	return out
 }
 
-// FromRecords rebuilds a history from its JSON form. Objects are decoded
-// again the way the API machinery decodes them (whole numbers as int64),
-// not as encoding/json left them (every number a float64), so that
-// judging a rebuilt history reads the same fields as judging a live one.
+// FromRecords rebuilds a history from its JSON form. Objects are copied
+// with their numbers as the API machinery decodes them (whole numbers as
+// int64, apiNumbers), not as encoding/json left them (every number a
+// float64), so that judging a rebuilt history reads the same fields as
+// judging a live one; each call copies, so a judge may change what it
+// was given.
 func FromRecords(records []EventRecord) *History {
 	h := NewHistory()
 	for _, r := range records {
-		obj := r.Object
-		if raw, err := json.Marshal(r.Object); err == nil {
-			var decoded map[string]any
-			if utiljson.Unmarshal(raw, &decoded) == nil {
-				obj = decoded
-			}
-		}
+		obj, _ := apiNumbers(r.Object).(map[string]any)
 		h.events = append(h.events, Event{At: r.At, Type: r.Type, Key: r.Key, Object: &unstructured.Unstructured{Object: obj}})
 	}
 	return h
+}
+
+// apiNumbers is a deep copy of a JSON value with its numbers as
+// k8s.io/apimachinery/pkg/util/json decodes the value's encoding: a whole
+// number in int64's range an int64, any other a float64. It is that
+// round trip (encode, then decode) without the text in between.
+func apiNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = apiNumbers(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = apiNumbers(x)
+		}
+		return out
+	case float64:
+		// encoding/json writes a float64 as its shortest decimal,
+		// which decodes as an int64 when it is whole and fits one:
+		// exactly the value below 2^53, its text's value above.
+		if v != math.Trunc(v) {
+			return v
+		}
+		if math.Abs(v) < 1<<53 {
+			return int64(v)
+		}
+		if n, err := strconv.ParseInt(strconv.FormatFloat(v, 'f', -1, 64), 10, 64); err == nil {
+			return n
+		}
+		return v
+	case nil, bool, string, int64:
+		return v
+	}
+	// Anything else (a typed map or slice, another kind of number) takes
+	// the round trip itself.
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if utiljson.Unmarshal(raw, &out) != nil {
+		return v
+	}
+	return out
 }
