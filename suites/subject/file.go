@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -220,6 +221,28 @@ func (s *fileSubject) applyManifests(ctx context.Context) {
 	files, err := s.f.ManifestFiles()
 	Expect(err).NotTo(HaveOccurred())
 	for _, path := range files {
+		if testenv.Run().Cluster.Share.Dir != "" {
+			refuseShared(s.f, path)
+		}
 		Expect(fixtures.Apply(ctx, testenv.Get().REST, os.DirFS(filepath.Dir(path)), filepath.Base(path))).To(Succeed(), "subject %s: run.manifests: apply %s", s.f.Name, path)
+	}
+}
+
+// calledBack are the kinds by which the API server calls a controller
+// back: on a cluster that processes share, each process's would send
+// every process's requests to its own controller, or to one already
+// stopped.
+var calledBack = []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "APIService"}
+
+// refuseShared fails when the manifest at path holds a kind the API
+// server calls back by (calledBack).
+func refuseShared(f *subjectfile.File, path string) {
+	kinds, err := fixtures.Kinds(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	Expect(err).NotTo(HaveOccurred(), "subject %s: run.manifests: read %s", f.Name, path)
+	for _, k := range kinds {
+		if slices.Contains(calledBack, k) {
+			Fail((&subjectfile.Error{File: f.Path, Subject: f.Name, Field: "run.manifests", Problem: fmt.Sprintf("%s holds a %s, by which the API server calls the controller back: on a cluster the processes share (--shared-cluster) it would call one process's controller for every process's objects", path, k),
+				Expected: "a cluster per process (drop --shared-cluster) for this subject"}).Error())
+		}
 	}
 }
