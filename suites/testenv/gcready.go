@@ -81,8 +81,17 @@ func GCResynced(ctx context.Context) (err error) {
 	}); err != nil {
 		return fmt.Errorf("garbage collector probe: its CRD %s is not served within 30s", crd.GetName())
 	}
-	if _, err := RestartControllerManager(ctx); err != nil {
+	restarted, err := RestartControllerManager(ctx)
+	if err != nil {
 		return fmt.Errorf("garbage collector probe: restart kube-controller-manager: %w", err)
+	}
+	// Restarted, the collector knows the kind in seconds; otherwise at
+	// its next rediscovery, up to 30 s on, which a look a second waits
+	// for as well as ten would (a cluster shared by several processes,
+	// each probing, is not restarted).
+	every := time.Second
+	if restarted {
+		every = 100 * time.Millisecond
 	}
 	owner, err := roles.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name}}}, metav1.CreateOptions{})
@@ -98,7 +107,7 @@ func GCResynced(ctx context.Context) (err error) {
 	if err := roles.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}); err != nil {
 		return fmt.Errorf("garbage collector probe: %w", err)
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 75*time.Second, true, func(ctx context.Context) (bool, error) {
+	if err := wait.PollUntilContextTimeout(ctx, every, 75*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := probes.Get(ctx, name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	}); err != nil {
