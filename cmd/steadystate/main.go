@@ -33,7 +33,7 @@ const usage = `usage:
                       [--provider local|kind|existing] [--out BUNDLE.tar.gz] [--capabilities C,...] [--fail-on-gaps]
   steadystate explore --subject NAME|FILE    run seeded random fault schedules against a subject; keep each
                       [--bug BUG] [--budget 10m] [--seed N] [--capability C]   schedule that breaks a property
-                      [--first | --parallel N] [--pattern P]
+                      [--first | --parallel N [--shared-cluster]] [--pattern P]
                       [--replay SCHEDULE.yaml [--repeat N] [--shrink [--confirm N]]]
   steadystate campaign job --indices N       print an exploration campaign as a Kubernetes Indexed Job, each index
                       [--seeds-per-index K] [--seed FIRST] [--budget 10m]   a range of seeds
@@ -60,7 +60,8 @@ const usage = `usage:
   steadystate zoo run                        conform and verify over the zoo's subject files; print the matrix
                       [--runs N] [--subjects A,B] [--dir DIR] [--capabilities C,...] [--parallel N] [--nodes on] [--artifacts DIR]
   steadystate zoo hunt                       explore each subject file in turn; print the hunt's table and findings
-                      [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N] [--subjects A,B] [--dir DIR]
+                      [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N] [--shared-cluster on]
+                      [--subjects A,B] [--dir DIR]
   steadystate zoo repro --finding NAME       replay a kept finding; print how many replays broke which property
                       [--findings DIR] [--nodes on] [--artifacts DIR]
   steadystate zoo timeline EVIDENCE.json     write a recorded evidence's timeline as SVG to stdout
