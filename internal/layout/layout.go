@@ -41,7 +41,7 @@ var Folders = []Folder{
 	{Path: "oracle", Floor: 2,
 		Holds: "histories (timestamped watch records, spooled), the merged history, convergence within T and stable for W, validation of a set of checks"},
 	{Path: "cluster", Floor: 2,
-		Holds: "providers: `local`, `kind`, `existing`; `local/localtest` and `kind/kindtest` start the clusters of tests that need one; `image` (an image FROM scratch from one static binary, as an archive a provider loads); `standing` (the cluster `cluster up` keeps up by hand, found by its state file)"},
+		Holds: "providers: `local`, `kind`, `existing`; `local/localtest` and `kind/kindtest` start the clusters of tests that need one; `image` (an image FROM scratch from one static binary, as an archive a provider loads); `standing` (the cluster `cluster up` keeps up by hand, found by its state file); `shared` (one cluster the processes of a run share through a folder: its owner starts it and tears it down once its guests have left)"},
 	{Path: "chaos", Floor: 2,
 		Holds: "faults, timeline, a replica's host (a local process or a pod, what process faults act on); `proxy` (the fault proxy), `chaosmesh` (the adapter; `chaosmesh/nsexec`, the stand-in for Chaos Mesh's nsexec in the chaos-daemon image its kind test assembles), `schedule` (exploration's fault schedules: drawn from a seed, read strictly from a file, shrunk by delta debugging; the capabilities and those exploration drives), `runner` (a subject's replicas, each behind its own fault proxy: local processes, or pods with the proxy as a sidecar)"},
 	{Path: "evidence", Floor: 3,
