@@ -156,7 +156,7 @@ var _ support.E2EClusterProvider = (*Guest)(nil)
 func NewGuest(dir string) *Guest { return &Guest{Dir: dir, pid: os.Getpid()} }
 
 // ErrClosed means the owner had closed the cluster before the guest came.
-var ErrClosed = errors.New("the shared cluster's owner has closed it")
+var ErrClosed = errors.New("the shared cluster's owner has closed it: its run ended before this process joined (see the owner's log)")
 
 // Create registers the guest and waits, until ctx ends, for the owner's
 // kubeconfig; it fails with the owner's reason when the cluster did not
