@@ -32,19 +32,18 @@ func newScope(namespace string, disc discovery.DiscoveryInterface) *scope {
 }
 
 // confine rewrites r's path into the scope's namespace when info is a
-// request across every namespace of a namespaced resource. It says
-// whether it did; an error says the API server could not tell whether
-// the resource is namespaced.
-func (s *scope) confine(r *http.Request, info RequestInfo) (bool, error) {
+// request across every namespace of a namespaced resource; an error says
+// the API server could not tell whether the resource is namespaced.
+func (s *scope) confine(r *http.Request, info RequestInfo) error {
 	if s == nil || info.Namespace != "" || info.Name != "" || info.Subresource != "" || !info.IsResource() {
-		return false, nil
+		return nil
 	}
 	if info.Verb != "list" && info.Verb != "watch" && info.Verb != "deletecollection" {
-		return false, nil
+		return nil
 	}
 	ok, err := s.isNamespaced(schema.GroupVersion{Group: info.Group, Version: info.Version}, info.Resource)
 	if err != nil || !ok {
-		return false, err
+		return err
 	}
 	prefix := "/apis/" + info.Group + "/" + info.Version
 	if info.Group == "" {
@@ -52,7 +51,7 @@ func (s *scope) confine(r *http.Request, info RequestInfo) (bool, error) {
 	}
 	r.URL.Path = prefix + "/namespaces/" + s.namespace + "/" + info.Resource
 	r.URL.RawPath = ""
-	return true, nil
+	return nil
 }
 
 // isNamespaced asks discovery once per group/version, and again when a

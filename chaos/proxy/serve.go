@@ -64,7 +64,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		respond(sw, rule.Code, info)
 		return
 	}
-	if _, err := p.scope.confine(r, info); err != nil {
+	if err := p.scope.confine(r, info); err != nil {
 		writeStatus(sw, http.StatusBadGateway, err.Error())
 		return
 	}
