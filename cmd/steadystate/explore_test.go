@@ -58,3 +58,29 @@ func TestExploreReplaysSchedules(t *testing.T) {
 		})
 	}
 }
+
+// Two suite processes share one cluster (--shared-cluster): the first
+// starts it and publishes its kubeconfig, the second registers, uses it
+// and leaves, the first tears it down after; the correct composite's
+// schedules pass with no error on it.
+func TestExploreSharesOneCluster(t *testing.T) {
+	localtest.RequireBinaries(t)
+	t.Parallel()
+	artifacts := t.TempDir()
+	cmd := command(t, t.TempDir(), "explore", "--subject", "composite", "--capability", "steadyState", "--budget", "50s", "--seed", "1", "--parallel", "2", "--shared-cluster")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(cmd.Env, "ARTIFACTS="+artifacts)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "(2 suite processes side by side, one cluster shared)") || !strings.Contains(string(out), "0 finding(s), 0 error(s)") {
+		t.Fatalf("exit error %v, output:\n%s\nwant the schedules of two processes on one cluster, no finding, no error", err, out)
+	}
+	shared := filepath.Join(artifacts, "explore", "run", "cluster")
+	for _, pattern := range []string{"kubeconfig", "closed", "guest-*", "left-*"} {
+		if m, _ := filepath.Glob(filepath.Join(shared, pattern)); len(m) != 1 {
+			t.Errorf("%s holds %v for %s: want one (the owner's kubeconfig and close, the guest's registration and leave)", shared, m, pattern)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(artifacts, "explore", "run", "shard-2", "cluster-*")); len(m) != 0 {
+		t.Errorf("the guest process kept a cluster's logs %v: want the owner's cluster only", m)
+	}
+}
