@@ -75,16 +75,7 @@ func (s *fileSubject) start(ctx context.Context, spec *testenv.Spec, ns string, 
 		}
 		return startPods(ctx, spec, ns, replicas, c, s.f.Run.StartTimeout.Duration)
 	}
-	o := fileOptions(s.f, ns, replicas, upstream)
-	if upstream == nil {
-		o.Upstream = testenv.Get().Subject
-		// On a cluster the run's processes share, each subject sees
-		// its own namespace only.
-		if testenv.Run().Cluster.Share.Dir != "" {
-			o.Confine = ns
-		}
-	}
-	subj, target := run(spec, o)
+	subj, target := run(spec, onSuiteCluster(fileOptions(s.f, ns, replicas, upstream), ns))
 	if err := waitStarted(ctx, s.f, subj); err != nil {
 		Fail(err.Error())
 	}

@@ -44,16 +44,7 @@ func startRefctl(ctx context.Context, spec *testenv.Spec, upstream *rest.Config,
 			Args: append([]string{command, "--kubeconfig=" + runner.Kubeconfig, "--identity=" + runner.PodName, "--health-addr=0", "--metrics-addr=0"}, args...),
 		}, time.Minute)
 	}
-	o := runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args}
-	if upstream == nil {
-		o.Upstream = testenv.Get().Subject
-		// On a cluster the run's processes share, as a subject file's
-		// (fileSubject.start).
-		if testenv.Run().Cluster.Share.Dir != "" {
-			o.Confine = ns
-		}
-	}
-	_, target := run(spec, o)
+	_, target := run(spec, onSuiteCluster(runner.Options{Binary: refctl, Command: command, Replicas: replicas, Upstream: upstream, Args: args}, ns))
 	return target
 }
 

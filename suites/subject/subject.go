@@ -54,6 +54,20 @@ func Bug(component string) string {
 	return ""
 }
 
+// onSuiteCluster points o at the suite's cluster when it names no other
+// (Upstream nil) and, on a cluster the run's processes share, confines
+// its replicas to namespace ns: each sees its own namespace only.
+func onSuiteCluster(o runner.Options, ns string) runner.Options {
+	if o.Upstream != nil {
+		return o
+	}
+	o.Upstream = testenv.Get().Subject
+	if testenv.Run().Cluster.Share.Dir != "" {
+		o.Confine = ns
+	}
+	return o
+}
+
 // run starts replicas with the runner, stopped when the spec ends; a failing
 // spec gets the replicas' log tails in its report and their logs and
 // proxy logs in its artifacts.
