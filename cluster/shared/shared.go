@@ -13,11 +13,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/e2e-framework/klient"
 	"sigs.k8s.io/e2e-framework/support"
 
+	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/internal/atomicfile"
 )
 
@@ -142,10 +141,11 @@ func (o *Owner) guestsHere() []int {
 	return here
 }
 
-// Guest uses the cluster an Owner shares through Dir.
+// Guest uses the cluster an Owner shares through Dir: an existing
+// cluster, once the owner has written its kubeconfig there.
 type Guest struct {
-	Dir  string
-	rest *rest.Config
+	*existing.Provider
+	Dir string
 	// pid is this process's, by which it registered.
 	pid int
 }
@@ -153,14 +153,17 @@ type Guest struct {
 var _ support.E2EClusterProvider = (*Guest)(nil)
 
 // NewGuest joins the cluster shared through dir.
-func NewGuest(dir string) *Guest { return &Guest{Dir: dir, pid: os.Getpid()} }
+func NewGuest(dir string) *Guest {
+	return &Guest{Provider: existing.NewProvider(filepath.Join(dir, kubeconfigFile), ""), Dir: dir, pid: os.Getpid()}
+}
 
 // ErrClosed means the owner had closed the cluster before the guest came.
 var ErrClosed = errors.New("the shared cluster's owner has closed it: its run ended before this process joined (see the owner's log)")
 
 // Create registers the guest and waits, until ctx ends, for the owner's
-// kubeconfig; it fails with the owner's reason when the cluster did not
-// come up, and with ErrClosed when the owner is tearing it down.
+// kubeconfig, then uses it as an existing cluster's; it fails with the
+// owner's reason when the cluster did not come up, and with ErrClosed
+// when the owner is tearing it down.
 func (g *Guest) Create(ctx context.Context, _ ...string) (string, error) {
 	if err := os.MkdirAll(g.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("the shared cluster's folder: %w", err)
@@ -170,7 +173,6 @@ func (g *Guest) Create(ctx context.Context, _ ...string) (string, error) {
 	if err := atomicfile.WriteFile(filepath.Join(g.Dir, guestPrefix+strconv.Itoa(g.pid)), nil); err != nil {
 		return "", err
 	}
-	path := filepath.Join(g.Dir, kubeconfigFile)
 	err := wait.PollUntilContextCancel(ctx, poll, true, func(context.Context) (bool, error) {
 		if _, err := os.Stat(filepath.Join(g.Dir, closedFile)); err == nil {
 			return false, ErrClosed
@@ -178,7 +180,7 @@ func (g *Guest) Create(ctx context.Context, _ ...string) (string, error) {
 		if why, err := os.ReadFile(filepath.Join(g.Dir, failedFile)); err == nil {
 			return false, fmt.Errorf("the shared cluster did not come up in its owner's process: %s", why)
 		}
-		_, err := os.Stat(path)
+		_, err := os.Stat(filepath.Join(g.Dir, kubeconfigFile))
 		return err == nil, nil
 	})
 	if wait.Interrupted(err) {
@@ -187,10 +189,7 @@ func (g *Guest) Create(ctx context.Context, _ ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if g.rest, err = clientcmd.BuildConfigFromFlags("", path); err != nil {
-		return "", fmt.Errorf("the shared cluster's kubeconfig %s: %w", path, err)
-	}
-	return path, nil
+	return g.Provider.Create(ctx)
 }
 
 // CreateWithConfig is Create: the guest reads the owner's file.
@@ -202,42 +201,3 @@ func (g *Guest) CreateWithConfig(ctx context.Context, _ string) (string, error) 
 func (g *Guest) Destroy(context.Context) error {
 	return atomicfile.WriteFile(filepath.Join(g.Dir, leftPrefix+strconv.Itoa(g.pid)), nil)
 }
-
-// WithName does nothing: the owner names the cluster.
-func (g *Guest) WithName(string) support.E2EClusterProvider { return g }
-
-// WithVersion does nothing: the owner's cluster has its version.
-func (g *Guest) WithVersion(string) support.E2EClusterProvider { return g }
-
-// WithPath does nothing: the kubeconfig is the owner's.
-func (g *Guest) WithPath(string) support.E2EClusterProvider { return g }
-
-// WithOpts does nothing.
-func (g *Guest) WithOpts(...support.ClusterOpts) support.E2EClusterProvider { return g }
-
-// SetDefaults does nothing.
-func (g *Guest) SetDefaults() support.E2EClusterProvider { return g }
-
-// GetKubeconfig is the owner's kubeconfig.
-func (g *Guest) GetKubeconfig() string { return filepath.Join(g.Dir, kubeconfigFile) }
-
-// GenerateKubeconfig is the owner's kubeconfig.
-func (g *Guest) GenerateKubeconfig(...string) (string, error) { return g.GetKubeconfig(), nil }
-
-// GetKubectlContext is "": the owner made its context current.
-func (g *Guest) GetKubectlContext() string { return "" }
-
-// ExportLogs leaves the logs to the owner, whose cluster it is.
-func (g *Guest) ExportLogs(_ context.Context, dest string) error {
-	if err := os.MkdirAll(dest, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dest, "README"), []byte("shared cluster: its owner's process keeps the control plane's logs\n"), 0o644)
-}
-
-// WaitForControlPlane does nothing: the owner waited.
-func (g *Guest) WaitForControlPlane(context.Context, klient.Client) error { return nil }
-
-// KubernetesRestConfig is the cluster's client configuration, nil before
-// Create.
-func (g *Guest) KubernetesRestConfig() *rest.Config { return g.rest }

@@ -3,6 +3,8 @@ package shared
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +17,21 @@ import (
 	"sigs.k8s.io/e2e-framework/support"
 )
 
-// fakeProvider writes a kubeconfig, or fails, and counts its teardowns.
+// fakeProvider writes a kubeconfig of server, or fails, and counts its
+// teardowns.
 type fakeProvider struct {
 	support.E2EClusterProvider
-	dir       string
-	fail      error
-	destroyed int
+	dir, server string
+	fail        error
+	destroyed   int
+}
+
+// newFake is a provider whose cluster is an API server that answers
+// /readyz, as a guest waits for.
+func newFake(t *testing.T) *fakeProvider {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	t.Cleanup(srv.Close)
+	return &fakeProvider{dir: t.TempDir(), server: srv.URL}
 }
 
 func (f *fakeProvider) Create(context.Context, ...string) (string, error) {
@@ -28,7 +39,7 @@ func (f *fakeProvider) Create(context.Context, ...string) (string, error) {
 		return "", f.fail
 	}
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:6443"}
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: f.server, InsecureSkipTLSVerify: true}
 	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: "t"}
 	cfg.Contexts["owner-context"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "admin"}
 	path := filepath.Join(f.dir, "owner.kubeconfig")
@@ -41,7 +52,7 @@ func (f *fakeProvider) Destroy(context.Context) error { f.destroyed++; return ni
 
 func TestGuestUsesTheOwnersCluster(t *testing.T) {
 	dir := t.TempDir()
-	inner := &fakeProvider{dir: t.TempDir()}
+	inner := newFake(t)
 	owner := NewOwner(inner, dir, nil)
 	guest := NewGuest(dir)
 	got := make(chan error, 1)
@@ -55,7 +66,7 @@ func TestGuestUsesTheOwnersCluster(t *testing.T) {
 	if err := <-got; err != nil {
 		t.Fatalf("the guest: %v", err)
 	}
-	if guest.KubernetesRestConfig() == nil || guest.KubernetesRestConfig().Host != "https://127.0.0.1:6443" {
+	if guest.KubernetesRestConfig() == nil || guest.KubernetesRestConfig().Host != inner.server {
 		t.Fatalf("the guest's client configuration %+v: want the owner's server", guest.KubernetesRestConfig())
 	}
 	cfg, err := clientcmd.LoadFromFile(guest.GetKubeconfig())
@@ -112,7 +123,7 @@ func TestGuestLearnsWhyTheClusterDidNotStart(t *testing.T) {
 
 func TestOwnerDoesNotWaitForAGuestThatIsGone(t *testing.T) {
 	dir := t.TempDir()
-	inner := &fakeProvider{dir: t.TempDir()}
+	inner := newFake(t)
 	owner := NewOwner(inner, dir, nil)
 	if _, err := owner.Create(t.Context()); err != nil {
 		t.Fatal(err)
@@ -134,7 +145,7 @@ func TestOwnerDoesNotWaitForAGuestThatIsGone(t *testing.T) {
 
 func TestOwnerTearsDownAfterItsWait(t *testing.T) {
 	dir := t.TempDir()
-	inner := &fakeProvider{dir: t.TempDir()}
+	inner := newFake(t)
 	owner := NewOwner(inner, dir, nil)
 	if _, err := owner.Create(t.Context()); err != nil {
 		t.Fatal(err)
