@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/steadystate-dev/steadystate/chaos"
@@ -44,6 +45,34 @@ type Evidence struct {
 	// Facts are what the judges need to know about the scenario.
 	Facts   map[string]string `json:"facts,omitempty"`
 	Records []verdict.Record  `json:"records,omitempty"`
+
+	// rebuilt are the histories History rebuilt, for the next judge;
+	// a copy of e made after the first shares them.
+	rebuilt *rebuiltHistories
+}
+
+// rebuiltHistories are an evidence's rebuilt histories by name.
+type rebuiltHistories struct {
+	mu sync.Mutex
+	m  map[string]rebuilt
+}
+
+// rebuiltInit guards the first History of any evidence, which makes its
+// rebuiltHistories.
+var rebuiltInit sync.Mutex
+
+// rebuilt is a history rebuilt from records, the slice it was rebuilt
+// from.
+type rebuilt struct {
+	from []oracle.EventRecord
+	h    *oracle.History
+}
+
+// same reports whether a and b are one slice: the same first element and
+// length (a history replaced or cut since, as a test does to derive a
+// violation, is rebuilt again).
+func same(a, b []oracle.EventRecord) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // ProxyLog is one replica's proxy history.
@@ -58,13 +87,33 @@ type ProxyLog struct {
 // ErrMissing is evidence a judge needs that the file does not have.
 var ErrMissing = errors.New("missing from the evidence")
 
-// History is the named history, rebuilt.
+// History is the named history, rebuilt. It is rebuilt once and shared:
+// every judge of e reads the same history, and none may change it or
+// its objects (a judge that needs to, copies what it changes, as it
+// must with a live history's objects). Rebuilding it for each of a
+// judgement's fifty judges took a fifth of an exploration's suite CPU.
+// A history whose records were replaced or cut since is rebuilt again; a
+// record changed in place is not seen: replace the slice first
+// (slices.Clone), as the tests that derive a violation do.
 func (e *Evidence) History(name string) (*oracle.History, error) {
 	recs, ok := e.Histories[name]
 	if !ok {
 		return nil, fmt.Errorf("history %q: %w", name, ErrMissing)
 	}
-	return oracle.FromRecords(recs), nil
+	rebuiltInit.Lock()
+	if e.rebuilt == nil {
+		e.rebuilt = &rebuiltHistories{m: map[string]rebuilt{}}
+	}
+	c := e.rebuilt
+	rebuiltInit.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.m[name]; ok && same(r.from, recs) {
+		return r.h, nil
+	}
+	h := oracle.FromRecords(recs)
+	c.m[name] = rebuilt{from: recs, h: h}
+	return h, nil
 }
 
 // Fact is a named fact's text, as the run recorded it; judge.Fact reads

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,8 @@ func TestRecordedClusterScopedObjectSameEndState(t *testing.T) {
 	if got := judged(t, catalog.SteadySameEndState.ID, e); got.Outcome != verdict.Held {
 		t.Fatalf("same-end-state: %s %q, want held", got.Outcome, got.Reason)
 	}
-	recs := e.Histories[issuersHistory]
+	recs := slices.Clone(e.Histories[issuersHistory]) // a new slice: rebuilt again
+	e.Histories[issuersHistory] = recs
 	last := recs[len(recs)-1].Object
 	cond := last["status"].(map[string]any)["conditions"].([]any)[0].(map[string]any)
 	cond["status"] = "False"

@@ -265,8 +265,8 @@ func (h *History) Records() []EventRecord {
 // with their numbers as the API machinery decodes them (whole numbers as
 // int64, apiNumbers), not as encoding/json left them (every number a
 // float64), so that judging a rebuilt history reads the same fields as
-// judging a live one; each call copies, so a judge may change what it
-// was given.
+// judging a live one. Each call copies: the records' objects may be a
+// live history's, which no reader of the rebuilt one may reach.
 func FromRecords(records []EventRecord) *History {
 	h := NewHistory()
 	for _, r := range records {
