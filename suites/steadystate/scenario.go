@@ -782,10 +782,22 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	// after it released its finalizer; on a busy machine a poll fell in
 	// between, ended the evidence, and the defect held, and under a CPU
 	// quota the apply took longer than W to be answered).
-	var gone time.Time
+	//
+	// The judge runs again only on evidence that grew: on the same, it
+	// gives the same verdict (it rebuilt every history each 250 ms, an
+	// eighth of a hunt's suite CPU).
+	var (
+		gone   time.Time
+		judged string // the extent of the evidence last judged
+		left   error  // and its verdict
+	)
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
 		sc.follow(ctx)
-		switch err := judge.Offline[leavesID](sc.spec.Evidence().Snapshot()); {
+		e := sc.spec.Evidence().Snapshot()
+		if x := e.Extent(); x != judged {
+			judged, left = x, judge.Offline[leavesID](e)
+		}
+		switch err := left; {
 		case err != nil:
 			gone = time.Time{}
 		case gone.IsZero():
