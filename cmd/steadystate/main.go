@@ -61,7 +61,7 @@ const usage = `usage:
                       [--runs N] [--subjects A,B] [--dir DIR] [--capabilities C,...] [--parallel N] [--nodes on] [--artifacts DIR]
   steadystate zoo hunt                       explore each subject file in turn; print the hunt's table and findings
                       [--budget 30m] [--seed N] [--capability C] [--pattern P] [--parallel N] [--shared-cluster on]
-                      [--subjects A,B] [--dir DIR]
+                      [--subjects A,B] [--dir DIR] [--nodes on] [--artifacts DIR]
   steadystate zoo repro --finding NAME       replay a kept finding; print how many replays broke which property
                       [--findings DIR] [--nodes on] [--artifacts DIR]
   steadystate zoo timeline EVIDENCE.json     write a recorded evidence's timeline as SVG to stdout

@@ -9,6 +9,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/internal/layout"
 )
 
 // TestUsageNamesEveryFlag checks the top-level usage against each
@@ -25,6 +26,7 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 		{"report"}, {"selftest"}, {"conform"}, {"explore"},
 		{"campaign", "job"}, {"campaign", "gather"},
 		{"verify"}, {"init"}, {"results"}, {"upstream"},
+		{"zoo", "run"}, {"zoo", "hunt"}, {"zoo", "repro"},
 	} {
 		var out, errb bytes.Buffer
 		if err := run(context.Background(), config.Settings{}, append(args, "-h"), &out, &errb); err != nil {
@@ -44,6 +46,32 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 			if !strings.Contains(section, "--"+f[1]) {
 				t.Errorf("the usage of %q lacks --%s, which %s -h lists", name, f[1], name)
 			}
+		}
+	}
+}
+
+// TestLayoutNamesEveryCommand checks the layout table's row of this
+// command (design.md) against the usage: every command the usage lists
+// is named there.
+func TestLayoutNamesEveryCommand(t *testing.T) {
+	var row string
+	for _, f := range layout.Folders {
+		if f.Path == "cmd/steadystate" {
+			row = f.Holds
+		}
+	}
+	if row == "" {
+		t.Fatal("the layout has no row for cmd/steadystate")
+	}
+	commands := regexp.MustCompile(`(?m)^  steadystate ([a-z-]+)`).FindAllStringSubmatch(usage, -1)
+	if len(commands) == 0 {
+		t.Fatal("the usage lists no command")
+	}
+	named := map[string]bool{}
+	for _, c := range commands {
+		if !named[c[1]] && !strings.Contains(row, "`"+c[1]) {
+			named[c[1]] = true
+			t.Errorf("the layout's row of cmd/steadystate does not name %s, which the usage lists", c[1])
 		}
 	}
 }

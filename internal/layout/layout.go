@@ -77,7 +77,7 @@ var Folders = []Folder{
 	{Path: "cmd", Floor: 10,
 		Holds: "the commands, each wiring only: its flags, and calls into the folders below"},
 	{Path: "cmd/steadystate", Floor: 10,
-		Holds: "the command's flags and wiring: `cluster up/down/status`, `report`, `junit`, `html`, `selftest`, `conform`, `explore`, `suite`, `e2e`, `verify`, `catalog`, `validate`, `kube-bins`, `upstream-bins`, `upstream`"},
+		Holds: "the command's flags and wiring: `init`, `cluster up/down/status`, `e2e`, `suite`, `conform`, `explore`, `campaign`, `zoo`, `selftest`, `upstream`, `upstream-bins`, `kube-bins`, `verify`, `validate`, `results`, `report`, `junit`, `html`, `catalog`"},
 	{Path: "cmd/refctl", Floor: 10,
 		Holds: "the reference controllers' command"},
 	{Path: "cmd/faultproxy", Floor: 10,
