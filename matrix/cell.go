@@ -107,17 +107,14 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 	}
 	defer events.Close()
 	report := filepath.Join(cr.Dir, "report.json")
-	cmd := exec.Command(self, "suite", cr.Cell.Suite, "-ginkgo.no-color", "-ginkgo.timeout=30m",
-		"-ginkgo.json-report="+report, "-steadystate.progress-fd=3")
-	cmd.Args = append(append(cmd.Args, cr.Identity...), cr.Args...)
+	cmd := SuiteCommand(self, cr.Cell.Suite, report, append([]string{"-ginkgo.no-color", "-ginkgo.timeout=30m",
+		"-steadystate.progress-fd=3"}, append(cr.Identity, cr.Args...)...)...)
 	cmd.Dir = cr.Dir
-	// The run's redaction key, in the suite's environment only: the
-	// suite takes it out of its own before it starts anything.
-	cmd.Env = append(append(os.Environ(), cr.Env...), oracle.KeyEnviron())
+	cmd.Env = append(cmd.Env, cr.Env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{events3} // fd 3
 	start := time.Now()
-	wait, err := proc.StartGroup(ctx, cmd, proc.SuiteStopGrace)
+	wait, err := StartSuite(ctx, cmd)
 	events3.Close()
 	if err != nil {
 		return fail(err)
@@ -147,6 +144,25 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 		run.Specs = append(run.Specs, verdict.Specs(rep)...)
 	}
 	return run
+}
+
+// SuiteCommand is one suite's process: `program suite NAME ARGS...
+// -ginkgo.json-report=REPORT`, with this process's environment and the
+// run's redaction key (the suite takes the key out of its own
+// environment before it starts anything). Every suite of every run
+// (the matrix's cells, e2e's suites, exploration's shards) runs so, and
+// is started with StartSuite.
+func SuiteCommand(program, suite, report string, args ...string) *exec.Cmd {
+	cmd := exec.Command(program, append(append([]string{"suite", suite}, args...), "-ginkgo.json-report="+report)...)
+	cmd.Env = append(os.Environ(), oracle.KeyEnviron())
+	return cmd
+}
+
+// StartSuite starts a suite's process in its own process group. When ctx
+// ends, the suite is interrupted (SIGINT: Ginkgo runs its cleanup) and
+// killed with its group after proc.SuiteStopGrace.
+func StartSuite(ctx context.Context, cmd *exec.Cmd) (wait func() error, err error) {
+	return proc.StartGroup(ctx, cmd, proc.SuiteStopGrace)
 }
 
 // freshReport checks that the suite wrote its report during this run: a

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/suites"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
@@ -140,21 +139,16 @@ func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, 
 // runSuite runs suite s in a child process writing its JSON report to
 // report, and says whether it passed; err is a suite that wrote no report.
 // When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
-// killed after proc.SuiteStopGrace (proc.StartGroup, as the matrix's cells).
+// killed after proc.SuiteStopGrace (matrix.StartSuite, as the matrix's cells).
 func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
-	args := []string{"suite", s.Name}
-	args = append(args, c.Ginkgo...)
-	args = append(args, "-ginkgo.json-report="+report, "-steadystate.artifacts="+c.Artifacts)
+	args := append(slices.Clone(c.Ginkgo), "-steadystate.artifacts="+c.Artifacts)
 	if c.Parallel > 1 {
 		args = append(args, "-steadystate.cluster-name="+s.Name)
 	}
 	args = append(args, c.SuiteFlags...)
-	cmd := exec.Command(c.Program, args...)
+	cmd := matrix.SuiteCommand(c.Program, s.Name, report, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// The run's redaction key, in the suite's environment only: the
-	// suite takes it out of its own before it starts anything.
-	cmd.Env = append(os.Environ(), oracle.KeyEnviron())
-	wait, err := proc.StartGroup(ctx, cmd, proc.SuiteStopGrace)
+	wait, err := matrix.StartSuite(ctx, cmd)
 	if err != nil {
 		return false, fmt.Errorf("start suite %s: %w", s.Name, err)
 	}
