@@ -109,7 +109,7 @@ ZOO_SUBJECTS ?=
 ZOO_DIR      ?= fixtures/zoo
 ZOO_CAPABILITIES ?=
 ZOO_PARALLEL ?= 1
-zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some; ZOO_CAPABILITIES=steadyState runs only those suites; ZOO_PARALLEL=N runs N at a time, a cluster each); prints the matrix
+zoo: kube-bins steadystate ## steadystate conform over every subject of ZOO_DIR (fixtures/zoo; fixtures/zoo/operators after make zoo-bins), ZOO_RUNS times each (ZOO_SUBJECTS=a,b picks some; ZOO_CAPABILITIES=reconciledObjects runs only those suites; ZOO_PARALLEL=N runs N at a time, a cluster each); prints the matrix
 	bin/steadystate zoo run --runs '$(ZOO_RUNS)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)' --capabilities '$(ZOO_CAPABILITIES)' --parallel '$(ZOO_PARALLEL)'
 
 # A kept finding of the zoo reproduced with one command: the file

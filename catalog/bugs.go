@@ -69,26 +69,26 @@ var Bugs = []Bug{
 	{Name: "cleanup-while-paused", Component: "cluster", Subject: "cluster", Suite: "finalizer",
 		Breaks: []string{FinP4.ID},
 		Origin: "synthetic: a controller that runs external cleanup for a paused object being deleted"},
-	{Name: "status-hot-loop", Component: "composite", Subject: "composite", Suite: "steadystate",
+	{Name: "status-hot-loop", Component: "composite", Subject: "composite", Suite: "reconcile",
 		Breaks: []string{SteadyQuiescent.ID},
 		Origin: "synthetic: a status hot loop: a controller that stamps status with the time of every reconcile (a condition's lastTransitionTime as a heartbeat) and writes it whether or not anything changed, so its own write and each resync bring another"},
-	{Name: "recreate-children-on-restart", Component: "composite", Subject: "composite", Suite: "steadystate",
+	{Name: "recreate-children-on-restart", Component: "composite", Subject: "composite", Suite: "reconcile",
 		// Its children are made again with the same names, specs and
 		// status, so the end state is the reference's: only the writes
 		// show it.
 		Breaks: []string{SteadyNoChurn.ID},
 		Origin: "synthetic: a controller that knows its children only from memory: after a restart it deletes the children it finds and makes them again instead of adopting them"},
-	{Name: "release-finalizer-early", Component: "composite", Subject: "composite", Suite: "steadystate",
+	{Name: "release-finalizer-early", Component: "composite", Subject: "composite", Suite: "reconcile",
 		Breaks: []string{SteadyLeavesNothing.ID},
 		Origin: "synthetic: a finalizer released before the cleanup it guards: the claim goes at once, and the Composite it made (no ownerReference) is left behind with its Managed"},
-	{Name: "delete-orphans-from-cache", Component: "composite", Subject: "composite", Suite: "steadystate",
+	{Name: "delete-orphans-from-cache", Component: "composite", Subject: "composite", Suite: "reconcile",
 		// The Composite deleted is made again, with the same name, spec
 		// and status, and the Claim (read fresh, its status written as
 		// it goes) ends Ready as in the reference: only the creates show
 		// it (a stale view, and missed events until the relist).
 		Breaks: []string{SteadyNoChurn.ID},
 		Origin: "synthetic: a stale cache's orphan cleanup (Sieve's staleness class): a child whose parent its informer cache does not list is deleted as an orphan without a fresh read, while the cache is behind the parent's change the child already carries"},
-	{Name: "skip-changes-on-relist", Component: "composite", Subject: "composite", Suite: "steadystate",
+	{Name: "skip-changes-on-relist", Component: "composite", Subject: "composite", Suite: "reconcile",
 		// The Claim's status.observedGeneration stays behind its
 		// generation: kstatus has it in progress for good (it does not
 		// recover), and the end state differs from the reference's.
@@ -148,7 +148,7 @@ var Bugs = []Bug{
 		SteadyNoChurn),
 	stackBug("panic-every-reconcile", "a nil pointer dereferenced on every reconcile and recovered by controller-runtime: the controller logs a panic each time and never writes",
 		SteadyActs, SteadyNoPanic),
-	stackBug("second-finalizer-while-deleting", "a controller that adds a second finalizer of its own to an object already being deleted (the API server answers 422), as finalizer-while-deleting does in Cluster API's shape, seen by the steady-state suite",
+	stackBug("second-finalizer-while-deleting", "a controller that adds a second finalizer of its own to an object already being deleted (the API server answers 422), as finalizer-while-deleting does in Cluster API's shape, seen by the reconcile suite",
 		SteadyNoFinalizer),
 	stackBug("slow-after-refusal", "an over-long backoff: after a refused write the object's status is left alone for 60 s (its children still synced), longer than any bound of recovery",
 		SteadyRecovers),
@@ -182,14 +182,14 @@ var Bugs = []Bug{
 		SteadySameEndState),
 }
 
-// stackBug is a seeded bug of refctl stack, for the steady-state suite:
+// stackBug is a seeded bug of refctl stack, for the reconcile suite:
 // synthetic, standing for the textbook bug origin describes.
 func stackBug(name, origin string, breaks ...verdict.Property) Bug {
 	ids := make([]string, len(breaks))
 	for i, p := range breaks {
 		ids[i] = p.ID
 	}
-	return Bug{Name: name, Component: "stack", Subject: "stack", Suite: "steadystate", Breaks: ids, Origin: "synthetic: " + origin}
+	return Bug{Name: name, Component: "stack", Subject: "stack", Suite: "reconcile", Breaks: ids, Origin: "synthetic: " + origin}
 }
 
 // slow marks b Slow.
@@ -206,10 +206,10 @@ var Suites = []Suite{
 	{Name: "leader", Subject: "leader", Capability: "leaderElected"},
 	{Name: "foreground", Subject: "composite", Capability: "foregroundComposite"},
 	{Name: "finalizer", Subject: "cluster", Capability: "movableResource"},
-	// The steady-state suite judges any controller, so it is proved on
+	// The reconcile suite judges any controller, so it is proved on
 	// two: the composite's seeded bugs and the stack's, many more, each
 	// aimed at one hole of its judges.
-	{Name: "steadystate", Subject: "composite", Capability: "steadyState", Others: []string{"stack", "stack-unwatched", "stack-templated"}},
+	{Name: "reconcile", Subject: "composite", Capability: "reconciledObjects", Others: []string{"stack", "stack-unwatched", "stack-templated"}},
 }
 
 // Suite is a suite of the catalog: its name, the reference subject it runs

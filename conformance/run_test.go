@@ -22,7 +22,7 @@ run:
   command: [/bin/true, "--kubeconfig={{.Kubeconfig}}"]
   env: {DB_PASSWORD: env-planted-value, LOG_LEVEL: debug}
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
       - {apiVersion: v1, kind: Secret, metadata: {name: db}, stringData: {password: secret-planted-value}}
     changes:
@@ -99,7 +99,7 @@ run:
       set -e
       exec `+manager+` --config={{.Dir}}/config.yaml
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
       - {apiVersion: v1, kind: ConfigMap, metadata: {name: app}}
 `), 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +21,12 @@ import (
 const FileName = "evidence.json"
 
 // Format is the evidence file's version; a newer one is refused, and so is
-// an older one, whose facts this version's judges no longer read (format
-// 2 records every convergence's bound with its history and wanted state).
-const Format = 2
+// one older than format 2, whose facts this version's judges no longer
+// read (format 2 records every convergence's bound with its history and
+// wanted state). Format 3 names the reconcile suite's properties and facts
+// reconcile/...; format 2 named them steadystate/..., and is read with
+// them renamed (renamed2).
+const Format = 3
 
 // Evidence is one spec's recorded evidence.
 type Evidence struct {
@@ -164,10 +168,32 @@ func Read(path string) (*Evidence, error) {
 		return nil, fmt.Errorf("%s is not steadystate evidence: no format or spec", path)
 	case e.Format > Format:
 		return nil, fmt.Errorf("%s has evidence format %d; this steadystate reads up to %d: use a newer steadystate", path, e.Format, Format)
+	case e.Format == 2:
+		e.renamed2()
 	case e.Format < Format:
-		return nil, fmt.Errorf("%s has evidence format %d, from an older steadystate; this one reads format %d: validate it with the steadystate that wrote it, or run the spec again", path, e.Format, Format)
+		return nil, fmt.Errorf("%s has evidence format %d, from an older steadystate; this one reads formats 2 and %d: validate it with the steadystate that wrote it, or run the spec again", path, e.Format, Format)
 	}
 	return &e, nil
+}
+
+// renamed2 reads format 2's names as format 3's: the reconcile suite's
+// facts, named after its former name (steadystate/end, and
+// converge/steadystate/settles for a property's bound), under its
+// current one. Its records' property ids are read so already
+// (verdict.Record's UnmarshalJSON).
+func (e *Evidence) renamed2() {
+	facts := make(map[string]string, len(e.Facts))
+	for name, v := range e.Facts {
+		prefix, rest, nested := strings.Cut(name, "/")
+		if nested && prefix != verdict.FormerSuite {
+			name = prefix + "/" + verdict.CurrentID(rest)
+		} else {
+			name = verdict.CurrentID(name)
+		}
+		facts[name] = v
+	}
+	e.Facts = facts
+	e.Format = Format
 }
 
 // Find lists the evidence files below dir.

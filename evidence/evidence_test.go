@@ -2,9 +2,11 @@ package evidence
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +88,7 @@ func TestCollectorKeepsWhatAJudgeReadsBack(t *testing.T) {
 func TestReadRefusesWhatIsNotEvidence(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"garbage": "{", "no spec": `{"format":2}`, "newer": `{"format":3,"spec":"s"}`, "older": `{"format":1,"spec":"s"}`,
+		"garbage": "{", "no spec": `{"format":2}`, "newer": `{"format":4,"spec":"s"}`, "older": `{"format":1,"spec":"s"}`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -95,5 +97,53 @@ func TestReadRefusesWhatIsNotEvidence(t *testing.T) {
 		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v, want an error naming the file", name, err)
 		}
+	}
+}
+
+// Evidence of format 2 names the reconcile suite's properties and facts
+// after its former name, steadystate: it reads as format 3, every record
+// and fact under the current name, and nothing else renamed.
+func TestFormat2ReadsUnderCurrentNames(t *testing.T) {
+	path := filepath.Join("..", "judge", "testdata", "steadystate-endpointslice-restart.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"format":2`) || !strings.Contains(string(raw), `"steadystate/end"`) {
+		t.Fatalf("%s is no longer format 2 evidence with the former names", path)
+	}
+	e, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Format != Format {
+		t.Errorf("read as format %d", e.Format)
+	}
+	if _, ok := e.Facts["reconcile/end"]; !ok {
+		t.Error("no fact reconcile/end")
+	}
+	for name := range e.Facts {
+		if strings.Contains(name, "steadystate/") {
+			t.Errorf("fact %q kept its former name", name)
+		}
+	}
+	for _, r := range e.Records {
+		if !strings.HasPrefix(r.ID, "reconcile/") && !strings.HasPrefix(r.ID, "evidence/") {
+			t.Errorf("record %q", r.ID)
+		}
+	}
+	if len(e.Records) == 0 {
+		t.Error("no records")
+	}
+	// A property's convergence bound is a fact named after its id.
+	small := filepath.Join(t.TempDir(), "evidence.json")
+	if err := os.WriteFile(small, []byte(`{"format":2,"spec":"s","facts":{"converge/steadystate/settles":"{}","converge/lostevents/healthy-before-fault":"{}","window":"5s"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Read(small); err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(e.Facts)); !slices.Equal(got, []string{"converge/lostevents/healthy-before-fault", "converge/reconcile/settles", "window"}) {
+		t.Errorf("facts read as %v", got)
 	}
 }

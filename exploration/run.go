@@ -57,7 +57,7 @@ type Run struct {
 	Parallel int
 	// SharedCluster has the Parallel processes share one cluster
 	// instead, each schedule's subject confined to its namespace: the
-	// first process starts the cluster, the others use it (steadyState
+	// first process starts the cluster, the others use it (reconciledObjects
 	// only, whose objects are namespaced).
 	SharedCluster bool
 	// Version is the local control plane's (KUBE_VERSION); BuildBins
@@ -130,6 +130,7 @@ func (c *Run) setParallel(local bool) error {
 // schedule, and settles the capability explored: the one asked for, the
 // replayed schedule's, or the subject's first that exploration drives.
 func (c *Run) Resolve() error {
+	c.Capability = verdict.CurrentCapability(c.Capability)
 	if err := c.resolveSubject(); err != nil {
 		return err
 	}
@@ -257,7 +258,7 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 	if err := os.RemoveAll(dir); err != nil {
 		return []reports.Run{{Err: err.Error()}}
 	}
-	// A steadyState run's processes make its two fault-free reference
+	// A reconciledObjects run's processes make its two fault-free reference
 	// runs once between them, on two clusters, through this folder.
 	var share []string
 	if c.Capability == schedule.Steady {
@@ -294,7 +295,7 @@ func (c Run) runShards(ctx context.Context, cell reports.Cell, dir string, stder
 // summarise prints the run's schedules, findings and errors, and the
 // steps not done. A finding is the command's failure; so is a schedule
 // that ended in an error (its verdict is unknown) and a run in which no
-// schedule ran. A steadyState run's fault-free reference runs are no
+// schedule ran. A reconciledObjects run's fault-free reference runs are no
 // schedules: one that broke a property or ended in an error is said so.
 func summarise(w io.Writer, c Run, dir string, runs ...reports.Run) error {
 	var t summary

@@ -48,8 +48,8 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 	passed := verdict.Spec{Name: "schedule 1 (seed 7)", Outcome: verdict.Passed, Report: &types.SpecReport{ReportEntries: types.ReportEntries{notDone}}}
 	errored := verdict.Spec{Name: "schedule 2 (seed 8)", Outcome: verdict.Error, Reason: "assumption explore/steps-acted did not hold: pod-deletion at 10:00:00.000 failed: no pod to delete"}
 	skipped := verdict.Spec{Name: "schedule 3 (seed 9)", Outcome: verdict.SkippedSpec}
-	reference := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
-	unsettled := verdict.Spec{Name: "Exploration of a steadyState subject " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}
+	reference := verdict.Spec{Name: "Exploration of a reconciledObjects subject " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed}
+	unsettled := verdict.Spec{Name: "Exploration of a reconciledObjects subject " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/settles"}}
 	broken := verdict.Spec{Name: "schedule 4 (seed 10)", Outcome: verdict.BrokenSpec, Broken: []string{"lostevents/no-overshoot"}, Report: &types.SpecReport{}}
 	for _, tc := range []struct {
 		name  string
@@ -64,11 +64,11 @@ func TestExploreFailsOnErrorsAndOnNothingRun(t *testing.T) {
 		{"none ran", []verdict.Spec{skipped}, "no schedule ran", 3, []string{"0 schedule(s)"}},
 		{"a finding", []verdict.Spec{passed, broken}, "found schedules that break properties", 1, []string{"1 finding(s), 0 error(s)"}},
 		{"a finding beside an error", []verdict.Spec{broken, errored}, "found schedules that break properties", 1, []string{"1 finding(s), 1 error(s)"}},
-		// A steadyState run's reference runs are no schedules; one that
+		// A reconciledObjects run's reference runs are no schedules; one that
 		// broke a property is a finding.
 		{"references", []verdict.Spec{reference, passed}, "", 0, []string{"1 schedule(s) (after 1 fault-free reference run(s))"}},
 		{"only references", []verdict.Spec{reference, reference}, "no schedule ran", 3, []string{"0 schedule(s) (after 2 fault-free reference run(s))"}},
-		{"a reference broke", []verdict.Spec{reference, unsettled, passed}, "found schedules that break properties", 1, []string{"finding: Exploration of a steadyState subject fault-free reference run 2 of 2 (no faults) broke steadystate/settles"}},
+		{"a reference broke", []verdict.Spec{reference, unsettled, passed}, "found schedules that break properties", 1, []string{"finding: Exploration of a reconciledObjects subject fault-free reference run 2 of 2 (no faults) broke reconcile/settles"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
@@ -110,7 +110,7 @@ func TestExploreParallel(t *testing.T) {
 		{"negative", Run{Parallel: -1}, true, 0, "at least 1"},
 		{"one cluster shared", Run{Parallel: 2, SharedCluster: true, Capability: schedule.Steady}, true, 2, ""},
 		{"one cluster shared by one", Run{SharedCluster: true, Capability: schedule.Steady}, true, 0, "give --parallel 2 or more"},
-		{"one cluster shared, another capability", Run{Parallel: 2, SharedCluster: true, Capability: schedule.Scalable}, true, 0, "the steadyState capability only"},
+		{"one cluster shared, another capability", Run{Parallel: 2, SharedCluster: true, Capability: schedule.Scalable}, true, 0, "the reconciledObjects capability only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c

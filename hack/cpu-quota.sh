@@ -3,7 +3,7 @@
 # quota), as a slower machine would give it: how the suites' verdicts are
 # checked against a machine slower than this one.
 #
-#   hack/cpu-quota.sh 1.3 env SELFTEST_SUITES=steadystate make selftest
+#   hack/cpu-quota.sh 1.3 env SELFTEST_SUITES=reconcile make selftest
 #
 # Needs root and a writable cgroup file system (v1's cpu controller or
 # v2's cpu.max). The command and everything it starts stay in the group;

@@ -21,14 +21,14 @@ import (
 // it is compared against (same-end-state, no-churn).
 var (
 	// FactSteadyEnd is when the run's end state was taken (EndMark).
-	FactSteadyEnd = Fact[EndMark]{Name: "steadystate/end"}
+	FactSteadyEnd = Fact[EndMark]{Name: "reconcile/end"}
 	// FactSteadyReferences are the end states of the fault-free
 	// reference runs of the same objects and changes, as JSON
 	// ([]EndState): recorded in the faulted run's evidence so that it is
 	// re-judged offline without the reference runs' own.
-	FactSteadyReferences = Fact[[]*EndState]{Name: "steadystate/references"}
+	FactSteadyReferences = Fact[[]*EndState]{Name: "reconcile/references"}
 	// FactSteadyIgnore is the subject's ignore paths, as JSON ([]string).
-	FactSteadyIgnore = Fact[[]string]{Name: "steadystate/ignore"}
+	FactSteadyIgnore = Fact[[]string]{Name: "reconcile/ignore"}
 )
 
 // EndMark is when a run's end state was taken (At, once the last phase
@@ -1370,7 +1370,7 @@ func compareEnds(e *evidence.Evidence) (*comparedEnds, error) {
 			}
 		}
 		if !found {
-			unresolved = append(unresolved, fmt.Sprintf("capabilities.steadyState.ignore[%d] %q", i, v))
+			unresolved = append(unresolved, fmt.Sprintf("capabilities.reconciledObjects.ignore[%d] %q", i, v))
 		}
 	}
 	if len(unresolved) > 0 {

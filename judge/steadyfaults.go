@@ -14,7 +14,7 @@ import (
 	"github.com/steadystate-dev/steadystate/oracle"
 )
 
-// The steady-state suite's faults at the moments that break controllers:
+// The reconcile suite's faults at the moments that break controllers:
 // a stale view (the watches of the objects and of what they own stalled
 // while another party writes), missed events (their events dropped, then a
 // forced relist) and refused writes (the controller's writes answered 429,
@@ -24,7 +24,7 @@ import (
 
 // FactSteadyDisturbed is the writes another party (the harness) made
 // while a fault acted, as JSON.
-var FactSteadyDisturbed = Fact[[]Disturbance]{Name: "steadystate/disturbed"}
+var FactSteadyDisturbed = Fact[[]Disturbance]{Name: "reconcile/disturbed"}
 
 // The faults' names on the timeline.
 var (

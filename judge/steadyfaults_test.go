@@ -271,7 +271,7 @@ func TestRefusalThatDrewNoWriteIsNotBound(t *testing.T) {
 	// The spec records its other properties not bound with its premise;
 	// re-judged, they stay so (quiescent's own rule finds it bound).
 	quiet := verdict.Record{Property: catalog.SteadyQuiescent, Outcome: verdict.NotBound}
-	if got, remade := RejudgeNotBound(quiet, e); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "steadystate/writes-refused not bound") {
+	if got, remade := RejudgeNotBound(quiet, e); !remade || got.Outcome != verdict.NotBound || !strings.Contains(got.Reason, "reconcile/writes-refused not bound") {
 		t.Errorf("quiescent of a spec whose premise was not bound, re-judged: %s %q", got.Outcome, got.Reason)
 	}
 	// A premise the run found not bound from what it recorded (no first

@@ -224,7 +224,7 @@ func unstored(e *evidence.Evidence) []string {
 // of that the API server does not store, comma-separated: its discovery
 // offers no get, list or watch of them (an access review, a token
 // review). Such a create leaves nothing behind.
-var FactSteadyUnstored = Fact[Names]{Name: "steadystate/unstored"}
+var FactSteadyUnstored = Fact[Names]{Name: "reconcile/unstored"}
 
 // WatchSelects reports whether a watch's selectors select o: its label
 // selector matches o's labels, and its field selector, if any, names

@@ -18,11 +18,11 @@ func TestLongestFirst(t *testing.T) {
 	}
 	other, _ := catalog.Lookup("leak-cluster-child")
 	cells := []reports.Cell{
-		{Suite: "steadystate", Subject: "stack", Bug: &other},
+		{Suite: "reconcile", Subject: "stack", Bug: &other},
 		{Suite: "leader", Subject: "leader"},
-		{Suite: "steadystate", Subject: "stack", Bug: &slow},
+		{Suite: "reconcile", Subject: "stack", Bug: &slow},
 		{Suite: "lostevents", Subject: "workload"},
-		{Suite: "steadystate", Subject: "composite"},
+		{Suite: "reconcile", Subject: "composite"},
 	}
 	if got, want := longestFirst(cells), []int{2, 0, 4, 3, 1}; !slices.Equal(got, want) {
 		t.Errorf("longestFirst = %v, want %v", got, want)

@@ -21,7 +21,7 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// The steady-state suite's fault-free specs, its reference runs: the
+// The reconcile suite's fault-free specs, its reference runs: the
 // first also deletes the objects, the second watches the quiet window
 // before its first change.
 const (
@@ -29,17 +29,17 @@ const (
 	secondReference = "settles the same way in a second clean run, goes quiet and still acts"
 )
 
-// BenchmarkReferenceRun measures the steady-state suite's fault-free
+// BenchmarkReferenceRun measures the reconcile suite's fault-free
 // reference runs of the reference composite controller (bin/refctl
 // composite, one Claim and one change, the binding the self-test runs):
 // each loop is one run of the suite, as the self-test runs a cell
-// (RunCell: `bin/steadystate suite steadystate` in a child process with a
+// (RunCell: `bin/steadystate suite reconcile` in a child process with a
 // local cluster of its own, whose start is the suite's set-up and is not
 // counted), focused on its two fault-free specs, every spec's evidence
 // kept. The figures come from the suite's Ginkgo report and the facts the
 // reference runs record in their evidence.
 //
-// The reference run is the suite's own scenario (suites/steadystate),
+// The reference run is the suite's own scenario (suites/reconcile),
 // built on Ginkgo: its failures are Fail and Expect, its clean-ups
 // DeferCleanup, its records the spec's evidence. It cannot be called
 // outside a Ginkgo suite without rewriting it, and a copy would measure
@@ -47,7 +47,7 @@ const (
 // the runs recorded.
 //
 // It reports medians: refs-ms, the two specs together (what every
-// steady-state suite run pays before its faulted specs), and first-ms
+// reconcile suite run pays before its faulted specs), and first-ms
 // and second-ms, each spec's; ref-run-ms, a reference run from the
 // objects' apply to its end state (both specs), and its split: settle-ms
 // (the apply to the change, which comes once the state settled: ready
@@ -68,7 +68,7 @@ func BenchmarkReferenceRun(b *testing.B) {
 	for b.Loop() {
 		i++
 		dir := filepath.Join(b.TempDir(), strconv.Itoa(i))
-		cell := reports.Cell{Suite: "steadystate", Subject: "composite"}
+		cell := reports.Cell{Suite: "reconcile", Subject: "composite"}
 		cr := Run{Refctl: refctl, Provider: "local"}.CellRun(cell, dir, 1, io.Discard)
 		cr.Program = program
 		cr.Env = []string{"PROVIDER=local", "STEADYSTATE_KEEP_EVIDENCE=1"}

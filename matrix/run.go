@@ -123,7 +123,7 @@ func (m Run) run(ctx context.Context, cells []reports.Cell, stderr io.Writer) er
 // a lost-events one up to about one, a leader one about 13 s); a suite
 // not named here starts last.
 func longestFirst(cells []reports.Cell) []int {
-	suites := map[string]int{"steadystate": 5, "lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
+	suites := map[string]int{"reconcile": 5, "lostevents": 4, "finalizer": 3, "foreground": 2, "leader": 1}
 	weight := func(c reports.Cell) int {
 		if c.Bug != nil && c.Bug.Slow {
 			return 10

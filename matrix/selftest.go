@@ -6,6 +6,7 @@ package matrix
 import (
 	"context"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -31,7 +32,7 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 		"Runs every suite against every reference subject mode (each cell with its own cluster, on\n"+
 			"PROVIDER) and fails unless every correct mode passed and every bug was caught on exactly\n"+
 			"its declared properties, every time. The runs go below ARTIFACTS/selftest. The\n"+
-			"steady-state suite runs two reference subjects, composite and stack: --subjects stack\n"+
+			"reconcile suite runs two reference subjects, composite and stack: --subjects stack\n"+
 			"--modes correct runs the stack's correct cell alone.")
 	suitesFlag := cmd.FS.String("suites", e.Matrix["SELFTEST"].Suites, "run only these comma-separated `suites` (SELFTEST_SUITES; default all)")
 	subjectsFlag := cmd.FS.String("subjects", e.Matrix["SELFTEST"].Subjects, "run only the cells of these comma-separated reference `subjects` (SELFTEST_SUBJECTS; default all)")
@@ -47,7 +48,7 @@ func selftestConfigFrom(e config.Settings, args []string) (selftestConfig, error
 	if c.run, err = mf.Run(cmd, "selftest", "self-test matrix"); err != nil {
 		return c, err
 	}
-	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), *suitesFlag, "a suite of the matrix", catalog.SuiteNames()); err != nil {
+	if c.suites, err = cli.List(cmd.Source("suites", "SELFTEST_SUITES"), cli.Renamed(*suitesFlag, verdict.CurrentSuite), "a suite of the matrix", catalog.SuiteNames()); err != nil {
 		return c, err
 	}
 	if c.subjects, err = cli.List(cmd.Source("subjects", "SELFTEST_SUBJECTS"), *subjectsFlag, "a reference subject of the matrix", catalog.SubjectNames()); err != nil {

@@ -186,11 +186,11 @@ func TestCellsComeFromTheCatalog(t *testing.T) {
 	}
 }
 
-// The steady-state suite runs two reference subjects, each with its own
+// The reconcile suite runs two reference subjects, each with its own
 // correct cell; --subjects narrows the matrix to some of them, and the
 // modes still select.
 func TestSelectBySubject(t *testing.T) {
-	cells, err := SelectOf([]string{"steadystate"}, nil, []string{"correct"})
+	cells, err := SelectOf([]string{"reconcile"}, nil, []string{"correct"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestSelectBySubject(t *testing.T) {
 		got = append(got, c.Subject)
 	}
 	if strings.Join(got, ",") != "composite,stack,stack-unwatched,stack-templated" {
-		t.Errorf("the steady-state suite's correct cells are %v, want composite, stack and the stack's two other bindings", got)
+		t.Errorf("the reconcile suite's correct cells are %v, want composite, stack and the stack's two other bindings", got)
 	}
 	cells, err = SelectOf(nil, []string{"stack"}, []string{"correct", "watch-never-back", "status-hot-loop"})
 	if err != nil {

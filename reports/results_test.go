@@ -99,14 +99,14 @@ func TestReadResultSetsRefusesAMisnamedSet(t *testing.T) {
 // properties; a missed bug lowers its properties' scores.
 func TestMutationScore(t *testing.T) {
 	s := ResultSet{Rows: []ResultRow{
-		{Suite: "steadystate", Subject: "composite", Mode: "correct", Verdict: "passed"},
-		{Suite: "steadystate", Subject: "composite", Mode: "status-hot-loop", Verdict: "caught: steadystate/quiescent"},
-		{Suite: "steadystate", Subject: "composite", Mode: "skip-changes-on-relist", Verdict: "missed: nothing broken"},
+		{Suite: "reconcile", Subject: "composite", Mode: "correct", Verdict: "passed"},
+		{Suite: "reconcile", Subject: "composite", Mode: "status-hot-loop", Verdict: "caught: reconcile/quiescent"},
+		{Suite: "reconcile", Subject: "composite", Mode: "skip-changes-on-relist", Verdict: "missed: nothing broken"},
 	}}
 	got := s.MutationScore()
 	for _, want := range []string{
 		"1 of 2 seeded bugs caught", "1 of 1 correct modes passed",
-		"| `steadystate/quiescent` | 1 | 1 | 100 % |", "| `steadystate/recovers` | 1 | 0 | 0 % |",
+		"| `reconcile/quiescent` | 1 | 1 | 100 % |", "| `reconcile/recovers` | 1 | 0 | 0 % |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("score does not say %q:\n%s", want, got)

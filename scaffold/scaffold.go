@@ -502,10 +502,10 @@ run:
   manifests:{{range .CRDs}}
     - {{q .}}{{else}} []{{end}}
 capabilities:
-  # The steady-state suite: it applies the objects into a fresh namespace, waits until they
+  # The reconcile suite: it applies the objects into a fresh namespace, waits until they
   # and everything they own are ready, watches that the controller then goes quiet, restarts
   # it right after its first write, deletes everything and checks nothing is left behind.
-  steadyState:
+  reconciledObjects:
     # What the controller reconciles: the project's samples (templates of {{"{{"}}.Namespace{{"}}"}};
     # each object goes into the spec's namespace).
     objects:{{range .Samples}}

@@ -58,8 +58,8 @@ func TestKubebuilderDraftLoadsUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the draft does not load: %v\n%s", err, b.String())
 	}
-	if got := f.Capabilities.Bound(); strings.Join(got, ",") != "steadyState" {
-		t.Errorf("binds %v, want steadyState alone", got)
+	if got := f.Capabilities.Bound(); strings.Join(got, ",") != "reconciledObjects" {
+		t.Errorf("binds %v, want reconciledObjects alone", got)
 	}
 	if f.Name != "guestbook" || f.Run.Env["ENABLE_WEBHOOKS"] != "false" || f.Run.Env["GUESTBOOK_IMAGE"] != "guestbook:1.0" || len(f.Run.Env) != 2 {
 		t.Errorf("name %q, env %v: want ENABLE_WEBHOOKS=false and manager.yaml's literal GUESTBOOK_IMAGE", f.Name, f.Run.Env)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"maps"
 	"os"
 	"path/filepath"
@@ -62,6 +63,13 @@ func Parse(data []byte, path string, o Options) (*File, error) {
 		return nil, &Error{File: path, Field: "(file)", Problem: "not a YAML mapping", Expected: "a YAML document with apiVersion " + APIVersion}
 	}
 	name, _ := generic["name"].(string)
+	if renamed, err := formerCapability(generic); err != nil {
+		return nil, &Error{File: path, Subject: name, Field: "capabilities." + verdict.FormerCapability, Problem: err.Error(), Expected: "capabilities." + verdict.ReconcileCapability + " alone"}
+	} else if renamed {
+		if raw, err = json.Marshal(generic); err != nil {
+			return nil, &Error{File: path, Subject: name, Field: "(file)", Problem: err.Error()}
+		}
+	}
 	var problems []error
 	for _, p := range shape(generic, reflect.TypeFor[File](), "") {
 		p.File, p.Subject = path, name
@@ -160,4 +168,22 @@ func shape(v any, t reflect.Type, path string) []*Error {
 		}
 	}
 	return nil
+}
+
+// formerCapability moves a capability bound under its former name,
+// capabilities.steadyState (until 2026-12-01), to its current one,
+// capabilities.reconciledObjects, and reports whether it did; a file that
+// binds both is refused.
+func formerCapability(file map[string]any) (bool, error) {
+	caps, _ := file["capabilities"].(map[string]any)
+	former, ok := caps[verdict.FormerCapability]
+	if !ok {
+		return false, nil
+	}
+	if _, both := caps[verdict.ReconcileCapability]; both {
+		return false, fmt.Errorf("binds both %s and %s, its former name", verdict.ReconcileCapability, verdict.FormerCapability)
+	}
+	delete(caps, verdict.FormerCapability)
+	caps[verdict.ReconcileCapability] = former
+	return true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"strings"
@@ -49,7 +50,7 @@ func (f *File) RedactedCopy() ([]byte, error) { return RedactedCopy(f.Path, f.op
 //     (oracle.SecretName);
 //   - every other value, and every comment, that holds a value of a
 //     Secret the file names (inline, patched, or in a manifest file of
-//     capabilities.steadyState.objects or run.manifests, which are read
+//     capabilities.reconciledObjects.objects or run.manifests, which are read
 //     for it and not copied) of minSwept characters or more, plain or in
 //     base64: an environment variable given a Secret's value, say.
 //
@@ -80,7 +81,10 @@ func Redact(data []byte, path string, o Options) ([]byte, error) {
 		root := doc.Content[0]
 		r.env(get(get(root, "run"), "env"))
 		r.env(get(get(get(root, "run"), "pod"), "env"))
-		steady := get(get(root, "capabilities"), "steadyState")
+		steady := get(get(root, "capabilities"), verdict.ReconcileCapability)
+		if steady == nil {
+			steady = get(get(root, "capabilities"), verdict.FormerCapability)
+		}
 		if changes := get(steady, "changes"); changes != nil && changes.Kind == yaml.SequenceNode {
 			for _, c := range changes.Content {
 				r.patch(get(c, "patch"))

@@ -102,7 +102,7 @@ run:
       API_TOKEN: ` + planted["podenv"] + `
       MODE: fast
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
       - apiVersion: v1
         kind: Secret
@@ -159,15 +159,15 @@ capabilities:
 	if got := f.Run.Command[2]; got != r {
 		t.Errorf("an argument holding a Secret's value reads %q", got)
 	}
-	secret := f.Capabilities.SteadyState.Objects[0].(map[string]any)
+	secret := f.Capabilities.ReconciledObjects.Objects[0].(map[string]any)
 	if secret["stringData"].(map[string]any)["password"] != r || secret["data"].(map[string]any)["other"] != r {
 		t.Errorf("the inline Secret reads %v", secret)
 	}
-	if p := f.Capabilities.SteadyState.Changes[0].Patch.Merge; p["stringData"].(map[string]any)["password"] != r {
+	if p := f.Capabilities.ReconciledObjects.Changes[0].Patch.Merge; p["stringData"].(map[string]any)["password"] != r {
 		t.Errorf("the Secret's patch reads %v", p)
 	}
-	if len(f.Capabilities.SteadyState.Changes) != 3 || len(f.Capabilities.SteadyState.Objects) != 3 {
-		t.Errorf("the copy has %d changes and %d objects, want 3 and 3", len(f.Capabilities.SteadyState.Changes), len(f.Capabilities.SteadyState.Objects))
+	if len(f.Capabilities.ReconciledObjects.Changes) != 3 || len(f.Capabilities.ReconciledObjects.Objects) != 3 {
+		t.Errorf("the copy has %d changes and %d objects, want 3 and 3", len(f.Capabilities.ReconciledObjects.Changes), len(f.Capabilities.ReconciledObjects.Objects))
 	}
 	// The manifest files are read, not changed.
 	if data, _ := os.ReadFile(filepath.Join(dir, "secret.yaml")); !strings.Contains(string(data), planted["file"]) {
@@ -196,8 +196,8 @@ func TestRedactedCopyKeepsAFileWithoutSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if orig.Name != copied.Name || len(orig.Capabilities.SteadyState.Changes) != len(copied.Capabilities.SteadyState.Changes) || orig.Capabilities.SteadyState.Changes[2].String() != copied.Capabilities.SteadyState.Changes[2].String() {
-		t.Errorf("the copy reads differently: %+v", copied.Capabilities.SteadyState)
+	if orig.Name != copied.Name || len(orig.Capabilities.ReconciledObjects.Changes) != len(copied.Capabilities.ReconciledObjects.Changes) || orig.Capabilities.ReconciledObjects.Changes[2].String() != copied.Capabilities.ReconciledObjects.Changes[2].String() {
+		t.Errorf("the copy reads differently: %+v", copied.Capabilities.ReconciledObjects)
 	}
 	if _, err := subjectfile.Redact([]byte("a: [b"), "bad.yaml", subjectfile.Options{}); err == nil {
 		t.Error("a file that is not YAML was copied")

@@ -101,7 +101,7 @@ func TestBadFiles(t *testing.T) {
 		want           []string
 	}{
 		{"unknown nested field", "retryPeriod: 500ms", "retryPeriod: 500ms\n    leaseDurashun: 3s", []string{`subject "my-manager"`, "capabilities.leaderElected.leaseDurashun: unknown field", "one of leaderOnly, lease, leaseDuration"}},
-		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of foregroundComposite, leaderElected, movableResource, scalableWorkload"}},
+		{"unknown capability", "  leaderElected:", "  movable: {}\n  leaderElected:", []string{"capabilities.movable: unknown field", "one of foregroundComposite, leaderElected, movableResource, reconciledObjects, scalableWorkload"}},
 		{"missing binding", "    lease: {name: my-manager, namespace: \"{{.Namespace}}\"}\n", "", []string{"capabilities.leaderElected.lease.name: missing", "lease.namespace: missing"}},
 		{"bad duration", "leaseDuration: 3s", "leaseDuration: three", []string{"capabilities.leaderElected.leaseDuration", `"three" is not a duration`, `such as "30s"`}},
 		{"unknown template variable", "{{.Identity}}", "{{.Replica}}", []string{"run.command[2]", "can't evaluate field Replica", "{{.Kubeconfig}}, {{.Identity}}"}},

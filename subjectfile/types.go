@@ -8,7 +8,7 @@ import (
 )
 
 // The version and kind a subject file declares. v1alpha2 adds the
-// foregroundComposite capability, v1alpha3 the steadyState capability; a
+// foregroundComposite capability, v1alpha3 the reconciledObjects capability; a
 // v1alpha1 or v1alpha2 file reads as before, and moves by changing its
 // apiVersion.
 const (
@@ -87,7 +87,7 @@ type Capabilities struct {
 	LeaderElected       *LeaderElected       `json:"leaderElected,omitempty"`
 	ForegroundComposite *ForegroundComposite `json:"foregroundComposite,omitempty"` // v1alpha2
 	MovableResource     *MovableResource     `json:"movableResource,omitempty"`     // v1alpha2
-	SteadyState         *SteadyState         `json:"steadyState,omitempty"`         // v1alpha3
+	ReconciledObjects   *ReconciledObjects   `json:"reconciledObjects,omitempty"`   // v1alpha3
 }
 
 // Bound lists the capabilities the file binds, by their keys under
@@ -97,7 +97,7 @@ func (c Capabilities) Bound() []string {
 	for key, bound := range map[string]bool{
 		"scalableWorkload": c.ScalableWorkload != nil, "leaderElected": c.LeaderElected != nil,
 		"foregroundComposite": c.ForegroundComposite != nil, "movableResource": c.MovableResource != nil,
-		"steadyState": c.SteadyState != nil,
+		"reconciledObjects": c.ReconciledObjects != nil,
 	} {
 		if bound {
 			out = append(out, key)

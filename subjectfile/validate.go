@@ -77,9 +77,9 @@ func (f *File) Validate() error {
 	}
 	c := f.Capabilities
 	if len(c.Bound()) == 0 {
-		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite, movableResource, steadyState")
+		bad("capabilities", "none bound", "at least one of scalableWorkload, leaderElected, foregroundComposite, movableResource, reconciledObjects")
 	}
-	if s := c.SteadyState; s != nil {
+	if s := c.ReconciledObjects; s != nil {
 		s.validate(f, bad)
 	}
 	if m := c.MovableResource; m != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"slices"
@@ -20,7 +21,7 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/foreground"
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
-	"github.com/steadystate-dev/steadystate/suites/steadystate"
+	"github.com/steadystate-dev/steadystate/suites/reconcile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 
@@ -41,7 +42,7 @@ var All = []Suite{
 	{Name: "leader", Title: leader.Title, Register: leader.Register},
 	{Name: "foreground", Title: foreground.Title, Register: foreground.Register},
 	{Name: "finalizer", Title: finalizer.Title, Register: finalizer.Register},
-	{Name: "steadystate", Title: steadystate.Title, Register: steadystate.Register},
+	{Name: "reconcile", Title: reconcile.Title, Register: reconcile.Register},
 }
 
 // Explore is the exploration suite: seeded random fault schedules against
@@ -62,6 +63,7 @@ func E2E() []Suite { return append(slices.Clone(All), ControlPlane) }
 // Lookup finds a suite by its catalog name, the control plane's suite or
 // the exploration suite.
 func Lookup(name string) (Suite, bool) {
+	name = verdict.CurrentSuite(name)
 	for _, s := range []Suite{Explore, ControlPlane} {
 		if s.Name == name {
 			return s, true

@@ -28,7 +28,7 @@ func TestRunRefusesAnUnknownSuite(t *testing.T) {
 	if !errors.Is(err, ErrFlags) {
 		t.Fatalf("Run(nope) = %v, want ErrFlags", err)
 	}
-	if want := "the suites are lostevents, leader, foreground, finalizer, steadystate"; !strings.Contains(err.Error(), want) {
+	if want := "the suites are lostevents, leader, foreground, finalizer, reconcile"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not list the suites (%q)", err, want)
 	}
 }
@@ -43,10 +43,18 @@ func TestE2ERunsTheCatalogsSuitesAndTheControlPlanes(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	if want := "lostevents leader foreground finalizer steadystate controlplane"; strings.Join(names, " ") != want {
+	if want := "lostevents leader foreground finalizer reconcile controlplane"; strings.Join(names, " ") != want {
 		t.Errorf("e2e runs %q, want %q", names, want)
 	}
 	if len(All) != len(catalog.Suites) {
 		t.Errorf("E2E changed All: %d suites", len(All))
+	}
+}
+
+// `steadystate suite reconcile`, the reconcile suite's former name, is
+// the reconcile suite.
+func TestFormerSuiteName(t *testing.T) {
+	if s, ok := Lookup("steadystate"); !ok || s.Name != "reconcile" {
+		t.Errorf("Lookup(steadystate) = %+v, %v", s, ok)
 	}
 }

@@ -28,7 +28,8 @@ func Declarations(ps ...Property) []string {
 }
 
 // Declared reads the ids of the properties a spec declares from its
-// labels (types.SpecReport.Labels()), in order, each once.
+// labels (types.SpecReport.Labels()), in order, each once, under their
+// suites' current names (CurrentID).
 func Declared(labels []string) []string {
 	var ids []string
 	for _, l := range labels {
@@ -36,7 +37,7 @@ func Declared(labels []string) []string {
 		if !ok || rest == "" {
 			continue
 		}
-		id := strings.Replace(rest, ":", "/", 1)
+		id := CurrentID(strings.Replace(rest, ":", "/", 1))
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,7 +150,7 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 	hc := HuntConfig{}
 	fs.DurationVar(&hc.Budget, "budget", 30*time.Minute, "each subject's exploration budget")
 	fs.Uint64Var(&hc.Seed, "seed", 1, "the explorations' seed")
-	fs.StringVar(&hc.Capability, "capability", "steadyState", "the capability explored")
+	fs.StringVar(&hc.Capability, "capability", verdict.ReconcileCapability, "the capability explored")
 	fs.StringVar(&hc.Pattern, "pattern", "", "draw every schedule in this pattern (explore --pattern; default: explore's mix)")
 	fs.IntVar(&hc.Parallel, "parallel", 1, "suite processes exploring each subject side by side, a cluster each")
 	sharedCluster := fs.String("shared-cluster", "off", "`on`: the --parallel processes share one cluster (explore --shared-cluster); off: a cluster each")
@@ -158,6 +159,7 @@ func hunt(ctx context.Context, cfg config.Settings, args []string, stdout, stder
 	if err := parseFlagsOnly(cmd, args); err != nil {
 		return err
 	}
+	hc.Capability = verdict.CurrentCapability(hc.Capability)
 	if hc.Budget <= 0 {
 		return fmt.Errorf("%w: zoo hunt --budget %s (HUNT_BUDGET): give a duration above zero, such as 30m", cli.ErrUsage, hc.Budget)
 	}

@@ -72,7 +72,7 @@ func TestStillBreaksFailsOnDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(stillBreaks(f, old), "\n")
-	for _, want := range []string{"not a replay of", "breaks [steadystate/recovers steadystate/same-end-state]"} {
+	for _, want := range []string{"not a replay of", "breaks [reconcile/recovers reconcile/same-end-state]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the old stuck-rollout evidence: %q, want %q among the problems", got, want)
 		}
@@ -88,7 +88,7 @@ func TestStillBreaksFailsOnDrift(t *testing.T) {
 	e.Histories = nil
 	e.Proxies = nil
 	got = strings.Join(stillBreaks(f, e), "\n")
-	if !strings.Contains(got, "steadystate/recovers re-judged") || !strings.Contains(got, "breaks []") {
+	if !strings.Contains(got, "reconcile/recovers re-judged") || !strings.Contains(got, "breaks []") {
 		t.Errorf("the kept evidence without its histories: %q, want recovers re-judged apart from the record and nothing broken", got)
 	}
 }

@@ -59,23 +59,23 @@ func TestLoadFindingRefuses(t *testing.T) {
 // that broke other properties than the schedule's does not count as
 // reproducing it; an error keeps the finding from reproducing.
 func TestTally(t *testing.T) {
-	both := []string{"steadystate/recovers", "steadystate/same-end-state"}
+	both := []string{"reconcile/recovers", "reconcile/same-end-state"}
 	specs := []verdict.Spec{
-		{Name: "steadyState " + tally.ReferenceSpec + " 1", Outcome: verdict.Passed},
+		{Name: "reconciledObjects " + tally.ReferenceSpec + " 1", Outcome: verdict.Passed},
 		{Name: "schedule 01", Outcome: verdict.BrokenSpec, Broken: both},
-		{Name: "schedule 02", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/recovers"}},
-		{Name: "schedule 03", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}},
+		{Name: "schedule 02", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/same-end-state", "reconcile/recovers"}},
+		{Name: "schedule 03", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/recovers"}},
 		{Name: "schedule 04", Outcome: verdict.Passed},
 		{Name: "schedule 05", Outcome: verdict.SkippedSpec},
 	}
 	f := zoo.Finding{Name: "x", Breaks: both, AtLeast: 2}
 	repro := zoo.Tally(specs, both)
 	if repro.Replays != 4 || repro.Reproduced != 2 || repro.Held != 1 || repro.Errors != 0 ||
-		repro.Broken["steadystate/recovers"] != 3 || repro.Broken["steadystate/same-end-state"] != 2 {
+		repro.Broken["reconcile/recovers"] != 3 || repro.Broken["reconcile/same-end-state"] != 2 {
 		t.Fatalf("tally %+v", repro)
 	}
 	var out bytes.Buffer
-	if !repro.Print(&out, f) || !strings.Contains(out.String(), "steadystate/recovers broken in 3 of 4") ||
+	if !repro.Print(&out, f) || !strings.Contains(out.String(), "reconcile/recovers broken in 3 of 4") ||
 		!strings.Contains(out.String(), "x: reproduced (2 of 4 replays, at least 2 asked") {
 		t.Errorf("printed:\n%s", out.String())
 	}

@@ -23,11 +23,11 @@ func TestHuntTally(t *testing.T) {
 		{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.Passed, Seconds: 40},
 		{Name: "Exploration " + tally.ReferenceSpec + " 2 of 2", Outcome: verdict.Passed, Seconds: 35},
 		{Name: "Exploration schedule 01 (seed 7)", Outcome: verdict.Passed, Seconds: 20},
-		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/recovers"}, Seconds: 30},
+		{Name: "Exploration schedule 02 (seed 8)", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/recovers"}, Seconds: 30},
 		{Name: "Exploration schedule 03 (seed 9)", Outcome: verdict.Error, Reason: "the fault proxy refused the rule", Seconds: 10.4},
 		{Name: "Exploration schedule 04 (seed 10)", Outcome: verdict.SkippedSpec},
 	}
-	r := zoo.HuntRow{Subject: "deployment", Capability: "steadyState", Seed: 1, Budget: time.Minute, Took: 2 * time.Minute, Dir: "/a"}
+	r := zoo.HuntRow{Subject: "deployment", Capability: "reconciledObjects", Seed: 1, Budget: time.Minute, Took: 2 * time.Minute, Dir: "/a"}
 	zoo.HuntTally(&r, specs, "/a/explore/run")
 	if r.Schedules != 3 || r.References != 2 || len(r.Findings) != 1 || len(r.Errors) != 1 || r.PerMinute() != 1.5 || r.InSchedules != 60400*time.Millisecond || r.InReferences != 75*time.Second {
 		t.Fatalf("row %+v", r)
@@ -45,19 +45,19 @@ func TestHuntTally(t *testing.T) {
 	if zoo.PrintHunt(&out, []zoo.HuntRow{r}) {
 		t.Errorf("a hunt with a finding and an error is clean:\n%s", out.String())
 	}
-	for _, want := range []string{"| deployment | steadyState | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1m0s | 2, 1m15s | - | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke steadystate/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
+	for _, want := range []string{"| deployment | reconciledObjects | 1 | 1m0s | 1 | 2m0s | 3 | 1.5 | 1m0s | 2, 1m15s | - | 1 | 1 |", "finding (to triage): deployment: Exploration schedule 02 (seed 8) broke reconcile/recovers", "error: deployment: Exploration schedule 03 (seed 9): the fault proxy refused the rule"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("printed lacks %q:\n%s", want, out.String())
 		}
 	}
 
-	clean := zoo.HuntRow{Subject: "job", Capability: "steadyState", Took: time.Minute}
+	clean := zoo.HuntRow{Subject: "job", Capability: "reconciledObjects", Took: time.Minute}
 	zoo.HuntTally(&clean, specs[:3], "/b")
 	out.Reset()
 	if !zoo.PrintHunt(&out, []zoo.HuntRow{clean}) {
 		t.Errorf("a hunt of one passed schedule is not clean:\n%s", out.String())
 	}
-	none := zoo.HuntRow{Subject: "cronjob", Capability: "steadyState", Dir: "/c"}
+	none := zoo.HuntRow{Subject: "cronjob", Capability: "reconciledObjects", Dir: "/c"}
 	zoo.HuntTally(&none, specs[:2], "/c")
 	out.Reset()
 	if zoo.PrintHunt(&out, []zoo.HuntRow{none}) || !strings.Contains(out.String(), "error: cronjob: no schedule ran") {
@@ -65,7 +65,7 @@ func TestHuntTally(t *testing.T) {
 	}
 	// A broken reference run is a finding with no schedule to replay.
 	ref := zoo.HuntRow{Subject: "x"}
-	zoo.HuntTally(&ref, []verdict.Spec{{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/settles"}}}, "/d")
+	zoo.HuntTally(&ref, []verdict.Spec{{Name: "Exploration " + tally.ReferenceSpec + " 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/settles"}}}, "/d")
 	if len(ref.Findings) != 1 || ref.Findings[0].Schedule != "" || ref.Schedules != 0 {
 		t.Errorf("a broken reference run: %+v", ref)
 	}
@@ -105,7 +105,7 @@ func TestHuntSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	cfg := zoo.HuntConfig{Capability: "steadyState", Budget: time.Minute, Seed: 1, Parallel: 2, Pattern: "refused-once", Steadystate: prog, Artifacts: art}
+	cfg := zoo.HuntConfig{Capability: "reconciledObjects", Budget: time.Minute, Seed: 1, Parallel: 2, Pattern: "refused-once", Steadystate: prog, Artifacts: art}
 	rows, err := zoo.Hunt(t.Context(), cfg, subjects, &progress)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestHuntSideBySide(t *testing.T) {
 	}
 	var out bytes.Buffer
 	zoo.PrintHunt(&out, rows)
-	if want := "| job | steadyState (refused-once) | 1 | 1m0s | 2 |"; !strings.Contains(out.String(), want) {
+	if want := "| job | reconciledObjects (refused-once) | 1 | 1m0s | 2 |"; !strings.Contains(out.String(), want) {
 		t.Errorf("printed lacks %q:\n%s", want, out.String())
 	}
 
@@ -131,7 +131,7 @@ func TestHuntSideBySide(t *testing.T) {
 	}
 	out.Reset()
 	zoo.PrintHunt(&out, rows)
-	if want := "| job | steadyState (refused-once) | 1 | 1m0s | 2, one cluster |"; !strings.Contains(out.String(), want) {
+	if want := "| job | reconciledObjects (refused-once) | 1 | 1m0s | 2, one cluster |"; !strings.Contains(out.String(), want) {
 		t.Errorf("printed lacks %q:\n%s", want, out.String())
 	}
 	cfg.SharedCluster = false

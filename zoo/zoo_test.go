@@ -61,8 +61,8 @@ func TestZooFiles(t *testing.T) {
 			if f.Name+".yaml" != filepath.Base(name) {
 				t.Errorf("subject %q in %s: name the file after the subject", f.Name, name)
 			}
-			if !slices.Contains(f.Capabilities.Bound(), "steadyState") {
-				t.Errorf("bound %v, not steadyState", f.Capabilities.Bound())
+			if !slices.Contains(f.Capabilities.Bound(), "reconciledObjects") {
+				t.Errorf("bound %v, not reconciledObjects", f.Capabilities.Bound())
 			}
 			var run []string
 			for _, a := range f.Run.Command {
@@ -157,7 +157,7 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"[1/2] job run 1/2: conform", "[2/2] job run 2/2: steadystate broken (steadystate/quiescent)", "LOCAL_NODES=on",
+	for _, want := range []string{"[1/2] job run 1/2: conform", "[2/2] job run 2/2: reconcile broken (reconcile/quiescent)", "LOCAL_NODES=on",
 		"; verify: PASSED", "; verify: NOT PASSED — 1 broken (findings), 1 error"} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress does not say %q:\n%s", want, progress.String())
@@ -169,11 +169,11 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		"job      steadystate  2     P B",
+		"job      reconcile  2     P B",
 		"settles, goes quiet and leaves nothing behind              P B      50s     50s",
 		"settles again after a restart right after its first write  P P      12s     12s",
 		"2/2",
-		"job run 2, steadystate: broken: steadystate/quiescent (/a/conform/steadystate/job-correct/1)",
+		"job run 2, reconcile: broken: reconcile/quiescent (/a/conform/reconcile/job-correct/1)",
 		"zoo: 1 of 2 suite runs passed",
 	} {
 		if !strings.Contains(text, want) {
@@ -185,7 +185,7 @@ func TestRunAllFromRecordedRuns(t *testing.T) {
 		t.Fatalf("zoo.json: %+v, %v", kept, err)
 	}
 	md, err := os.ReadFile(filepath.Join(art, "zoo.md"))
-	if err != nil || !strings.Contains(string(md), "| job | steadystate | 2 | P B |") {
+	if err != nil || !strings.Contains(string(md), "| job | reconcile | 2 | P B |") {
 		t.Errorf("zoo.md:\n%s (%v)", md, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"os"
 	"strings"
 
@@ -43,6 +44,7 @@ func Parse(data []byte, path string) (Schedule, error) {
 	if err := dec.Decode(&s); err != nil {
 		return s, &Error{File: path, Problems: decodeProblems(path, err)}
 	}
+	s.current()
 	problems := s.Validate()
 	if len(problems) == 0 {
 		return s, nil
@@ -118,4 +120,19 @@ func Marshal(s Schedule) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// current names s's capability and the properties it breaks as they are
+// named now: a schedule kept before the reconcile suite and its
+// capability were renamed names them steadystate and steadyState.
+func (s *Schedule) current() {
+	s.Capability = verdict.CurrentCapability(s.Capability)
+	if s.Breaks == "" {
+		return
+	}
+	ids := strings.Split(s.Breaks, ",")
+	for i, id := range ids {
+		ids[i] = verdict.CurrentID(strings.TrimSpace(id))
+	}
+	s.Breaks = strings.Join(ids, ",")
 }

@@ -23,7 +23,7 @@ type Limits struct {
 	// cannot do (etcd compaction where etcd is out of reach, a successor
 	// claim where the harness controls no external name).
 	Without []string
-	// Watched and Requested are, for a steadyState subject, what its
+	// Watched and Requested are, for a reconciledObjects subject, what its
 	// controller was seen to use beyond the roles (what the fault-free
 	// reference run's proxy recorded): the resources it watched, by name
 	// (secrets), and the requests it made (create of
@@ -35,13 +35,13 @@ type Limits struct {
 	Watched   []string
 	Requested []Trigger
 	// Unmade are requests of the capability's own (Requests) the
-	// subject was seen not to make (a steadyState controller that never
+	// subject was seen not to make (a reconciledObjects controller that never
 	// deletes what it owns, in its fault-free reference run): triggers
 	// are not drawn on them, which would wait out their bound and leave
 	// their step undone. A step drawn after a request when none is left
 	// is placed on the clock. None: every one is drawn.
 	Unmade []Trigger
-	// Chains are, for a steadyState subject, the writes of each resource
+	// Chains are, for a reconciledObjects subject, the writes of each resource
 	// its controller made in the fault-free reference run from the
 	// objects' application on: the refused-once pattern aims half its
 	// refusals at one of them (Step.Nth), most often the last, after

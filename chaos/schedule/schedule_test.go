@@ -128,12 +128,12 @@ func TestBadFilesNameTheLineAndTheValidValues(t *testing.T) {
 	}
 }
 
-// A steadyState schedule may name a resource no role names (an operator's
+// A reconciledObjects schedule may name a resource no role names (an operator's
 // Secrets) in a fault and a trigger; a name that is no resource is
 // refused, and other capabilities keep to their roles.
-func TestSteadyStateNamesAnyResource(t *testing.T) {
+func TestReconciledObjectsNamesAnyResource(t *testing.T) {
 	const steady = `format: steadystate.dev/schedule/v1
-capability: steadyState
+capability: reconciledObjects
 steps:
   - after: {verb: create, resource: certificaterequests}
     fault: watch-stall
@@ -144,7 +144,7 @@ steps:
 		t.Fatalf("secrets and certificaterequests: %v", err)
 	}
 	for _, tc := range []struct{ from, to, want string }{
-		{"resource: secrets", "resource: Secrets", `steps[0].resource: "Secrets" is not a resource a steadyState subject uses; valid: objects, owned, a resource by its name (secrets)`},
+		{"resource: secrets", "resource: Secrets", `steps[0].resource: "Secrets" is not a resource a reconciledObjects subject uses; valid: objects, owned, a resource by its name (secrets)`},
 		{"resource: certificaterequests}", "resource: cert-manager.io/certificaterequests}", `steps[0].after.resource: "cert-manager.io/certificaterequests" is not a resource`},
 	} {
 		if _, err := Parse([]byte(strings.Replace(steady, tc.from, tc.to, 1)), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -156,5 +156,24 @@ steps:
 	}
 	if Uses(Scalable, "secrets") {
 		t.Error("a scalable subject's schedule named secrets")
+	}
+}
+
+// A schedule kept before the reconcile suite and its capability were
+// renamed names them steadystate and steadyState: it reads under the
+// current names, so a replay breaks, and a shrink keeps, what it names.
+func TestFormerNamesInASchedule(t *testing.T) {
+	const kept = `format: steadystate.dev/schedule/v1
+capability: steadyState
+breaks: steadystate/same-end-state,steadystate/no-churn
+steps:
+  - fault: process-restart
+`
+	s, err := Parse([]byte(kept), "kept.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Capability != Steady || s.Breaks != "reconcile/same-end-state,reconcile/no-churn" {
+		t.Errorf("read as capability %q, breaks %q", s.Capability, s.Breaks)
 	}
 }

@@ -34,7 +34,7 @@ const (
 	Leader    = "leaderElected"
 	Composite = "foregroundComposite"
 	Movable   = "movableResource"
-	Steady    = "steadyState"
+	Steady    = "reconciledObjects"
 )
 
 // Capabilities are every capability a schedule may name.
@@ -84,7 +84,7 @@ var Aimed = []string{"refuse-once-409", "refuse-once-500"}
 // with a successor for the same external resource while it deletes; for
 // a movable resource, moving its objects to another cluster, or deleting
 // one while another party's finalizer holds it; for any controller
-// (steadyState), applying the binding's next change, once the state has
+// (reconciledObjects), applying the binding's next change, once the state has
 // settled as the fault-free reference runs applied it.
 var Workloads = map[string]Kind{
 	"scale-up":     {Capabilities: []string{Scalable}},
@@ -97,11 +97,11 @@ var Workloads = map[string]Kind{
 }
 
 // Resources are the roles each capability's subject reads and writes, for
-// the resource of proxy faults and of triggers (a steadyState schedule may
+// the resource of proxy faults and of triggers (a reconciledObjects schedule may
 // also name any resource by its name: Uses). "workload", "claims" and the
 // like are roles: a run maps each to the resource the subject binds (a
 // scalable subject's workload resource is replicasets, workloads or
-// clonesets); a steadyState subject's objects are the binding's objects'
+// clonesets); a reconciledObjects subject's objects are the binding's objects'
 // resource, and owned the resource of what they own directly, as the
 // fault-free reference run made it (a Deployment's replicasets).
 var Resources = map[string][]string{
@@ -131,7 +131,7 @@ var Requests = map[string][]Trigger{
 var resourceName = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 
 // Uses says whether a schedule of capability may name resource: one of
-// its roles, or, for any controller (steadyState), whose controller reads
+// its roles, or, for any controller (reconciledObjects), whose controller reads
 // and writes resources no role names (an operator's Secrets, its other
 // custom resources), any resource by its name. A resource the subject
 // never requests leaves a trigger on it undone and a proxy fault on it

@@ -7,7 +7,7 @@
 //	refctl composite  claim -> composite -> managed (Crossplane shape)
 //	refctl external   the fake external system composite talks to
 //	refctl leader     leader-only work (controller-runtime shape)
-//	refctl stack      an operator's stack, for the steady-state suite:
+//	refctl stack      an operator's stack, for the reconcile suite:
 //	                  owned, applied, uid-named, cluster-scoped and
 //	                  other-namespace children
 //

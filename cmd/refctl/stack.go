@@ -14,7 +14,7 @@ import (
 
 func runStack(ctx context.Context, args []string, stderr io.Writer) error {
 	o, err := parse("stack", args, stderr, func(fs *flag.FlagSet) {
-		// One process by default, as the steady-state suite runs it:
+		// One process by default, as the reconcile suite runs it:
 		// leader election only when asked for.
 		f := fs.Lookup("leader-elect")
 		f.DefValue = "false"

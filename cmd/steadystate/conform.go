@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 
 	"github.com/steadystate-dev/steadystate/catalog"
@@ -46,7 +47,7 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 		return r, err
 	}
 	r.FailOnGaps = *failOnGaps
-	r.Only, err = cli.List("--capabilities", *only, "a capability", capabilities)
+	r.Only, err = cli.List("--capabilities", cli.Renamed(*only, verdict.CurrentCapability), "a capability", capabilities)
 	return r, err
 }
 

@@ -28,19 +28,19 @@ func TestConformKeepsEverySpecsEvidence(t *testing.T) {
 // the ones it binds.
 func TestConformCapabilitiesMustBeBound(t *testing.T) {
 	t.Setenv("ARTIFACTS", t.TempDir())
-	c, err := conformConfigFrom(config.FromEnv(), []string{"--subject", "../../fixtures/zoo/deployment.yaml", "--capabilities", "steadyState, leaderElected"})
+	c, err := conformConfigFrom(config.FromEnv(), []string{"--subject", "../../fixtures/zoo/deployment.yaml", "--capabilities", "reconciledObjects, leaderElected"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.Only, []string{"steadyState", "leaderElected"}) {
+	if !slices.Equal(c.Only, []string{"reconciledObjects", "leaderElected"}) {
 		t.Fatalf("--capabilities read as %q", c.Only)
 	}
 	c.BuildBins = false
 	err = c.Load(context.Background(), io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "--capabilities leaderElected: subject file") || !strings.Contains(err.Error(), "expected some of scalableWorkload, steadyState") {
+	if err == nil || !strings.Contains(err.Error(), "--capabilities leaderElected: subject file") || !strings.Contains(err.Error(), "expected some of scalableWorkload, reconciledObjects") {
 		t.Errorf("a capability the file does not bind: %v", err)
 	}
-	c.Only = []string{"steadyState"}
+	c.Only = []string{"reconciledObjects"}
 	if err := c.Load(context.Background(), io.Discard); err != nil {
 		t.Errorf("a bound capability: %v", err)
 	}

@@ -63,9 +63,9 @@ var (
 type recordedEnding struct {
 	name string
 	edit func([]types.Report)
-	// steady says the subject binds steadyState beside leaderElected
+	// steady says the subject binds reconciledObjects beside leaderElected
 	// (the reports are the leader suite's); only is conform's
-	// --capabilities; noReport adds the steadystate suite's run, which
+	// --capabilities; noReport adds the reconcile suite's run, which
 	// left no report.
 	steady   bool
 	only     []string
@@ -83,7 +83,7 @@ type recordedEnding struct {
 var recordedEndings = []recordedEnding{
 	{"passed", dropPartition, false, nil, false, "PASSED", 0, 0, 0, 0, reports.ResultPassed},
 	{"passed with a capability not run", dropPartition, true, []string{"leaderElected"}, false,
-		"PASSED WITH GAPS — capabilities not run: steadyState", 0, 4, 0, 0, reports.ResultPassed},
+		"PASSED WITH GAPS — capabilities not run: reconciledObjects", 0, 4, 0, 0, reports.ResultPassed},
 	{"passed with a spec skipped", func(reps []types.Report) { dropPartition(reps); skippedSpec(reps) }, false, nil, false,
 		`PASSED WITH GAPS — 1 property not judged (skipped: "A leader-elected manager fails over within the lease bound after the holder is killed")`, 0, 4, 0, 4, reports.ResultWithGaps},
 	{"broken", nil, false, nil, false, "NOT PASSED — 1 broken (findings), 0 error", 1, 1, 1, 1, reports.ResultNotPassed},

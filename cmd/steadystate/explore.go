@@ -31,7 +31,7 @@ func exploreConfigFrom(e config.Settings, args []string) (exploration.Run, error
 	fs.BoolVar(&c.First, "first", false, "stop at the first finding")
 	fs.BoolVar(&c.Shrink, "shrink", false, "reduce the --replay schedule to a smallest one that breaks the same properties")
 	fs.IntVar(&c.Parallel, "parallel", 0, "run the drawn schedules in `N` suite processes side by side, a cluster each (local only; not with --first or --replay)")
-	fs.BoolVar(&c.SharedCluster, "shared-cluster", false, "the --parallel processes share one cluster, each schedule's subject confined to its namespace (steadyState only)")
+	fs.BoolVar(&c.SharedCluster, "shared-cluster", false, "the --parallel processes share one cluster, each schedule's subject confined to its namespace (reconciledObjects only)")
 	fs.StringVar(&c.Pattern, "pattern", "", "draw every schedule in `P`: unobserved, crash, any, or refused-once (writes refused once each, drawn only when asked for); default: the mix of the first three")
 	if err := cmd.Parse(args); err != nil {
 		return c, err

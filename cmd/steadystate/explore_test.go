@@ -71,7 +71,7 @@ func TestExploreSharesOneCluster(t *testing.T) {
 	localtest.RequireBinaries(t)
 	t.Parallel()
 	artifacts := t.TempDir()
-	cmd := command(t, t.TempDir(), "explore", "--subject", "composite", "--capability", "steadyState", "--budget", "90s", "--seed", "1", "--parallel", "2", "--shared-cluster")
+	cmd := command(t, t.TempDir(), "explore", "--subject", "composite", "--capability", "reconciledObjects", "--budget", "90s", "--seed", "1", "--parallel", "2", "--shared-cluster")
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(cmd.Env, "ARTIFACTS="+artifacts)
 	out, err := cmd.CombinedOutput()

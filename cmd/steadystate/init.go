@@ -58,6 +58,6 @@ func initCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := p.WriteFile(ctx, *out, *noBuild, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "init: wrote %s (binds steadyState: %d object file(s), %d CRD file(s)); run it with: steadystate conform --subject %s\n", *out, len(p.Samples), len(p.CRDs), *out)
+	fmt.Fprintf(stdout, "init: wrote %s (binds reconciledObjects: %d object file(s), %d CRD file(s)); run it with: steadystate conform --subject %s\n", *out, len(p.Samples), len(p.CRDs), *out)
 	return nil
 }

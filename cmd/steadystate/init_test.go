@@ -33,8 +33,8 @@ func TestInitDraftsALoadableSubjectFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the draft does not load: %v", err)
 	}
-	if f.Capabilities.SteadyState == nil || f.Name != "guestbook" {
-		t.Errorf("the draft: name %q, steadyState %v", f.Name, f.Capabilities.SteadyState)
+	if f.Capabilities.ReconciledObjects == nil || f.Name != "guestbook" {
+		t.Errorf("the draft: name %q, reconciledObjects %v", f.Name, f.Capabilities.ReconciledObjects)
 	}
 	err = run(t.Context(), config.Settings{}, []string{"init", "--out", out, "--no-build", dir}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "never overwrites") {

@@ -46,7 +46,7 @@ const usage = `usage:
   steadystate verify --digest SHA256 | --no-digest [--fail-on-gaps] BUNDLE
                                              check a bundle's sums (against conform's printed digest)
                                              and re-judge every verdict offline from its evidence
-  steadystate init [--out FILE] DIR          draft a subject file binding steadyState from a kubebuilder project
+  steadystate init [--out FILE] DIR          draft a subject file binding reconciledObjects from a kubebuilder project
                       [--no-build] | --command PROGRAM --sample FILE... [--crd FILE...] [--name NAME]
   steadystate results --name NAME --command CMD RUN   keep a matrix run as a result set of docs/results.md
                       [--dir DIR] [--commit SHA]

@@ -45,7 +45,7 @@ run:
     DB_PASSWORD: %[3]s
   disableControllers: [endpointslice-controller]
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
       - apiVersion: v1
         kind: Service
@@ -95,7 +95,7 @@ func TestConformKeepsNoPlantedSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	artifacts := filepath.Join(dir, "artifacts")
-	cmd := exec.Command(binary, "conform", "--subject", subject, "--capabilities", "steadyState")
+	cmd := exec.Command(binary, "conform", "--subject", subject, "--capabilities", "reconciledObjects")
 	cmd.Env = append(os.Environ(), "STEADYSTATE_STATE_DIR="+t.TempDir(), "ARTIFACTS="+artifacts)
 	out, err := cmd.CombinedOutput()
 	// Passed or not (the verdict is the controller's), the run writes

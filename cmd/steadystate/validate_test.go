@@ -47,7 +47,7 @@ func TestValidateAgreesWithTheRun(t *testing.T) {
 	}{
 		{"leader-start-on-shutdown-follower-shutdown.json", "verdict: broken [leader/only-holder-writes]", "validate: NOT PASSED — 1 broken (findings), 0 error", 1},
 		{"leader-correct-follower-shutdown.json", "verdict: passed", "validate: PASSED", 0},
-		{filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "verdict: error (assumption steadystate/writes-refused did not hold)", "validate: ERROR — 0 broken (findings), 1 error", 3},
+		{filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "verdict: error (assumption reconcile/writes-refused did not hold)", "validate: ERROR — 0 broken (findings), 1 error", 3},
 	} {
 		out, code := validate(t, evidenceDir(t, tc.file, same))
 		if code != tc.code || !strings.Contains(out, tc.verdict) || !strings.Contains(out, ", 0 differ,") || !strings.Contains(out, tc.result+"\n") {
@@ -85,7 +85,7 @@ func TestValidateBadInput(t *testing.T) {
 		{"not evidence", evidenceDir(t, "leader-correct-follower-shutdown.json", func(string) string { return "{not json" }), "is not steadystate evidence", 3},
 		{"a newer format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
 			return strings.Replace(s, `"format":2`, `"format":9`, 1)
-		}), "has evidence format 9; this steadystate reads up to 2", 3},
+		}), "has evidence format 9; this steadystate reads up to 3", 3},
 		{"an older format", evidenceDir(t, "leader-correct-follower-shutdown.json", func(s string) string {
 			return strings.Replace(s, `"format":2`, `"format":1`, 1)
 		}), "has evidence format 1, from an older steadystate", 3},
@@ -116,14 +116,14 @@ func TestValidateKeepsNotBoundAsRun(t *testing.T) {
 func TestValidateRemakesANotBoundDecidedFromEvidence(t *testing.T) {
 	unbound := func(file, outcome string) string {
 		return evidenceDir(t, file, func(s string) string {
-			i := strings.Index(s, `"id":"steadystate/writes-refused","stage":"assumption"`)
+			i := strings.Index(s, `"id":"reconcile/writes-refused","stage":"assumption"`)
 			if i < 0 {
-				t.Fatalf("%s records no steadystate/writes-refused", file)
+				t.Fatalf("%s records no reconcile/writes-refused", file)
 			}
 			j := strings.Index(s[i:], `"outcome":"`+outcome+`"`)
 			k := strings.Index(s[i:], "}")
 			if j < 0 || j > k {
-				t.Fatalf("%s records steadystate/writes-refused other than %s", file, outcome)
+				t.Fatalf("%s records reconcile/writes-refused other than %s", file, outcome)
 			}
 			return s[:i] + strings.Replace(s[i:i+k], `"outcome":"`+outcome+`"`, `"outcome":"not-bound"`, 1) + s[i+k:]
 		})
@@ -131,11 +131,11 @@ func TestValidateRemakesANotBoundDecidedFromEvidence(t *testing.T) {
 	// The properties after it stay not evaluated: the spec's verdict is
 	// unknown, an error (3), whichever way the premise was recorded.
 	out, code := validate(t, unbound(filepath.Join("job", "steadystate-job-writes-refused-no-write.json"), "broken"))
-	if code != 3 || !strings.Contains(out, "same       not-bound assumption steadystate/writes-refused: the controller made no write while the refusal was armed") {
+	if code != 3 || !strings.Contains(out, "same       not-bound assumption reconcile/writes-refused: the controller made no write while the refusal was armed") {
 		t.Errorf("the Job controller's refusal that drew no write: exit %d, output:\n%s", code, out)
 	}
 	out, code = validate(t, unbound("steadystate-correct-writes-refused.json", "held"))
-	if code != 3 || !strings.Contains(out, "DIFFERS    not-evaluated assumption steadystate/writes-refused: the evidence shows the property bound") {
+	if code != 3 || !strings.Contains(out, "DIFFERS    not-evaluated assumption reconcile/writes-refused: the evidence shows the property bound") {
 		t.Errorf("a run whose writes were refused, recorded not bound: exit %d, output:\n%s", code, out)
 	}
 }

@@ -19,7 +19,7 @@ const (
 	// steps made.
 	Steps
 	// Convergence is the recovery once the steps are done (a stopped
-	// replica started again, a steadyState binding's remaining changes)
+	// replica started again, a reconciledObjects binding's remaining changes)
 	// and every wait for the subject to converge.
 	Convergence
 	// Judging evaluates the properties on the spec's history: the

@@ -220,7 +220,7 @@ func (t Tally) describe(want string) string {
 
 // Count tallies a replay run's specs against want, the properties
 // (comma-separated, as a schedule's Breaks) a candidate must break. A
-// steadyState run's fault-free reference runs, made before every replay,
+// reconciledObjects run's fault-free reference runs, made before every replay,
 // are no replays: counted as held, they made every confirmation fail
 // (two more specs than breaks) and the correct mode's one hold three. One
 // that broke exactly want is counted apart (Ref): the bug at work with no

@@ -97,22 +97,22 @@ func TestSteadiest(t *testing.T) {
 	}
 }
 
-// A steadyState replay makes its two fault-free reference runs before the
+// A reconciledObjects replay makes its two fault-free reference runs before the
 // schedule: Count leaves them out, so a candidate that broke in each
 // confirming replay is confirmed.
 func TestCountLeavesOutTheReferenceRuns(t *testing.T) {
-	const want = "steadystate/same-end-state,steadystate/no-churn"
+	const want = "reconcile/same-end-state,reconcile/no-churn"
 	specs := []verdict.Spec{
-		{Name: "Exploration of a steadyState subject fault-free reference run 1 of 2", Outcome: verdict.Passed},
-		{Name: "Exploration of a steadyState subject fault-free reference run 2 of 2", Outcome: verdict.Passed},
-		{Name: "Exploration of a steadyState subject replays s.yaml (run 1 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/no-churn"}},
-		{Name: "Exploration of a steadyState subject replays s.yaml (run 2 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/same-end-state", "steadystate/no-churn"}},
+		{Name: "Exploration of a reconciledObjects subject fault-free reference run 1 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration of a reconciledObjects subject fault-free reference run 2 of 2", Outcome: verdict.Passed},
+		{Name: "Exploration of a reconciledObjects subject replays s.yaml (run 1 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/same-end-state", "reconcile/no-churn"}},
+		{Name: "Exploration of a reconciledObjects subject replays s.yaml (run 2 of 2)", Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/same-end-state", "reconcile/no-churn"}},
 	}
 	got := Count(specs, want)
 	if got != (Tally{Broke: 2}) {
 		t.Fatalf("Count = %+v, want the two replays broken and nothing else", got)
 	}
-	broken := append([]verdict.Spec{{Name: specs[0].Name, Outcome: verdict.BrokenSpec, Broken: []string{"steadystate/quiescent"}}}, specs[1:]...)
+	broken := append([]verdict.Spec{{Name: specs[0].Name, Outcome: verdict.BrokenSpec, Broken: []string{"reconcile/quiescent"}}}, specs[1:]...)
 	if got := Count(broken, want); got != (Tally{Broke: 2, Errs: 1}) {
 		t.Errorf("a reference run that broke: Count = %+v, want it an error", got)
 	}
@@ -127,9 +127,9 @@ func TestCountLeavesOutTheReferenceRuns(t *testing.T) {
 // error, that run made every confirmation fail ("again in only 1 of 2"),
 // so the shrink could not keep the empty schedule the bug needs.
 func TestCountTakesAReferenceRunBrokenAsWantedForTheBugAtWork(t *testing.T) {
-	const want = "steadystate/leaves-nothing-behind"
-	ref := verdict.Spec{Name: "Exploration of a steadyState subject fault-free reference run 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{want}}
-	replay := verdict.Spec{Name: "Exploration of a steadyState subject replays schedule.yaml (run 1 of 1)", Outcome: verdict.BrokenSpec, Broken: []string{want}}
+	const want = "reconcile/leaves-nothing-behind"
+	ref := verdict.Spec{Name: "Exploration of a reconciledObjects subject fault-free reference run 1 of 2", Outcome: verdict.BrokenSpec, Broken: []string{want}}
+	replay := verdict.Spec{Name: "Exploration of a reconciledObjects subject replays schedule.yaml (run 1 of 1)", Outcome: verdict.BrokenSpec, Broken: []string{want}}
 	run := []verdict.Spec{ref, replay}
 	if got := Count(run, want); got != (Tally{Broke: 1, Ref: 1}) {
 		t.Fatalf("Count = %+v, want the replay broken and the reference run counted apart", got)
@@ -145,7 +145,7 @@ func TestCountTakesAReferenceRunBrokenAsWantedForTheBugAtWork(t *testing.T) {
 	if ok || err != nil {
 		t.Errorf("a correct mode whose reference run broke it: %v, %q, %v; want no evidence of the bug", ok, what, err)
 	}
-	other := verdict.Spec{Name: ref.Name, Outcome: verdict.BrokenSpec, Broken: []string{want, "steadystate/quiescent"}}
+	other := verdict.Spec{Name: ref.Name, Outcome: verdict.BrokenSpec, Broken: []string{want, "reconcile/quiescent"}}
 	if got := Count([]verdict.Spec{other, replay}, want); got != (Tally{Broke: 1, Errs: 1}) {
 		t.Errorf("a reference run that broke more than the wanted properties: Count = %+v, want it an error", got)
 	}

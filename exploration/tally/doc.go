@@ -1,5 +1,5 @@
 // Package tally tells an exploration run's specs apart, as read from its
-// report: a steadyState run's fault-free reference runs from its
+// report: a reconciledObjects run's fault-free reference runs from its
 // schedules, where each spec's evidence and kept schedule are in the
 // run's folder, and a schedule's steps that were not done (their trigger
 // never came, their replica was not there). It names those specs, that

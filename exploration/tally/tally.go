@@ -12,14 +12,14 @@ import (
 )
 
 const (
-	// ReferenceSpec names the fault-free reference runs a steadyState
+	// ReferenceSpec names the fault-free reference runs a reconciledObjects
 	// exploration makes before its schedules: they are no schedules.
 	ReferenceSpec = "fault-free reference run"
 	// ScheduleFile is a finding's schedule, next to its history.txt.
 	ScheduleFile = "schedule.yaml"
 )
 
-// IsReference reports whether the spec named name is a steadyState
+// IsReference reports whether the spec named name is a reconciledObjects
 // exploration's fault-free reference run, not a schedule.
 func IsReference(name string) bool { return strings.Contains(name, ReferenceSpec) }
 

@@ -125,6 +125,20 @@ func List(source, value, what string, valid []string) ([]string, error) {
 	return items, nil
 }
 
+// Renamed is a comma-separated list with each item under its current
+// name: current maps a former name to the one it has now (a suite or a
+// capability renamed) and any other to itself.
+func Renamed(value string, current func(string) string) string {
+	if value == "" {
+		return ""
+	}
+	items := strings.Split(value, ",")
+	for i, item := range items {
+		items[i] = current(strings.TrimSpace(item))
+	}
+	return strings.Join(items, ",")
+}
+
 // Section is usage's lines of the command name, its flags
 // among them; the whole usage when it has none.
 func Section(usage, name string) string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,5 +22,26 @@ func TestParseAll(t *testing.T) {
 	}
 	if _, err := cmd.ParseAll([]string{"a", "--m"}); !errors.Is(err, ErrUsage) {
 		t.Errorf("an unknown flag: %v, want a usage error", err)
+	}
+}
+
+// A list given with a former name reads with the current one, item by
+// item, before it is checked.
+func TestRenamed(t *testing.T) {
+	current := func(s string) string {
+		if s == "old" {
+			return "new"
+		}
+		return s
+	}
+	if got := Renamed(" old, a ,old", current); got != "new,a,new" {
+		t.Errorf("Renamed = %q", got)
+	}
+	if got := Renamed("", current); got != "" {
+		t.Errorf("Renamed of nothing = %q", got)
+	}
+	items, err := List("--x", Renamed("old,a", current), "an item", []string{"new", "a"})
+	if err != nil || strings.Join(items, ",") != "new,a" {
+		t.Errorf("List = %v, %v", items, err)
 	}
 }

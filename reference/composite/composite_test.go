@@ -521,7 +521,7 @@ func TestChangeAcrossARelist(t *testing.T) {
 	})
 }
 
-// label labels a claim as the steady-state suite's change does.
+// label labels a claim as the reconcile suite's change does.
 func (s *scenario) label(name string) {
 	s.t.Helper()
 	c, err := s.claim(name)

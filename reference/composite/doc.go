@@ -18,7 +18,7 @@
 //   - external-name-reuse: a new Managed adopts the external resource its
 //     deleting predecessor still owns; the old one then deletes it (c).
 //
-// And textbook bugs that only the steady-state suite's properties see:
+// And textbook bugs that only the reconcile suite's properties see:
 //
 //   - status-hot-loop: every reconcile stamps the Claim's Synced condition
 //     with the time and writes status, changed or not, and a resync comes

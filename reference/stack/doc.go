@@ -1,5 +1,5 @@
 // Package stack is the reference controller of an operator's application
-// stack, made to prove the steady-state suite's judges: its correct mode
+// stack, made to prove the reconcile suite's judges: its correct mode
 // must pass the suite, and each of its many seeded bugs must break
 // exactly the properties the catalog declares for it. It is a mutant
 // controller for mutation testing of the suite's oracle: each bug is aimed

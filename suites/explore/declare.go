@@ -15,7 +15,7 @@ import (
 
 // judged are the properties every schedule of a capability is judged on,
 // whatever its steps did (a driver's judge may judge more: a movable
-// schedule's move or held delete, a composite's successor, a steadyState
+// schedule's move or held delete, a composite's successor, a reconciledObjects
 // schedule's changes left until the faults were recovered, on settles).
 var judged = map[string][]verdict.Property{
 	schedule.Scalable:  {catalog.LostHealthyBefore, catalog.LostAfterFaults, catalog.LostLaterScale, catalog.LostNoOvershoot},

@@ -44,7 +44,7 @@ type driver interface {
 }
 
 // start runs the subject as a capability's driver in namespace ns,
-// brought to a steady state (the spec's first assumption; a steadyState
+// brought to a steady state (the spec's first assumption; a reconciledObjects
 // subject's objects are applied and its schedule starts there, compared
 // in the end with the exploration's reference runs, refs).
 func start(ctx context.Context, spec *testenv.Spec, capability, ns string, refs *endStates) driver {

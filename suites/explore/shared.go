@@ -17,7 +17,7 @@ import (
 )
 
 // Shared reference runs. The processes of one exploration run (Shards)
-// make a steadyState run's fault-free reference runs once between them,
+// make a reconciledObjects run's fault-free reference runs once between them,
 // not once each: process i makes reference run i+1 (of references), on
 // its own cluster, and writes its end state, and for the first what the
 // controller used, into the run's shared folder; every process, those

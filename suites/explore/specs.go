@@ -59,7 +59,7 @@ func specs(c Config) {
 		})
 		ReportAfterEach(st.done)
 
-		// A steadyState run's fault-free reference runs come first: each
+		// A reconciledObjects run's fault-free reference runs come first: each
 		// schedule is compared with them. Declared here, above the
 		// schedules, as Ginkgo runs a container's specs in the order of
 		// their places in the source.

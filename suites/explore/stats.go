@@ -29,7 +29,7 @@ type stats struct {
 	// combinations tried, of all.
 	covered map[string]bool
 	all     int
-	// refs are a steadyState run's reference end states, which its
+	// refs are a reconciledObjects run's reference end states, which its
 	// first specs make and each schedule is compared with;
 	// referenceSpecs the index of each reference run's spec, by its text.
 	refs           *endStates

@@ -23,14 +23,14 @@ import (
 	"github.com/steadystate-dev/steadystate/judge"
 	"github.com/steadystate-dev/steadystate/oracle"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/suites/steadystate"
+	"github.com/steadystate-dev/steadystate/suites/reconcile"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // references is how many there are: what differs between two is masked
-// in the comparison, as the steady-state suite does.
+// in the comparison, as the reconcile suite does.
 const references = 2
 
 var (
@@ -48,7 +48,7 @@ var (
 	FactSteadyUsed = judge.Fact[map[string][]string]{Name: "explore/steady-used"}
 )
 
-// endStates are a steadyState exploration's fault-free reference runs'
+// endStates are a reconciledObjects exploration's fault-free reference runs'
 // end states, made once per exploration run by its first specs and
 // recorded in every schedule's evidence (judge.FactSteadyReferences), so
 // that a schedule is re-judged offline without the reference runs'.
@@ -193,7 +193,7 @@ func (r *endStates) all() []*judge.EndState {
 }
 
 // referenceJudges are what fault-free reference run i is judged on: the
-// steady-state suite's two clean runs, each on settling, the first also
+// reconcile suite's two clean runs, each on settling, the first also
 // on its deletion.
 func referenceJudges(i int) []verdict.Property {
 	judged := []verdict.Property{catalog.SteadySettles, catalog.SteadyNoFinalizer, catalog.SteadyActs, catalog.SteadyNoPanic}
@@ -207,7 +207,7 @@ func referenceJudges(i int) []verdict.Property {
 // binding's objects applied and each change once the state has settled;
 // its end state is added to refs, then (the first) its objects deleted.
 func referenceRun(ctx context.Context, spec *testenv.Spec, i int, ns string, refs *endStates) {
-	sc := steadystate.StartScenario(ctx, spec, ns)
+	sc := reconcile.StartScenario(ctx, spec, ns)
 	ref, err := sc.Reference(ctx, sc.Run(ctx))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(refs.add(i, ref)).To(Succeed(), "keeping the reference run's end state")
@@ -328,8 +328,8 @@ func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 	return out
 }
 
-// steady drives any controller by its steadyState binding, as the
-// steady-state suite does: its objects are applied when the schedule
+// steady drives any controller by its reconciledObjects binding, as the
+// reconcile suite does: its objects are applied when the schedule
 // starts (its clock runs from the apply, so faults meet the controller's
 // first reconciles; no steady state is assumed before), and its changes
 // are applied one at a time, each once the state has settled, as the
@@ -337,7 +337,7 @@ func (u steadyUse) beyond(resource func(role string) string) steadyUse {
 // the changes no step applied are applied once the faults are recovered.
 type steady struct {
 	spec *testenv.Spec
-	sc   *steadystate.Scenario
+	sc   *reconcile.Scenario
 	refs []*judge.EndState
 	// owned is the resource of what the objects own directly in the
 	// first reference run ("" when they owned nothing).
@@ -367,7 +367,7 @@ type steady struct {
 }
 
 func startSteady(ctx context.Context, spec *testenv.Spec, ns string, refs *endStates) *steady {
-	d := &steady{spec: spec, sc: steadystate.StartScenario(ctx, spec, ns), refs: refs.all()}
+	d := &steady{spec: spec, sc: reconcile.StartScenario(ctx, spec, ns), refs: refs.all()}
 	if len(d.refs) > 0 {
 		d.owned, d.pods = ownedResource(d.refs[0]), ownsPods(d.refs[0])
 	}
@@ -563,7 +563,7 @@ func (d *steady) workload(ctx context.Context, st schedule.Step) error {
 	changes := d.sc.Binding().Changes
 	switch {
 	case applied >= len(changes):
-		return noTarget("every change of capabilities.steadyState.changes was applied already")
+		return noTarget("every change of capabilities.reconciledObjects.changes was applied already")
 	case stuck != "":
 		return noTarget(stuck)
 	}
@@ -646,7 +646,7 @@ func (d *steady) phase() string {
 // pod of the controller's own; no-churn), and the objects are deleted
 // (leaves-nothing-behind). Between the two, a state that settled again
 // is watched for the quiet window, with nothing changing, as the
-// steady-state suite watches its first clean run's: the controller owes
+// reconcile suite watches its first clean run's: the controller owes
 // no write of the run then, Lease and Event writes aside (quiescent); a
 // state that did not settle owes none, and quiescent is not bound
 // (recovers or settles says why). The controller never added a
@@ -686,7 +686,7 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	case applied < len(changes):
 		checks = append(checks, d.spec.Judged(catalog.SteadySettles))
 	case len(changes) == 0:
-		d.spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change to settle after, once the faults were recovered")
+		d.spec.NotBound(catalog.SteadySettles, "capabilities.reconciledObjects.changes binds no change to settle after, once the faults were recovered")
 	default:
 		d.spec.NotBound(catalog.SteadySettles, "the schedule's steps applied every change before the faults were recovered: none was left to settle after them (recovers judges the state after the faults)")
 	}

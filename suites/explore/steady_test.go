@@ -19,7 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/verdict"
 )
 
-// A steadyState schedule's owned role is the resource of what the
+// A reconciledObjects schedule's owned role is the resource of what the
 // applied objects own directly in the reference run: a Deployment's
 // ReplicaSets, not the pods those own in turn; nothing owned, none.
 func TestOwnedResource(t *testing.T) {
@@ -50,7 +50,7 @@ func TestOwnedResource(t *testing.T) {
 	}
 }
 
-// stuckRollout is a steadyState schedule's evidence, recorded by
+// stuckRollout is a reconciledObjects schedule's evidence, recorded by
 // `steadystate explore --subject fixtures/zoo/deployment.yaml --replay
 // testdata/stuck-rollout.yaml`: Kubernetes' Deployment controller (v1.36.3),
 // the scale-down of its old ReplicaSet answered 500 for a second half way
@@ -58,7 +58,7 @@ func TestOwnedResource(t *testing.T) {
 // stayed at one of two updated pods for T and more.
 const stuckRollout = "../../judge/testdata/explore-deployment-steady-stuck-rollout.json"
 
-// A steadyState schedule is judged offline from its own evidence: the
+// A reconciledObjects schedule is judged offline from its own evidence: the
 // reference runs' end states travel in it, every property it is declared
 // judged on gets the verdict the run gave it (recovers and same-end-state
 // broken by the stuck rollout, the others held), and without the
@@ -96,9 +96,9 @@ func TestSteadyScheduleRejudgesOffline(t *testing.T) {
 	}
 }
 
-// One steadyState schedule of the reference composite (six faults and
+// One reconciledObjects schedule of the reference composite (six faults and
 // two change steps), the first of `steadystate explore --subject composite
-// --capability steadyState --seed 1`, recorded twice: with --bug
+// --capability reconciledObjects --seed 1`, recorded twice: with --bug
 // status-hot-loop, whose controller stamped the Claim's status and wrote
 // it every second once settled again after the faults, and without the
 // bug (STEADYSTATE_KEEP_EVIDENCE=1), which went quiet.
@@ -107,7 +107,7 @@ const (
 	compositeQuiet   = "../../judge/testdata/explore-composite-steady-correct.json"
 )
 
-// A steadyState schedule that settled again after its faults is judged
+// A reconciledObjects schedule that settled again after its faults is judged
 // on quiescent over the quiet window its evidence records, offline as
 // the run judged it: broken by the status hot loop's writes, held by the
 // correct controller. Without the window (a state that did not settle
@@ -147,7 +147,7 @@ func (exitedHost) Exited(context.Context) bool { return true }
 // replica whose watch it cut to re-watch; a replica that a process fault
 // stopped meanwhile re-watches nothing until it starts again, and then
 // lists afresh: the relist acts, naming it, rather than failing the
-// schedule on explore/steps-acted (a steadyState schedule of the zoo's
+// schedule on explore/steps-acted (a reconciledObjects schedule of the zoo's
 // Deployment controller did: event-drop with a process-kill of the same
 // replica inside its window). One whose replica runs and never re-watches
 // still fails.
@@ -191,7 +191,7 @@ func (h stoppingHost) Exited(context.Context) bool {
 
 // A change step waits for the state to settle only while the controller
 // runs: a replica a process fault stopped starts again only after the
-// steps, so the wait ends then (a steadyState schedule of the zoo's
+// steps, so the wait ends then (a reconciledObjects schedule of the zoo's
 // ReplicaSet controller waited T+W, 65 s, for a settle the kill made
 // impossible).
 func TestChangeWaitsOnlyWhileTheControllerRuns(t *testing.T) {
@@ -214,7 +214,7 @@ func TestChangeWaitsOnlyWhileTheControllerRuns(t *testing.T) {
 	}
 }
 
-// A steadyState exploration draws pod deletions for a subject whose
+// A reconciledObjects exploration draws pod deletions for a subject whose
 // objects own pods (a Job's, a ReplicaSet's, transitively a
 // Deployment's), never for one whose objects own none; after a pod
 // deletion the recovery allows the replacement, as the lost-events
@@ -266,7 +266,7 @@ func TestSteadyDrawsPodDeletionsWhereTheObjectsOwnPods(t *testing.T) {
 	}
 }
 
-// certManagerReissue is a steadyState schedule's evidence of cert-manager
+// certManagerReissue is a reconciledObjects schedule's evidence of cert-manager
 // (testdata/cert-manager-reissue.yaml): its proxy records what the
 // controller watched and wrote.
 const certManagerReissue = "../../judge/testdata/certmanager/explore-cert-manager-steady-reissue.json"
@@ -347,7 +347,7 @@ func TestControllerUseBeyondTheRoles(t *testing.T) {
 	}
 }
 
-// metallbNoopStatus is a steadyState schedule's evidence, recorded by
+// metallbNoopStatus is a reconciledObjects schedule's evidence, recorded by
 // `steadystate explore --subject fixtures/zoo/operators/metallb.yaml
 // --replay testdata/metallb-noop-status.yaml`: MetalLB v0.15.2's
 // controller, its status write refused 26 times in a row (13 syncs, two

@@ -32,7 +32,7 @@ type Config struct {
 	// Pattern draws every schedule in that one of schedule.Patterns; ""
 	// the mix of Sieve's three.
 	Pattern string
-	// SharedReferences is a folder the Shards processes of a steadyState
+	// SharedReferences is a folder the Shards processes of a reconciledObjects
 	// run share their fault-free reference runs through: each makes at
 	// most one (shared.go). "": this process makes them all.
 	SharedReferences string
@@ -55,7 +55,7 @@ func (c Config) makesReference(i int) bool {
 // declares the specs of the configuration the flags give.
 func Flags(fs *flag.FlagSet) func() {
 	c := &Config{}
-	fs.StringVar(&c.Capability, "steadystate.explore.capability", "", "the capability the schedules exercise: scalableWorkload, leaderElected, foregroundComposite, movableResource or steadyState")
+	fs.StringVar(&c.Capability, "steadystate.explore.capability", "", "the capability the schedules exercise: scalableWorkload, leaderElected, foregroundComposite, movableResource or reconciledObjects")
 	fs.Uint64Var(&c.Seed, "steadystate.explore.seed", 1, "the seed the run's schedules are drawn from")
 	fs.DurationVar(&c.Budget, "steadystate.explore.budget", 10*time.Minute, "how long new schedules may start")
 	fs.StringVar(&c.Replay, "steadystate.explore.replay", "", "a schedule file to run instead of drawn schedules")

@@ -45,8 +45,8 @@ func (s referenceStack) Name() string {
 // audit record in the namespace default. The changes give it a new tier,
 // synced to every child, then rotate the Secret, copied to its own.
 // The quiet window is the default's.
-func (s referenceStack) Steady() *subjectfile.SteadyState {
-	b := &subjectfile.SteadyState{
+func (s referenceStack) Steady() *subjectfile.ReconciledObjects {
+	b := &subjectfile.ReconciledObjects{
 		Changes: []subjectfile.Change{
 			{Patch: &subjectfile.PatchChange{
 				Object: subjectfile.ObjectName{Kind: "Stack", Name: "steady"},

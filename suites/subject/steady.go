@@ -14,15 +14,15 @@ import (
 
 // SteadyBinding is where a subject file binds the steady-state
 // capability.
-const SteadyBinding = "capabilities.steadyState"
+const SteadyBinding = "capabilities.reconciledObjects"
 
 // SteadyStateController is any controller, bound by the objects it
-// reconciles: the steady-state suite applies them and judges what the
+// reconciles: the reconcile suite applies them and judges what the
 // controller makes of them.
 type SteadyStateController interface {
 	Subject
 	// Steady is the binding, nil when the subject has none.
-	Steady() *subjectfile.SteadyState
+	Steady() *subjectfile.ReconciledObjects
 	// SteadyObjects are the binding's objects for namespace ns, each
 	// set into it or, of a cluster-scoped kind (scope), into none.
 	SteadyObjects(ns string, scope subjectfile.Scope) ([]*unstructured.Unstructured, error)
@@ -36,14 +36,16 @@ var (
 )
 
 // Steady is the selected subject as a steady-state controller, or skips
-// the spec when it binds no steadyState. The reference is the composite
+// the spec when it binds no reconciledObjects. The reference is the composite
 // controller with one Claim.
 func Steady() SteadyStateController {
 	return capability(SteadyStateController(referenceComposite{}), "steady-state controller", SteadyBinding,
 		func(s SteadyStateController) bool { return s.Steady() != nil })
 }
 
-func (s *fileSubject) Steady() *subjectfile.SteadyState { return s.f.Capabilities.SteadyState }
+func (s *fileSubject) Steady() *subjectfile.ReconciledObjects {
+	return s.f.Capabilities.ReconciledObjects
+}
 
 func (s *fileSubject) SteadyObjects(ns string, scope subjectfile.Scope) ([]*unstructured.Unstructured, error) {
 	v := s.f.Static()
@@ -60,8 +62,8 @@ func (s *fileSubject) StartSteady(ctx context.Context, spec *testenv.Spec, ns st
 // nothing, it labels the Claim and changes its tier, a setting the
 // controllers sync down to the Composite and the Managed (the Claim's
 // conditions then observe its new generation).
-func (referenceComposite) Steady() *subjectfile.SteadyState {
-	return &subjectfile.SteadyState{
+func (referenceComposite) Steady() *subjectfile.ReconciledObjects {
+	return &subjectfile.ReconciledObjects{
 		Changes: []subjectfile.Change{{Patch: &subjectfile.PatchChange{
 			Object: subjectfile.ObjectName{Kind: "Claim", Name: "steady"},
 			Merge: map[string]any{

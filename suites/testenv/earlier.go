@@ -20,7 +20,7 @@ import (
 // that are being deleted. A namespace's deletion goes on in the
 // background, and a controller that watches every namespace meets what is
 // still there (MetalLB gave the previous run's Service an address from the
-// next run's pool, and kept it). The steady-state suite's runs delete what
+// next run's pool, and kept it). The reconcile suite's runs delete what
 // they applied and wait for it to go; what is left is another suite's, or
 // a run's whose controller was stopped while its finalizer was on.
 type EarlierRuns struct {

@@ -231,7 +231,7 @@ func (s *Spec) Timeline() *chaos.Timeline {
 // after registering the replica's stop: cleanups run last-in, first-out,
 // so this runs first, and the proxy's history survives Close anyway.
 // The lines of the replica's log that show a panic are part of its
-// evidence (judge.LogPanics), for steadystate/no-panic.
+// evidence (judge.LogPanics), for reconcile/no-panic.
 func (s *Spec) KeepProxy(identity string, log func() ([]byte, error), p proxy.Controller) {
 	identity = s.ev.AddProxy(identity, p)
 	keepOnFailure(identity+".log", log)

@@ -1,4 +1,4 @@
-package steadystate
+package reconcile
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func StartScenario(ctx context.Context, spec *testenv.Spec, ns string) *Scenario
 }
 
 // Binding is the subject's steady-state binding.
-func (s *Scenario) Binding() *subjectfile.SteadyState { return s.sc.b }
+func (s *Scenario) Binding() *subjectfile.ReconciledObjects { return s.sc.b }
 
 // Target is the controller's replicas.
 func (s *Scenario) Target() chaos.Target { return s.sc.target }

@@ -17,50 +17,50 @@ import (
 	"github.com/steadystate-dev/steadystate/oracle"
 )
 
-// The steady-state suite's evidence. Each recorded resource of the spec's
+// The reconcile suite's evidence. Each recorded resource of the spec's
 // namespace is one history named SteadyHistory(resource); the facts list
 // them, name the objects applied (by their joined keys), say how ready is
 // decided, and carry the phases, the quiet window and the deletion the
 // judges bound.
 var (
 	// FactSteadyHistories lists the recorded histories, comma-separated.
-	FactSteadyHistories = Fact[Names]{Name: "steadystate/histories"}
+	FactSteadyHistories = Fact[Names]{Name: "reconcile/histories"}
 	// FactSteadyObjects lists the applied objects' joined keys
 	// (SteadyKey), comma-separated: a cluster-scoped object's namespace
 	// is "".
-	FactSteadyObjects = Fact[Names]{Name: "steadystate/objects"}
+	FactSteadyObjects = Fact[Names]{Name: "reconcile/objects"}
 	// FactSteadyNamespace is the run's namespace; absent (evidence made
 	// before it was recorded), the first namespaced object's.
-	FactSteadyNamespace = Fact[string]{Name: "steadystate/namespace"}
+	FactSteadyNamespace = Fact[string]{Name: "reconcile/namespace"}
 	// FactSteadyReadiness is the subject's readiness overrides, as JSON
 	// ([]ReadinessOverride); absent, kstatus decides every kind.
-	FactSteadyReadiness = Fact[[]ReadinessOverride]{Name: "steadystate/readiness"}
+	FactSteadyReadiness = Fact[[]ReadinessOverride]{Name: "reconcile/readiness"}
 	// FactSteadyStatusOwed is the kinds the reference runs taught are
 	// owed a status (StatusOwed), as JSON ([]string): recorded by a
 	// faulted run with its references, and applied to its phases after
 	// the last change (SettlePhase.Final) and to its end state.
-	FactSteadyStatusOwed = Fact[[]string]{Name: "steadystate/status-owed"}
+	FactSteadyStatusOwed = Fact[[]string]{Name: "reconcile/status-owed"}
 	// FactSteadyObjectsOwed is, by kind, how many objects the reference
 	// runs teach the objects owe (ObjectsOwed), as JSON
 	// (map[string]int): recorded and applied as FactSteadyStatusOwed is.
-	FactSteadyObjectsOwed = Fact[map[string]int]{Name: "steadystate/objects-owed"}
+	FactSteadyObjectsOwed = Fact[map[string]int]{Name: "reconcile/objects-owed"}
 	// FactSteadySettle and FactSteadyRecover are the phases settles and
 	// recovers judge, as JSON ([]SettlePhase).
-	FactSteadySettle  = PhaseFact{Name: "steadystate/settle"}
-	FactSteadyRecover = PhaseFact{Name: "steadystate/recover"}
+	FactSteadySettle  = PhaseFact{Name: "reconcile/settle"}
+	FactSteadyRecover = PhaseFact{Name: "reconcile/recover"}
 	// FactSteadyQuiet is the quiet window quiescent judges (QuietWindow).
-	FactSteadyQuiet = Fact[QuietWindow]{Name: "steadystate/quiet"}
+	FactSteadyQuiet = Fact[QuietWindow]{Name: "reconcile/quiet"}
 	// FactSteadyDeleted is the deletion leaves-nothing-behind judges
 	// (Deletion).
-	FactSteadyDeleted = Fact[Deletion]{Name: "steadystate/deleted"}
+	FactSteadyDeleted = Fact[Deletion]{Name: "reconcile/deleted"}
 	// FactSteadyShared lists what the controller may leave behind by
 	// design: kinds, or Kind/name, comma-separated.
-	FactSteadyShared = Fact[Names]{Name: "steadystate/shared"}
+	FactSteadyShared = Fact[Names]{Name: "reconcile/shared"}
 	// FactSteadyStale is, after faults, what the controller had not
 	// watched again within T of their recovery (Stale), when the
 	// recovery's settle gave up waiting for it: set only when something
 	// was stale.
-	FactSteadyStale = Fact[Stale]{Name: "steadystate/stale-watches"}
+	FactSteadyStale = Fact[Stale]{Name: "reconcile/stale-watches"}
 )
 
 // PhaseFact is a fact of settle phases: FactSteadySettle,

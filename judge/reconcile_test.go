@@ -298,7 +298,7 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 		name, id, want string
 		change         func(e *evidence.Evidence)
 	}{
-		{"no phases", catalog.SteadySettles.ID, `fact "steadystate/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle.Name) }},
+		{"no phases", catalog.SteadySettles.ID, `fact "reconcile/settle"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadySettle.Name) }},
 		{"no history", catalog.SteadyRecovers.ID, `history "steady/configmaps"`, func(e *evidence.Evidence) { delete(e.Histories, steadyCMs) }},
 		{"no proxy log", catalog.SteadyQuiescent.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"ends in the window", catalog.SteadyQuiescent.ID, "ends before the quiet window", func(e *evidence.Evidence) { e.End = e.Start.Add(10 * time.Second) }},
@@ -308,10 +308,10 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 			p.Requests = append(p.Requests, proxy.Request{RequestInfo: proxy.RequestInfo{Verb: "create", Resource: "secrets", Namespace: "ns"}, Code: 201, Start: e.Start.Add(time.Second)})
 			e.Proxies["steady-0"] = p
 		}},
-		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "steadystate/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted.Name) }},
-		{"no reference", catalog.SteadySameEndState.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
-		{"no reference for churn", catalog.SteadyNoChurn.ID, `fact "steadystate/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
-		{"no end mark", catalog.SteadySameEndState.ID, `fact "steadystate/end"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyEnd.Name) }},
+		{"no deletion", catalog.SteadyLeavesNothing.ID, `fact "reconcile/deleted"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyDeleted.Name) }},
+		{"no reference", catalog.SteadySameEndState.ID, `fact "reconcile/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
+		{"no reference for churn", catalog.SteadyNoChurn.ID, `fact "reconcile/references"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyReferences.Name) }},
+		{"no end mark", catalog.SteadySameEndState.ID, `fact "reconcile/end"`, func(e *evidence.Evidence) { delete(e.Facts, FactSteadyEnd.Name) }},
 		{"no proxy log for churn", catalog.SteadyNoChurn.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"no proxy log for finalizers", catalog.SteadyNoFinalizer.ID, "proxy logs", func(e *evidence.Evidence) { e.Proxies = nil }},
 		{"no fault", catalog.SteadyNoChurn.ID, "no fault was injected", func(e *evidence.Evidence) { e.Faults = nil }},
@@ -322,7 +322,7 @@ func TestSteadyStateMissingEvidenceIsNotEvaluated(t *testing.T) {
 			}
 			FactSteadyReferences.Put(e, refs)
 		}},
-		{"an ignore path that resolves nowhere", catalog.SteadySameEndState.ID, `capabilities.steadyState.ignore[1] "status.lastSyncTime" names no field`, func(e *evidence.Evidence) {
+		{"an ignore path that resolves nowhere", catalog.SteadySameEndState.ID, `capabilities.reconciledObjects.ignore[1] "status.lastSyncTime" names no field`, func(e *evidence.Evidence) {
 			FactSteadyIgnore.Put(e, []string{"status.message", "status.lastSyncTime"})
 		}},
 		{"a delete of an unrecorded resource", catalog.SteadyNoChurn.ID, "no history recorded: secrets ns/s1", func(e *evidence.Evidence) {
@@ -964,7 +964,7 @@ func TestRecordedActiveConditionIsTheSubjectsToIgnore(t *testing.T) {
 
 // TestRecordedStaleWatchIsRecovering re-judges an exploration schedule of
 // the correct reference composite (`steadystate explore --subject
-// composite --capability steadyState --budget 15m --seed 1 --parallel 6`,
+// composite --capability reconciledObjects --budget 15m --seed 1 --parallel 6`,
 // schedule 0020): a 3.6 s partition left its Composite informer backing
 // off, and it listed again 5.3 s after the partition ended; meanwhile,
 // reconciling a change, it updated its Composite from a stale view, 409

@@ -20,7 +20,7 @@ kind: Subject
 name: claims
 run: {command: [/bin/true]}
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
     - apiVersion: example.org/v1
       kind: Database
@@ -66,16 +66,16 @@ func steadyFile(t *testing.T, text string) (*subjectfile.File, error) {
 	return subjectfile.Load(path, subjectfile.Options{})
 }
 
-// TestSteadyStateAloneIsBound: a file binding only steadyState loads (with
+// TestReconciledObjectsAloneIsBound: a file binding only reconciledObjects loads (with
 // none bound it was refused), its objects come from the inline manifest
 // and the file, templates filled and every object set into the spec's
 // namespace, and the defaults are filled in.
-func TestSteadyStateAloneIsBound(t *testing.T) {
+func TestReconciledObjectsAloneIsBound(t *testing.T) {
 	f, err := steadyFile(t, steady)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"steadyState"}) {
+	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"reconciledObjects"}) {
 		t.Errorf("bound %v", got)
 	}
 	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "spec-1"}, allNamespaced)
@@ -92,7 +92,7 @@ func TestSteadyStateAloneIsBound(t *testing.T) {
 	if objs[0].GetLabels()["ns"] != "spec-1" || objs[2].Object["data"].(map[string]any)["owner"] != "spec-1" {
 		t.Errorf("templates not filled in: %v, %v", objs[0].GetLabels(), objs[2].Object["data"])
 	}
-	s := f.Capabilities.SteadyState
+	s := f.Capabilities.ReconciledObjects
 	if s.Changes[1].Scale.Path != "spec.replicas" || s.SettleWithin.Duration != subjectfile.DefaultSettleWithin || s.SettleWindow.Duration != subjectfile.DefaultSettleWindow || s.QuietWindow.Duration != subjectfile.DefaultQuietWindow || s.GoneWithin.Duration != subjectfile.DefaultGoneWithin {
 		t.Errorf("defaults not filled in: %+v", s)
 	}
@@ -104,30 +104,52 @@ func TestSteadyStateAloneIsBound(t *testing.T) {
 	}
 }
 
-// TestBadSteadyState: each bad binding is refused before anything starts,
+// A file written before the capability was renamed binds it as
+// steadyState: it loads as reconciledObjects; a file binding both is
+// refused in one line.
+func TestFormerCapabilityName(t *testing.T) {
+	former := strings.Replace(steady, "  reconciledObjects:", "  steadyState:", 1)
+	if former == steady {
+		t.Fatal("the test file binds no reconciledObjects to rename")
+	}
+	f, err := steadyFile(t, former)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Capabilities.Bound(); !slices.Equal(got, []string{"reconciledObjects"}) || f.Capabilities.ReconciledObjects.Changes[1].Scale.Path != "spec.replicas" {
+		t.Errorf("bound %v, want reconciledObjects read whole", got)
+	}
+	both := strings.Replace(steady, "  reconciledObjects:", "  steadyState: {}\n  reconciledObjects:", 1)
+	_, err = steadyFile(t, both)
+	if err == nil || !strings.Contains(err.Error(), "capabilities.steadyState: binds both reconciledObjects and steadyState, its former name") || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("both bound: %v", err)
+	}
+}
+
+// TestBadReconciledObjects: each bad binding is refused before anything starts,
 // in one line naming the subject, the field and what is expected.
-func TestBadSteadyState(t *testing.T) {
+func TestBadReconciledObjects(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new string
 		want           []string
 	}{
-		{"older version", "v1alpha3", "v1alpha2", []string{"capabilities.steadyState: not in steadystate.dev/v1alpha2", "expected apiVersion steadystate.dev/v1alpha3"}},
-		{"change names no object", "kind: Deployment, name: web}, value", "kind: Deployment, name: api}, value", []string{`(subject "claims")`, "capabilities.steadyState.changes[1]: Deployment/api is not among the objects", "one of ConfigMap/settings, Database/db, Deployment/web"}},
-		{"two actions", "- delete: {kind: ConfigMap, name: settings, propagationPolicy: Orphan}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.steadyState.changes[2]: 2 of patch, delete and scale set"}},
-		{"bad propagation policy", "propagationPolicy: Orphan", "propagationPolicy: orphan", []string{`capabilities.steadyState.changes[2].delete.propagationPolicy: "orphan" is not a propagation policy`, "expected one of Foreground, Background, Orphan, or none"}},
-		{"propagation policy on a patch", "merge: {spec: {size: 2}}}", "merge: {spec: {size: 2}}, propagationPolicy: Orphan}", []string{"capabilities.steadyState.changes[0].patch.propagationPolicy: unknown field"}},
-		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Databse, exists: true}", []string{`capabilities.steadyState.readiness.overrides[0].kind: "Databse" is not the kind of any of the objects, of a CRD in run.manifests, nor a built-in kind`, "expected a kind among the objects or of what they own"}},
-		{"override without value", "path: status.phase, value: Bound", "path: status.phase", []string{"capabilities.steadyState.readiness.overrides[1].value: missing"}},
-		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.steadyState.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},
-		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.steadyState.ignore[0]: "status..x" is not a field path`}},
-		{"a selector on no conditions list", "status.lastSyncTime", `"status.items[Active]"`, []string{`capabilities.steadyState.ignore[0]: "status.items[Active]" is not a field path; expected field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active]`}},
-		{"a condition type that is no type", "status.lastSyncTime", `"status.conditions[a b]"`, []string{`capabilities.steadyState.ignore[0]: "status.conditions[a b]" is not a field path`}},
-		{"an empty condition type", "status.lastSyncTime", `"status.conditions[]"`, []string{`capabilities.steadyState.ignore[0]: "status.conditions[]" is not a field path`}},
-		{"missing file", "- more.yaml", "- less.yaml", []string{"capabilities.steadyState.objects[1]:", "less.yaml"}},
-		{"manifest without name", "metadata: {name: db, labels", "metadata: {labels", []string{"capabilities.steadyState.objects[0]: Database has no metadata.name"}},
-		{"bad record", "shared: [Secret,", "record: [Endpoint/Slices]\n    shared: [Secret,", []string{`capabilities.steadyState.record[0]: "Endpoint/Slices" is not a resource`}},
-		{"bad shared", "shared: [Secret,", "shared: [a/b/c,", []string{`capabilities.steadyState.shared[0]: "a/b/c"`}},
-		{"negative window", "ignore:", "settleWindow: -1s\n    ignore:", []string{"capabilities.steadyState.settleWindow: -1s is out of range"}},
+		{"older version", "v1alpha3", "v1alpha2", []string{"capabilities.reconciledObjects: not in steadystate.dev/v1alpha2", "expected apiVersion steadystate.dev/v1alpha3"}},
+		{"change names no object", "kind: Deployment, name: web}, value", "kind: Deployment, name: api}, value", []string{`(subject "claims")`, "capabilities.reconciledObjects.changes[1]: Deployment/api is not among the objects", "one of ConfigMap/settings, Database/db, Deployment/web"}},
+		{"two actions", "- delete: {kind: ConfigMap, name: settings, propagationPolicy: Orphan}", "- delete: {kind: ConfigMap, name: settings}\n      scale: {object: {kind: Deployment, name: web}, value: 1}", []string{"capabilities.reconciledObjects.changes[2]: 2 of patch, delete and scale set"}},
+		{"bad propagation policy", "propagationPolicy: Orphan", "propagationPolicy: orphan", []string{`capabilities.reconciledObjects.changes[2].delete.propagationPolicy: "orphan" is not a propagation policy`, "expected one of Foreground, Background, Orphan, or none"}},
+		{"propagation policy on a patch", "merge: {spec: {size: 2}}}", "merge: {spec: {size: 2}}, propagationPolicy: Orphan}", []string{"capabilities.reconciledObjects.changes[0].patch.propagationPolicy: unknown field"}},
+		{"override kind not there", "{kind: ConfigMap, exists: true}", "{kind: Databse, exists: true}", []string{`capabilities.reconciledObjects.readiness.overrides[0].kind: "Databse" is not the kind of any of the objects, of a CRD in run.manifests, nor a built-in kind`, "expected a kind among the objects or of what they own"}},
+		{"override without value", "path: status.phase, value: Bound", "path: status.phase", []string{"capabilities.reconciledObjects.readiness.overrides[1].value: missing"}},
+		{"unknown field", "ignore: [", "ignroe: [", []string{"capabilities.reconciledObjects.ignroe: unknown field", "expected one of changes, goneWithin, ignore, objects"}},
+		{"bad ignore path", "status.lastSyncTime", "status..x", []string{`capabilities.reconciledObjects.ignore[0]: "status..x" is not a field path`}},
+		{"a selector on no conditions list", "status.lastSyncTime", `"status.items[Active]"`, []string{`capabilities.reconciledObjects.ignore[0]: "status.items[Active]" is not a field path; expected field names joined by dots, such as status.phase; a condition by its type: status.conditions[Active]`}},
+		{"a condition type that is no type", "status.lastSyncTime", `"status.conditions[a b]"`, []string{`capabilities.reconciledObjects.ignore[0]: "status.conditions[a b]" is not a field path`}},
+		{"an empty condition type", "status.lastSyncTime", `"status.conditions[]"`, []string{`capabilities.reconciledObjects.ignore[0]: "status.conditions[]" is not a field path`}},
+		{"missing file", "- more.yaml", "- less.yaml", []string{"capabilities.reconciledObjects.objects[1]:", "less.yaml"}},
+		{"manifest without name", "metadata: {name: db, labels", "metadata: {labels", []string{"capabilities.reconciledObjects.objects[0]: Database has no metadata.name"}},
+		{"bad record", "shared: [Secret,", "record: [Endpoint/Slices]\n    shared: [Secret,", []string{`capabilities.reconciledObjects.record[0]: "Endpoint/Slices" is not a resource`}},
+		{"bad shared", "shared: [Secret,", "shared: [a/b/c,", []string{`capabilities.reconciledObjects.shared[0]: "a/b/c"`}},
+		{"negative window", "ignore:", "settleWindow: -1s\n    ignore:", []string{"capabilities.reconciledObjects.settleWindow: -1s is out of range"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(steady, tc.old, tc.new, 1)
@@ -153,7 +175,7 @@ func TestBadSteadyState(t *testing.T) {
 }
 
 // TestBuiltInEndpointSliceFileIsValid: the EndpointSlice controller's
-// file binds only steadyState, with one Service.
+// file binds only reconciledObjects, with one Service.
 func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
 	data, err := fixtures.Subjects.ReadFile("subjects/endpointslice.yaml")
 	if err != nil {
@@ -166,7 +188,7 @@ func TestBuiltInEndpointSliceFileIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs, err := f.SteadyObjects(subjectfile.Vars{Namespace: "n"}, allNamespaced)
-	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Service" || !slices.Equal(f.Capabilities.Bound(), []string{"steadyState"}) {
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Service" || !slices.Equal(f.Capabilities.Bound(), []string{"reconciledObjects"}) {
 		t.Fatalf("objects %v, %v; bound %v", objs, err, f.Capabilities.Bound())
 	}
 }
@@ -180,7 +202,7 @@ kind: Subject
 name: issuer
 run: {command: [/bin/true]}
 capabilities:
-  steadyState:
+  reconciledObjects:
     objects:
     - apiVersion: cert-manager.io/v1
       kind: ClusterIssuer
@@ -226,7 +248,7 @@ func TestClusterScopedObjects(t *testing.T) {
 	if want := []string{"ClusterIssuer//steady-x7k2p-selfsigned", "Certificate/steady-x7k2p/web"}; !slices.Equal(names, want) {
 		t.Errorf("objects %v, want %v", names, want)
 	}
-	c := f.Capabilities.SteadyState.Changes[0]
+	c := f.Capabilities.ReconciledObjects.Changes[0]
 	got, err := c.TargetIn(subjectfile.Vars{Namespace: "steady-x7k2p"})
 	if err != nil || got != (subjectfile.ObjectName{Kind: "ClusterIssuer", Name: "steady-x7k2p-selfsigned"}) {
 		t.Errorf("the change names %v (%v)", got, err)
@@ -246,11 +268,11 @@ func TestClusterScopedNameWithoutNamespace(t *testing.T) {
 		want           []string
 	}{
 		{"no namespace", `metadata: {name: "{{.Namespace}}-selfsigned"}`, `metadata: {name: selfsigned}`,
-			[]string{`capabilities.steadyState.objects[0]: ClusterIssuer "selfsigned" is cluster-scoped and its name does not carry the spec's namespace`, "expected a name made of {{.Namespace}} and more, such as {{.Namespace}}-selfsigned"}},
+			[]string{`capabilities.reconciledObjects.objects[0]: ClusterIssuer "selfsigned" is cluster-scoped and its name does not carry the spec's namespace`, "expected a name made of {{.Namespace}} and more, such as {{.Namespace}}-selfsigned"}},
 		{"inside a word", `metadata: {name: "{{.Namespace}}-selfsigned"}`, `metadata: {name: "{{.Namespace}}x"}`,
 			[]string{`ClusterIssuer "steady-x7k2px" is cluster-scoped and its name does not carry the spec's namespace`}},
 		{"not served", "kind: Certificate\n", "kind: Certificat\n",
-			[]string{`capabilities.steadyState.objects[1]: the cluster does not serve cert-manager.io/v1, Kind=Certificat`, "expected a kind the cluster or the subject's manifests define"}},
+			[]string{`capabilities.reconciledObjects.objects[1]: the cluster does not serve cert-manager.io/v1, Kind=Certificat`, "expected a kind the cluster or the subject's manifests define"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(clusterScoped, tc.old, tc.new, 1)
@@ -288,7 +310,7 @@ func TestChangeNamesTheGivenName(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, w := range []string{"capabilities.steadyState.changes[0]: ClusterIssuer/selfsigned is not among the objects", "one of Certificate/web, ClusterIssuer/{{.Namespace}}-selfsigned"} {
+	for _, w := range []string{"capabilities.reconciledObjects.changes[0]: ClusterIssuer/selfsigned is not among the objects", "one of Certificate/web, ClusterIssuer/{{.Namespace}}-selfsigned"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not say %q", err, w)
 		}

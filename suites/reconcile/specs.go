@@ -1,4 +1,4 @@
-package steadystate
+package reconcile
 
 import (
 	"context"
@@ -127,7 +127,7 @@ func steadySpecs() {
 			case done < len(sc.b.Changes):
 				settles = append(settles, spec.Judged(catalog.SteadySettles))
 			case len(sc.b.Changes) == 0:
-				spec.NotBound(catalog.SteadySettles, "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered")
+				spec.NotBound(catalog.SteadySettles, "capabilities.reconciledObjects.changes binds no change for this spec to settle after, once the controller recovered")
 			default:
 				spec.NotBound(catalog.SteadySettles, "every change was applied before the restart, to draw the controller's first write: none was left to settle after it (recovers judges the state after the restart)")
 			}
@@ -225,7 +225,7 @@ func skipUnlessRestartable() {
 	if p := testenv.Run().Placement; p != testenv.Processes {
 		// Not judged, and the result says so (a skipped spec of a
 		// bound capability is a gap): on kind the correct reference
-		// controller broke steadystate/recovers, a false alarm whose
+		// controller broke reconcile/recovers, a false alarm whose
 		// cause is not yet found.
 		Skip(fmt.Sprintf("not judged with subjects in %s: this suite's restart of a replica is validated only for local processes so far (SUBJECT_PLACEMENT=processes)", p))
 	}
@@ -276,7 +276,7 @@ func (sc *scenario) settlesAfter() []oracle.Check {
 	if len(sc.phases[judge.FactSteadySettle]) == 0 {
 		why := "the state did not settle after the fault, so no change was made after it (recovers is the finding)"
 		if len(sc.b.Changes) == 0 {
-			why = "capabilities.steadyState.changes binds no change for this spec to settle after, once the controller recovered"
+			why = "capabilities.reconciledObjects.changes binds no change for this spec to settle after, once the controller recovered"
 		}
 		sc.spec.NotBound(catalog.SteadySettles, why)
 		return nil

@@ -1,6 +1,6 @@
-// Package steadystate is the conformance suite for any controller, judged
+// Package reconcile is the conformance suite for any controller, judged
 // without properties written for it: the subject binds the objects it
-// reconciles (capabilities.steadyState); the suite applies them, applies
+// reconciles (capabilities.reconciledObjects); the suite applies them, applies
 // each later change once the state has settled, and judges from the
 // recorded histories and the controller's proxy log that everything
 // settles (kstatus readiness, or the subject's override, of the objects
@@ -20,4 +20,4 @@
 // 409). Each fault's premise, judged from the fault timeline and the
 // proxy log, says that it acted: a fault that did not makes the spec an
 // error, never a pass or a finding.
-package steadystate
+package reconcile

@@ -1,4 +1,4 @@
-package steadystate
+package reconcile
 
 import (
 	"context"
@@ -397,7 +397,7 @@ func (sc *scenario) disturbable(seen bool, ps ...verdict.Property) bool {
 	if seen {
 		what = " of a resource it watches"
 	}
-	sc.notBound("capabilities.steadyState.changes binds no change"+what+", and nothing of the controller's own (owned by the objects, or of a resource it created)"+what+" exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
+	sc.notBound("capabilities.reconciledObjects.changes binds no change"+what+", and nothing of the controller's own (owned by the objects, or of a resource it created)"+what+" exists to delete: another party has no write to make while the fault acts, which would find the controller with nothing to do", ps...)
 	return false
 }
 

@@ -21,13 +21,13 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// SteadyState binds what every controller has: the objects it reconciles,
-// later changes to them, and how "ready" is decided. The steady-state
+// ReconciledObjects binds what every controller has: the objects it reconciles,
+// later changes to them, and how "ready" is decided. The reconcile
 // suite applies the objects into the spec's namespace, waits for them and
 // everything they own to be ready, applies each change once the state has
 // settled, and judges settling, quiescence, what a deletion leaves behind
 // and the end state against a fault-free reference run. v1alpha3.
-type SteadyState struct {
+type ReconciledObjects struct {
 	// Objects are the objects the controller reconciles, as plain
 	// manifests: each entry is either an inline manifest (a mapping) or
 	// a path (relative to the subject file; a glob matches several) of a
@@ -231,18 +231,18 @@ type ReadinessOverride struct {
 // cluster serves no such kind.
 type Scope func(schema.GroupVersionKind) (namespaced bool, err error)
 
-// SteadyObjects are capabilities.steadyState.objects filled in with v (its
+// SteadyObjects are capabilities.reconciledObjects.objects filled in with v (its
 // Namespace), in the order given: each of a namespaced kind (scope) set
 // into that namespace, each of a cluster-scoped kind into none, its name
 // carrying the namespace (CarriesNamespace).
 func (f *File) SteadyObjects(v Vars, scope Scope) ([]*unstructured.Unstructured, error) {
-	s := f.Capabilities.SteadyState
+	s := f.Capabilities.ReconciledObjects
 	if s == nil {
 		return nil, nil
 	}
 	var out []*unstructured.Unstructured
 	for i, entry := range s.Objects {
-		field := fmt.Sprintf("capabilities.steadyState.objects[%d]", i)
+		field := fmt.Sprintf("capabilities.reconciledObjects.objects[%d]", i)
 		objs, err := f.steadyEntry(entry, v)
 		if err != nil {
 			return nil, &Error{File: f.Path, Subject: f.Name, Field: field, Problem: err.Error()}
@@ -336,7 +336,7 @@ func (f *File) steadyEntry(entry any, v Vars) ([]*unstructured.Unstructured, err
 // itself shared: left behind by design.
 // A cluster-scoped object's name is given as the binding gives it,
 // {{.Namespace}} and all.
-func (s *SteadyState) IsShared(kind, name string) bool {
+func (s *ReconciledObjects) IsShared(kind, name string) bool {
 	return slices.Contains(s.Shared, kind) || slices.Contains(s.Shared, kind+"/"+name)
 }
 
@@ -415,10 +415,10 @@ func (f *File) crdKinds() []string {
 	return out
 }
 
-func (s *SteadyState) validate(f *File, bad func(field, problem, expected string)) {
-	const at = "capabilities.steadyState."
+func (s *ReconciledObjects) validate(f *File, bad func(field, problem, expected string)) {
+	const at = "capabilities.reconciledObjects."
 	if f.APIVersion != APIVersion {
-		bad("capabilities.steadyState", "not in "+f.APIVersion, "apiVersion "+APIVersion+" (nothing else changes)")
+		bad("capabilities.reconciledObjects", "not in "+f.APIVersion, "apiVersion "+APIVersion+" (nothing else changes)")
 	}
 	if len(s.Objects) == 0 {
 		bad(at+"objects", "missing", "the objects the controller reconciles: inline manifests, or YAML files relative to the subject file")
@@ -468,9 +468,9 @@ func (s *SteadyState) validate(f *File, bad func(field, problem, expected string
 			continue
 		}
 		if t, err := c.TargetIn(sample); err != nil {
-			bad(field, err.Error(), "an object of capabilities.steadyState.objects, by kind and name, the name as the object gives it ({{.Namespace}}-selfsigned)")
+			bad(field, err.Error(), "an object of capabilities.reconciledObjects.objects, by kind and name, the name as the object gives it ({{.Namespace}}-selfsigned)")
 		} else if len(names) > 0 && !names[t] {
-			bad(field, fmt.Sprintf("%s is not among the objects", c.Target()), "an object of capabilities.steadyState.objects, by kind and name (as the object gives it, {{.Namespace}} and all): one of "+known())
+			bad(field, fmt.Sprintf("%s is not among the objects", c.Target()), "an object of capabilities.reconciledObjects.objects, by kind and name (as the object gives it, {{.Namespace}} and all): one of "+known())
 		}
 		if c.Delete != nil && c.Delete.PropagationPolicy != "" && !slices.Contains(PropagationPolicies, c.Delete.PropagationPolicy) {
 			bad(field+".delete.propagationPolicy", fmt.Sprintf("%q is not a propagation policy", c.Delete.PropagationPolicy), "one of "+strings.Join(PropagationPolicies, ", ")+", or none for the API server's default")

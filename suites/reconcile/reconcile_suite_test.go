@@ -1,4 +1,4 @@
-package steadystate_test
+package reconcile_test
 
 import (
 	"os"
@@ -9,5 +9,5 @@ import (
 	"github.com/steadystate-dev/steadystate/suites"
 )
 
-// TestMain runs the suite as `steadystate suite steadystate` does.
+// TestMain runs the suite as `steadystate suite reconcile` does.
 func TestMain(*testing.M) { os.Exit(suites.Main("steadystate")) }

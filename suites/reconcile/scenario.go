@@ -1,4 +1,4 @@
-package steadystate
+package reconcile
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func (sc *scenario) resource(o object) dynamic.ResourceInterface {
 type scenario struct {
 	// spec is the spec the scenario runs for, whose evidence it records.
 	spec      *testenv.Spec
-	b         *subjectfile.SteadyState
+	b         *subjectfile.ReconciledObjects
 	ns        string
 	dyn       dynamic.Interface
 	target    chaos.Target
@@ -144,7 +144,7 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.objects: the cluster does not serve %s; expected a kind the cluster or the subject's manifests define", s.Name(), gvk)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.reconciledObjects.objects: the cluster does not serve %s; expected a kind the cluster or the subject's manifests define", s.Name(), gvk)
 		sc.objects = append(sc.objects, object{u: o, gvr: m.Resource, key: judge.SteadyKey(judge.SteadyHistory(resourceName(m.Resource)), o.GetNamespace(), o.GetName())})
 		record[m.Resource] = true
 		if m.Scope.Name() != meta.RESTScopeNameNamespace {
@@ -163,10 +163,10 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	for i, r := range b.Record {
 		res, group, _ := strings.Cut(r, ".")
 		gvr, err := mapper.ResourceFor(schema.GroupVersionResource{Group: group, Resource: res})
-		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", s.Name(), i, r)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.reconciledObjects.record[%d]: the cluster does not serve %s; expected a resource the cluster or the subject's manifests define", s.Name(), i, r)
 		record[gvr] = true
 		gvk, err := mapper.KindFor(gvr)
-		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.steadyState.record[%d]: the kind of %s", s.Name(), i, r)
+		Expect(err).NotTo(HaveOccurred(), "subject %q: capabilities.reconciledObjects.record[%d]: the kind of %s", s.Name(), i, r)
 		if m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
 			sc.clusterScoped[resourceName(gvr)] = true
 		}
@@ -623,7 +623,7 @@ func (sc *scenario) change(ctx context.Context, c subjectfile.Change) time.Time 
 		if status, ok := err.(apierrors.APIStatus); ok {
 			msg = "the API server refused it: " + status.Status().Message
 		}
-		why := fmt.Errorf("capabilities.steadyState.changes[%d] (%s): %s", n, c, msg)
+		why := fmt.Errorf("capabilities.reconciledObjects.changes[%d] (%s): %s", n, c, msg)
 		subject.Unresolved(subject.SteadyBinding, CurrentSpecReport().FullText(), why)
 		Fail(why.Error())
 	}
