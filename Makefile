@@ -136,7 +136,7 @@ HUNT_SEED   ?= 1
 HUNT_PARALLEL ?= 1
 HUNT_PATTERN ?=
 HUNT_SHARED_CLUSTER ?= off
-hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side (sharing one cluster with HUNT_SHARED_CLUSTER=on), every schedule in HUNT_PATTERN (default explore's mix), the steady-state capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
+hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side (sharing one cluster with HUNT_SHARED_CLUSTER=on), every schedule in HUNT_PATTERN (default explore's mix), the reconciledObjects capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
 	bin/steadystate zoo hunt --budget '$(HUNT_BUDGET)' --seed '$(HUNT_SEED)' --parallel '$(HUNT_PARALLEL)' --shared-cluster '$(HUNT_SHARED_CLUSTER)' --pattern '$(HUNT_PATTERN)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
 
 upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
@@ -161,7 +161,7 @@ explore: $(CLUSTER_BINS) ## seeded random fault schedules against SUBJECT (SUBJE
 
 test: lint unit e2e ## everything CI runs
 
-bench: kube-bins steadystate ## cluster start/stop (with and without simulated nodes), 1,000 pods to Ready and gone, the steady-state suite's fault-free reference runs of the reference composite, proxy latency and watch throughput (medians), the oracle on 10k-1M events, the steady-state judges on 100k events, proxy and history memory at 10k-1M events
+bench: kube-bins steadystate ## cluster start/stop (with and without simulated nodes), 1,000 pods to Ready and gone, the reconcile suite's fault-free reference runs of the reference composite, proxy latency and watch throughput (medians), the oracle on 10k-1M events, the steady-state judges on 100k events, proxy and history memory at 10k-1M events
 	$(GO) test -run '^$$' -bench StartStop -benchtime 10x ./cluster/local
 	$(GO) test -run '^$$' -bench ThousandPods -benchtime 1x ./cluster/local
 	$(GO) test -run '^$$' -bench ReferenceRun -benchtime 5x ./matrix
