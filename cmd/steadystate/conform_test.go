@@ -37,7 +37,7 @@ func TestConformCapabilitiesMustBeBound(t *testing.T) {
 	}
 	c.BuildBins = false
 	err = c.Load(context.Background(), io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "--capabilities leaderElected: subject file") || !strings.Contains(err.Error(), "expected some of scalableWorkload, reconciledObjects") {
+	if err == nil || !strings.Contains(err.Error(), "--capabilities leaderElected: subject file") || !strings.Contains(err.Error(), "expected some of reconciledObjects, scalableWorkload") {
 		t.Errorf("a capability the file does not bind: %v", err)
 	}
 	c.Only = []string{"reconciledObjects"}

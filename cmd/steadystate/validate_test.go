@@ -116,14 +116,16 @@ func TestValidateKeepsNotBoundAsRun(t *testing.T) {
 func TestValidateRemakesANotBoundDecidedFromEvidence(t *testing.T) {
 	unbound := func(file, outcome string) string {
 		return evidenceDir(t, file, func(s string) string {
-			i := strings.Index(s, `"id":"reconcile/writes-refused","stage":"assumption"`)
+			// Recorded in format 2, under the suite's former name;
+			// validate reads it as reconcile/writes-refused.
+			i := strings.Index(s, `"id":"steadystate/writes-refused","stage":"assumption"`)
 			if i < 0 {
-				t.Fatalf("%s records no reconcile/writes-refused", file)
+				t.Fatalf("%s records no steadystate/writes-refused", file)
 			}
 			j := strings.Index(s[i:], `"outcome":"`+outcome+`"`)
 			k := strings.Index(s[i:], "}")
 			if j < 0 || j > k {
-				t.Fatalf("%s records reconcile/writes-refused other than %s", file, outcome)
+				t.Fatalf("%s records steadystate/writes-refused other than %s", file, outcome)
 			}
 			return s[:i] + strings.Replace(s[i:i+k], `"outcome":"`+outcome+`"`, `"outcome":"not-bound"`, 1) + s[i+k:]
 		})
