@@ -104,6 +104,7 @@ func Bundle(path string, digest *string, failOnGaps bool, stdout io.Writer) erro
 		}
 		read[p] = reps
 		suite, _, _ := strings.Cut(rel, "/")
+		suite = verdict.CurrentSuite(suite) // a bundle's folder of the suite's former name
 		i, ok := cellOf[suite]
 		if !ok {
 			i, cellOf[suite] = len(cells), len(cells)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"io/fs"
 	"maps"
@@ -270,6 +271,14 @@ func Open(p, dst string) (Manifest, error) {
 		return bad("%s has no run start (started): not a bundle steadystate conform wrote", ManifestName)
 	}
 	m.Digest = digest(manifest)
+	// A bundle written before the reconcile suite's capability was
+	// renamed names it steadyState.
+	for i, c := range m.Capabilities {
+		m.Capabilities[i] = verdict.CurrentCapability(c)
+	}
+	for i, c := range m.Bound {
+		m.Bound[i] = verdict.CurrentCapability(c)
+	}
 	for _, want := range m.Files {
 		have, ok := got[want.Path]
 		switch {

@@ -246,3 +246,20 @@ func TestCheckDigestRefusesWhatIsNotADigest(t *testing.T) {
 		}
 	}
 }
+
+// A bundle written before the reconcile suite's capability was renamed
+// names it steadyState, bound and run: it opens under the current name.
+func TestOpenReadsTheFormerCapabilityName(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	if _, err := Write(out, run(t), Manifest{Started: time.Unix(0, 0).UTC(), Created: time.Unix(60, 0).UTC(), Provider: "local", Subject: "subject/subject.yaml",
+		Capabilities: []string{"steadyState"}, Bound: []string{"leaderElected", "steadyState"}}, func(rel string) bool { return rel == "bin" }); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(out, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(m.Capabilities, ",") != "reconciledObjects" || strings.Join(m.Bound, ",") != "leaderElected,reconciledObjects" {
+		t.Errorf("opened as capabilities %v, bound %v", m.Capabilities, m.Bound)
+	}
+}
