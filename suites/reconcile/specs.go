@@ -29,7 +29,7 @@ var firstDrew *bool
 var restartProperties = []verdict.Property{catalog.SteadyRecovers, catalog.SteadySettles, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyQuiescent, catalog.SteadyNoPanic}
 
 func steadySpecs() {
-	Describe("Any controller", Label("capability:steady-state"), func() {
+	Describe("Any controller", Label("capability:reconciled-objects"), func() {
 		var (
 			ns   string
 			spec *testenv.Spec
