@@ -107,8 +107,9 @@ func RunCell(ctx context.Context, cr CellRun) reports.Run {
 	}
 	defer events.Close()
 	report := filepath.Join(cr.Dir, "report.json")
-	cmd := SuiteCommand(self, cr.Cell.Suite, report, append([]string{"-ginkgo.no-color", "-ginkgo.timeout=30m",
-		"-steadystate.progress-fd=3"}, append(cr.Identity, cr.Args...)...)...)
+	args := []string{"-ginkgo.no-color", "-ginkgo.timeout=30m", "-steadystate.progress-fd=3"}
+	args = append(append(args, cr.Identity...), cr.Args...)
+	cmd := SuiteCommand(self, cr.Cell.Suite, report, args...)
 	cmd.Dir = cr.Dir
 	cmd.Env = append(cmd.Env, cr.Env...)
 	cmd.Stdout, cmd.Stderr = log, log
