@@ -209,7 +209,7 @@ var Suites = []Suite{
 	// The reconcile suite judges any controller, so it is proved on
 	// two: the composite's seeded bugs and the stack's, many more, each
 	// aimed at one hole of its judges.
-	{Name: "reconcile", Subject: "composite", Capability: "reconciledObjects", Others: []string{"stack", "stack-unwatched", "stack-templated"}},
+	{Name: verdict.ReconcileSuite, Subject: "composite", Capability: verdict.ReconcileCapability, Others: []string{"stack", "stack-unwatched", "stack-templated"}},
 }
 
 // Suite is a suite of the catalog: its name, the reference subject it runs

@@ -6,13 +6,13 @@ package matrix
 import (
 	"context"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 
 	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // selftestConfig is the self-test's configuration, read once from the

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Error is one problem with a subject file: the subject, the field (a

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // RedactedValue stands for a value a subject file's copy, or a change's

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
 	"github.com/steadystate-dev/steadystate/suites/reconcile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Suite is a suite compiled into this program.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/reports/html"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Command is `steadystate zoo`: run (conform and verify over the zoo's

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"os"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Error is a schedule file that cannot be used: each problem with the

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Param is a step field a fault or workload step uses.
@@ -34,7 +36,7 @@ const (
 	Leader    = "leaderElected"
 	Composite = "foregroundComposite"
 	Movable   = "movableResource"
-	Steady    = "reconciledObjects"
+	Steady    = verdict.ReconcileCapability
 )
 
 // Capabilities are every capability a schedule may name.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/steadystate-dev/steadystate/verdict"
 	"io"
 	"io/fs"
 	"maps"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/atomicfile"
+	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Format is the bundle format this steadystate writes and reads. Format
