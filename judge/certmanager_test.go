@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // TestCertManagerReissueAfterWatchReset re-judges the hunt's finding on

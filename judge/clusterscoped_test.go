@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // The recorded runs of fixtures/zoo/operators/cert-manager-clusterissuer.yaml

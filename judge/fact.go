@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 )
 
 // A Fact is one thing a suite tells the judges about its scenario: its

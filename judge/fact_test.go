@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 type factMap map[string]string

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // TestAPodHandedBackDeletingWasStillWithheld re-judges the evidence of a

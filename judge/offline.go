@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // A Judge decides one property from a spec's evidence alone: nil when it
@@ -193,7 +193,7 @@ var Offline = map[string]Judge{
 	catalog.CPGCHoldsOwner.ID:         gcHoldsOwner,
 	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
 
-	// Any controller, on the objects it reconciles (steadystate.go).
+	// Any controller, on the objects it reconciles (reconcile.go).
 	catalog.SteadySettles.ID:          settles(FactSteadySettle),
 	catalog.SteadyRecovers.ID:         settles(FactSteadyRecover),
 	catalog.SteadyQuiescent.ID:        quiescent,

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // ErrOvershoot is the safety property of scaling.

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // scaledHistory is a workload scaled up to 500 replicas and back, over

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 )
 
 // The judges of one evidence share each rebuilt history

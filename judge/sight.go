@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // FirstSight is when the subject, through any of its replicas' proxies,

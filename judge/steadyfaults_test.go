@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // faultedSteady is the constructed correct steady-state run (constructSteady)

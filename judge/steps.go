@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // FactFaultSteps is how many of an exploration schedule's fault steps ran

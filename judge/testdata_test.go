@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // TestSavedEvidenceReJudges re-judges the evidence of real self-test and

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // tracker follows a state as it is replayed, change by change: which

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // ErrTwoWriters is the safety property of leader election.

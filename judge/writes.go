@@ -12,8 +12,8 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // What a steady-state run covers is read from the controller's own

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/internal/splice"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 )
 
 // PropertiesPage is the page that holds the catalog's tables, relative to the

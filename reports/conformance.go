@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // WriteConformance writes the short summary of a conformance run as

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // Gate prints the summary of the report at path and fails unless its

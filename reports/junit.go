@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // junitSuites is the subset of Ginkgo's JUnit report that summaries need.

@@ -10,7 +10,7 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // The JUnit document, as the schema Jenkins' xUnit plugin publishes

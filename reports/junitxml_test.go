@@ -14,8 +14,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // junit10 is what junit-10.xsd, the schema Jenkins' xUnit plugin

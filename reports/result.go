@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // The result words of a run, a conformance bundle and its page: PASSED

@@ -6,9 +6,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/internal/cli"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // Every result word has one exit code: a finding wins over an error in

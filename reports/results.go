@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 )
 
 // ResultsDir holds the result sets the results page is generated from,

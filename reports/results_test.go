@@ -9,8 +9,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // TestResultsPageHasTheSets fails when the results page's tables drift

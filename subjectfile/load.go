@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
 )
 
 // Error is one problem with a subject file: the subject, the field (a
@@ -64,9 +64,9 @@ func Parse(data []byte, path string, o Options) (*File, error) {
 		return nil, &Error{File: path, Field: "(file)", Problem: "not a YAML mapping", Expected: "a YAML document with apiVersion " + APIVersion}
 	}
 	name, _ := generic["name"].(string)
-	if renamed, err := formerCapability(generic); err != nil {
-		return nil, &Error{File: path, Subject: name, Field: "capabilities." + verdict.FormerCapability, Problem: err.Error(), Expected: "capabilities." + verdict.ReconcileCapability + " alone"}
-	} else if renamed {
+	if former, err := formerCapability(generic); err != nil {
+		return nil, &Error{File: path, Subject: name, Field: "capabilities." + renamed.FormerCapability, Problem: err.Error(), Expected: "capabilities." + renamed.ReconcileCapability + " alone"}
+	} else if former {
 		if raw, err = json.Marshal(generic); err != nil {
 			return nil, &Error{File: path, Subject: name, Field: "(file)", Problem: err.Error()}
 		}
@@ -177,14 +177,14 @@ func shape(v any, t reflect.Type, path string) []*Error {
 // binds both is refused.
 func formerCapability(file map[string]any) (bool, error) {
 	caps, _ := file["capabilities"].(map[string]any)
-	former, ok := caps[verdict.FormerCapability]
+	former, ok := caps[renamed.FormerCapability]
 	if !ok {
 		return false, nil
 	}
-	if _, both := caps[verdict.ReconcileCapability]; both {
-		return false, fmt.Errorf("binds both %s and %s, its former name", verdict.ReconcileCapability, verdict.FormerCapability)
+	if _, both := caps[renamed.ReconcileCapability]; both {
+		return false, fmt.Errorf("binds both %s and %s, its former name", renamed.ReconcileCapability, renamed.FormerCapability)
 	}
-	delete(caps, verdict.FormerCapability)
-	caps[verdict.ReconcileCapability] = former
+	delete(caps, renamed.FormerCapability)
+	caps[renamed.ReconcileCapability] = former
 	return true, nil
 }

@@ -11,8 +11,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // RedactedValue stands for a value a subject file's copy, or a change's
@@ -81,9 +81,9 @@ func Redact(data []byte, path string, o Options) ([]byte, error) {
 		root := doc.Content[0]
 		r.env(get(get(root, "run"), "env"))
 		r.env(get(get(get(root, "run"), "pod"), "env"))
-		steady := get(get(root, "capabilities"), verdict.ReconcileCapability)
+		steady := get(get(root, "capabilities"), renamed.ReconcileCapability)
 		if steady == nil {
-			steady = get(get(root, "capabilities"), verdict.FormerCapability)
+			steady = get(get(root, "capabilities"), renamed.FormerCapability)
 		}
 		if changes := get(steady, "changes"); changes != nil && changes.Kind == yaml.SequenceNode {
 			for _, c := range changes.Content {

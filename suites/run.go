@@ -13,7 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 	"github.com/steadystate-dev/steadystate/suites/controlplane"
 	"github.com/steadystate-dev/steadystate/suites/explore"
 	"github.com/steadystate-dev/steadystate/suites/finalizer"
@@ -22,7 +23,6 @@ import (
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
 	"github.com/steadystate-dev/steadystate/suites/reconcile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // Suite is a suite compiled into this program.
@@ -63,7 +63,7 @@ func E2E() []Suite { return append(slices.Clone(All), ControlPlane) }
 // Lookup finds a suite by its catalog name, the control plane's suite or
 // the exploration suite.
 func Lookup(name string) (Suite, bool) {
-	name = verdict.CurrentSuite(name)
+	name = renamed.CurrentSuite(name)
 	for _, s := range []Suite{Explore, ControlPlane} {
 		if s.Name == name {
 			return s, true

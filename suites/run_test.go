@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 )
 
 // Every suite the catalog names is compiled in, under that name, in the

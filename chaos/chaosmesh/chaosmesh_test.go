@@ -24,7 +24,7 @@ import (
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/pki"
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/upstream"
+	"github.com/steadystate-dev/steadystate/runs/upstream"
 )
 
 // The adapter against a real Chaos Mesh controller-manager, built from

@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadystate-dev/steadystate/cluster/image"
-	"github.com/steadystate-dev/steadystate/upstream"
+	"github.com/steadystate-dev/steadystate/runs/upstream"
 )
 
 // Chaos Mesh applies a NetworkChaos through its chaos-daemon, a

@@ -9,7 +9,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
 )
 
 // Error is a schedule file that cannot be used: each problem with the
@@ -127,13 +127,13 @@ func Marshal(s Schedule) ([]byte, error) {
 // named now: a schedule kept before the reconcile suite and its
 // capability were renamed names them steadystate and steadyState.
 func (s *Schedule) current() {
-	s.Capability = verdict.CurrentCapability(s.Capability)
+	s.Capability = renamed.CurrentCapability(s.Capability)
 	if s.Breaks == "" {
 		return
 	}
 	ids := strings.Split(s.Breaks, ",")
 	for i, id := range ids {
-		ids[i] = verdict.CurrentID(strings.TrimSpace(id))
+		ids[i] = renamed.CurrentID(strings.TrimSpace(id))
 	}
 	s.Breaks = strings.Join(ids, ",")
 }

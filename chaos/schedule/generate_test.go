@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
 	"reflect"
 	"slices"
 	"testing"
@@ -163,7 +163,7 @@ func TestGenerateWithNothingUsedIsUnchanged(t *testing.T) {
 				}
 				// The digest before was taken when the capability had
 				// its former name: the draw itself did not change.
-				data = bytes.ReplaceAll(data, []byte("capability: "+verdict.ReconcileCapability), []byte("capability: "+verdict.FormerCapability))
+				data = bytes.ReplaceAll(data, []byte("capability: "+renamed.ReconcileCapability), []byte("capability: "+renamed.FormerCapability))
 				h.Write(data)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
 )
 
 // Param is a step field a fault or workload step uses.
@@ -36,7 +36,7 @@ const (
 	Leader    = "leaderElected"
 	Composite = "foregroundComposite"
 	Movable   = "movableResource"
-	Steady    = verdict.ReconcileCapability
+	Steady    = renamed.ReconcileCapability
 )
 
 // Capabilities are every capability a schedule may name.

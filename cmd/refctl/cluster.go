@@ -12,7 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 	"github.com/steadystate-dev/steadystate/reference/capi"
 	"github.com/steadystate-dev/steadystate/reference/mover"
 	"github.com/steadystate-dev/steadystate/reference/wiring"

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/conformance"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/runs/conformance"
 )
 
 // conformConfigFrom reads a conformance run from the flags and the
@@ -47,7 +47,7 @@ func conformConfigFrom(e config.Settings, args []string) (conformance.Run, error
 		return r, err
 	}
 	r.FailOnGaps = *failOnGaps
-	r.Only, err = cli.List("--capabilities", cli.Renamed(*only, verdict.CurrentCapability), "a capability", capabilities)
+	r.Only, err = cli.List("--capabilities", cli.Renamed(*only, renamed.CurrentCapability), "a capability", capabilities)
 	return r, err
 }
 

@@ -13,12 +13,12 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/conformance"
 	"github.com/steadystate-dev/steadystate/internal/cli"
-	"github.com/steadystate-dev/steadystate/matrix"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/runs/conformance"
+	"github.com/steadystate-dev/steadystate/runs/matrix"
 )
 
 // The recorded leader run's specs, edited into each ending a run can

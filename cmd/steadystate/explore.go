@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/steadystate-dev/steadystate/exploration"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/runs/exploration"
 )
 
 // exploreConfigFrom reads an exploration run from the flags and the

@@ -21,11 +21,11 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadystate-dev/steadystate/campaign"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/kind/kindtest"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/runs/campaign"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 

@@ -11,13 +11,13 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/steadystate-dev/steadystate/campaign"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/matrix"
 	"github.com/steadystate-dev/steadystate/reports"
+	"github.com/steadystate-dev/steadystate/runs/campaign"
+	"github.com/steadystate-dev/steadystate/runs/matrix"
+	"github.com/steadystate-dev/steadystate/runs/zoo"
 	"github.com/steadystate-dev/steadystate/suites/e2e"
-	"github.com/steadystate-dev/steadystate/zoo"
 )
 
 const usage = `usage:

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
-	"github.com/steadystate-dev/steadystate/matrix"
-	"github.com/steadystate-dev/steadystate/rejudge"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
+	"github.com/steadystate-dev/steadystate/runs/matrix"
+	"github.com/steadystate-dev/steadystate/runs/rejudge"
 )
 
 // reportCommand prints a report's summary and fails unless its result is

@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // plantedSubject binds Kubernetes' EndpointSlice controller's steady

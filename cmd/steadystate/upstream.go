@@ -7,8 +7,8 @@ import (
 
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
-	"github.com/steadystate-dev/steadystate/matrix"
-	"github.com/steadystate-dev/steadystate/upstream"
+	"github.com/steadystate-dev/steadystate/runs/matrix"
+	"github.com/steadystate-dev/steadystate/runs/upstream"
 )
 
 // upstreamBinsCommand builds the upstream releases (all, or those named)

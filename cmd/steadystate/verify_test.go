@@ -17,9 +17,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports/bundle"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // The specs of the recorded leader run a test bundle holds, and the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,27 @@ func TestFoldersImportDownward(t *testing.T) {
 	}
 }
 
+// TestLayersInsideAFolder checks the imports between the packages of a
+// folder that Layers orders: each goes to a package named before it.
+func TestLayersInsideAFolder(t *testing.T) {
+	module := goList(t, "-m")[0] + "/"
+	for folder, layers := range Layers {
+		for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./"+folder+"/...") {
+			fields := strings.Fields(line)
+			from := slices.Index(layers, strings.TrimPrefix(fields[0], module))
+			if from < 0 {
+				continue
+			}
+			for _, imp := range fields[1:] {
+				to := slices.Index(layers, strings.TrimPrefix(imp, module))
+				if to >= from {
+					t.Errorf("%s imports %s: inside %s/ a package imports only those named before it in Layers (%s)", fields[0], imp, folder, strings.Join(layers, ", "))
+				}
+			}
+		}
+	}
+}
+
 // TestFoldersExist checks every row of Folders names a folder of the
 // module.
 func TestFoldersExist(t *testing.T) {
@@ -98,7 +120,7 @@ func TestFoldersExist(t *testing.T) {
 // verify, results) link neither Ginkgo's test runner nor Gomega: only
 // Ginkgo's report types.
 func TestOfflineCommandsLinkNoGinkgo(t *testing.T) {
-	offline := []string{"./internal/cli", "./matrix", "./rejudge", "./reports/..."}
+	offline := []string{"./internal/cli", "./runs/matrix", "./runs/rejudge", "./reports/..."}
 	for _, dep := range goList(t, append([]string{"-deps"}, offline...)...) {
 		if dep == "github.com/onsi/ginkgo/v2" || dep == "github.com/onsi/gomega" {
 			t.Errorf("the offline commands' packages (%s) link %s: keep the suites' harness out of them", strings.Join(offline, " "), dep)

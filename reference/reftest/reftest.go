@@ -19,10 +19,10 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos/runner"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/cluster/local/localtest"
-	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/internal/proc"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 	"github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 	"github.com/steadystate-dev/steadystate/reference/wiring"
 )

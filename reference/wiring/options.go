@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/steadystate-dev/steadystate/catalog"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 	"github.com/steadystate-dev/steadystate/reference/api/v1alpha1"
 )
 

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/atomicfile"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/internal/renamed"
 )
 
 // Format is the bundle format this steadystate writes and reads. Format
@@ -274,10 +274,10 @@ func Open(p, dst string) (Manifest, error) {
 	// A bundle written before the reconcile suite's capability was
 	// renamed names it steadyState.
 	for i, c := range m.Capabilities {
-		m.Capabilities[i] = verdict.CurrentCapability(c)
+		m.Capabilities[i] = renamed.CurrentCapability(c)
 	}
 	for i, c := range m.Bound {
-		m.Bound[i] = verdict.CurrentCapability(c)
+		m.Bound[i] = renamed.CurrentCapability(c)
 	}
 	for _, want := range m.Files {
 		have, ok := got[want.Path]

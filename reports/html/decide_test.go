@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // offendingMark is a request marked as the one that broke a property.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 )
 
 // focusMargin is the least time shown before the first and after the

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // marker is where a property broke and, when a request broke it, that

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // run is one report.json of a run folder: its specs and the evidence

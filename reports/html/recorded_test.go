@@ -9,8 +9,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // Recorded evidence of failing leader runs (copies of judge's testdata):

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/evidence"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // TimelineSVG is one spec's evidence as a standalone SVG file: the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 )
 
 // TestTimelineSVGStandsAlone: the standalone timeline is one SVG document

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // MatrixFile is the matrix a matrix run keeps in its folder: its cells

@@ -18,7 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/internal/proc"
-	"github.com/steadystate-dev/steadystate/matrix"
+	"github.com/steadystate-dev/steadystate/runs/matrix"
 	"github.com/steadystate-dev/steadystate/suites"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )

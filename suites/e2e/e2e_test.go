@@ -14,7 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 	"github.com/steadystate-dev/steadystate/suites"
 )
 

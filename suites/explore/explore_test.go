@@ -12,13 +12,13 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/exploration/tally"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
+	"github.com/steadystate-dev/steadystate/runs/exploration/tally"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // fakeProxy is a replica's proxy whose request log the test writes.

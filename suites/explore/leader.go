@@ -7,11 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 	"github.com/steadystate-dev/steadystate/suites/leader"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )

@@ -3,9 +3,9 @@ package explore
 import (
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/steadystate-dev/steadystate/exploration/phases"
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
+	"github.com/steadystate-dev/steadystate/runs/exploration/phases"
 )
 
 // enter marks the current spec as in phase (one of package phases') from

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 	"github.com/steadystate-dev/steadystate/suites/lostevents"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"

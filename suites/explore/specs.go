@@ -15,14 +15,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/exploration/phases"
-	"github.com/steadystate-dev/steadystate/exploration/tally"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
+	"github.com/steadystate-dev/steadystate/runs/exploration/phases"
+	"github.com/steadystate-dev/steadystate/runs/exploration/tally"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 const (

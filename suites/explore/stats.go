@@ -11,10 +11,10 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/exploration/phases"
-	"github.com/steadystate-dev/steadystate/exploration/tally"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
+	"github.com/steadystate-dev/steadystate/runs/exploration/phases"
+	"github.com/steadystate-dev/steadystate/runs/exploration/tally"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // stats are the run's schedules so far: how many, how fast, what they

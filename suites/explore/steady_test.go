@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
-	"github.com/steadystate-dev/steadystate/evidence"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/subjectfile"
-	"github.com/steadystate-dev/steadystate/verdict"
 )
 
 // A reconciledObjects schedule's owned role is the resource of what the

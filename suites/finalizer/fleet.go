@@ -15,11 +15,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/judge"
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 	"github.com/steadystate-dev/steadystate/suites/subject"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )

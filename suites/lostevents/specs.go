@@ -8,10 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
 	"github.com/steadystate-dev/steadystate/judge"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 

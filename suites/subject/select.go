@@ -13,11 +13,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/image"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )

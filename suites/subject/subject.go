@@ -9,11 +9,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/steadystate-dev/steadystate/catalog"
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/runner"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/proc"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
 	"github.com/steadystate-dev/steadystate/suites/testenv"
 )
 

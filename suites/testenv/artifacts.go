@@ -7,7 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/steadystate-dev/steadystate/evidence"
+	"github.com/steadystate-dev/steadystate/judge/evidence"
 )
 
 // SpecArtifacts is the folder a failing spec's artifacts go to:

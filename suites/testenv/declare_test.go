@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/catalog"
-	"github.com/steadystate-dev/steadystate/oracle"
-	"github.com/steadystate-dev/steadystate/verdict"
+	"github.com/steadystate-dev/steadystate/judge/catalog"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
+	"github.com/steadystate-dev/steadystate/judge/verdict"
 )
 
 // A check that stopped on a context's end judged nothing: before, its

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/steadystate-dev/steadystate/oracle"
+	"github.com/steadystate-dev/steadystate/judge/oracle"
 )
 
 // Settings are the suites' timeouts and windows. Bounds that the bug
