@@ -34,6 +34,10 @@ type Suite struct {
 	// Flags, when set, adds the suite's own -steadystate.* flags to fs
 	// and returns the suite's Register, which reads them once parsed.
 	Flags func(fs *flag.FlagSet) (register func())
+	// Long marks a suite that takes much longer than the others: a run
+	// of suites side by side starts it first, so the others run beside
+	// it rather than before it.
+	Long bool
 }
 
 // All are the catalog's suites, in its order.
@@ -42,7 +46,10 @@ var All = []Suite{
 	{Name: "leader", Title: leader.Title, Register: leader.Register},
 	{Name: "foreground", Title: foreground.Title, Register: foreground.Register},
 	{Name: "finalizer", Title: finalizer.Title, Register: finalizer.Register},
-	{Name: "reconcile", Title: reconcile.Title, Register: reconcile.Register},
+	// Its eight specs each watch windows a controller must settle and
+	// stay quiet in: about 100 s on the reference subject, three times
+	// the next longest suite.
+	{Name: "reconcile", Title: reconcile.Title, Register: reconcile.Register, Long: true},
 }
 
 // Explore is the exploration suite: seeded random fault schedules against

@@ -30,8 +30,10 @@ const ReportName = "report.json"
 type Config struct {
 	// Program runs a suite: `Program suite NAME FLAGS...`.
 	Program string
-	// Suites run in this order, each as `Program suite NAME`; a suite's
-	// title describes a report written for it when it wrote none.
+	// Suites run each as `Program suite NAME`, the long ones
+	// (suites.Suite.Long) started first, then the others in this order,
+	// which is the merged report's; a suite's title describes a report
+	// written for it when it wrote none.
 	Suites []suites.Suite
 	// Artifacts is the run's folder: the suites' artifacts and
 	// ReportName.
@@ -48,8 +50,8 @@ type Config struct {
 	Parallel int
 }
 
-// Run runs c's suites in order, Parallel at a time, and writes their reports, merged in order,
-// to Artifacts/report.json. A suite that exited without writing its report
+// Run runs c's suites, Parallel at a time, the long ones first (StartOrder), and writes
+// their reports, merged in c.Suites' order, to Artifacts/report.json. A suite that exited without writing its report
 // is in it as a failed suite naming how it exited. After an interruption
 // (ctx done) the suites not yet started are left out. Run reports whether
 // every suite ran and passed; err is a report it could not write.
@@ -68,15 +70,21 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 	slots := make(chan struct{}, max(c.Parallel, 1))
 	var wg sync.WaitGroup
 	var mu sync.Mutex // the suites' whole outputs, one at a time
-	started := 0
-	for i, s := range c.Suites {
+	order := StartOrder(c.Suites)
+	started := make([]bool, len(c.Suites))
+	for n, i := range order {
+		s := c.Suites[i]
 		slots <- struct{}{}
 		if ctx.Err() != nil {
 			<-slots
-			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", Names(c.Suites[i:]))
+			var left []suites.Suite
+			for _, j := range order[n:] {
+				left = append(left, c.Suites[j])
+			}
+			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", Names(left))
 			break
 		}
-		started++
+		started[i] = true
 		reports[i] = filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, s.Name))
 		wg.Add(1)
 		go func() {
@@ -85,9 +93,13 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 		}()
 	}
 	wg.Wait()
-	passed = started == len(c.Suites) && !slices.Contains(ok[:started], false)
-	reports = reports[:started]
-	for i, err := range noReport[:started] {
+	passed = !slices.Contains(started, false) && !slices.Contains(ok, false)
+	var ran []string // the reports, in c.Suites' order
+	for i, err := range noReport {
+		if !started[i] {
+			continue
+		}
+		ran = append(ran, reports[i])
 		if err == nil {
 			continue
 		}
@@ -97,7 +109,7 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 			return false, fmt.Errorf("write the report of suite %s: %w", c.Suites[i].Name, err)
 		}
 	}
-	messages, err := reporters.MergeAndCleanupJSONReports(reports, filepath.Join(c.Artifacts, ReportName))
+	messages, err := reporters.MergeAndCleanupJSONReports(ran, filepath.Join(c.Artifacts, ReportName))
 	if err == nil && len(messages) > 0 {
 		err = errors.New(strings.Join(messages, "; "))
 	}
@@ -161,6 +173,27 @@ func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdo
 		return false, fmt.Errorf("the suite exited (%s) without writing its report: see its output above", status)
 	}
 	return waitErr == nil, nil
+}
+
+// StartOrder is the order in which Run starts ss, as indices into ss: the
+// long suites (suites.Suite.Long) first, then the others, each group in
+// ss' order. Started first, a long suite runs beside the others instead of
+// after them.
+func StartOrder(ss []suites.Suite) []int {
+	order := make([]int, len(ss))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case ss[a].Long == ss[b].Long:
+			return 0
+		case ss[a].Long:
+			return -1
+		}
+		return 1
+	})
+	return order
 }
 
 // Names are the suites' names, comma-separated.

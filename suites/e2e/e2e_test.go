@@ -88,6 +88,39 @@ func TestRunRunsEverySuiteAndMergesTheirReports(t *testing.T) {
 	}
 }
 
+// A long suite starts first, the others after it in their order, and the
+// merged report keeps the given order.
+func TestLongSuitesStartFirst(t *testing.T) {
+	if got := StartOrder([]suites.Suite{{Name: "a"}, {Name: "b", Long: true}, {Name: "c"}, {Name: "d", Long: true}}); !slices.Equal(got, []int{1, 3, 0, 2}) {
+		t.Errorf("StartOrder = %v, want [1 3 0 2]", got)
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	art := filepath.Join(dir, "artifacts")
+	var out strings.Builder
+	if _, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Stdout: &out, Stderr: &out,
+		Suites: []suites.Suite{{Name: "fail", Title: "Fail"}, {Name: "dies", Title: "Dies"}, {Name: "pass", Title: "Pass", Long: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := os.ReadFile(filepath.Join(dir, "calls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, line := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
+		ran = append(ran, strings.Fields(line)[1])
+	}
+	if want := []string{"pass", "fail", "dies"}; !slices.Equal(ran, want) {
+		t.Errorf("suites started in the order %q, want %q", ran, want)
+	}
+	if got, want := descriptions(merged(t, art)), []string{"Fail", "Dies", "Pass"}; !slices.Equal(got, want) {
+		t.Errorf("report holds suites %q, want %q", got, want)
+	}
+}
+
 // Every suite passing is a passed run.
 func TestRunPasses(t *testing.T) {
 	dir := t.TempDir()
