@@ -68,6 +68,9 @@ type scenario struct {
 	objects   []object
 	src       oracle.Source
 	overrides []judge.ReadinessOverride
+	// refs are the clean runs' end states this run is compared with
+	// (compareWith); none for a clean run.
+	refs []*judge.EndState
 	// owed are the kinds the reference runs taught are owed a status
 	// (judge.StatusOwed), from the phase after the last change on; made
 	// counts the changes made.
@@ -808,11 +811,21 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	})
 }
 
-// references are the end states of this suite run's fault-free runs of
-// the subject, the reference each faulted run is compared with: the
-// same-end-state and no-churn judges read them from the faulted spec's
-// evidence (judge.FactSteadyReferences).
-var references []*judge.EndState
+// cleanRuns is what this suite run's fault-free runs of the subject leave
+// the specs after them. The suite's specs share one, in the order they
+// run; the first clean run starts it afresh.
+type cleanRuns struct {
+	// ends are their end states, the reference each faulted run is
+	// compared with: the same-end-state and no-churn judges read them
+	// from the faulted spec's evidence (judge.FactSteadyReferences).
+	ends []*judge.EndState
+	// firstDrew says whether the first clean run's first change drew a
+	// write of the controller (nil: no such run in this suite run, or no
+	// change): only a change that drew one in a clean run shows, after
+	// the second clean run's quiet window, that the controller still
+	// acts.
+	firstDrew *bool
+}
 
 // run applies the objects and then each change once the state has
 // settled, stopping at a phase that does not settle, and reports whether
@@ -843,9 +856,9 @@ func (sc *scenario) end(ctx context.Context) {
 }
 
 // keepReference takes a fault-free run's end state (end) as a reference
-// of this suite run. A run that did not settle is kept as one that did
-// not: the faulted runs then say so, and compare nothing.
-func (sc *scenario) keepReference(ctx context.Context, settled bool) {
+// of this suite run, kept in clean. A run that did not settle is kept as
+// one that did not: the faulted runs then say so, and compare nothing.
+func (sc *scenario) keepReference(ctx context.Context, settled bool, clean *cleanRuns) {
 	sc.end(ctx)
 	ref, err := judge.EndStateOf(sc.spec.Evidence().Snapshot())
 	if err != nil {
@@ -855,7 +868,7 @@ func (sc *scenario) keepReference(ctx context.Context, settled bool) {
 	if !settled && ref.NotReady == "" {
 		ref.NotReady = "a phase did not settle within T+W"
 	}
-	references = append(references, ref)
+	clean.ends = append(clean.ends, ref)
 }
 
 // awaitStatuses waits, up to T from since, until every object of a kind
@@ -899,6 +912,7 @@ func (sc *scenario) awaitStatuses(ctx context.Context, refs []*judge.EndState, s
 // ready without one, live as for the judges. Call it before the objects
 // are applied.
 func (sc *scenario) compareWith(refs []*judge.EndState) {
+	sc.refs = refs
 	if len(refs) > 0 {
 		judge.FactSteadyReferences.Set(sc.spec, refs)
 		if sc.owed = judge.StatusOwed(refs); len(sc.owed) > 0 {

@@ -19,20 +19,15 @@ import (
 
 var leavesID = catalog.SteadyLeavesNothing.ID
 
-// firstDrew says whether the first clean run's first change drew a write
-// of the controller (nil: no such run in this suite run, or no change):
-// only a change that drew one in a clean run shows, after the second
-// clean run's quiet window, that the controller still acts.
-var firstDrew *bool
-
 // restartProperties are what a restart's spec judges beside its premise.
 var restartProperties = []verdict.Property{catalog.SteadyRecovers, catalog.SteadySettles, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyQuiescent, catalog.SteadyNoPanic}
 
 func steadySpecs() {
 	Describe("Any controller", Label("capability:reconciled-objects"), func() {
 		var (
-			ns   string
-			spec *testenv.Spec
+			ns    string
+			spec  *testenv.Spec
+			clean cleanRuns // the clean runs', for the specs after them
 		)
 		BeforeEach(func(ctx SpecContext) { ns, spec = testenv.NewNamespace(ctx, "steady"), testenv.Begin() })
 
@@ -46,13 +41,13 @@ func steadySpecs() {
 		// on it, where the first run's did.
 		It("settles and leaves nothing behind", testenv.Judges(catalog.SteadySettles, catalog.SteadyLeavesNothing, catalog.SteadyNoFinalizer, catalog.SteadyActs, catalog.SteadyNoPanic), func(ctx SpecContext) {
 			sc := start(ctx, spec, ns)
-			firstDrew = nil
+			clean = cleanRuns{}
 			settled := sc.run(ctx)
 			if len(sc.b.Changes) > 0 {
 				drew := sc.drew(0)
-				firstDrew = &drew
+				clean.firstDrew = &drew
 			}
-			sc.keepReference(ctx, settled)
+			sc.keepReference(ctx, settled, &clean)
 			sc.deleteAll(ctx)
 			spec.Verify(
 				spec.Judged(catalog.SteadySettles),
@@ -72,10 +67,10 @@ func steadySpecs() {
 			// window is not watched and it is not bound (settles is the
 			// finding).
 			if settled {
-				sc.awaitStatuses(ctx, references, sc.applied)
-				if at := sc.quietThen(ctx, firstDrew); !at.IsZero() {
+				sc.awaitStatuses(ctx, clean.ends, sc.applied)
+				if at := sc.quietThen(ctx, clean.firstDrew); !at.IsZero() {
 					settled = sc.settle(ctx, judge.FactSteadySettle, sc.b.Changes[0].String(), at)
-					if firstDrew != nil && *firstDrew {
+					if clean.firstDrew != nil && *clean.firstDrew {
 						// The change's write is quiescent's to see: wait
 						// for it up to T (at once for a live controller),
 						// also when the objects looked settled without it.
@@ -87,7 +82,7 @@ func steadySpecs() {
 			} else {
 				spec.NotBound(catalog.SteadyQuiescent, "the objects did not settle once applied: quiescence is owed by a settled state only, and no quiet window was watched (settles is the finding)")
 			}
-			sc.keepReference(ctx, settled)
+			sc.keepReference(ctx, settled, &clean)
 			spec.Verify(append(checks,
 				spec.Judged(catalog.SteadyNoFinalizer),
 				spec.Judged(catalog.SteadyActs),
@@ -98,7 +93,7 @@ func steadySpecs() {
 		It("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
-			sc.compareWith(references)
+			sc.compareWith(clean.ends)
 			sc.apply(ctx)
 			who, err := sc.firstWrite(ctx)
 			// A controller that writes only once something changes (the
@@ -140,7 +135,7 @@ func steadySpecs() {
 		It("settles again after a restart once settled, as an upgrade restarts it, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
-			sc.compareWith(references)
+			sc.compareWith(clean.ends)
 			if !sc.settledFirst(ctx, append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...) {
 				return
 			}
@@ -156,12 +151,12 @@ func steadySpecs() {
 		It("settles again after restarts right after its first create of each resource, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
-			want := createdByReferences(references)
+			want := createdByReferences(clean.ends)
 			if len(want) == 0 {
 				sc.notBound("the clean reference runs saw the controller create nothing: there is no first create to restart it after", append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...)
 				return
 			}
-			sc.compareWith(references)
+			sc.compareWith(clean.ends)
 			sc.apply(ctx)
 			end := sc.applied
 			covered := map[string]bool{}
@@ -191,7 +186,7 @@ func steadySpecs() {
 		faulted := func(premise verdict.Property, what string, inject func(sc *scenario, ctx context.Context, tl *chaos.Timeline) (time.Time, int)) func(ctx SpecContext) {
 			return func(ctx SpecContext) {
 				sc := start(ctx, spec, ns)
-				sc.compareWith(references)
+				sc.compareWith(clean.ends)
 				if !sc.settledFirst(ctx, faultProperties(premise)...) || !sc.disturbable(premise == catalog.SteadyStaleView || premise == catalog.SteadyMissedEvents, faultProperties(premise)...) {
 					return
 				}
@@ -295,7 +290,7 @@ func (sc *scenario) comparisons() []oracle.Check {
 	// with one unsettled, what varies between clean runs cannot be
 	// learned: comparing with the other alone would call a generated
 	// name or a random token a difference.
-	if slices.ContainsFunc(references, func(r *judge.EndState) bool { return r.NotReady != "" }) {
+	if slices.ContainsFunc(sc.refs, func(r *judge.EndState) bool { return r.NotReady != "" }) {
 		why := "a fault-free reference run of this suite run did not settle (settles broke there: the finding), so there is no pair of clean end states to learn what varies from, and none to compare with"
 		sc.spec.NotBound(catalog.SteadySameEndState, why)
 		sc.spec.NotBound(catalog.SteadyNoChurn, why)
