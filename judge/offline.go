@@ -22,178 +22,70 @@ type Judge func(e *evidence.Evidence) error
 // Offline judges every property of the catalog from evidence alone, by
 // id. The suites judge these properties through it too. Evidence a judge
 // needs and does not find leaves the property not evaluated.
+//
+// Each entry names its property by the catalog's variable and its judge
+// by a function of this package (or a function that makes one, for the
+// judges several properties share: converges, settles, injected): a
+// search for the catalog's name (catalog.LostNoOvershoot) finds the
+// entry, and the entry the function. Grouped by suite, in the catalog's
+// order.
 var Offline = map[string]Judge{
 	catalog.EvidenceComplete.ID: complete,
-	catalog.LostEventWithheld.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		replica, pod := get(r, FactReplica), get(r, FactLostPod)
-		p := r.proxy(replica)
-		if err := r.missing(); err != nil {
-			return err
-		}
-		if msg, _ := FactInjectError.Lookup(e); msg != "" {
-			return errors.New(msg)
-		}
-		// Without the pod history every delivery of the pod breaks the
-		// premise: stricter, never a premise held on missing evidence.
-		pods, _ := e.History(HistoryPods)
-		// The lost pod is the workload's, in its namespace: a pod of the
-		// same name elsewhere (a StatefulSet's web-2 of another spec) is
-		// another pod. Evidence without the workload matches any.
-		workload, _ := FactWorkload.Lookup(e)
-		ns, _, _ := strings.Cut(workload, "/")
-		return Withheld(p.Events, ns, pod, pods)
-	},
-	catalog.LostNoOvershoot.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		key, path := get(r, FactWorkload), get(r, FactReplicasPath)
-		w, p := r.history(HistoryWorkload), r.history(HistoryPods)
-		if err := r.missing(); err != nil {
-			return err
-		}
-		excused, err := excusedCreates(e, p.Events())
-		if err != nil {
-			return err
-		}
-		err = NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excused)
-		if errors.Is(err, oracle.ErrNotEvaluated) {
-			return fmt.Errorf("%w (fact %q is %q, history %q)", err, FactReplicasPath, path, HistoryWorkload)
-		}
-		return err
-	},
-	catalog.LostHealthyBefore.ID:        converges(catalog.LostHealthyBefore.ID),
-	catalog.LostStormHappened.ID:        stormHappened,
-	catalog.LostEventsDelayed.ID:        eventsDelayed,
-	catalog.LostWatchStalled.ID:         watchStalled,
-	catalog.LostCreateRecovered.ID:      converges(catalog.LostCreateRecovered.ID),
-	catalog.LostLaterScale.ID:           converges(catalog.LostLaterScale.ID),
-	catalog.LostLateEvents.ID:           converges(catalog.LostLateEvents.ID),
-	catalog.LostAfterStall.ID:           converges(catalog.LostAfterStall.ID),
-	catalog.LostAfterStorm.ID:           converges(catalog.LostAfterStorm.ID),
-	catalog.LostAfterFaults.ID:          converges(catalog.LostAfterFaults.ID),
+
+	// The lostevents suite: expectations after lost events and a relist.
+	catalog.LostEventWithheld.ID:   eventWithheld,
+	catalog.LostNoOvershoot.ID:     noOvershoot,
+	catalog.LostHealthyBefore.ID:   converges(catalog.LostHealthyBefore.ID),
+	catalog.LostStormHappened.ID:   stormHappened,
+	catalog.LostEventsDelayed.ID:   eventsDelayed,
+	catalog.LostWatchStalled.ID:    watchStalled,
+	catalog.LostCreateRecovered.ID: converges(catalog.LostCreateRecovered.ID),
+	catalog.LostLaterScale.ID:      converges(catalog.LostLaterScale.ID),
+	catalog.LostLateEvents.ID:      converges(catalog.LostLateEvents.ID),
+	catalog.LostAfterStall.ID:      converges(catalog.LostAfterStall.ID),
+	catalog.LostAfterStorm.ID:      converges(catalog.LostAfterStorm.ID),
+	catalog.LostAfterFaults.ID:     converges(catalog.LostAfterFaults.ID),
+
+	// The leader suite: leader-only work and failover.
 	catalog.LeaderFollowerTerminated.ID: injected(chaos.ProcessFault{Action: chaos.Terminate}.Name()),
 	catalog.LeaderHolderKilled.ID:       injected(chaos.LeaderFailover{}.Name()),
 	catalog.LeaderPartitioned.ID:        partitioned,
 	catalog.LeaderFailover.ID:           failover,
-	catalog.FgReadyBefore.ID:            converges(catalog.FgReadyBefore.ID),
-	catalog.FgOneCreateWins.ID:          oneCreateWins,
-	catalog.FgOldDeleting.ID:            oldDeleting,
-	catalog.FgBlockerNamed.ID:           converges(catalog.FgBlockerNamed.ID),
-	catalog.FgDeletionCompletes.ID:      converges(catalog.FgDeletionCompletes.ID),
-	catalog.FgSuccessorReady.ID:         successorReady,
-	catalog.FinRanBefore.ID:             converges(catalog.FinRanBefore.ID),
-	catalog.FinMoverFinished.ID:         moverRan,
-	catalog.FinP1.ID:                    afterMove(catalog.FinP1.ID),
-	catalog.FinRunsAfterMove.ID:         afterMove(catalog.FinRunsAfterMove.ID),
-	catalog.FinP1Back.ID:                converges(catalog.FinP1Back.ID),
-	catalog.FinRunsAfterBack.ID:         converges(catalog.FinRunsAfterBack.ID),
-	catalog.FinReleased.ID:              converges(catalog.FinReleased.ID),
-	catalog.ExploreStepsActed.ID:        StepsActed,
-	catalog.LeaderOneWriter.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		key, lease, _ := get(r, FactLease), r.history(HistoryLease), r.proxyLogs()
-		if err := r.missing(); err != nil {
-			return err
-		}
-		only, _ := FactLeaderOnly.Lookup(e)
-		return OnlyHolderWrites(lease, key, LeaderOnly(only), requests(e))
-	},
-	catalog.FgDeletingStatus.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		key, deleted, window, h := get(r, FactClaim), get(r, FactDeleted), get(r, FactWindow), r.history(HistoryClaims)
-		if err := r.missing(); err != nil {
-			return err
-		}
-		owed := deleted
-		if FactHealthyFrom.Has(e) {
-			if healthy := get(r, FactHealthyFrom); healthy.After(owed) {
-				owed = healthy
-			}
-		}
-		if err := r.missing(); err != nil {
-			return err
-		}
-		return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
-	},
-	// The premise states the harness's block only: what the subject's
-	// deletion then does is deletion-completes'.
-	catalog.FgDeletionBlocked.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		if FactBlocked.Has(e) {
-			keys, h := get(r, FactBlocked), r.history(HistoryBlocked)
-			if err := r.missing(); err != nil {
-				return err
-			}
-			fin, _ := FactBlockFinalizer.Lookup(e)
-			return BlockInPlace(h, keys, fin)
-		}
-		if FactRefusingDeletes.Has(e) {
-			get(r, FactRefusingDeletes)
-			return r.missing()
-		}
-		if !FactExternalName.Has(e) {
-			return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
-		}
-		name, ops := get(r, FactExternalName), r.ops()
-		if err := r.missing(); err != nil {
-			return err
-		}
-		return DeletionBlocked(ops, name)
-	},
-	catalog.FgNoDeleteInUse.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		name, old, successor, ops := get(r, FactExternalName), get(r, FactOldOwner), get(r, FactNewOwner), r.ops()
-		if err := r.missing(); err != nil {
-			return err
-		}
-		return NoDeleteInUse(ops, name, old, successor)
-	},
-	// P2: a zombie is one whoever left it; but when the mover stopped
-	// half way, none seen does not say the move left none.
-	catalog.FinP2.ID: func(e *evidence.Evidence) error {
-		err := eachCluster(e, func(r *reader, c string) error {
-			fin, h := get(r, FactFinalizer), r.history(c+"/clusters")
-			if err := r.missing(); err != nil {
-				return err
-			}
-			_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
-			return err
-		})
-		if err == nil {
-			return moverStopped(e, catalog.FinP2.ID)
-		}
-		return err
-	},
-	catalog.FinP3.ID: func(e *evidence.Evidence) error {
-		r := read(e)
-		res, _ := get(r, FactResource), r.proxyLogs()
-		if err := r.missing(); err != nil {
-			return err
-		}
-		var movers []error
-		for _, fact := range []Fact[string]{FactMoverError, FactMoverBackError} {
-			msg, _ := fact.Lookup(e)
-			movers = append(movers, MoverRefused(fact.Name, msg))
-		}
-		return finalizersRefused(e, res, movers...)
-	},
-	catalog.FinP4.ID: func(e *evidence.Evidence) error {
-		return eachCluster(e, func(r *reader, c string) error {
-			label, clusters, cleanups := get(r, FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
-			if err := r.missing(); err != nil {
-				return err
-			}
-			return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, pausedPath(e), c)
-		})
-	},
+	catalog.LeaderOneWriter.ID:          oneWriter,
 
-	// The cluster under the suites (controlplane.go).
+	// The foreground suite: status during foreground deletion and same-name races.
+	catalog.FgReadyBefore.ID:       converges(catalog.FgReadyBefore.ID),
+	catalog.FgOneCreateWins.ID:     oneCreateWins,
+	catalog.FgOldDeleting.ID:       oldDeleting,
+	catalog.FgBlockerNamed.ID:      converges(catalog.FgBlockerNamed.ID),
+	catalog.FgDeletionCompletes.ID: converges(catalog.FgDeletionCompletes.ID),
+	catalog.FgSuccessorReady.ID:    successorReady,
+	catalog.FgDeletingStatus.ID:    claimDeletingStatus,
+	catalog.FgDeletionBlocked.ID:   deletionBlocked,
+	catalog.FgNoDeleteInUse.ID:     noDeleteInUse,
+
+	// The finalizer suite: finalizers around a move.
+	catalog.FinRanBefore.ID:     converges(catalog.FinRanBefore.ID),
+	catalog.FinMoverFinished.ID: moverRan,
+	catalog.FinP1.ID:            afterMove(catalog.FinP1.ID),
+	catalog.FinRunsAfterMove.ID: afterMove(catalog.FinRunsAfterMove.ID),
+	catalog.FinP1Back.ID:        converges(catalog.FinP1Back.ID),
+	catalog.FinRunsAfterBack.ID: converges(catalog.FinRunsAfterBack.ID),
+	catalog.FinReleased.ID:      converges(catalog.FinReleased.ID),
+	catalog.FinP2.ID:            noZombies,
+	catalog.FinP3.ID:            finalizersHonoured,
+	catalog.FinP4.ID:            noCleanupPaused,
+
+	// Exploration.
+	catalog.ExploreStepsActed.ID: StepsActed,
+
+	// The control plane's suite: the cluster under the suites.
 	catalog.CPReplicaSetScalesUp.ID:   replicaSetConverged(catalog.CPReplicaSetScalesUp.ID),
 	catalog.CPReplicaSetScalesDown.ID: replicaSetConverged(catalog.CPReplicaSetScalesDown.ID),
 	catalog.CPGCHoldsOwner.ID:         gcHoldsOwner,
 	catalog.CPGCRemovesOwner.ID:       converges(catalog.CPGCRemovesOwner.ID),
 
-	// Any controller, on the objects it reconciles (reconcile.go).
+	// The reconcile suite: any controller, on the objects it reconciles.
 	catalog.SteadySettles.ID:          settles(FactSteadySettle),
 	catalog.SteadyRecovers.ID:         settles(FactSteadyRecover),
 	catalog.SteadyQuiescent.ID:        quiescent,
@@ -209,6 +101,160 @@ var Offline = map[string]Judge{
 	catalog.SteadyNoPanic.ID:          noPanic,
 	catalog.SteadyRestartedSettled.ID: restartedOnceSettled,
 	catalog.SteadyRestartedCreates.ID: restartedAfterFirstCreates,
+}
+
+// eventWithheld judges catalog.LostEventWithheld.
+func eventWithheld(e *evidence.Evidence) error {
+	r := read(e)
+	replica, pod := get(r, FactReplica), get(r, FactLostPod)
+	p := r.proxy(replica)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	if msg, _ := FactInjectError.Lookup(e); msg != "" {
+		return errors.New(msg)
+	}
+	// Without the pod history every delivery of the pod breaks the
+	// premise: stricter, never a premise held on missing evidence.
+	pods, _ := e.History(HistoryPods)
+	// The lost pod is the workload's, in its namespace: a pod of the
+	// same name elsewhere (a StatefulSet's web-2 of another spec) is
+	// another pod. Evidence without the workload matches any.
+	workload, _ := FactWorkload.Lookup(e)
+	ns, _, _ := strings.Cut(workload, "/")
+	return Withheld(p.Events, ns, pod, pods)
+}
+
+// noOvershoot judges catalog.LostNoOvershoot.
+func noOvershoot(e *evidence.Evidence) error {
+	r := read(e)
+	key, path := get(r, FactWorkload), get(r, FactReplicasPath)
+	w, p := r.history(HistoryWorkload), r.history(HistoryPods)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	excused, err := excusedCreates(e, p.Events())
+	if err != nil {
+		return err
+	}
+	err = NoOvershoot(w.Events(), p.Events(), SpecReplicas(key, path), excused)
+	if errors.Is(err, oracle.ErrNotEvaluated) {
+		return fmt.Errorf("%w (fact %q is %q, history %q)", err, FactReplicasPath, path, HistoryWorkload)
+	}
+	return err
+}
+
+// oneWriter judges catalog.LeaderOneWriter.
+func oneWriter(e *evidence.Evidence) error {
+	r := read(e)
+	key, lease, _ := get(r, FactLease), r.history(HistoryLease), r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	only, _ := FactLeaderOnly.Lookup(e)
+	return OnlyHolderWrites(lease, key, LeaderOnly(only), requests(e))
+}
+
+// claimDeletingStatus judges catalog.FgDeletingStatus.
+func claimDeletingStatus(e *evidence.Evidence) error {
+	r := read(e)
+	key, deleted, window, h := get(r, FactClaim), get(r, FactDeleted), get(r, FactWindow), r.history(HistoryClaims)
+	if err := r.missing(); err != nil {
+		return err
+	}
+	owed := deleted
+	if FactHealthyFrom.Has(e) {
+		if healthy := get(r, FactHealthyFrom); healthy.After(owed) {
+			owed = healthy
+		}
+	}
+	if err := r.missing(); err != nil {
+		return err
+	}
+	return DeletingStatus(h, key, seenFrom(e, h, key, deleted, owed), window, e.End)
+}
+
+// deletionBlocked judges catalog.FgDeletionBlocked.
+//
+// The premise states the harness's block only: what the subject's
+// deletion then does is deletion-completes'.
+func deletionBlocked(e *evidence.Evidence) error {
+	r := read(e)
+	if FactBlocked.Has(e) {
+		keys, h := get(r, FactBlocked), r.history(HistoryBlocked)
+		if err := r.missing(); err != nil {
+			return err
+		}
+		fin, _ := FactBlockFinalizer.Lookup(e)
+		return BlockInPlace(h, keys, fin)
+	}
+	if FactRefusingDeletes.Has(e) {
+		get(r, FactRefusingDeletes)
+		return r.missing()
+	}
+	if !FactExternalName.Has(e) {
+		return fmt.Errorf("%w: neither fact %q (a deletion blocked by finalizers) nor fact %q (by an external object): %w", oracle.ErrNotEvaluated, FactBlocked, FactExternalName, evidence.ErrMissing)
+	}
+	name, ops := get(r, FactExternalName), r.ops()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	return DeletionBlocked(ops, name)
+}
+
+// noDeleteInUse judges catalog.FgNoDeleteInUse.
+func noDeleteInUse(e *evidence.Evidence) error {
+	r := read(e)
+	name, old, successor, ops := get(r, FactExternalName), get(r, FactOldOwner), get(r, FactNewOwner), r.ops()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	return NoDeleteInUse(ops, name, old, successor)
+}
+
+// noZombies judges catalog.FinP2.
+//
+// P2: a zombie is one whoever left it; but when the mover stopped
+// half way, none seen does not say the move left none.
+func noZombies(e *evidence.Evidence) error {
+	err := eachCluster(e, func(r *reader, c string) error {
+		fin, h := get(r, FactFinalizer), r.history(c+"/clusters")
+		if err := r.missing(); err != nil {
+			return err
+		}
+		_, err := NoneStuck(h, e.End, fin, pausedPath(e), c)
+		return err
+	})
+	if err == nil {
+		return moverStopped(e, catalog.FinP2.ID)
+	}
+	return err
+}
+
+// finalizersHonoured judges catalog.FinP3.
+func finalizersHonoured(e *evidence.Evidence) error {
+	r := read(e)
+	res, _ := get(r, FactResource), r.proxyLogs()
+	if err := r.missing(); err != nil {
+		return err
+	}
+	var movers []error
+	for _, fact := range []Fact[string]{FactMoverError, FactMoverBackError} {
+		msg, _ := fact.Lookup(e)
+		movers = append(movers, MoverRefused(fact.Name, msg))
+	}
+	return finalizersRefused(e, res, movers...)
+}
+
+// noCleanupPaused judges catalog.FinP4.
+func noCleanupPaused(e *evidence.Evidence) error {
+	return eachCluster(e, func(r *reader, c string) error {
+		label, clusters, cleanups := get(r, FactCleanupUIDLabel), r.history(c+"/clusters"), r.history(c+"/cleanups")
+		if err := r.missing(); err != nil {
+			return err
+		}
+		return NoCleanupWhilePaused(clusters.Events(), cleanups.Events(), label, pausedPath(e), c)
+	})
 }
 
 // Withheld is the lost-events premise: the re-watch was answered 410

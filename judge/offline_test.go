@@ -2,6 +2,9 @@ package judge
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -27,6 +30,40 @@ func TestMissingEvidenceIsNotEvaluated(t *testing.T) {
 		if got := oracle.Judge(empty.Start, p, j(empty)); got.Outcome != verdict.NotEvaluated {
 			t.Errorf("%s on empty evidence: %s (%s), want not-evaluated", id, got.Outcome, got.Reason)
 		}
+	}
+}
+
+// Every entry of Offline is keyed by a catalog variable's id and names its
+// judge, a function of this package or a call that makes one, never a
+// function literal: a search for the catalog's name finds the entry, and
+// the entry leads to the judge.
+func TestOfflineEntriesNameTheirJudges(t *testing.T) {
+	file, err := parser.ParseFile(token.NewFileSet(), "offline.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := 0
+	ast.Inspect(file, func(n ast.Node) bool {
+		spec, ok := n.(*ast.ValueSpec)
+		if !ok || len(spec.Names) != 1 || spec.Names[0].Name != "Offline" {
+			return true
+		}
+		for _, elt := range spec.Values[0].(*ast.CompositeLit).Elts {
+			kv := elt.(*ast.KeyValueExpr)
+			entries++
+			key, ok := kv.Key.(*ast.SelectorExpr)
+			if inner, isSel := key.X.(*ast.SelectorExpr); !ok || key.Sel.Name != "ID" || !isSel || inner.X.(*ast.Ident).Name != "catalog" {
+				t.Errorf("an entry's key is not catalog.NAME.ID: %#v", kv.Key)
+				continue
+			}
+			if _, lit := kv.Value.(*ast.FuncLit); lit {
+				t.Errorf("the judge of catalog.%s is a function literal: name it, so that a search leads from the entry to it", key.X.(*ast.SelectorExpr).Sel.Name)
+			}
+		}
+		return false
+	})
+	if entries != len(Offline) {
+		t.Errorf("offline.go's Offline has %d entries, the map %d", entries, len(Offline))
 	}
 }
 
