@@ -979,6 +979,38 @@ func (sc *scenario) createdBefore(want []string, t time.Time) []string {
 	return out
 }
 
+// madeUnanswered are the resources of want, not covered, of which a create
+// of the run that the restart ending at end cut off (no answer: Code 0;
+// one sent as the kill was under way too) made its object all the same: the object exists. The controller restarted
+// then finds it and makes none, so no first create of it will come to
+// wait for; the restart did follow that create. The premise
+// (restarted-after-first-creates) counts answered creates only, so it
+// does not ask for one either.
+func (sc *scenario) madeUnanswered(ctx context.Context, want []string, covered map[string]bool, end time.Time) []string {
+	var out []string
+	for _, r := range sc.target.Replicas {
+		for _, req := range r.Requests() {
+			res := req.GroupResource()
+			if req.Verb != "create" || req.Code != 0 || req.Subresource != "" || req.Object == nil || req.Start.After(end) ||
+				!slices.Contains(want, res) || covered[res] || slices.Contains(out, res) || !judge.RunWrite(req, sc.ns, sc.named()...) {
+				continue
+			}
+			gvr, err := sc.mapper.ResourceFor(schema.ParseGroupResource(res).WithVersion(""))
+			if err != nil {
+				continue
+			}
+			var client dynamic.ResourceInterface = sc.dyn.Resource(gvr)
+			if req.Namespace != "" {
+				client = sc.dyn.Resource(gvr).Namespace(req.Namespace)
+			}
+			if _, err := client.Get(ctx, req.Object.Name, metav1.GetOptions{}); err == nil {
+				out = append(out, res)
+			}
+		}
+	}
+	return out
+}
+
 // firstWrite waits for the controller's first answered write of the run
 // (judge.RunWrite: in its namespace or of a cluster-scoped object, Lease
 // and Event writes aside), within T: one in another namespace (the

@@ -174,6 +174,12 @@ func steadySpecs() {
 				for _, res := range sc.createdBefore(want, inj.Start) {
 					covered[res] = true
 				}
+				// A create the restart cut off that made its object is
+				// followed too: no other create of it will come.
+				for _, res := range sc.madeUnanswered(ctx, want, covered, inj.End) {
+					fmt.Fprintf(GinkgoWriter, "the restart cut off the controller's create of %s, which made its object all the same: no other create of it will come\n", res)
+					covered[res] = true
+				}
 			}
 			settled := sc.changes(ctx, sc.settle(ctx, judge.FactSteadyRecover, "the controller's last restart", end), 0)
 			sc.finish(ctx, settled, catalog.SteadyRestartedCreates, sc.settlesAfter()...)
