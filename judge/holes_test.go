@@ -580,6 +580,31 @@ func TestRestartPremises(t *testing.T) {
 	slow := creates("run", 0.32, 2.35)
 	slow.fault[0].End = slow.at(2.3)
 	expect(t, "after a slow restart", judgedOn(faulted(slow, refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
+
+	// The second restart cut off the Secret's create (no answer), which
+	// made it all the same; the restarted controller deletes it and
+	// makes it again, answered. The first create of Secrets is the cut
+	// one, and the restart followed it.
+	cutOff := func(madeByCut bool) *run {
+		r := newRun("run")
+		r.hist["steady/configmaps"], r.hist["steady/secrets"] = nil, nil
+		r.put(0.1, claims, claim("run", "run-c", nil))
+		r.write(0.3, "create", "", "configmaps", "run", "a", 201, "run-a")
+		r.put(0.31, "steady/configmaps", object("v1", "ConfigMap", "run", "a", "run-a", nil))
+		r.write(0.33, "create", "", "secrets", "run", "b", 0, "")
+		r.reqs[len(r.reqs)-1].Object = &proxy.ObjectRef{Name: "b"}
+		if madeByCut {
+			r.put(0.335, "steady/secrets", object("v1", "Secret", "run", "b", "run-b", nil))
+			r.write(1.0, "delete", "", "secrets", "run", "b", 200, "")
+			r.put(1.005, "steady/secrets", object("v1", "Secret", "run", "b", "run-b", nil), "DELETED")
+		}
+		r.write(1.1, "create", "", "secrets", "run", "b", 201, "run-b2")
+		r.put(1.105, "steady/secrets", object("v1", "Secret", "run", "b", "run-b2", nil))
+		r.fault = []chaos.Injection{{Fault: restartName, Start: r.at(0.32), End: r.at(0.9)}}
+		return r
+	}
+	expect(t, "a cut create made its object", judgedOn(faulted(cutOff(true), refs...), catalog.SteadyRestartedCreates), verdict.Held, "")
+	expect(t, "a cut create made nothing", judgedOn(faulted(cutOff(false), refs...), catalog.SteadyRestartedCreates), verdict.Broken, "first created secrets")
 }
 
 // Hole 17: the harness's write fell back on an object the controller

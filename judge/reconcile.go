@@ -973,6 +973,11 @@ const restartLag = time.Second
 // carries the run's) was followed by a restart, and each restart began
 // within restartLag of the later of the answer to the latest first
 // create of one of them since the restart before and that restart's end.
+// A create a restart cut off (no answer) that made its object all the
+// same (madeByCut) is the first create of its resource when it came
+// first, and the restart that cut it off followed it: the controller
+// restarted finds the object, and what it does then (nothing, or make
+// it again) owes no other restart.
 func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	injs, err := Injected(e.Faults, restartName)
 	if err != nil {
@@ -1002,6 +1007,8 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 	r.proxyLogs()
 	named := r.clusterScoped()
 	ns := r.runNamespace()
+	src := r.steadySource()
+	histories := get(r, FactSteadyHistories)
 	if err := r.missing(); err != nil {
 		return err
 	}
@@ -1012,9 +1019,28 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 			first[w.resource] = w
 		}
 	}
+	// cut are the resources whose first create a restart cut off, by
+	// the index of that restart: the first to end after it began.
+	cut := map[string]int{}
+	for res, w := range madeByCut(e, src, histories, scope, want, m.Applied, m.At) {
+		if f, ok := first[res]; ok && f.at.Before(w.at) {
+			continue
+		}
+		delete(first, res)
+		i := slices.IndexFunc(injs, func(inj chaos.Injection) bool { return !inj.End.Before(w.at) })
+		if i < 0 {
+			return fmt.Errorf("the controller first created %s (%s, no answer: its object was made all the same) after its last restart, and no restart followed", res, w)
+		}
+		cut[res] = i
+	}
 	covered := map[string]bool{}
 	prev, prevEnd := time.Time{}, time.Time{}
 	for i, inj := range injs {
+		for res, j := range cut {
+			if j == i {
+				covered[res] = true
+			}
+		}
 		var last *write
 		for _, res := range want {
 			w, ok := first[res]
@@ -1043,6 +1069,45 @@ func restartedAfterFirstCreates(e *evidence.Evidence) error {
 		}
 	}
 	return nil
+}
+
+// madeByCut are the controller's creates of want (of the run's objects,
+// scope) begun within [from, to] that got no answer (cutWrites: a
+// restart cut them off) and made their object all the same, the
+// earliest of each resource's: an object of the name the create's body
+// gave appeared in its history after the create began, and no answered
+// create made it (by uid). A create of a resource no history records,
+// or whose body named no object, is not told.
+func madeByCut(e *evidence.Evidence, src oracle.Source, histories []string, scope runScope, want []string, from, to time.Time) map[string]write {
+	answered := map[string]bool{}
+	for _, w := range controllerWrites(e, from, to) {
+		if w.created && w.uid != "" {
+			answered[w.uid] = true
+		}
+	}
+	out := map[string]write{}
+	for _, w := range cutWrites(e, from, to) {
+		h := historyOf(w.resource, w.namespace, scope.ns)
+		if earlier, ok := out[w.resource]; w.verb != "create" || (ok && !w.at.Before(earlier.at)) || !slices.Contains(want, w.resource) ||
+			!scope.has(w.resource, w.namespace, w.name) || !slices.Contains(histories, h) {
+			continue
+		}
+		key := SteadyKey(h, w.namespace, w.name)
+		var before string
+		if o := src.StateAt(w.at)[key]; o != nil {
+			before = string(o.GetUID())
+		}
+		made := false
+		src.ReplayAfter(w.at, func(at time.Time, s oracle.State) {
+			if o := s[key]; !made && !at.After(to) && o != nil && string(o.GetUID()) != before && !answered[string(o.GetUID())] {
+				made = true
+			}
+		})
+		if made {
+			out[w.resource] = w
+		}
+	}
+	return out
 }
 
 // restartedAfterFirstWrite is the restart premise: the controller was

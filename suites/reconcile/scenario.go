@@ -981,17 +981,26 @@ func (sc *scenario) createdBefore(want []string, t time.Time) []string {
 
 // madeUnanswered are the resources of want, not covered, of which a create
 // of the run that the restart ending at end cut off (no answer: Code 0;
-// one sent as the kill was under way too) made its object all the same: the object exists. The controller restarted
-// then finds it and makes none, so no first create of it will come to
-// wait for; the restart did follow that create. The premise
-// (restarted-after-first-creates) counts answered creates only, so it
-// does not ask for one either.
+// one sent as the kill was under way too) made its object all the same:
+// an object of the name its body gave exists, and no answered create
+// made it (by uid). The restart followed that create, as the premise
+// (restarted-after-first-creates) counts it: the controller restarted
+// finds the object, and a create of it it makes again owes no other
+// restart, nor one to wait for when it makes none.
 func (sc *scenario) madeUnanswered(ctx context.Context, want []string, covered map[string]bool, end time.Time) []string {
+	answered := map[types.UID]bool{}
+	for _, r := range sc.target.Replicas {
+		for _, req := range r.Requests() {
+			if req.Created() && req.Object != nil {
+				answered[types.UID(req.Object.UID)] = true
+			}
+		}
+	}
 	var out []string
 	for _, r := range sc.target.Replicas {
 		for _, req := range r.Requests() {
 			res := req.GroupResource()
-			if req.Verb != "create" || req.Code != 0 || req.Subresource != "" || req.Object == nil || req.Start.After(end) ||
+			if req.Verb != "create" || req.Code != 0 || req.Subresource != "" || req.Object == nil || req.Object.Name == "" || req.Start.After(end) ||
 				!slices.Contains(want, res) || covered[res] || slices.Contains(out, res) || !judge.RunWrite(req, sc.ns, sc.named()...) {
 				continue
 			}
@@ -1003,7 +1012,7 @@ func (sc *scenario) madeUnanswered(ctx context.Context, want []string, covered m
 			if req.Namespace != "" {
 				client = sc.dyn.Resource(gvr).Namespace(req.Namespace)
 			}
-			if _, err := client.Get(ctx, req.Object.Name, metav1.GetOptions{}); err == nil {
+			if o, err := client.Get(ctx, req.Object.Name, metav1.GetOptions{}); err == nil && !answered[o.GetUID()] {
 				out = append(out, res)
 			}
 		}

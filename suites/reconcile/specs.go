@@ -175,9 +175,10 @@ func steadySpecs() {
 					covered[res] = true
 				}
 				// A create the restart cut off that made its object is
-				// followed too: no other create of it will come.
+				// followed too: the restarted controller finds the
+				// object, and need not make it again.
 				for _, res := range sc.madeUnanswered(ctx, want, covered, inj.End) {
-					fmt.Fprintf(GinkgoWriter, "the restart cut off the controller's create of %s, which made its object all the same: no other create of it will come\n", res)
+					fmt.Fprintf(GinkgoWriter, "the restart cut off the controller's create of %s, which made its object all the same: the restart followed that create\n", res)
 					covered[res] = true
 				}
 			}
