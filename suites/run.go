@@ -38,6 +38,10 @@ type Suite struct {
 	// of suites side by side starts it first, so the others run beside
 	// it rather than before it.
 	Long bool
+	// Parts, when above 1, is how many processes a run of suites side by
+	// side splits the suite across, each with -steadystate.part=K/N
+	// (testenv.Part), which the suite's Flags take.
+	Parts int
 }
 
 // All are the catalog's suites, in its order.
@@ -48,8 +52,9 @@ var All = []Suite{
 	{Name: "finalizer", Title: finalizer.Title, Register: finalizer.Register},
 	// Its eight specs each watch windows a controller must settle and
 	// stay quiet in: about 100 s on the reference subject, three times
-	// the next longest suite.
-	{Name: "reconcile", Title: reconcile.Title, Register: reconcile.Register, Long: true},
+	// the next longest suite. In two parts, each runs the two clean runs
+	// (30 s) and three of the six faulted runs (about 32 s).
+	{Name: "reconcile", Title: reconcile.Title, Flags: reconcile.Flags, Long: true, Parts: 2},
 }
 
 // Explore is the exploration suite: seeded random fault schedules against

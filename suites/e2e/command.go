@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/cli"
@@ -89,7 +90,8 @@ func Command(ctx context.Context, cfg config.Settings, args []string, stdout, st
 	cmd := cli.New("e2e", "e2e [--artifacts DIR] [--parallel N] [GINKGO FLAGS] [-- SUITE FLAGS]",
 		"Runs every suite ("+Names(suites.E2E())+"), each in a child process of this program\n"+
 			"('steadystate suite NAME') with a cluster of its own, --parallel at a time: every suite runs\n"+
-			"and is judged whichever failed before it. Their Ginkgo JSON reports are merged into DIR/"+ReportName+" (read by\n"+
+			"and is judged whichever failed before it. Above one at a time, "+inParts(suites.E2E())+",\n"+
+			"each part its own process and a suite of the report. Their Ginkgo JSON reports are merged into DIR/"+ReportName+" (read by\n"+
 			"'steadystate junit', 'html' and 'report'). It exits 1 when a spec broke a property, 3 when\n"+
 			"one ended in an error or a suite did not run (docs/conformance.md, \"Exit codes\").\n"+
 			"GINKGO FLAGS are the ginkgo command's names of the suites' Ginkgo flags (below), e.g.\n"+
@@ -125,4 +127,19 @@ func Command(ctx context.Context, cfg config.Settings, args []string, stdout, st
 		return suiteFailed(filepath.Join(*artifacts, ReportName))
 	}
 	return nil
+}
+
+// inParts says which of ss run in parts (suites.Suite.Parts), and in how
+// many.
+func inParts(ss []suites.Suite) string {
+	var out []string
+	for _, s := range ss {
+		if s.Parts > 1 {
+			out = append(out, fmt.Sprintf("suite %s runs in %d parts", s.Name, s.Parts))
+		}
+	}
+	if len(out) == 0 {
+		return "no suite runs in parts"
+	}
+	return strings.Join(out, ", ")
 }

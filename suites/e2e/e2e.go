@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,7 +52,9 @@ type Config struct {
 }
 
 // Run runs c's suites, Parallel at a time, the long ones first (StartOrder), and writes
-// their reports, merged in c.Suites' order, to Artifacts/report.json. A suite that exited without writing its report
+// their reports, merged in c.Suites' order, to Artifacts/report.json. When
+// more than one runs at a time, a suite made of parts (suites.Suite.Parts)
+// runs as one process per part, its report a suite per part. A suite that exited without writing its report
 // is in it as a failed suite naming how it exited. After an interruption
 // (ctx done) the suites not yet started are left out. Run reports whether
 // every suite ran and passed; err is a report it could not write.
@@ -64,32 +67,37 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	reports := make([]string, len(c.Suites))
-	ok := make([]bool, len(c.Suites))
-	noReport := make([]error, len(c.Suites))
+	procs := processes(c.Suites, c.Parallel)
+	reports := make([]string, len(procs))
+	ok := make([]bool, len(procs))
+	noReport := make([]error, len(procs))
 	slots := make(chan struct{}, max(c.Parallel, 1))
 	var wg sync.WaitGroup
 	var mu sync.Mutex // the suites' whole outputs, one at a time
-	order := StartOrder(c.Suites)
-	started := make([]bool, len(c.Suites))
+	of := make([]suites.Suite, len(procs))
+	for i, p := range procs {
+		of[i] = p.suite
+	}
+	order := StartOrder(of)
+	started := make([]bool, len(procs))
 	for n, i := range order {
-		s := c.Suites[i]
+		p := procs[i]
 		slots <- struct{}{}
 		if ctx.Err() != nil {
 			<-slots
-			var left []suites.Suite
+			var left []string
 			for _, j := range order[n:] {
-				left = append(left, c.Suites[j])
+				left = append(left, procs[j].String())
 			}
-			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", Names(left))
+			fmt.Fprintf(c.Stderr, "e2e: interrupted: %s not run\n", strings.Join(left, ", "))
 			break
 		}
 		started[i] = true
-		reports[i] = filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, s.Name))
+		reports[i] = filepath.Join(tmp, fmt.Sprintf("%d-%s.json", i, p.name()))
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			ok[i], noReport[i] = runAndReport(ctx, c, s, reports[i], &mu)
+			ok[i], noReport[i] = runAndReport(ctx, c, p, reports[i], &mu)
 		}()
 	}
 	wg.Wait()
@@ -103,10 +111,10 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 		if err == nil {
 			continue
 		}
-		failed := types.Report{SuiteDescription: c.Suites[i].Title, SuiteSucceeded: false,
+		failed := types.Report{SuiteDescription: procs[i].title(), SuiteSucceeded: false,
 			SpecialSuiteFailureReasons: []string{err.Error()}}
 		if err := reporters.GenerateJSONReport(failed, reports[i]); err != nil {
-			return false, fmt.Errorf("write the report of suite %s: %w", c.Suites[i].Name, err)
+			return false, fmt.Errorf("write the report of suite %s: %w", procs[i], err)
 		}
 	}
 	messages, err := reporters.MergeAndCleanupJSONReports(ran, filepath.Join(c.Artifacts, ReportName))
@@ -119,50 +127,110 @@ func Run(ctx context.Context, c Config) (passed bool, err error) {
 	return passed, nil
 }
 
-// runAndReport runs suite s, its output buffered and written whole once
+// A process is one child process of a run: a suite, or one part of a
+// suite made of parts.
+type process struct {
+	suite suites.Suite
+	part  testenv.Part // the zero Part: the whole suite
+}
+
+// processes are the child processes that run ss, parallel at a time: one
+// per suite, and one per part of a suite made of parts when more than
+// one runs at a time (one at a time, parts would only repeat its clean
+// runs).
+func processes(ss []suites.Suite, parallel int) []process {
+	var out []process
+	for _, s := range ss {
+		if parallel <= 1 || s.Parts <= 1 {
+			out = append(out, process{suite: s})
+			continue
+		}
+		for k := 1; k <= s.Parts; k++ {
+			out = append(out, process{suite: s, part: testenv.Part{K: k, N: s.Parts}})
+		}
+	}
+	return out
+}
+
+// String names the process in the run's output: the suite, and its part.
+func (p process) String() string {
+	if p.part.N == 0 {
+		return p.suite.Name
+	}
+	return fmt.Sprintf("%s (part %d of %d)", p.suite.Name, p.part.K, p.part.N)
+}
+
+// name names the process in file names: its report's, its cluster's
+// and, for a part, its artifacts folder's.
+func (p process) name() string {
+	if p.part.N == 0 {
+		return p.suite.Name
+	}
+	return fmt.Sprintf("%s-part-%d", p.suite.Name, p.part.K)
+}
+
+// title is the process's suite in the merged report: the suite's title,
+// and its part.
+func (p process) title() string {
+	if p.part.N == 0 {
+		return p.suite.Title
+	}
+	return fmt.Sprintf("%s (part %d of %d)", p.suite.Title, p.part.K, p.part.N)
+}
+
+// runAndReport runs process p, its output buffered and written whole once
 // it ended when suites run side by side (mu guards that), and says
 // whether it passed; noReport is why it wrote no report.
-func runAndReport(ctx context.Context, c Config, s suites.Suite, report string, mu *sync.Mutex) (passed bool, noReport error) {
+func runAndReport(ctx context.Context, c Config, p process, report string, mu *sync.Mutex) (passed bool, noReport error) {
 	if c.Parallel <= 1 {
-		passed, noReport = runSuite(ctx, c, s, report, c.Stdout, c.Stderr)
+		passed, noReport = runSuite(ctx, c, p, report, c.Stdout, c.Stderr)
 	} else {
 		start := time.Now()
 		mu.Lock()
-		fmt.Fprintf(c.Stderr, "e2e: suite %s started\n", s.Name)
+		fmt.Fprintf(c.Stderr, "e2e: suite %s started\n", p)
 		mu.Unlock()
 		var out bytes.Buffer
 		w := &proc.SyncWriter{W: &out}
-		passed, noReport = runSuite(ctx, c, s, report, w, w)
+		passed, noReport = runSuite(ctx, c, p, report, w, w)
 		result := "passed"
 		if !passed {
 			result = "did not pass"
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(c.Stdout, "\n=== e2e: suite %s %s in %s; its output:\n", s.Name, result, time.Since(start).Round(time.Second))
+		fmt.Fprintf(c.Stdout, "\n=== e2e: suite %s %s in %s; its output:\n", p, result, time.Since(start).Round(time.Second))
 		_, _ = c.Stdout.Write(out.Bytes())
 	}
 	if noReport != nil {
-		fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", s.Name, noReport)
+		fmt.Fprintf(c.Stderr, "e2e: suite %s: %v\n", p, noReport)
 	}
 	return passed, noReport
 }
 
-// runSuite runs suite s in a child process writing its JSON report to
+// runSuite runs process p in a child process writing its JSON report to
 // report, and says whether it passed; err is a suite that wrote no report.
+// A part has its own artifacts folder (its clean runs' specs are named as
+// the other parts') and its report's suite is titled with its part.
 // When ctx ends, the suite gets SIGINT (Ginkgo runs its cleanup) and is
 // killed after proc.SuiteStopGrace (matrix.StartSuite, as the matrix's cells).
-func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdout, stderr io.Writer) (passed bool, err error) {
-	args := append(slices.Clone(c.Ginkgo), "-steadystate.artifacts="+c.Artifacts)
+func runSuite(ctx context.Context, c Config, p process, report string, stdout, stderr io.Writer) (passed bool, err error) {
+	artifacts := c.Artifacts
+	if p.part.N > 0 {
+		artifacts = filepath.Join(c.Artifacts, p.name())
+	}
+	args := append(slices.Clone(c.Ginkgo), "-steadystate.artifacts="+artifacts)
 	if c.Parallel > 1 {
-		args = append(args, "-steadystate.cluster-name="+s.Name)
+		args = append(args, "-steadystate.cluster-name="+p.name())
+	}
+	if p.part.N > 0 {
+		args = append(args, "-"+testenv.PartFlag+"="+p.part.String())
 	}
 	args = append(args, c.SuiteFlags...)
-	cmd := matrix.SuiteCommand(c.Program, s.Name, report, args...)
+	cmd := matrix.SuiteCommand(c.Program, p.suite.Name, report, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	wait, err := matrix.StartSuite(ctx, cmd)
 	if err != nil {
-		return false, fmt.Errorf("start suite %s: %w", s.Name, err)
+		return false, fmt.Errorf("start suite %s: %w", p, err)
 	}
 	waitErr := wait()
 	if _, err := os.Stat(report); err != nil {
@@ -172,7 +240,31 @@ func runSuite(ctx context.Context, c Config, s suites.Suite, report string, stdo
 		}
 		return false, fmt.Errorf("the suite exited (%s) without writing its report: see its output above", status)
 	}
+	if p.part.N > 0 {
+		if err := retitle(report, p.title()); err != nil {
+			return false, err
+		}
+	}
 	return waitErr == nil, nil
+}
+
+// retitle names the suite of the Ginkgo JSON report at path title.
+func retitle(path, title string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rs []types.Report
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return fmt.Errorf("read the report %s: %w", path, err)
+	}
+	for i := range rs {
+		rs[i].SuiteDescription = title
+	}
+	if b, err = json.MarshalIndent(rs, "", "  "); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // StartOrder is the order in which Run starts ss, as indices into ss: the

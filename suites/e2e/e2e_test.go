@@ -26,6 +26,7 @@ echo "$@" >> "$(dirname "$0")/calls"
 for a in "$@"; do case "$a" in -ginkgo.json-report=*) report="${a#-ginkgo.json-report=}";; esac; done
 case "$2" in
 pass) echo '[{"SuiteDescription":"Pass","SuiteSucceeded":true}]' > "$report"; exit 0;;
+parted) echo '[{"SuiteDescription":"Parted","SuiteSucceeded":true}]' > "$report"; exit 0;;
 key) [ -n "$STEADYSTATE_REDACTION_KEY" ] && [ "$STEADYSTATE_REDACTION_KEY" = "$WANT_KEY" ] || exit 3
   echo '[{"SuiteDescription":"Key","SuiteSucceeded":true}]' > "$report"; exit 0;;
 fail) echo '[{"SuiteDescription":"Fail","SuiteSucceeded":false}]' > "$report"; exit 1;;
@@ -39,15 +40,22 @@ ping|pong) d="$(dirname "$0")"; touch "$d/$2"; other=pong; [ "$2" = pong ] && ot
 esac
 `
 
+// fake writes fakeProgram into a new folder: the folder and the program.
+func fake(t *testing.T) (dir, prog string) {
+	t.Helper()
+	dir = t.TempDir()
+	prog = filepath.Join(dir, "steadystate")
+	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, prog
+}
+
 // Every suite runs whichever failed before it, each with the flags, and
 // the merged report holds every suite in order: one that wrote no report
 // as a failed suite saying so.
 func TestRunRunsEverySuiteAndMergesTheirReports(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	art := filepath.Join(dir, "artifacts")
 	var out strings.Builder
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art,
@@ -94,11 +102,7 @@ func TestLongSuitesStartFirst(t *testing.T) {
 	if got := StartOrder([]suites.Suite{{Name: "a"}, {Name: "b", Long: true}, {Name: "c"}, {Name: "d", Long: true}}); !slices.Equal(got, []int{1, 3, 0, 2}) {
 		t.Errorf("StartOrder = %v, want [1 3 0 2]", got)
 	}
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	art := filepath.Join(dir, "artifacts")
 	var out strings.Builder
 	if _, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Stdout: &out, Stderr: &out,
@@ -121,13 +125,61 @@ func TestLongSuitesStartFirst(t *testing.T) {
 	}
 }
 
+// A suite made of parts runs as one process per part when suites run side
+// by side, each with its part, cluster and artifacts folder, its report a
+// suite per part; one at a time, it runs whole.
+func TestASuiteInPartsRunsAProcessPerPart(t *testing.T) {
+	for _, parallel := range []int{1, 2} {
+		dir, prog := fake(t)
+		art := filepath.Join(dir, "artifacts")
+		var out strings.Builder
+		passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Stdout: &out, Stderr: &out, Parallel: parallel,
+			Suites: []suites.Suite{{Name: "pass", Title: "Pass"}, {Name: "parted", Title: "Parted", Parts: 2, Long: true}}})
+		if err != nil || !passed {
+			t.Fatalf("parallel %d: Run = %v, %v; want passed", parallel, passed, err)
+		}
+		calls, err := os.ReadFile(filepath.Join(dir, "calls"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parted []string
+		for _, line := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
+			if strings.Fields(line)[1] == "parted" {
+				parted = append(parted, line)
+			}
+		}
+		want, titles := []string{""}, []string{"Pass", "Parted"}
+		if parallel > 1 {
+			want, titles = []string{"1/2", "2/2"}, []string{"Pass", "Parted (part 1 of 2)", "Parted (part 2 of 2)"}
+		}
+		if len(parted) != len(want) {
+			t.Fatalf("parallel %d: suite parted ran %d times, want %d:\n%s", parallel, len(parted), len(want), calls)
+		}
+		slices.Sort(parted) // by their artifacts folders: part 1, then 2
+		for i, part := range want {
+			has := strings.Contains(parted[i], "-steadystate.part=")
+			if part == "" && has {
+				t.Errorf("parallel %d: the whole suite ran with a part: %q", parallel, parted[i])
+			}
+			if part == "" {
+				continue
+			}
+			name := "parted-part-" + part[:1]
+			for _, flag := range []string{"-steadystate.part=" + part, "-steadystate.cluster-name=" + name, "-steadystate.artifacts=" + filepath.Join(art, name)} {
+				if !strings.Contains(parted[i], flag) {
+					t.Errorf("parallel %d: part %s ran as %q, without %s", parallel, part, parted[i], flag)
+				}
+			}
+		}
+		if got := descriptions(merged(t, art)); !slices.Equal(got, titles) {
+			t.Errorf("parallel %d: report holds suites %q, want %q", parallel, got, titles)
+		}
+	}
+}
+
 // Every suite passing is a passed run.
 func TestRunPasses(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: dir, Suites: []suites.Suite{{Name: "pass", Title: "Pass"}, {Name: "pass", Title: "Pass"}}})
 	if err != nil || !passed {
 		t.Fatalf("Run = %v, %v; want passed", passed, err)
@@ -139,11 +191,7 @@ func TestRunPasses(t *testing.T) {
 // cluster of its own name; each one's output is written in one piece and
 // the report keeps the suites' order.
 func TestParallelSuitesRunSideBySide(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	art := filepath.Join(dir, "artifacts")
 	var out, errs strings.Builder
 	passed, err := Run(t.Context(), Config{Program: prog, Artifacts: art, Parallel: 2,
@@ -227,11 +275,7 @@ func TestSuiteFlags(t *testing.T) {
 // clean up and write its report; the suites after it do not start, and
 // the report holds what ran.
 func TestInterruptStopsTheRun(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	started := make(chan error, 1)
@@ -289,11 +333,7 @@ func descriptions(reports []types.Report) []string {
 // Every suite gets the run's redaction key, this process's, in its
 // environment: the suites of one run hash equal values equal.
 func TestEverySuiteGetsTheRunsKey(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "steadystate")
-	if err := os.WriteFile(prog, []byte(fakeProgram), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := fake(t)
 	_, key, _ := strings.Cut(oracle.KeyEnviron(), "=")
 	t.Setenv("WANT_KEY", key)
 	var out strings.Builder

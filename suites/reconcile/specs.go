@@ -22,7 +22,20 @@ var leavesID = catalog.SteadyLeavesNothing.ID
 // restartProperties are what a restart's spec judges beside its premise.
 var restartProperties = []verdict.Property{catalog.SteadyRecovers, catalog.SteadySettles, catalog.SteadySameEndState, catalog.SteadyNoChurn, catalog.SteadyNoFinalizer, catalog.SteadyQuiescent, catalog.SteadyNoPanic}
 
-func steadySpecs() {
+// steadySpecs declares the suite's specs: the two clean reference runs,
+// then the faulted runs that are part's (testenv.Part.Deal; all of them
+// for the whole suite). Each part runs the clean runs its faulted runs
+// are compared with.
+func steadySpecs(part testenv.Part) {
+	mine := part.Deal()
+	// it declares a spec after the clean runs when it is part's, at the
+	// line it is called from (Offset): Ginkgo runs a container's specs in
+	// the order of their lines, so the clean runs come first.
+	it := func(text string, args ...any) {
+		if mine() {
+			It(text, append(args, Offset(1))...)
+		}
+	}
 	Describe("Any controller", Label("capability:reconciled-objects"), func() {
 		var (
 			ns    string
@@ -90,7 +103,7 @@ func steadySpecs() {
 			)...)
 		})
 
-		It("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...), func(ctx SpecContext) {
+		it("settles again after a restart right after its first write, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestarted}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
 			sc.compareWith(clean.ends)
@@ -132,7 +145,7 @@ func steadySpecs() {
 		// An upgrade: the controller restarted once everything settled,
 		// before the next change. A controller that knows what it made
 		// only from memory makes it again.
-		It("settles again after a restart once settled, as an upgrade restarts it, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...), func(ctx SpecContext) {
+		it("settles again after a restart once settled, as an upgrade restarts it, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedSettled}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
 			sc.compareWith(clean.ends)
@@ -148,7 +161,7 @@ func steadySpecs() {
 		// after its first create of each resource the clean runs saw it
 		// create, so that each time it starts again over something half
 		// made.
-		It("settles again after restarts right after its first create of each resource, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...), func(ctx SpecContext) {
+		it("settles again after restarts right after its first create of each resource, as a clean run does", Label("fault:process-restart"), testenv.Judges(append([]verdict.Property{catalog.SteadyRestartedCreates}, restartProperties...)...), func(ctx SpecContext) {
 			skipUnlessRestartable()
 			sc := start(ctx, spec, ns)
 			want := createdByReferences(clean.ends)
@@ -209,13 +222,13 @@ func steadySpecs() {
 		}
 		judges := func(premise verdict.Property) Labels { return testenv.Judges(faultProperties(premise)...) }
 
-		It("ends as a clean run does after a stale view: its watches stalled while another party writes, then resumed", Label("fault:watch-stall"), judges(catalog.SteadyStaleView),
+		it("ends as a clean run does after a stale view: its watches stalled while another party writes, then resumed", Label("fault:watch-stall"), judges(catalog.SteadyStaleView),
 			faulted(catalog.SteadyStaleView, "the stalled watches resumed", (*scenario).staleView))
 
-		It("ends as a clean run does after missed events: another party's write dropped from its watches, then a forced relist", Label("fault:event-drop", "fault:forced-relist"), judges(catalog.SteadyMissedEvents),
+		it("ends as a clean run does after missed events: another party's write dropped from its watches, then a forced relist", Label("fault:event-drop", "fault:forced-relist"), judges(catalog.SteadyMissedEvents),
 			faulted(catalog.SteadyMissedEvents, "the forced relists", (*scenario).missedEvents))
 
-		It("ends as a clean run does, without churning, after its writes are answered 429, then 500, then 409", Label("fault:answer-429", "fault:answer-500", "fault:answer-409"), judges(catalog.SteadyWritesRefused),
+		it("ends as a clean run does, without churning, after its writes are answered 429, then 500, then 409", Label("fault:answer-429", "fault:answer-500", "fault:answer-409"), judges(catalog.SteadyWritesRefused),
 			faulted(catalog.SteadyWritesRefused, "the refused writes", (*scenario).refusedWrites))
 	})
 }

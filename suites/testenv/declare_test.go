@@ -65,7 +65,10 @@ func TestEverySpecDeclaresWhatItJudges(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
-			if !strings.HasPrefix(strings.TrimSpace(line), "It(") {
+			trimmed := strings.TrimSpace(line)
+			// it( declares a spec through a suite's wrapper (a part's
+			// share); the wrapper's own It passes its callers' on.
+			if !strings.HasPrefix(trimmed, "It(") && !strings.HasPrefix(trimmed, "it(") || strings.HasPrefix(trimmed, "It(text, append(args") {
 				continue
 			}
 			specs++
