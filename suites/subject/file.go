@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/runner"
 	"github.com/steadystate-dev/steadystate/fixtures"
+	"github.com/steadystate-dev/steadystate/internal/freeport"
 	"github.com/steadystate-dev/steadystate/internal/pki"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/subjectfile"
@@ -176,14 +176,15 @@ func servingPair() (map[string][]byte, error) {
 	return map[string][]byte{"tls.crt": pair.CertPEM, "tls.key": pair.KeyPEM, "ca.crt": ca.CertPEM}, nil
 }
 
-// freePort is a loopback TCP port free at the moment of asking.
+// freePort is a loopback TCP port free at the moment of asking, below
+// the kernel's ephemeral range (freeport.Pick): a replica restarted keeps
+// its port, and must find it free.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick(1)
 	if err != nil {
 		return 0, fmt.Errorf("find a free port for {{.Port}}: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return p[0], nil
 }
 
 // waitStarted waits until every replica has made a request through its
