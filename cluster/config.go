@@ -53,6 +53,9 @@ type Config struct {
 	// PodStages is a file of KWOK Stage objects replacing the simulated
 	// pods' default behaviour. LOCAL_POD_STAGES.
 	PodStages string
+	// APIServerArgs are extra kube-apiserver flags of the local cluster
+	// (LOCAL_APISERVER_ARGS), after its own, so they override them.
+	APIServerArgs []string
 	// Kind configures the kind provider: KIND_CLUSTER_NAME, KIND_NODE_IMAGE,
 	// KIND_CONFIG (kind-config.yaml), KIND_KEEP=1 to keep the cluster.
 	Kind kind.Options
@@ -76,22 +79,23 @@ type Share struct {
 }
 
 // ConfigFromEnv reads PROVIDER, KUBE_VERSION, KUBE_BIN_DIR, KUBECONFIG,
-// KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS, LOCAL_NODES, LOCAL_POD_STAGES
-// and the KIND_* variables from the environment now (config.FromEnv).
+// KUBE_CONTEXT, ARTIFACTS, KCM_CONTROLLERS, LOCAL_NODES, LOCAL_POD_STAGES,
+// LOCAL_APISERVER_ARGS and the KIND_* variables from the environment now (config.FromEnv).
 func ConfigFromEnv() Config { return ConfigFrom(config.FromEnv()) }
 
 // ConfigFrom is the provider's configuration of the settings s.
 func ConfigFrom(s config.Settings) Config {
 	return Config{
-		Provider:    s.Provider,
-		KubeVersion: s.KubeVersion,
-		BinDir:      s.KubeBinDir,
-		Kubeconfig:  s.Kubeconfig,
-		Context:     s.KubeContext,
-		Artifacts:   s.Artifacts,
-		Controllers: s.KCMControllers,
-		Nodes:       s.LocalNodes,
-		PodStages:   s.LocalPodStages,
+		Provider:      s.Provider,
+		KubeVersion:   s.KubeVersion,
+		BinDir:        s.KubeBinDir,
+		Kubeconfig:    s.Kubeconfig,
+		Context:       s.KubeContext,
+		Artifacts:     s.Artifacts,
+		Controllers:   s.KCMControllers,
+		Nodes:         s.LocalNodes,
+		PodStages:     s.LocalPodStages,
+		APIServerArgs: s.LocalAPIServerArgs,
 		Kind: kind.Options{
 			Name:        s.KindClusterName,
 			Image:       s.KindNodeImage,
@@ -119,13 +123,14 @@ func (cfg Config) LocalOptions(name string) local.Options {
 		artifacts = config.DefaultArtifacts
 	}
 	o := local.Options{
-		Name:        name,
-		KubeVersion: cfg.KubeVersion,
-		BinDir:      cfg.BinDir,
-		LogDir:      filepath.Join(artifacts, "cluster-"+name),
-		Controllers: cfg.Controllers,
-		Progress:    cfg.Progress,
-		PodStages:   cfg.PodStages,
+		Name:          name,
+		KubeVersion:   cfg.KubeVersion,
+		BinDir:        cfg.BinDir,
+		LogDir:        filepath.Join(artifacts, "cluster-"+name),
+		Controllers:   cfg.Controllers,
+		Progress:      cfg.Progress,
+		PodStages:     cfg.PodStages,
+		APIServerArgs: cfg.APIServerArgs,
 	}
 	// A bad count (New says why) becomes a negative one, which
 	// local.Start refuses.

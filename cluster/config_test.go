@@ -8,6 +8,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster/existing"
 	"github.com/steadystate-dev/steadystate/cluster/kind"
 	"github.com/steadystate-dev/steadystate/cluster/local"
+	"github.com/steadystate-dev/steadystate/internal/config"
 )
 
 func TestNewPicksTheProvider(t *testing.T) {
@@ -32,10 +33,14 @@ func TestNewRejectsUnknownProviders(t *testing.T) {
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
 
 func TestLocalOptionsCarryEverySetting(t *testing.T) {
-	cfg := Config{KubeVersion: "v1.36.3", BinDir: "/bins", Artifacts: "/art", Controllers: []string{"namespace-controller"}}
+	cfg := ConfigFrom(config.From(func(k string) string {
+		return map[string]string{"KUBE_VERSION": "v1.36.3", "KUBE_BIN_DIR": "/bins", "ARTIFACTS": "/art", "KCM_CONTROLLERS": "namespace-controller",
+			"LOCAL_APISERVER_ARGS": " --profiling=true  --v=2 "}[k]
+	}))
 	o := cfg.LocalOptions("up")
 	if o.Name != "up" || o.KubeVersion != "v1.36.3" || o.BinDir != "/bins" || o.LogDir != "/art/cluster-up" ||
-		len(o.Controllers) != 1 || o.Controllers[0] != "namespace-controller" {
+		len(o.Controllers) != 1 || o.Controllers[0] != "namespace-controller" ||
+		strings.Join(o.APIServerArgs, " ") != "--profiling=true --v=2" {
 		t.Errorf("LocalOptions = %+v", o)
 	}
 	if o := (Config{}).LocalOptions(""); o.Name != "steadystate" || o.LogDir != "_artifacts/cluster-steadystate" {

@@ -48,6 +48,10 @@ type Settings struct {
 	// nodes (empty, "off" or 0 for none, "on" or a count); LocalPodStages
 	// is LOCAL_POD_STAGES, a file of KWOK Stage objects.
 	LocalNodes, LocalPodStages string
+	// LocalAPIServerArgs are LOCAL_APISERVER_ARGS, space-separated: flags
+	// added last to the local cluster's kube-apiserver, so they override
+	// its defaults (--profiling=true to take CPU profiles of it).
+	LocalAPIServerArgs []string
 	// KindClusterName, KindNodeImage and KindConfig are KIND_CLUSTER_NAME,
 	// KIND_NODE_IMAGE and KIND_CONFIG; KindKeep is KIND_KEEP=1.
 	KindClusterName, KindNodeImage, KindConfig string
@@ -98,7 +102,8 @@ func From(getenv func(string) string) Settings {
 		Provider: getenv("PROVIDER"), KubeVersion: getenv("KUBE_VERSION"), KubeBinDir: getenv("KUBE_BIN_DIR"),
 		Kubeconfig: getenv("KUBECONFIG"), KubeContext: getenv("KUBE_CONTEXT"), KCMControllers: splitList(getenv("KCM_CONTROLLERS")),
 		LocalNodes: getenv("LOCAL_NODES"), LocalPodStages: getenv("LOCAL_POD_STAGES"),
-		KindClusterName: getenv("KIND_CLUSTER_NAME"), KindNodeImage: getenv("KIND_NODE_IMAGE"), KindConfig: getenv("KIND_CONFIG"),
+		LocalAPIServerArgs: strings.Fields(getenv("LOCAL_APISERVER_ARGS")),
+		KindClusterName:    getenv("KIND_CLUSTER_NAME"), KindNodeImage: getenv("KIND_NODE_IMAGE"), KindConfig: getenv("KIND_CONFIG"),
 		KindKeep: getenv("KIND_KEEP") == "1", Artifacts: getenv("ARTIFACTS"), CacheDir: getenv("STEADYSTATE_CACHE_DIR"),
 		StateDir: getenv("STEADYSTATE_STATE_DIR"), UpstreamDir: getenv("UPSTREAM_DIR"),
 		SubjectFile: getenv("SUBJECT_FILE"), Subject: getenv("SUBJECT"), SubjectBug: getenv("SUBJECT_BUG"),
