@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/steadystate-dev/steadystate/internal/freeport"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
@@ -198,7 +199,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	ps, err := freePorts(5)
+	ps, err := freeport.Pick(5)
 	if err != nil {
 		return err
 	}

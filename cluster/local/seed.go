@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/internal/etcdgateway"
+	"github.com/steadystate-dev/steadystate/internal/freeport"
 )
 
 // A seeded store is an etcd data folder that holds exactly what
@@ -138,7 +139,7 @@ func (c *Cluster) seed(ctx context.Context) (string, error) {
 // waits until every readiness check passes, stops the API server, prunes
 // the store to seededPrefixes and stops etcd.
 func (c *Cluster) makeSeed(ctx context.Context, dataDir string) error {
-	ps, err := freePorts(3)
+	ps, err := freeport.Pick(3)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadystate-dev/steadystate/internal/etcdgateway"
+	"github.com/steadystate-dev/steadystate/internal/freeport"
 )
 
 func TestCopySparseKeepsContentAndLeavesHoles(t *testing.T) {
@@ -102,7 +103,7 @@ func TestSeedHoldsOnlyTheHooksWork(t *testing.T) {
 	if err := copyStore(seed, dataDir); err != nil {
 		t.Fatal(err)
 	}
-	ps, err := freePorts(2)
+	ps, err := freeport.Pick(2)
 	if err != nil {
 		t.Fatal(err)
 	}
