@@ -194,11 +194,17 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		if err != nil {
 			taken := c.anyAddressInUse()
 			c.stopProcesses()
-			if taken {
+			if taken && !errors.Is(err, errPortTaken) {
 				err = fmt.Errorf("%w: %v", errPortTaken, err)
 			}
 		}
 	}()
+	// The seed first: making it takes seconds, in which ports picked
+	// before it would lie free for another start to take.
+	seed, err := c.seed(ctx)
+	if err != nil {
+		return err
+	}
 	ps, err := freeport.Pick(5)
 	if err != nil {
 		return err
@@ -207,11 +213,6 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	c.ports = p
 	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
 	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
-
-	seed, err := c.seed(ctx)
-	if err != nil {
-		return err
-	}
 	t0, store := time.Now(), "an empty store"
 	if seed != "" {
 		store = "the seeded store"
@@ -228,7 +229,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, etcd, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
+	if err := waitHealthy(ctx, etcd, p.etcdClient, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
 		return err
 	}
 
@@ -256,7 +257,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, api, 60*time.Second, check); err != nil {
+	if err := waitHealthy(ctx, api, p.apiServer, 60*time.Second, check); err != nil {
 		return err
 	}
 	if len(c.opts.Controllers) > 0 {
@@ -272,7 +273,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := waitHealthy(ctx, api, 60*time.Second, full); err != nil {
+		if err := waitHealthy(ctx, api, p.apiServer, 60*time.Second, full); err != nil {
 			return err
 		}
 		c.progress("starting kube-controller-manager (%d controllers)", len(c.opts.Controllers))
@@ -284,7 +285,7 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := waitHealthy(ctx, kcm, 60*time.Second, check); err != nil {
+		if err := waitHealthy(ctx, kcm, p.controllerManager, 60*time.Second, check); err != nil {
 			return err
 		}
 	}

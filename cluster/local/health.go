@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/steadystate-dev/steadystate/internal/freeport"
 	"github.com/steadystate-dev/steadystate/internal/proc"
 )
 
@@ -22,8 +23,11 @@ const pollInterval = 25 * time.Millisecond
 type healthCheck func(ctx context.Context) error
 
 // waitHealthy polls check until it passes, the process exits, the timeout
-// passes or ctx ends, and says which.
-func waitHealthy(ctx context.Context, p *proc.Proc, timeout time.Duration, check healthCheck) error {
+// passes or ctx ends, and says which. A check that passes on port (0 for
+// a check of no port of the process's) must have been answered by p: when
+// another process holds the port, p has lost it (it was taken between its
+// pick and p's start) and the error is errPortTaken.
+func waitHealthy(ctx context.Context, p *proc.Proc, port int, timeout time.Duration, check healthCheck) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -34,7 +38,7 @@ func waitHealthy(ctx context.Context, p *proc.Proc, timeout time.Duration, check
 		last = check(probeCtx)
 		cancel()
 		if last == nil {
-			return nil
+			return heldBy(p, port)
 		}
 		select {
 		case <-p.Done():
@@ -46,6 +50,19 @@ func waitHealthy(ctx context.Context, p *proc.Proc, timeout time.Duration, check
 		case <-tick.C:
 		}
 	}
+}
+
+// heldBy is nil when p holds the socket listening on port, or when port
+// is 0 or the machine cannot say who holds it.
+func heldBy(p *proc.Proc, port int) error {
+	if port == 0 {
+		return nil
+	}
+	held, err := freeport.ListenedBy(p.PID(), port)
+	if err != nil || held {
+		return nil
+	}
+	return fmt.Errorf("%w: port %d answers %s's health check, but another process holds it", errPortTaken, port, p.Name())
 }
 
 func etcdHealth(port int) healthCheck {

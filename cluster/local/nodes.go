@@ -147,7 +147,7 @@ func (c *Cluster) waitNodes(ctx context.Context, sched, kwok *proc.Proc, p ports
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, sched, 60*time.Second, check); err != nil {
+	if err := waitHealthy(ctx, sched, p.scheduler, 60*time.Second, check); err != nil {
 		return err
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
@@ -170,7 +170,7 @@ func (c *Cluster) waitNodes(ctx context.Context, sched, kwok *proc.Proc, p ports
 			return fmt.Errorf("untaint simulated node %s: %w", name, err)
 		}
 	}
-	return waitHealthy(ctx, kwok, 60*time.Second, nodesReady(kube, c.opts.Nodes))
+	return waitHealthy(ctx, kwok, 0, 60*time.Second, nodesReady(kube, c.opts.Nodes))
 }
 
 // simulatedNode is a node for kwok to manage. Its status is left to kwok's

@@ -63,7 +63,7 @@ func (c *Cluster) RestartControllerManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitHealthy(ctx, kcm, 60*time.Second, check)
+	return waitHealthy(ctx, kcm, c.ports.controllerManager, 60*time.Second, check)
 }
 
 // stopProcess stops one process and forgets it.

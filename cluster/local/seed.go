@@ -150,7 +150,7 @@ func (c *Cluster) makeSeed(ctx context.Context, dataDir string) error {
 		return err
 	}
 	defer c.stopProcess(etcdName)
-	if err := waitHealthy(ctx, etcd, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
+	if err := waitHealthy(ctx, etcd, p.etcdClient, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
 		return err
 	}
 	api, err := c.start(apiName, c.bins.APIServer, append(apiServerArgs(c.pki, p), c.opts.APIServerArgs...))
@@ -162,7 +162,7 @@ func (c *Cluster) makeSeed(ctx context.Context, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, api, 60*time.Second, check); err != nil {
+	if err := waitHealthy(ctx, api, p.apiServer, 60*time.Second, check); err != nil {
 		return err
 	}
 	c.stopProcess(apiName)

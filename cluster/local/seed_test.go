@@ -112,7 +112,7 @@ func TestSeedHoldsOnlyTheHooksWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := waitHealthy(t.Context(), etcd, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
+	if err := waitHealthy(t.Context(), etcd, p.etcdClient, 30*time.Second, etcdHealth(p.etcdClient)); err != nil {
 		t.Fatal(err)
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)

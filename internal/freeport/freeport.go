@@ -1,7 +1,8 @@
 // Package freeport picks the loopback TCP ports of the processes the harness
 // starts: a cluster's etcd, API server, controller manager and scheduler,
 // and a subject's own ports. Each keeps its port when it is restarted, so
-// the port must stay free while the process is down.
+// the port must stay free while the process is down. ListenedBy says
+// whether the process started is the one that holds its port.
 package freeport
 
 import (

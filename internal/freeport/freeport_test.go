@@ -1,8 +1,12 @@
 package freeport
 
 import (
+	"bufio"
 	"net"
+	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +53,49 @@ func TestPickIsBelowTheEphemeralRange(t *testing.T) {
 			continue
 		}
 		l.Close()
+	}
+}
+
+func TestScanListeners(t *testing.T) {
+	const table = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:4E20 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1111 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:4E20 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 2222 1 0000000000000000 20 4 30 10 -1
+   2: 00000000:4E21 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 3333 1 0000000000000000 100 0 0 10 0
+`
+	inodes := map[string]bool{}
+	if err := scanListeners(bufio.NewScanner(strings.NewReader(table)), 0x4E20, inodes); err != nil {
+		t.Fatal(err)
+	}
+	if len(inodes) != 1 || !inodes["1111"] {
+		t.Errorf("listeners on port 0x4E20 = %v, want only 1111 (2222 is a connection, 3333 another port)", inodes)
+	}
+}
+
+// TestListenedBy checks, on Linux, that this process is found holding its
+// own listener and that a port held by another process is not its.
+func TestListenedBy(t *testing.T) {
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		t.Skipf("no /proc/net/tcp (%v): ListenedBy answers only on Linux", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	if held, err := ListenedBy(os.Getpid(), port); err != nil || !held {
+		t.Errorf("ListenedBy(self, %d) = %v, %v; want true", port, held, err)
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if held, err := ListenedBy(cmd.Process.Pid, port); err != nil || held {
+		t.Errorf("ListenedBy(another process, %d) = %v, %v; want false", port, held, err)
+	}
+	l.Close()
+	if held, err := ListenedBy(os.Getpid(), port); err != nil || held {
+		t.Errorf("ListenedBy(self, %d) after close = %v, %v; want false", port, held, err)
 	}
 }
