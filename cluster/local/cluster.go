@@ -199,20 +199,13 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	// The seed first: making it takes seconds, in which ports picked
-	// before it would lie free for another start to take.
+	// The store first, the ports last: making the seed takes seconds and
+	// copying it a moment, in which ports picked before would lie free for
+	// another start to take.
 	seed, err := c.seed(ctx)
 	if err != nil {
 		return err
 	}
-	ps, err := freeport.Pick(5)
-	if err != nil {
-		return err
-	}
-	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
-	c.ports = p
-	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
-	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 	t0, store := time.Now(), "an empty store"
 	if seed != "" {
 		store = "the seeded store"
@@ -224,6 +217,14 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 			return fmt.Errorf("copy the seeded store %s: %w", seed, err)
 		}
 	}
+	ps, err := freeport.Pick(5)
+	if err != nil {
+		return err
+	}
+	p := ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
+	c.ports = p
+	c.server = fmt.Sprintf("https://127.0.0.1:%d", p.apiServer)
+	c.etcd = fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
 	c.progress("starting etcd on 127.0.0.1:%d", p.etcdClient)
 	etcd, err := c.start(Etcd, c.bins.Etcd, etcdArgs(dataDir, p))
 	if err != nil {
