@@ -35,4 +35,14 @@ func TestWaitHealthyRefusesAnAnswerFromAnotherProcess(t *testing.T) {
 	if err := waitHealthy(t.Context(), p, 0, time.Minute, answers); err != nil {
 		t.Errorf("waitHealthy with no port = %v, want nil", err)
 	}
+	// The usual case: the new process has already exited with "address
+	// already in use" when the other one answers.
+	gone, err := proc.Start(proc.Spec{Name: "etcd", Path: "true", LogPath: filepath.Join(t.TempDir(), "log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-gone.Done()
+	if err := waitHealthy(t.Context(), gone, port, time.Minute, answers); !errors.Is(err, errPortTaken) {
+		t.Errorf("waitHealthy of an exited process on port %d held by another = %v, want errPortTaken", port, err)
+	}
 }

@@ -94,6 +94,13 @@ func TestListenedBy(t *testing.T) {
 	if held, err := ListenedBy(cmd.Process.Pid, port); err != nil || held {
 		t.Errorf("ListenedBy(another process, %d) = %v, %v; want false", port, held, err)
 	}
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := ListenedBy(exited.Process.Pid, port); err != nil || held {
+		t.Errorf("ListenedBy(an exited process, %d) = %v, %v; want false, nil", port, held, err)
+	}
 	l.Close()
 	if held, err := ListenedBy(os.Getpid(), port); err != nil || held {
 		t.Errorf("ListenedBy(self, %d) after close = %v, %v; want false", port, held, err)

@@ -2,14 +2,19 @@ package freeport
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 )
 
-// tcpTables are Linux's tables of the machine's TCP sockets, IPv4 and IPv6.
-var tcpTables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
+// tcpTables are Linux's tables of the machine's TCP sockets, IPv4 and IPv6
+// (absent where IPv6 is turned off).
+const tcp4Table, tcp6Table = "/proc/net/tcp", "/proc/net/tcp6"
+
+var tcpTables = []string{tcp4Table, tcp6Table}
 
 // listenState is a listening socket's state in those tables.
 const listenState = "0A"
@@ -19,8 +24,9 @@ const listenState = "0A"
 // port, not that it is the process just started: when another process
 // took the port between Pick and the start, the new process exits with
 // "address already in use" while the other one answers its checks (an
-// etcd answers any client). The error says that the tables could not be
-// read (not Linux): the caller then knows nothing either way.
+// etcd answers any client). A process that has exited holds nothing. The
+// error says that the tables could not be read (not Linux): the caller
+// then knows nothing either way.
 func ListenedBy(pid, port int) (bool, error) {
 	inodes := map[string]bool{}
 	for _, table := range tcpTables {
@@ -33,6 +39,9 @@ func ListenedBy(pid, port int) (bool, error) {
 	}
 	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
 	fds, err := os.ReadDir(fdDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // exited: often why another process answers
+	}
 	if err != nil {
 		return false, err
 	}
@@ -53,8 +62,8 @@ func ListenedBy(pid, port int) (bool, error) {
 func listeners(table string, port int, inodes map[string]bool) error {
 	f, err := os.Open(table)
 	if err != nil {
-		if os.IsNotExist(err) && strings.HasSuffix(table, "6") {
-			return nil // IPv6 disabled
+		if os.IsNotExist(err) && table == tcp6Table {
+			return nil
 		}
 		return err
 	}
