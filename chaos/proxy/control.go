@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Controller is what drives a proxy: *Proxy in the same process, *Remote
@@ -30,6 +31,11 @@ type Controller interface {
 	// RequestsAfter is the requests with an ID above id: what a caller
 	// polling the log has not seen yet.
 	RequestsAfter(id uint64) []Request
+	// Logged returns a channel closed once the request log may have
+	// changed since the call (a request begun or answered): a caller
+	// waiting for a request reads the log after taking it, and again
+	// once it is closed.
+	Logged() <-chan struct{}
 	Events() []Event
 }
 
@@ -281,6 +287,19 @@ func (c *Remote) RequestsAfter(id uint64) []Request {
 	var out []Request
 	c.read("/v1/requests?after="+strconv.FormatUint(id, 10), &out)
 	return out
+}
+
+// remotePoll is how often a caller waiting on Remote.Logged reads a
+// remote proxy's log again.
+const remotePoll = 5 * time.Millisecond
+
+// Logged returns a channel closed after remotePoll: a remote proxy's log
+// is read over HTTP and says nothing when it changes, so a caller
+// waiting for a request polls it that often.
+func (c *Remote) Logged() <-chan struct{} {
+	ch := make(chan struct{})
+	time.AfterFunc(remotePoll, func() { close(ch) })
+	return ch
 }
 
 // Seal seals the proxy (see Proxy.Seal).

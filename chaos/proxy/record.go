@@ -95,6 +95,9 @@ type recorder struct {
 	// with a larger ID is in memory.
 	spooledID uint64
 	err       error // the spool's first write error
+	// changed is closed when a request begins or is answered, and made
+	// anew by the next Logged: what a waiter for a request selects on.
+	changed chan struct{}
 }
 
 func newRecorder(s *spool, window int) *recorder {
@@ -108,6 +111,7 @@ func (r *recorder) begin(req Request) uint64 {
 	r.last++
 	req.ID = r.last
 	r.inflight[req.ID] = req
+	r.notify()
 	return req.ID
 }
 
@@ -116,6 +120,7 @@ func (r *recorder) finish(req Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.inflight, req.ID)
+	defer r.notify()
 	// Requests mostly finish in the order they began: insert from the end.
 	i := len(r.requests)
 	for i > 0 && r.requests[i-1].ID > req.ID {
@@ -145,6 +150,26 @@ func (r *recorder) event(e Event) {
 func (r *recorder) keep(err error) {
 	if r.err == nil {
 		r.err = err
+	}
+}
+
+// Logged returns a channel closed once a request begins or is answered
+// after the call: a caller waiting for a request reads the log, waits on
+// it, and reads again, with no polling.
+func (r *recorder) Logged() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
+
+// notify wakes the callers of Logged; r.mu is held.
+func (r *recorder) notify() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
 	}
 }
 

@@ -103,3 +103,38 @@ func TestLostSpoolIsAnError(t *testing.T) {
 		t.Fatal("no error for a spool that could not be read back")
 	}
 }
+
+// Logged's channel is closed by the next request begun and by its
+// answer, and by nothing else: a waiter that took it before reading the
+// log misses no request and wakes for no event.
+func TestLoggedIsClosedByARequestBegunOrAnswered(t *testing.T) {
+	r := newRecorder(nil, 1)
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	ch := r.Logged()
+	r.event(Event{EventMeta: EventMeta{Type: "ADDED", Name: "p"}})
+	if closed(ch) {
+		t.Fatal("a watch event closed Logged's channel; only requests do")
+	}
+	id := r.begin(Request{RequestInfo: RequestInfo{Verb: "create", Resource: "pods"}})
+	if !closed(ch) {
+		t.Fatal("a request begun did not close Logged's channel")
+	}
+	ch = r.Logged()
+	if closed(ch) {
+		t.Fatal("a new Logged channel is closed before any change")
+	}
+	if other := r.Logged(); other != ch {
+		t.Error("two callers with no change between them got different channels")
+	}
+	r.finish(Request{ID: id, RequestInfo: RequestInfo{Verb: "create", Resource: "pods"}, Code: 201})
+	if !closed(ch) {
+		t.Fatal("a request answered did not close Logged's channel")
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/steadystate-dev/steadystate/chaos"
 	"github.com/steadystate-dev/steadystate/chaos/proxy"
@@ -20,10 +20,6 @@ import (
 // never comes leaves the step undone, as the schedule's outcome, not an
 // error.
 var triggerTimeout = 8 * time.Second
-
-// triggerPoll is how often the proxies' request logs are read for a
-// trigger: "right after" the request means within this.
-const triggerPoll = 5 * time.Millisecond
 
 // outcome is what became of one step.
 type outcome struct {
@@ -168,22 +164,31 @@ var proxyRule = map[string]bool{
 // created (a pod deletion takes the pod the subject just made; begun but
 // not answered, the API server has not made it, and the deletion took an
 // older pod). A rule of the fault proxy goes in as the request begins, so
-// that the subject's next request is already the rule's.
+// that the subject's next request is already the rule's. It reads the
+// logs again each time one changes (proxy.Controller's Logged), not on a
+// clock: at once after the request, and with no wake-ups while the
+// subject is quiet.
 func awaitRequest(ctx context.Context, d driver, tr schedule.Trigger, marks map[proxy.Controller]uint64, answered bool) (time.Time, bool) {
 	resource := d.resource(tr.Resource)
-	var seen time.Time
-	err := wait.PollUntilContextTimeout(ctx, triggerPoll, triggerWithin(tr), true, func(context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, triggerWithin(tr))
+	defer cancel()
+	wake := make([]reflect.SelectCase, 0, len(marks)+1)
+	for {
+		wake = append(wake[:0], reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
 		for p, mark := range marks {
+			// Taken before the log is read: a request logged after the
+			// read closes it.
+			wake = append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.Logged())})
 			for _, req := range p.RequestsAfter(mark) {
 				if req.Verb == tr.Verb && req.Resource == resource && (!answered || !req.End.IsZero()) {
-					seen = time.Now()
-					return true, nil
+					return time.Now(), true
 				}
 			}
 		}
-		return false, nil
-	})
-	return seen, err == nil
+		if chosen, _, _ := reflect.Select(wake); chosen == 0 {
+			return time.Time{}, false
+		}
+	}
 }
 
 // followTimeout bounds the wait for a replica its kubelet restarts in

@@ -30,6 +30,8 @@ type fakeProxy struct {
 	rules []proxy.Rule
 	// cuts is how many watches CutWatches finds open.
 	cuts int
+	// changed is closed when the log changes (Logged).
+	changed chan struct{}
 }
 
 func (p *fakeProxy) Replica() string { return "r0" }
@@ -42,6 +44,23 @@ func (p *fakeProxy) Requests() []proxy.Request {
 
 func (p *fakeProxy) RequestsAfter(id uint64) []proxy.Request {
 	return slices.DeleteFunc(p.Requests(), func(r proxy.Request) bool { return r.ID <= id })
+}
+
+func (p *fakeProxy) Logged() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
+}
+
+// notify closes the channel Logged gave; p.mu is held.
+func (p *fakeProxy) notify() {
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
 }
 
 // log logs an answered request.
@@ -57,6 +76,7 @@ func (p *fakeProxy) begin(verb, resource string) uint64 {
 	defer p.mu.Unlock()
 	id := uint64(len(p.reqs) + 1)
 	p.reqs = append(p.reqs, proxy.Request{ID: id, RequestInfo: proxy.RequestInfo{Verb: verb, Resource: resource}, Start: time.Now()})
+	p.notify()
 	return id
 }
 
@@ -65,6 +85,7 @@ func (p *fakeProxy) answer(id uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.reqs[id-1].End, p.reqs[id-1].Code = time.Now(), 201
+	p.notify()
 }
 
 func (p *fakeProxy) AddRule(r proxy.Rule) (string, error) {

@@ -95,6 +95,7 @@ func (f *fakeProxy) CutWatches(proxy.Match) (int, error)   { return 0, nil }
 func (f *fakeProxy) ResetWatches(proxy.Match) (int, error) { return 0, nil }
 func (f *fakeProxy) Requests() []proxy.Request             { return nil }
 func (f *fakeProxy) RequestsAfter(uint64) []proxy.Request  { return nil }
+func (f *fakeProxy) Logged() <-chan struct{}               { return nil }
 func (f *fakeProxy) Events() []proxy.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
