@@ -15,6 +15,7 @@ import (
 	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/internal/cli"
 	"github.com/steadystate-dev/steadystate/internal/config"
+	"github.com/steadystate-dev/steadystate/internal/proc"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/suites"
 )
@@ -33,6 +34,7 @@ func SuiteCommand(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", cli.ErrUsage, suites.Names())
 	}
+	proc.SetGCPercent()
 	report, given := JSONReport(args[1:])
 	if !given {
 		dir, err := os.MkdirTemp("", "steadystate-suite-")
