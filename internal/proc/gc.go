@@ -12,9 +12,10 @@ import (
 // collection comes each time the heap doubles; these processes keep
 // little live memory and make much short-lived garbage (requests, watch
 // events, rebuilt histories), so they collect often, and on a 2-core
-// machine that CPU is taken from the schedules. 400 collects a fifth as
-// often for a heap up to five times the live one: tens of MB a process
-// here. docs/figures.md has what it saved in a hunt.
+// machine that CPU is taken from the schedules. 400 collects about a
+// fifth as often, for a heap up to five times the live one.
+// docs/figures.md has what it changed in a hunt (in the cluster's
+// components, nothing measurable).
 const GCPercent = 400
 
 // gcSet reports whether GOGC is in the harness's environment: then it
