@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -145,5 +146,27 @@ func TestSealedMirrorIsComplete(t *testing.T) {
 	}
 	if reqs := m.Requests(); len(reqs) != 1 || reqs[0].Code != 200 {
 		t.Errorf("final copy = %+v, want the one request made before the seal", reqs)
+	}
+}
+
+// A remote proxy's Logged cannot hear the log change: it closes on its
+// own, after remotePoll, so a waiter reads the log again as it polled
+// before; each call gives a channel of its own.
+func TestRemoteLoggedClosesOnItsOwn(t *testing.T) {
+	remote := &Remote{Base: "http://127.0.0.1:1"}
+	first, second := remote.Logged(), remote.Logged()
+	if first == second {
+		t.Fatal("two calls of Remote.Logged gave one channel")
+	}
+	// A bound far past remotePoll, so that a channel that never closes
+	// fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for _, ch := range []<-chan struct{}{first, second} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatal("Remote.Logged's channel did not close")
+		}
 	}
 }
