@@ -120,7 +120,7 @@ func (r *recorder) finish(req Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.inflight, req.ID)
-	defer r.notify()
+	r.notify() // r.mu is held: a woken reader sees the request once it is in
 	// Requests mostly finish in the order they began: insert from the end.
 	i := len(r.requests)
 	for i > 0 && r.requests[i-1].ID > req.ID {
