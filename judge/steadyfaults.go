@@ -252,10 +252,13 @@ func relisted(e *evidence.Evidence, relist chaos.Injection) (bool, error) {
 }
 
 // writesRefused is the refused-writes premise: the proxy answered the
-// controller's writes with each of RefusedCodes, one after the other
-// (each rule in place once the one before was gone), each answering at
-// least one write of an object (Lease and Event writes aside), and
-// another party wrote while they acted.
+// controller's writes with each of RefusedCodes, one after the other,
+// each answering at least one write of an object (Lease and Event writes
+// aside), and another party wrote while they acted. Each code's rule is
+// armed after the one before it and may be armed before that one is
+// lifted, so that no write passes between them: a proxy answers with its
+// oldest matching rule, so the later answers only once the earlier is
+// gone.
 func writesRefused(e *evidence.Evidence) error {
 	ds, err := disturbances(e)
 	if err != nil {
@@ -269,8 +272,8 @@ func writesRefused(e *evidence.Evidence) error {
 			return err
 		}
 		inj := injs[0]
-		if prev != nil && inj.Start.Before(prev.End) {
-			return fmt.Errorf("the %s began at %s, before the %s ended (%s): the codes were to follow one another", inj.Fault, inj.Start.Format("15:04:05.000"), prev.Fault, prev.End.Format("15:04:05.000"))
+		if prev != nil && inj.Start.Before(prev.Start) {
+			return fmt.Errorf("the %s began at %s, before the %s (%s): the codes were to follow one another", inj.Fault, inj.Start.Format("15:04:05.000"), prev.Fault, prev.Start.Format("15:04:05.000"))
 		}
 		n, err := answeredWrites(e, inj)
 		if err != nil {

@@ -68,8 +68,8 @@ func faultedSteady(pattern string) *evidence.Evidence {
 // run, and breaks, saying why, when the fault did not act: a stall that
 // held nothing of the write, a write made outside the fault, a drop that
 // dropped nothing of it, a relist of another resource or none answered
-// 410, a code that answered no write of an object or came before the one
-// before it was lifted, a fault that failed. Without the harness's writes
+// 410, a code that answered no write of an object or was armed before the
+// one before it, a fault that failed. Without the harness's writes
 // recorded it is not evaluated.
 func TestSteadyFaultPremises(t *testing.T) {
 	id := map[string]string{"stale-view": catalog.SteadyStaleView.ID, "missed-events": catalog.SteadyMissedEvents.ID, "writes-refused": catalog.SteadyWritesRefused.ID}
@@ -106,7 +106,8 @@ func TestSteadyFaultPremises(t *testing.T) {
 				}
 			}
 		}, verdict.Broken, "the respond-500 (00:00:03.250-00:00:03.550) answered no write"},
-		{"writes-refused", "409 before 500 was lifted", func(e *evidence.Evidence) { e.Faults[2].Start = e.Start.Add(3400 * time.Millisecond) }, verdict.Broken, "before the respond-500 ended"},
+		{"writes-refused", "409 armed before 500 was lifted", func(e *evidence.Evidence) { e.Faults[2].Start = e.Start.Add(3400 * time.Millisecond) }, verdict.Held, ""},
+		{"writes-refused", "409 armed before 500", func(e *evidence.Evidence) { e.Faults[2].Start = e.Start.Add(3200 * time.Millisecond) }, verdict.Broken, "before the respond-500 (00:00:03.250)"},
 		{"writes-refused", "no 409", func(e *evidence.Evidence) { e.Faults = e.Faults[:2] }, verdict.Broken, "the timeline has no respond-409"},
 		{"writes-refused", "written before the faults", func(e *evidence.Evidence) {
 			e.Facts[FactSteadyDisturbed.Name] = strings.Replace(e.Facts[FactSteadyDisturbed.Name], "00:00:03Z", "00:00:02Z", 1)

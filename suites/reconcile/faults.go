@@ -336,8 +336,22 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 	match := proxy.Match{Verbs: proxy.WriteVerbs, Resources: slices.Sorted(maps.Keys(sc.recorded)), Namespace: sc.faultNamespace()}
 	answered := func(req proxy.Request) bool { return judge.IsControllerWrite(req.RequestInfo) }
 	next, end := 0, time.Now()
+	// The next code is armed before the one before it is lifted: the proxy
+	// answers with its oldest rule, so no write passes between the two
+	// (one that did could leave the controller nothing to write under the
+	// next code).
+	var prev *chaos.Active
+	lift := func() {
+		if prev != nil {
+			_ = prev.End(ctx)
+			end = prev.Injection().End
+			prev = nil
+		}
+	}
+	defer lift()
 	for i, code := range judge.RefusedCodes {
 		a, err := chaos.Begin(ctx, tl, chaos.RespondWith(code, match, 0, 0), sc.target)
+		lift()
 		if err != nil {
 			return time.Now(), next
 		}
@@ -356,8 +370,7 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 			}
 		}
 		_ = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, sc.b.SettleWithin.Duration, true, some(2))
-		_ = a.End(ctx)
-		end = a.Injection().End
+		prev = a
 		if acted, _ := some(1)(ctx); !acted {
 			// The controller made no write within T: the codes after
 			// this one would wait T each for nothing (the premise says
@@ -365,6 +378,7 @@ func (sc *scenario) refusedWrites(ctx context.Context, tl *chaos.Timeline) (time
 			break
 		}
 	}
+	lift()
 	return end, next
 }
 
