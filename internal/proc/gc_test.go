@@ -2,19 +2,24 @@ package proc
 
 import (
 	"os"
-	"slices"
+	"runtime/debug"
 	"testing"
 )
 
-// A component runs with GCPercent unless the harness's environment sets
-// GOGC, which it then inherits as it is.
-func TestGCEnvYieldsToTheEnvironment(t *testing.T) {
+// SetGCPercent sets GCPercent unless the environment sets GOGC, which
+// then wins.
+func TestSetGCPercentYieldsToTheEnvironment(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+
 	t.Setenv("GOGC", "150")
-	if got := GCEnv(); got != nil {
-		t.Errorf("with GOGC=150 set, GCEnv() = %q, want nothing (the component inherits it)", got)
+	debug.SetGCPercent(77)
+	SetGCPercent()
+	if got := debug.SetGCPercent(100); got != 77 {
+		t.Errorf("with GOGC=150 set, SetGCPercent changed the target to %d, want it left at 77", got)
 	}
 	os.Unsetenv("GOGC") // t.Setenv restores it
-	if got, want := GCEnv(), []string{"GOGC=400"}; !slices.Equal(got, want) {
-		t.Errorf("with no GOGC, GCEnv() = %q, want %q", got, want)
+	SetGCPercent()
+	if got := debug.SetGCPercent(100); got != GCPercent {
+		t.Errorf("with no GOGC, the target is %d after SetGCPercent, want %d", got, GCPercent)
 	}
 }
