@@ -120,3 +120,25 @@ func TestLabelYAMLLabelsEveryObject(t *testing.T) {
 		t.Errorf("labelled:\n%s", data)
 	}
 }
+
+// A release links statically (a cgo one through -extldflags=-static and
+// the pure-Go resolver and user lookup) and without debug information.
+func TestBuildArgsLinkStaticallyWithoutDebugInfo(t *testing.T) {
+	for _, r := range []Release{{Package: "./cmd/x"}, {Package: "./cmd/x", Cgo: true}} {
+		env, args := buildArgs(r, "/out/x")
+		line := strings.Join(args, " ")
+		if !strings.Contains(line, "-ldflags -s -w") {
+			t.Errorf("cgo %v: %q links debug information", r.Cgo, line)
+		}
+		if r.Cgo && (!strings.Contains(line, "-extldflags=-static") || !strings.Contains(line, "-tags netgo,osusergo") ||
+			strings.Join(env, " ") != "CGO_ENABLED=1") {
+			t.Errorf("cgo release: %q with %q does not link statically", line, env)
+		}
+		if !r.Cgo && env != nil {
+			t.Errorf("pure-Go release: extra environment %q (the Builder's CGO_ENABLED=0 must hold)", env)
+		}
+		if args[len(args)-1] != r.Package || args[len(args)-2] != "/out/x" {
+			t.Errorf("%q does not end in -o /out/x %s", line, r.Package)
+		}
+	}
+}
