@@ -127,7 +127,7 @@ func TestBuildArgsLinkStaticallyWithoutDebugInfo(t *testing.T) {
 	for _, r := range []Release{{Package: "./cmd/x"}, {Package: "./cmd/x", Cgo: true}} {
 		env, args := buildArgs(r, "/out/x")
 		line := strings.Join(args, " ")
-		if !strings.Contains(line, "-ldflags -s -w") {
+		if !strings.Contains(line, "-ldflags -s -w") || !strings.Contains(line, "-gcflags=all=-dwarf=false") {
 			t.Errorf("cgo %v: %q links debug information", r.Cgo, line)
 		}
 		if r.Cgo && (!strings.Contains(line, "-extldflags=-static") || !strings.Contains(line, "-tags netgo,osusergo") ||
