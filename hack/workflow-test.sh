@@ -22,10 +22,27 @@
 # Environment: SUBJECT, CAPABILITIES (every bound one), PROVIDER (local),
 # LOCAL_NODES (on), KUBE_VERSION (the workflow's kube input: on local, the
 # control plane built from source; make sets it), ARTIFACTS.
+#
+# workflow-test.sh --build-act only builds act into bin/ (CI builds it
+# ahead, beside other steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 ACT_VERSION=v0.2.89
+log() { printf 'workflow-test: %s\n' "$*" >&2; }
+
+# build_act: act at ACT_VERSION in bin/, built from the Go module proxy
+# unless it is there already.
+build_act() {
+  if ! "$ROOT/bin/act" --version 2>/dev/null | grep -qx "act version ${ACT_VERSION#v}"; then
+    log "building act $ACT_VERSION from the Go module proxy into bin/ (about 3 minutes on 2 cores, once)"
+    GOBIN="$ROOT/bin" go install "github.com/nektos/act@$ACT_VERSION"
+  fi
+}
+if [[ "${1:-}" == --build-act ]]; then
+  build_act
+  exit 0
+fi
 SUBJECT="${SUBJECT:-fixtures/zoo/endpointslice.yaml}"
 CAPABILITIES="${CAPABILITIES:-}"
 PROVIDER="${PROVIDER:-local}"
@@ -33,7 +50,6 @@ LOCAL_NODES="${LOCAL_NODES-on}"
 ARTIFACTS="${ARTIFACTS:-$PWD/_artifacts}"
 KUBE_VERSION="${KUBE_VERSION:?is not set: run make workflow-test, which sets it}"
 OUT="$ARTIFACTS/workflow-test"
-log() { printf 'workflow-test: %s\n' "$*" >&2; }
 
 # The actions the workflow names, as the Go module proxy serves their
 # repositories (+incompatible: they have no go.mod), with the checksum of
@@ -53,10 +69,7 @@ trap 'rm -rf "$WORK"' EXIT
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-if ! "$ROOT/bin/act" --version 2>/dev/null | grep -qx "act version ${ACT_VERSION#v}"; then
-  log "building act $ACT_VERSION from the Go module proxy into bin/ (about 3 minutes on 2 cores, once)"
-  GOBIN="$ROOT/bin" go install "github.com/nektos/act@$ACT_VERSION"
-fi
+build_act
 
 local_repos=()
 for a in "${ACTIONS[@]}"; do
