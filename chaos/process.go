@@ -36,6 +36,18 @@ type ProcessFault struct {
 // Name is process-kill, process-terminate or process-restart.
 func (f ProcessFault) Name() string { return "process-" + string(f.Action) }
 
+// StoppedProcess reports whether inj is a ProcessFault's: it stopped the
+// process of the replica its Target names (started again by its End for
+// a restart), and whatever that process had open went with it.
+func (inj Injection) StoppedProcess() bool {
+	for _, a := range []ProcessAction{Kill, Terminate, Restart} {
+		if inj.Fault == (ProcessFault{Action: a}).Name() {
+			return true
+		}
+	}
+	return false
+}
+
 // Available needs the replica to have a host, one that can restart in
 // place for Restart.
 func (f ProcessFault) Available(t Target) error {

@@ -113,6 +113,39 @@ func StaleWatches(logs map[string][]proxy.Request, before, at time.Time) []strin
 	return slices.Compact(out)
 }
 
+// EndedWithTheirProcess is logs (each replica's requests, by identity)
+// with every request a process stopped by a fault of faults had open
+// (chaos.Injection.StoppedProcess: begun before the fault, open after its
+// End by the log) ended at that End. The proxy marks a request ended
+// only once it notices its connection closed, and that came 9 ms after
+// a restart's End on a loaded machine: the killed process's watches
+// looked open at the recovery, so the window W was counted from it,
+// before the restarted process had watched anything again, let alone
+// acted, and a controller that marks itself Degraded once restarted
+// looked recovered for W. logs is left as it is.
+func EndedWithTheirProcess(logs map[string][]proxy.Request, faults []chaos.Injection) map[string][]proxy.Request {
+	out := maps.Clone(logs)
+	for _, f := range faults {
+		reqs, ok := out[f.Target]
+		if !f.StoppedProcess() || !ok {
+			continue
+		}
+		var ended []proxy.Request // a copy, made at the first change
+		for i, r := range reqs {
+			if r.Start.Before(f.Start) && (r.End.IsZero() || r.End.After(f.End)) {
+				if ended == nil {
+					ended = slices.Clone(reqs)
+				}
+				ended[i].End = f.End
+			}
+		}
+		if ended != nil {
+			out[f.Target] = ended
+		}
+	}
+	return out
+}
+
 // WatchesBackAt is when every replica of logs watched again each resource
 // it watched when the first fault began (before) and not at since (the
 // recovery): the latest start of the watches of those resources open at

@@ -195,3 +195,74 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchesOfAStoppedProcessEndWithIt: a self-test run of the stack
+// controller's degraded-after-restart, twelve at a time, restarted it
+// right after its first write. The proxy marked the killed process's four
+// watches closed 9 ms after the restart's End, so at the recovery the
+// replica looked as if it had watched all along: W was counted from the
+// recovery, the Stack (no status yet: Current) looked ready for it, and
+// the next change was made 2 s after the restart, before the restarted
+// process wrote Degraded=True. recovers held and settles broke: the
+// wrong property. A stopped process's requests end with it
+// (EndedWithTheirProcess): W is counted from the restarted process's
+// last watch, and recovers breaks.
+func TestWatchesOfAStoppedProcessEndWithIt(t *testing.T) {
+	e := readEvidence(t, filepath.Join("stack", "reconcile-degraded-after-restart-watches-closed-late.json"))
+	var phases []SettlePhase
+	if err := json.Unmarshal([]byte(e.Facts[FactSteadyRecover.Name]), &phases); err != nil || len(phases) != 1 {
+		t.Fatalf("recover phases %v, %v", phases, err)
+	}
+	restart := e.Faults[0]
+	if !restart.StoppedProcess() || restart.Target != "stack-0" {
+		t.Fatalf("the recorded fault %+v is not the restart of stack-0", restart)
+	}
+	logs := map[string][]proxy.Request{"stack-0": e.Proxies["stack-0"].Requests}
+	first, since := restart.Start, phases[0].Since
+	var back time.Time // the restarted process's last first watch
+	for _, r := range logs["stack-0"] {
+		if r.Verb == "watch" && r.Start.After(restart.Start) && r.Start.After(back) {
+			back = r.Start
+		}
+	}
+	if d := back.Sub(since); d < time.Second {
+		t.Fatalf("the restarted process watched again %s after the recovery; the log says 1.4 s", d)
+	}
+	// As the harness read the log: nothing stale at the recovery.
+	if got := WatchesBackAt(logs, first, since, e.End); !got.Equal(since) {
+		t.Fatalf("from the log as recorded: watches back at %v, want the recovery %v (the recorded false start)", got, since)
+	}
+	ended := EndedWithTheirProcess(logs, e.Faults)
+	if stale := StaleWatches(ended, first, since); len(stale) != 4 {
+		t.Errorf("at the recovery, with the stopped process's requests ended: stale %v, want its four resources", stale)
+	}
+	if got := WatchesBackAt(ended, first, since, e.End); !got.Equal(back) {
+		t.Errorf("watches back at %v, want the restarted process's last watch at %v", got, back)
+	}
+	if got := logs["stack-0"]; !slices.EqualFunc(got, e.Proxies["stack-0"].Requests, func(a, b proxy.Request) bool { return a.End.Equal(b.End) }) {
+		t.Error("EndedWithTheirProcess changed the log it was given")
+	}
+	// Another replica's requests, and requests the new process began,
+	// are left as they are.
+	other := map[string][]proxy.Request{"other": logs["stack-0"]}
+	if got := EndedWithTheirProcess(other, e.Faults)["other"]; !slices.EqualFunc(got, logs["stack-0"], func(a, b proxy.Request) bool { return a.End.Equal(b.End) }) {
+		t.Error("the requests of a replica no fault stopped were changed")
+	}
+
+	// The recovery judged with W from there: the Degraded=True the
+	// restarted process wrote is inside it.
+	for _, c := range []struct {
+		back time.Time
+		want verdict.Outcome
+	}{{since, verdict.Held}, {back, verdict.Broken}} {
+		ph := phases[0]
+		if c.back.After(since) {
+			ph.WatchesBack = c.back
+		}
+		FactSteadyRecover.Put(e, []SettlePhase{ph})
+		got := oracle.Judge(e.Start, catalog.SteadyRecovers, Offline[catalog.SteadyRecovers.ID](e))
+		if got.Outcome != c.want || (c.want == verdict.Broken && !strings.Contains(got.Reason, "Degraded is True")) {
+			t.Errorf("recovers with the watches back at %v: %s (%s), want %s", c.back, got.Outcome, got.Reason, c.want)
+		}
+	}
+}

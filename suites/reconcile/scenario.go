@@ -518,7 +518,8 @@ func (sc *scenario) settleWithin(ctx context.Context, fact judge.PhaseFact, what
 // proxy to tell. A controller whose informer is still backing off after a
 // partition (client-go's reflector pauses up to 30 to 60 s between failed
 // lists) acts on a stale view until its watch is back, and that is its
-// recovery.
+// recovery. A restarted replica is back only with watches its new process
+// opened (judge.EndedWithTheirProcess).
 func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since time.Time, within time.Duration) (time.Time, []string) {
 	faults := spec.Evidence().Snapshot().Faults
 	if len(faults) == 0 {
@@ -528,7 +529,9 @@ func WatchesBack(ctx context.Context, spec *testenv.Spec, t chaos.Target, since 
 	var stale []string
 	var back time.Time
 	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, max(within, 0), true, func(context.Context) (bool, error) {
-		logs := requestLogs(t)
+		// A restarted replica watches again only with watches its new
+		// process opened.
+		logs := judge.EndedWithTheirProcess(requestLogs(t), faults)
 		if len(logs) == 0 {
 			return true, nil
 		}
