@@ -44,7 +44,7 @@ GO     ?= go
 # with a *_suite_test.go: `make e2e` runs them from bin/steadystate).
 UNIT_PKGS = $(shell $(GO) list -f '{{.ImportPath}}{{range .TestGoFiles}} {{.}}{{end}}{{range .XTestGoFiles}} {{.}}{{end}}' ./... | grep -v '_suite_test.go' | cut -d' ' -f1)
 
-.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-kind-test job-test install-test workflow-test generate images selftest conform zoo zoo-repro hunt upstream-bins upstream lint actionlint docs clean help
+.PHONY: all build steadystate test unit e2e explore bench kube-bins kind-image kind-test chaosmesh-test chaosmesh-kind-test job-test install-test workflow-test generate images selftest conform zoo zoo-repro hunt upstream-bins upstream lint actionlint docs clean help
 all: build
 
 help: ## list the targets
@@ -65,8 +65,14 @@ endif
 # clusters (make test used about one core of two at go test's default,
 # GOMAXPROCS packages at a time).
 UNIT_PARALLEL ?= 4
-unit: kube-bins upstream-bins ## unit and integration tests (real control planes, a real Chaos Mesh; no Ginkgo suites), UNIT_PARALLEL (4) packages at a time
-	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -p $(UNIT_PARALLEL) $(UNIT_PKGS)
+# The test with a real Chaos Mesh is chaosmesh-test's: it needs Chaos Mesh's
+# controller-manager, the longest of the upstream builds.
+unit: kube-bins ## unit and integration tests (real control planes; no Ginkgo suites, no upstream release: chaosmesh-test has the Chaos Mesh one), UNIT_PARALLEL (4) packages at a time
+	STEADYSTATE_REQUIRE_BINARIES=1 $(GO) test -count=1 -p $(UNIT_PARALLEL) -skip '^TestChaosMeshAdapter$$' $(UNIT_PKGS)
+
+chaosmesh-test: kube-bins ## the Chaos Mesh adapter against Chaos Mesh's real controller-manager (built from source) on a local cluster
+	@$(MAKE) --no-print-directory upstream-bins UPSTREAM_RELEASES=chaos-mesh
+	STEADYSTATE_REQUIRE_BINARIES=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -v -run '^TestChaosMeshAdapter$$' ./chaos/chaosmesh
 
 # The suites are compiled into bin/steadystate: `steadystate e2e` runs each
 # in a child process of it and merges their Ginkgo JSON reports into
@@ -139,8 +145,8 @@ HUNT_SHARED_CLUSTER ?= off
 hunt: kube-bins steadystate ## steadystate explore over every subject of ZOO_DIR in turn, HUNT_BUDGET (30m) each, seed HUNT_SEED (1), HUNT_PARALLEL (1) suite processes side by side (sharing one cluster with HUNT_SHARED_CLUSTER=on), every schedule in HUNT_PATTERN (default explore's mix), the reconciledObjects capability (ZOO_SUBJECTS=a,b picks some); prints the hunt's table and the findings to triage
 	bin/steadystate zoo hunt --budget '$(HUNT_BUDGET)' --seed '$(HUNT_SEED)' --parallel '$(HUNT_PARALLEL)' --shared-cluster '$(HUNT_SHARED_CLUSTER)' --pattern '$(HUNT_PATTERN)' --subjects '$(ZOO_SUBJECTS)' --dir '$(ZOO_DIR)' --artifacts '$(ARTIFACTS)' --nodes '$(or $(LOCAL_NODES),on)'
 
-upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version
-	$(GO) run ./cmd/steadystate upstream-bins >/dev/null
+upstream-bins: ## build the upstream releases (fixtures/upstream) from the Go module proxy into UPSTREAM_DIR, cached per version (UPSTREAM_RELEASES="a b": only those; a name alone, controller-runtime, for each of its versions)
+	$(GO) run ./cmd/steadystate upstream-bins $(UPSTREAM_RELEASES) >/dev/null
 
 # The zoo's operators (fixtures/zoo/operators) from the Go module proxy, next
 # to the upstream releases; a release that fails is named with its module and
@@ -192,18 +198,21 @@ generate: $(CONTROLLER_GEN) ## regenerate deep copies, CRDs and RBAC with contro
 kind-image: ## the offline kind node image for KUBE_VERSION, built from source (pulled instead if KIND_NODE_IMAGE names a pullable one)
 	hack/with-docker.sh hack/kind-image.sh
 
+chaosmesh-kind-test: UPSTREAM_RELEASES ?= chaos-mesh chaos-daemon
 chaosmesh-kind-test: upstream-bins ## Chaos Mesh's controller-manager and chaos-daemon on kind, built from source and loaded with no registry: PodChaos kills a running pod, NetworkChaos partitions pods
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 STEADYSTATE_REQUIRE_UPSTREAM=1 $(GO) test -count=1 -v -timeout 20m -run TestChaosMeshOnKind ./chaos/chaosmesh
 
 kind-test: ## the kind provider's own test: create, refuse a name in use, export logs, delete (real Docker)
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -run "TestClusterLifecycle|TestInterruptedCreateLeavesNothing" ./cluster/kind
 
+install-test: UPSTREAM_RELEASES ?= controller-runtime
 install-test: upstream-bins ## go install steadystate from a module proxy into an empty folder, conform there on local, verify the bundle
 	hack/install-test.sh
 
 workflow-test: kube-bins ## the vendor workflow (.github/workflows/conformance.yaml) run by act in its self-hosted mode, as a vendor's repository calls it: it conforms a zoo subject (SUBJECT; CAPABILITIES=a,b runs only those suites) on local, uploads the bundle; the bundle is checked against the digest it printed
 	hack/workflow-test.sh
 
+job-test: UPSTREAM_RELEASES ?= controller-runtime
 job-test: upstream-bins ## the steadystate image as a conformance Job (fixtures/job) on a kind cluster: controller-runtime v0.17.3 passes, v0.17.2 breaks; then a 2-index exploration campaign (an Indexed Job) gathered into one bundle that verify accepts
 	hack/with-docker.sh hack/kind-run.sh env STEADYSTATE_REQUIRE_KIND=1 $(GO) test -count=1 -v -timeout 70m -run TestConformAsAJobOnKind ./cmd/steadystate
 

@@ -156,3 +156,32 @@ func TestOnlyCellsWithFixedPortsAreKeptApart(t *testing.T) {
 		t.Errorf("the Crossplane cells hold %q on local, want the same fixed ports each", crossplane)
 	}
 }
+
+// TestNamedTakesANameAloneForEachVersion: upstream-bins builds the
+// releases named; a name without its version stands for each version of
+// it, once however often named, and an unknown one is refused, naming
+// the known.
+func TestNamedTakesANameAloneForEachVersion(t *testing.T) {
+	names := func(rs []Release) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	got, err := Named([]string{"controller-runtime", "controller-runtime@v0.17.3", ChaosMesh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"controller-runtime@v0.17.2", "controller-runtime@v0.17.3", ChaosMesh}; !slices.Equal(names(got), want) {
+		t.Errorf("Named: %v, want %v", names(got), want)
+	}
+	if all, err := Named(nil); err != nil || len(all) != len(Releases) {
+		t.Errorf("Named(nil): %d releases, %v; want all %d", len(all), err, len(Releases))
+	}
+	for _, bad := range []string{"controller-runtime@v9", "controller"} {
+		if _, err := Named([]string{bad}); err == nil || !strings.Contains(err.Error(), "not an upstream release; known: controller-runtime@v0.17.2") {
+			t.Errorf("Named(%q): %v, want it refused naming the known releases", bad, err)
+		}
+	}
+}

@@ -11,23 +11,34 @@ import (
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
-// Named are the releases named (all of them when none is), or an error
-// naming the one that is not a release and the known ones.
+// Named are the releases named (all of them when none is), a name without
+// "@version" (chaos-mesh) standing for each version of it, in the
+// catalog's order; or an error naming the one that is not a release and
+// the known ones.
 func Named(names []string) ([]Release, error) {
 	if len(names) == 0 {
 		return Releases, nil
 	}
 	var releases []Release
 	for _, name := range names {
-		r, ok := Lookup(name)
-		if !ok {
+		var found []Release
+		for _, r := range Releases {
+			if base, _, _ := strings.Cut(r.Name, "@"); r.Name == name || (!strings.Contains(name, "@") && base == name) {
+				found = append(found, r)
+			}
+		}
+		if len(found) == 0 {
 			var known []string
 			for _, r := range Releases {
 				known = append(known, r.Name)
 			}
-			return nil, fmt.Errorf("%q is not an upstream release; known: %s", name, strings.Join(known, ", "))
+			return nil, fmt.Errorf("%q is not an upstream release; known: %s (or a name alone, for each of its versions)", name, strings.Join(known, ", "))
 		}
-		releases = append(releases, r)
+		for _, r := range found {
+			if !slices.ContainsFunc(releases, func(o Release) bool { return o.Name == r.Name }) {
+				releases = append(releases, r)
+			}
+		}
 	}
 	return releases, nil
 }
