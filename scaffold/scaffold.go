@@ -498,6 +498,9 @@ run:
   env:{{range .P.Manifest.Env}}
     {{q .Name}}: {{q .Value}}{{end}}{{if .P.Webhooks}}
     ENABLE_WEBHOOKS: "false"{{end}}{{end}}
+  # Uncomment when the pods the controller makes (its Deployments, StatefulSets, Jobs) must
+  # run for its objects to become ready: the local cluster then gets simulated nodes.
+  # needsNodes: true
   # Applied before the controller starts, in order: its CustomResourceDefinitions.
   manifests:{{range .CRDs}}
     - {{q .}}{{else}} []{{end}}

@@ -71,7 +71,7 @@ func TestKubebuilderDraftLoadsUnchanged(t *testing.T) {
 	if err != nil || len(objs) != 1 || objs[0].GetKind() != "Guestbook" || objs[0].GetNamespace() != "ns1" {
 		t.Errorf("objects %v, %v: want the one sample, kustomization.yaml left out", objs, err)
 	}
-	for _, want := range []string{"# Run it with: steadystate conform --subject", "manifests:\n    - config/crd/bases/webapp.example.com_guestbooks.yaml", "(kinds: Guestbook)",
+	for _, want := range []string{"# Run it with: steadystate conform --subject", "  # needsNodes: true\n", "manifests:\n    - config/crd/bases/webapp.example.com_guestbooks.yaml", "(kinds: Guestbook)",
 		"(their values come from the cluster): POD_NAMESPACE", "--leader-elect, --health-probe-bind-address=:8081"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the draft does not say %q:\n%s", want, b.String())
