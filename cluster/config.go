@@ -160,6 +160,28 @@ func (cfg Config) nodes() (int, error) {
 	return n, nil
 }
 
+// SimulatedNodesFor says whether a run on provider gives its local cluster
+// simulated nodes (LOCAL_NODES=on) because the subject file subject needs
+// nodes that run its pods (run.needsNodes), with LOCAL_NODES set to
+// localNodes: yes when it is unset; an error when it turns them off (the
+// pods would stay Pending and every convergence property would break for
+// the cluster, not the controller). Kind and existing clusters have nodes.
+func SimulatedNodesFor(subject, provider, localNodes string, needsNodes bool) (bool, error) {
+	if !needsNodes || (provider != "" && provider != Local) {
+		return false, nil
+	}
+	n, err := Config{Nodes: localNodes}.nodes()
+	switch {
+	case err != nil:
+		return false, err
+	case localNodes == "":
+		return true, nil
+	case n == 0:
+		return false, fmt.Errorf("subject file %s needs nodes that run its pods (run.needsNodes), but LOCAL_NODES=%s gives the local cluster none: unset LOCAL_NODES or set it to on", subject, localNodes)
+	}
+	return false, nil
+}
+
 // New returns the provider cfg names, or an error listing the valid ones.
 // A shared cluster's guest uses its owner's cluster, whatever the
 // provider; its owner wraps the provider named.

@@ -73,3 +73,36 @@ func TestNewRejectsABadNodeCount(t *testing.T) {
 		}
 	}
 }
+
+// A subject whose pods must run gets simulated nodes on the local
+// cluster unless LOCAL_NODES says how many, and is refused when LOCAL_NODES
+// turns them off: its pods would stay Pending and its convergence
+// properties break for want of a kubelet, not for the controller.
+func TestSimulatedNodesFor(t *testing.T) {
+	for _, tc := range []struct {
+		provider, nodes string
+		needs           bool
+		want            bool
+		err             string
+	}{
+		{Local, "", true, true, ""},
+		{"", "", true, true, ""},
+		{Local, "on", true, false, ""},
+		{Local, "3", true, false, ""},
+		{Local, "off", true, false, "LOCAL_NODES=off gives the local cluster none: unset LOCAL_NODES or set it to on"},
+		{Local, "0", true, false, "LOCAL_NODES=0 gives the local cluster none"},
+		{Local, "two", true, false, `LOCAL_NODES="two" is not a number of simulated nodes`},
+		{Local, "", false, false, ""},
+		{Local, "off", false, false, ""},
+		{Kind, "", true, false, ""},
+		{Existing, "off", true, false, ""},
+	} {
+		got, err := SimulatedNodesFor("s.yaml", tc.provider, tc.nodes, tc.needs)
+		switch {
+		case tc.err == "" && err != nil, tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s, LOCAL_NODES=%q, needsNodes %v: err = %v, want %q", tc.provider, tc.nodes, tc.needs, err, tc.err)
+		case got != tc.want:
+			t.Errorf("%s, LOCAL_NODES=%q, needsNodes %v: %v, want %v", tc.provider, tc.nodes, tc.needs, got, tc.want)
+		}
+	}
+}

@@ -78,6 +78,15 @@ type Run struct {
 	// Pod runs the controller in pods instead of as local processes,
 	// where the run places subjects in pods (PROVIDER=kind). v1alpha2.
 	Pod *Pod `json:"pod,omitempty"`
+	// NeedsNodes says the pods the subject's objects make must be
+	// scheduled, run and made Ready for the controller to converge (a
+	// Deployment is Available only then). On a local cluster without
+	// simulated nodes they would stay Pending and the convergence
+	// properties would break for want of a kubelet, not for the
+	// controller: conform and explore then start the local cluster with
+	// simulated nodes (LOCAL_NODES=on), and refuse to run when LOCAL_NODES
+	// turns them off. Kind and existing clusters have nodes of their own.
+	NeedsNodes bool `json:"needsNodes,omitempty"`
 }
 
 // Capabilities binds what the suites test. A capability left out makes

@@ -61,6 +61,9 @@ type Run struct {
 	FailOnGaps bool
 
 	file *subjectfile.File
+	// localNodes is LOCAL_NODES as set, for a subject file that needs
+	// nodes (cluster.SimulatedNodesFor).
+	localNodes string
 }
 
 // New is the conformance run of the subject file subject on provider,
@@ -104,6 +107,7 @@ func New(e config.Settings, subject, out, provider string) (Run, error) {
 	// judged verdict can then be judged again (steadystate verify).
 	c.Matrix.Env = append(c.Matrix.Env, "PROVIDER="+c.Provider, "UPSTREAM_DIR="+c.UpstreamDir, "STEADYSTATE_KEEP_EVIDENCE=1")
 	c.Pods = c.Provider == cluster.Kind || e.SubjectPlacement == config.PlacementPods
+	c.localNodes = e.LocalNodes
 	return c, nil
 }
 
@@ -137,6 +141,13 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 	}
 	if c.Pods && c.file.Run.Pod == nil {
 		return cli.Mark(cli.ErrInput, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.Subject, c.Provider))
+	}
+	switch on, err := cluster.SimulatedNodesFor(c.Subject, c.Provider, c.localNodes, c.file.Run.NeedsNodes); {
+	case err != nil:
+		return cli.Mark(cli.ErrInput, err)
+	case on:
+		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
+		fmt.Fprintf(stderr, "conform: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.file.Name)
 	}
 	bound := c.file.Capabilities.Bound()
 	for _, o := range c.Only {

@@ -1,12 +1,19 @@
 package conformance
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/steadystate-dev/steadystate/cluster"
+	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
@@ -115,5 +122,50 @@ capabilities:
 	}
 	if got := v["run.command"]; !strings.HasPrefix(got, "/bin/sh sha256:") {
 		t.Errorf("the wrapper is not named: %v", v)
+	}
+}
+
+// A subject file that needs nodes runs on a local cluster with simulated
+// nodes when LOCAL_NODES is unset, and is refused as input when
+// LOCAL_NODES turns them off: otherwise its Pending pods would be
+// reported as the controller's findings.
+func TestLoadGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "subject.yaml")
+	if err := os.WriteFile(path, []byte(`apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+name: pods
+run:
+  needsNodes: true
+  command: [/bin/true, "--kubeconfig={{.Kubeconfig}}"]
+capabilities:
+  reconciledObjects:
+    objects:
+      - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+    changes:
+      - patch: {object: {kind: ConfigMap, name: c}, merge: {data: {a: b}}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(nodes string) (Run, error) {
+		t.Helper()
+		c, err := New(config.From(func(k string) string {
+			return map[string]string{"KUBE_BIN_DIR": dir, "ARTIFACTS": dir, "LOCAL_NODES": nodes}[k]
+		}), path, "", cluster.Local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, c.Load(context.Background(), io.Discard)
+	}
+	c, err := load("")
+	if err != nil || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+		t.Errorf("LOCAL_NODES unset: err %v, the suites' environment %q, want LOCAL_NODES=on in it", err, c.Matrix.Env)
+	}
+	c, err = load("off")
+	if !errors.Is(err, cli.ErrInput) || !strings.Contains(err.Error(), "needs nodes that run its pods (run.needsNodes)") {
+		t.Errorf("LOCAL_NODES=off: err %v, want input refused", err)
+	}
+	if c, err = load("5"); err != nil || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+		t.Errorf("LOCAL_NODES=5: err %v, the suites' environment %q, want it left to LOCAL_NODES", err, c.Matrix.Env)
 	}
 }

@@ -1,6 +1,7 @@
 package exploration
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
+	"github.com/steadystate-dev/steadystate/cluster"
 	"github.com/steadystate-dev/steadystate/cluster/local"
 	"github.com/steadystate-dev/steadystate/fixtures"
 	"github.com/steadystate-dev/steadystate/internal/cli"
@@ -70,6 +72,11 @@ type Run struct {
 	UpstreamDir string
 	// Matrix runs the exploration suite, a cell of one, below its Root.
 	Matrix matrix.Run
+	// needsNodes is the subject file's run.needsNodes; SimulatedNodes
+	// says the run turns the local cluster's simulated nodes on for it
+	// (cluster.SimulatedNodesFor).
+	needsNodes     bool
+	SimulatedNodes bool
 }
 
 // Configure completes the run from the settings e: the upstream folder,
@@ -95,6 +102,12 @@ func (c *Run) Configure(e config.Settings) error {
 	}
 	c.Matrix.Progress = true
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
+	if c.SimulatedNodes, err = cluster.SimulatedNodesFor(cmp.Or(c.File, c.Subject), e.Provider, e.LocalNodes, c.needsNodes); err != nil {
+		return err
+	}
+	if c.SimulatedNodes {
+		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
+	}
 	return nil
 }
 
@@ -191,7 +204,7 @@ func (c *Run) capabilities() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		bound = f.Capabilities.Bound()
+		bound, c.needsNodes = f.Capabilities.Bound(), f.Run.NeedsNodes
 	case slices.Contains(catalog.SubjectNames(), c.Subject):
 		for _, s := range catalog.Suites {
 			if slices.Contains(s.Subjects(), c.Subject) {
@@ -207,7 +220,7 @@ func (c *Run) capabilities() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		bound = f.Capabilities.Bound()
+		bound, c.needsNodes = f.Capabilities.Bound(), f.Run.NeedsNodes
 	}
 	bound = slices.DeleteFunc(bound, func(b string) bool { return !slices.Contains(schedule.Explorable, b) })
 	if len(bound) == 0 {
@@ -505,6 +518,9 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 			replays += " --pattern " + c.Pattern
 		}
 		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (%s replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, replays, side)
+	}
+	if c.SimulatedNodes {
+		fmt.Fprintf(stderr, "explore: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.Subject)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)

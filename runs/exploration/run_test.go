@@ -2,6 +2,8 @@ package exploration
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/steadystate-dev/steadystate/chaos/schedule"
 	"github.com/steadystate-dev/steadystate/internal/cli"
+	"github.com/steadystate-dev/steadystate/internal/config"
 	"github.com/steadystate-dev/steadystate/judge/verdict"
 	"github.com/steadystate-dev/steadystate/reports"
 	"github.com/steadystate-dev/steadystate/runs/exploration/tally"
@@ -142,5 +145,48 @@ func TestExploreSummarisesShards(t *testing.T) {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("summary does not say %q:\n%s", s, out.String())
 		}
+	}
+}
+
+// A subject file that needs nodes is explored on a local cluster with
+// simulated nodes when LOCAL_NODES is unset, and refused when LOCAL_NODES
+// turns them off; a subject that does not need them is left as set.
+func TestExploreGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, needs string) string {
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(`apiVersion: steadystate.dev/v1alpha3
+kind: Subject
+name: `+name+`
+run:
+  `+needs+`
+  command: [/bin/true, "--kubeconfig={{.Kubeconfig}}"]
+capabilities:
+  reconciledObjects:
+    objects:
+      - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+    changes:
+      - patch: {object: {kind: ConfigMap, name: c}, merge: {data: {a: b}}}
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	configure := func(path, nodes string) (Run, error) {
+		c := Run{Subject: path}
+		return c, c.Configure(config.From(func(k string) string {
+			return map[string]string{"ARTIFACTS": dir, "KUBE_BIN_DIR": dir, "LOCAL_NODES": nodes}[k]
+		}))
+	}
+	pods, plain := write("pods", "needsNodes: true"), write("plain", "needsNodes: false")
+	c, err := configure(pods, "")
+	if err != nil || !c.SimulatedNodes || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+		t.Errorf("needsNodes, LOCAL_NODES unset: err %v, simulated nodes %v, environment %q; want LOCAL_NODES=on", err, c.SimulatedNodes, c.Matrix.Env)
+	}
+	if _, err := configure(pods, "0"); err == nil || !strings.Contains(err.Error(), "LOCAL_NODES=0 gives the local cluster none") {
+		t.Errorf("needsNodes, LOCAL_NODES=0: err %v, want it refused", err)
+	}
+	if c, err := configure(plain, ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q; want them left to LOCAL_NODES", err, c.SimulatedNodes, c.Matrix.Env)
 	}
 }
