@@ -20,14 +20,15 @@ import (
 	"github.com/steadystate-dev/steadystate/subjectfile"
 )
 
-// TestZooFiles: every zoo file loads, starts with a comment saying what
-// the controller does, binds the steady-state capability, and runs one
-// kube-controller-manager controller that it also turns off in the local
-// cluster when the local cluster runs it (else two would reconcile the
-// same objects).
 // podMakers are the built-in kinds whose controllers make pods.
 var podMakers = map[string]bool{"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true, "Job": true, "CronJob": true, "ReplicationController": true}
 
+// TestZooFiles: every zoo file loads, starts with a comment saying what
+// the controller does, binds the steady-state capability, runs one
+// kube-controller-manager controller that it also turns off in the local
+// cluster when the local cluster runs it (else two would reconcile the
+// same objects), and says its pods must run (run.needsNodes) when its
+// objects include a built-in workload.
 func TestZooFiles(t *testing.T) {
 	files, err := fs.Glob(fixtures.Zoo, "zoo/*.yaml")
 	if err != nil || len(files) < 9 {
