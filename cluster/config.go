@@ -134,7 +134,7 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	}
 	// A bad count (New says why) becomes a negative one, which
 	// local.Start refuses.
-	if n, err := cfg.nodes(); err != nil {
+	if n, err := cfg.SimulatedNodes(); err != nil {
 		o.Nodes = -1
 	} else if n == 0 {
 		o.NoNodes = true
@@ -144,9 +144,10 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	return o
 }
 
-// nodes is the number of simulated nodes LOCAL_NODES asks for: none when
-// it is empty or "off", local.DefaultNodes for "on", else the count.
-func (cfg Config) nodes() (int, error) {
+// SimulatedNodes is the number of simulated nodes LOCAL_NODES asks for:
+// none when it is empty or "off", local.DefaultNodes for "on", else the
+// count.
+func (cfg Config) SimulatedNodes() (int, error) {
 	switch cfg.Nodes {
 	case "", "off":
 		return 0, nil
@@ -170,7 +171,7 @@ func SimulatedNodesFor(subject, provider, localNodes string, needsNodes bool) (b
 	if !needsNodes || (provider != "" && provider != Local) {
 		return false, nil
 	}
-	n, err := Config{Nodes: localNodes}.nodes()
+	n, err := Config{Nodes: localNodes}.SimulatedNodes()
 	switch {
 	case err != nil:
 		return false, err
@@ -199,7 +200,7 @@ func New(cfg Config) (Provider, error) {
 func newProvider(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:
-		if _, err := cfg.nodes(); err != nil {
+		if _, err := cfg.SimulatedNodes(); err != nil {
 			return nil, err
 		}
 		return local.NewProvider(cfg.LocalOptions("")), nil

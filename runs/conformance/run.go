@@ -38,7 +38,8 @@ type Run struct {
 	// Subject is the subject file (absolute), Out the bundle to write.
 	Subject, Out string
 	// Provider is local, kind or existing; Kubernetes names what the
-	// subject ran on, for the manifest.
+	// subject ran on, for the manifest (a local cluster's simulated nodes
+	// too, once Load has read the subject file).
 	Provider, Kubernetes string
 	// Version and BinDir are the local control plane's (KUBE_VERSION,
 	// KUBE_BIN_DIR or the cache's folder for the version); BuildBins
@@ -62,7 +63,7 @@ type Run struct {
 
 	file *subjectfile.File
 	// localNodes is LOCAL_NODES as set, for a subject file that needs
-	// nodes (cluster.SimulatedNodesFor).
+	// nodes (cluster.SimulatedNodesFor); "on" once Load gave them.
 	localNodes string
 }
 
@@ -147,7 +148,13 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 		return cli.Mark(cli.ErrInput, err)
 	case on:
 		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
+		c.localNodes = "on"
 		fmt.Fprintf(stderr, "conform: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.file.Name)
+	}
+	// The bundle says where the pods ran: a local cluster with simulated
+	// nodes is another place than one where every pod stays Pending.
+	if n, err := (cluster.Config{Nodes: c.localNodes}).SimulatedNodes(); c.Provider == cluster.Local && err == nil && n > 0 {
+		c.Kubernetes += fmt.Sprintf(", %d simulated nodes", n)
 	}
 	bound := c.file.Capabilities.Bound()
 	for _, o := range c.Only {

@@ -158,14 +158,14 @@ capabilities:
 		return c, c.Load(context.Background(), io.Discard)
 	}
 	c, err := load("")
-	if err != nil || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
-		t.Errorf("LOCAL_NODES unset: err %v, the suites' environment %q, want LOCAL_NODES=on in it", err, c.Matrix.Env)
+	if err != nil || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") || !strings.HasSuffix(c.Kubernetes, ", 2 simulated nodes") {
+		t.Errorf("LOCAL_NODES unset: err %v, the suites' environment %q, the manifest's Kubernetes %q; want LOCAL_NODES=on and the 2 nodes named", err, c.Matrix.Env, c.Kubernetes)
 	}
 	c, err = load("off")
 	if !errors.Is(err, cli.ErrInput) || !strings.Contains(err.Error(), "needs nodes that run its pods (run.needsNodes)") {
 		t.Errorf("LOCAL_NODES=off: err %v, want input refused", err)
 	}
-	if c, err = load("5"); err != nil || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
-		t.Errorf("LOCAL_NODES=5: err %v, the suites' environment %q, want it left to LOCAL_NODES", err, c.Matrix.Env)
+	if c, err = load("5"); err != nil || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") || !strings.HasSuffix(c.Kubernetes, ", 5 simulated nodes") {
+		t.Errorf("LOCAL_NODES=5: err %v, the suites' environment %q, the manifest's Kubernetes %q; want it left to LOCAL_NODES, the 5 nodes named", err, c.Matrix.Env, c.Kubernetes)
 	}
 }
