@@ -125,33 +125,20 @@ capabilities:
 	}
 }
 
-// A subject file that needs nodes runs on a local cluster with simulated
-// nodes when LOCAL_NODES is unset, and is refused as input when
-// LOCAL_NODES turns them off: otherwise its Pending pods would be
-// reported as the controller's findings.
+// The zoo's Deployment controller needs nodes: it runs on a local cluster
+// with simulated nodes when LOCAL_NODES is unset, and is refused as input
+// when LOCAL_NODES turns them off (else its Pending pods would be reported
+// as the controller's findings); the bundle names the nodes.
 func TestLoadGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "subject.yaml")
-	if err := os.WriteFile(path, []byte(`apiVersion: steadystate.dev/v1alpha3
-kind: Subject
-name: pods
-run:
-  needsNodes: true
-  command: [/bin/true, "--kubeconfig={{.Kubeconfig}}"]
-capabilities:
-  reconciledObjects:
-    objects:
-      - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
-    changes:
-      - patch: {object: {kind: ConfigMap, name: c}, merge: {data: {a: b}}}
-`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "kube-controller-manager"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	load := func(nodes string) (Run, error) {
 		t.Helper()
 		c, err := New(config.From(func(k string) string {
 			return map[string]string{"KUBE_BIN_DIR": dir, "ARTIFACTS": dir, "LOCAL_NODES": nodes}[k]
-		}), path, "", cluster.Local)
+		}), filepath.Join("..", "..", "fixtures", "zoo", "deployment.yaml"), "", cluster.Local)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,45 +148,26 @@ func TestExploreSummarisesShards(t *testing.T) {
 	}
 }
 
-// A subject file that needs nodes is explored on a local cluster with
-// simulated nodes when LOCAL_NODES is unset, and refused when LOCAL_NODES
-// turns them off; a subject that does not need them is left as set.
+// The zoo's Deployment controller needs nodes: it is explored on a local
+// cluster with simulated nodes when LOCAL_NODES is unset, and refused when
+// LOCAL_NODES turns them off; the ResourceQuota controller, whose objects
+// make no pods, is left to LOCAL_NODES.
 func TestExploreGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, needs string) string {
-		path := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(path, []byte(`apiVersion: steadystate.dev/v1alpha3
-kind: Subject
-name: `+name+`
-run:
-  `+needs+`
-  command: [/bin/true, "--kubeconfig={{.Kubeconfig}}"]
-capabilities:
-  reconciledObjects:
-    objects:
-      - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
-    changes:
-      - patch: {object: {kind: ConfigMap, name: c}, merge: {data: {a: b}}}
-`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	configure := func(path, nodes string) (Run, error) {
-		c := Run{Subject: path}
+	configure := func(subject, nodes string) (Run, error) {
+		c := Run{Subject: filepath.Join("..", "..", "fixtures", "zoo", subject+".yaml")}
 		return c, c.Configure(config.From(func(k string) string {
 			return map[string]string{"ARTIFACTS": dir, "KUBE_BIN_DIR": dir, "LOCAL_NODES": nodes}[k]
 		}))
 	}
-	pods, plain := write("pods", "needsNodes: true"), write("plain", "needsNodes: false")
-	c, err := configure(pods, "")
+	c, err := configure("deployment", "")
 	if err != nil || !c.SimulatedNodes || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
 		t.Errorf("needsNodes, LOCAL_NODES unset: err %v, simulated nodes %v, environment %q; want LOCAL_NODES=on", err, c.SimulatedNodes, c.Matrix.Env)
 	}
-	if _, err := configure(pods, "0"); err == nil || !strings.Contains(err.Error(), "LOCAL_NODES=0 gives the local cluster none") {
+	if _, err := configure("deployment", "0"); err == nil || !strings.Contains(err.Error(), "LOCAL_NODES=0 gives the local cluster none") {
 		t.Errorf("needsNodes, LOCAL_NODES=0: err %v, want it refused", err)
 	}
-	if c, err := configure(plain, ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+	if c, err := configure("resourcequota", ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
 		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q; want them left to LOCAL_NODES", err, c.SimulatedNodes, c.Matrix.Env)
 	}
 }
