@@ -231,6 +231,32 @@ type ReadinessOverride struct {
 // cluster serves no such kind.
 type Scope func(schema.GroupVersionKind) (namespaced bool, err error)
 
+// podMakers are the built-in kinds, by group and kind, whose controllers
+// make pods.
+var podMakers = map[schema.GroupKind]bool{
+	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
+	{Group: "apps", Kind: "StatefulSet"}: true, {Group: "apps", Kind: "DaemonSet"}: true,
+	{Group: "batch", Kind: "Job"}: true, {Group: "batch", Kind: "CronJob"}: true,
+	{Kind: "ReplicationController"}: true, {Kind: "Pod"}: true,
+}
+
+// PodMaker names the first of capabilities.reconciledObjects.objects
+// that is a pod or a built-in workload that makes pods (a Deployment, a
+// Job): its pods stay Pending on a cluster without nodes. "" when none
+// is, or the objects cannot be read (the suites say why).
+func (f *File) PodMaker() string {
+	objs, err := f.SteadyObjects(Vars{Namespace: "n"}, func(schema.GroupVersionKind) (bool, error) { return true, nil })
+	if err != nil {
+		return ""
+	}
+	for _, o := range objs {
+		if podMakers[o.GroupVersionKind().GroupKind()] {
+			return o.GetKind() + "/" + o.GetName()
+		}
+	}
+	return ""
+}
+
 // SteadyObjects are capabilities.reconciledObjects.objects filled in with v (its
 // Namespace), in the order given: each of a namespaced kind (scope) set
 // into that namespace, each of a cluster-scoped kind into none, its name

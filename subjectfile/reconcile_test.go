@@ -367,3 +367,27 @@ func TestOverrideForAnOwnedKind(t *testing.T) {
 		}
 	}
 }
+
+// PodMaker finds a built-in workload among the objects, inline or from a
+// file, by group and kind: another group's Job makes no pods here.
+func TestPodMaker(t *testing.T) {
+	alone := func(object string) string {
+		return "apiVersion: steadystate.dev/v1alpha3\nkind: Subject\nname: one\nrun: {command: [/bin/true]}\n" +
+			"capabilities:\n  reconciledObjects:\n    objects:\n    - " + object + "\n"
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"a Deployment from more.yaml", steady, "Deployment/web"},
+		{"another group's Job", alone("{apiVersion: example.org/v1, kind: Job, metadata: {name: j}}"), ""},
+		{"a ConfigMap", alone("{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}"), ""},
+		{"a Pod", alone("{apiVersion: v1, kind: Pod, metadata: {name: p}}"), "Pod/p"},
+		{"a StatefulSet", alone("{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: s}}"), "StatefulSet/s"},
+	} {
+		f, err := steadyFile(t, tc.text)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := f.PodMaker(); got != tc.want {
+			t.Errorf("%s: PodMaker() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -152,9 +152,16 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "conform: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.file.Name)
 	}
 	// The bundle says where the pods ran: a local cluster with simulated
-	// nodes is another place than one where every pod stays Pending.
-	if n, err := (cluster.Config{Nodes: c.localNodes}).SimulatedNodes(); c.Provider == cluster.Local && err == nil && n > 0 {
-		c.Kubernetes += fmt.Sprintf(", %d simulated nodes", n)
+	// nodes is another place than one where every pod stays Pending. A
+	// file that does not say it needs nodes, but whose objects make pods,
+	// is warned of on a cluster without them.
+	if n, err := (cluster.Config{Nodes: c.localNodes}).SimulatedNodes(); c.Provider == cluster.Local && err == nil {
+		switch maker := c.file.PodMaker(); {
+		case n > 0:
+			c.Kubernetes += fmt.Sprintf(", %d simulated nodes", n)
+		case maker != "":
+			fmt.Fprintf(stderr, "conform: warning: %s makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in %s (or LOCAL_NODES=on)\n", maker, c.Subject)
+		}
 	}
 	bound := c.file.Capabilities.Bound()
 	for _, o := range c.Only {

@@ -156,3 +156,30 @@ func TestLoadGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
 		t.Errorf("LOCAL_NODES=5: err %v, the suites' environment %q, the manifest's Kubernetes %q; want it left to LOCAL_NODES, the 5 nodes named", err, c.Matrix.Env, c.Kubernetes)
 	}
 }
+
+// A subject file that does not say it needs nodes, but whose objects
+// make pods, is warned of on a local cluster without nodes, and not when
+// LOCAL_NODES gives some.
+func TestLoadWarnsOfPodsThatWouldStayPending(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "subject.yaml")
+	if err := os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha3\nkind: Subject\nname: web\nrun: {command: [/bin/true]}\n"+
+		"capabilities:\n  reconciledObjects:\n    objects:\n    - {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for nodes, want := range map[string]bool{"": true, "off": true, "on": false} {
+		c, err := New(config.From(func(k string) string {
+			return map[string]string{"KUBE_BIN_DIR": dir, "ARTIFACTS": dir, "LOCAL_NODES": nodes}[k]
+		}), path, "", cluster.Local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		if err := c.Load(context.Background(), &stderr); err != nil {
+			t.Fatalf("LOCAL_NODES=%q: %v", nodes, err)
+		}
+		if got := strings.Contains(stderr.String(), "warning: Deployment/web makes pods, which stay Pending"); got != want {
+			t.Errorf("LOCAL_NODES=%q: warned %v, want %v: %q", nodes, got, want, stderr.String())
+		}
+	}
+}
