@@ -77,6 +77,11 @@ type Run struct {
 	// (cluster.SimulatedNodesFor).
 	needsNodes     bool
 	SimulatedNodes bool
+	// podMaker is the subject file's first object that makes pods
+	// (subjectfile.PodMaker); PendingPods names it when the run's local
+	// cluster has no nodes and the file does not say it needs them: its
+	// pods will stay Pending, which the run warns of.
+	podMaker, PendingPods string
 }
 
 // Configure completes the run from the settings e: the upstream folder,
@@ -107,6 +112,9 @@ func (c *Run) Configure(e config.Settings) error {
 	}
 	if c.SimulatedNodes {
 		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
+	}
+	if n, err := (cluster.Config{Nodes: e.LocalNodes}).SimulatedNodes(); local && err == nil && n == 0 && !c.SimulatedNodes {
+		c.PendingPods = c.podMaker
 	}
 	return nil
 }
@@ -204,7 +212,7 @@ func (c *Run) capabilities() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		bound, c.needsNodes = f.Capabilities.Bound(), f.Run.NeedsNodes
+		bound, c.needsNodes, c.podMaker = f.Capabilities.Bound(), f.Run.NeedsNodes, f.PodMaker()
 	case slices.Contains(catalog.SubjectNames(), c.Subject):
 		for _, s := range catalog.Suites {
 			if slices.Contains(s.Subjects(), c.Subject) {
@@ -521,6 +529,9 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if c.SimulatedNodes {
 		fmt.Fprintf(stderr, "explore: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.Subject)
+	}
+	if c.PendingPods != "" {
+		fmt.Fprintf(stderr, "explore: warning: %s makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in %s (or LOCAL_NODES=on)\n", c.PendingPods, c.Subject)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)

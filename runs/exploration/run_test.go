@@ -167,7 +167,28 @@ func TestExploreGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
 	if _, err := configure("deployment", "0"); err == nil || !strings.Contains(err.Error(), "LOCAL_NODES=0 gives the local cluster none") {
 		t.Errorf("needsNodes, LOCAL_NODES=0: err %v, want it refused", err)
 	}
-	if c, err := configure("resourcequota", ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
-		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q; want them left to LOCAL_NODES", err, c.SimulatedNodes, c.Matrix.Env)
+	if c, err := configure("resourcequota", ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") || c.PendingPods != "" {
+		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q, pending pods %q; want them left to LOCAL_NODES, no warning", err, c.SimulatedNodes, c.Matrix.Env, c.PendingPods)
+	}
+}
+
+// A subject file that does not say it needs nodes, but whose objects make
+// pods, is warned of on a local cluster without nodes, and not when
+// LOCAL_NODES gives some.
+func TestExploreWarnsOfPodsThatWouldStayPending(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "web.yaml")
+	if err := os.WriteFile(path, []byte("apiVersion: steadystate.dev/v1alpha3\nkind: Subject\nname: web\nrun: {command: [/bin/true]}\n"+
+		"capabilities:\n  reconciledObjects:\n    objects:\n    - {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for nodes, want := range map[string]string{"": "Deployment/web", "off": "Deployment/web", "on": ""} {
+		c := Run{Subject: path}
+		err := c.Configure(config.From(func(k string) string {
+			return map[string]string{"ARTIFACTS": dir, "KUBE_BIN_DIR": dir, "LOCAL_NODES": nodes}[k]
+		}))
+		if err != nil || c.PendingPods != want {
+			t.Errorf("LOCAL_NODES=%q: err %v, pending pods %q, want %q", nodes, err, c.PendingPods, want)
+		}
 	}
 }
