@@ -134,7 +134,7 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	}
 	// A bad count (New says why) becomes a negative one, which
 	// local.Start refuses.
-	if n, err := cfg.SimulatedNodes(); err != nil {
+	if n, err := cfg.nodes(); err != nil {
 		o.Nodes = -1
 	} else if n == 0 {
 		o.NoNodes = true
@@ -144,10 +144,9 @@ func (cfg Config) LocalOptions(name string) local.Options {
 	return o
 }
 
-// SimulatedNodes is the number of simulated nodes LOCAL_NODES asks for:
-// none when it is empty or "off", local.DefaultNodes for "on", else the
-// count.
-func (cfg Config) SimulatedNodes() (int, error) {
+// nodes is the number of simulated nodes LOCAL_NODES asks for: none when
+// it is empty or "off", local.DefaultNodes for "on", else the count.
+func (cfg Config) nodes() (int, error) {
 	switch cfg.Nodes {
 	case "", "off":
 		return 0, nil
@@ -161,26 +160,50 @@ func (cfg Config) SimulatedNodes() (int, error) {
 	return n, nil
 }
 
-// SimulatedNodesFor says whether a run on provider gives its local cluster
-// simulated nodes (LOCAL_NODES=on) because the subject file subject needs
-// nodes that run its pods (run.needsNodes), with LOCAL_NODES set to
-// localNodes: yes when it is unset; an error when it turns them off (the
-// pods would stay Pending and every convergence property would break for
-// the cluster, not the controller). Kind and existing clusters have nodes.
-func SimulatedNodesFor(subject, provider, localNodes string, needsNodes bool) (bool, error) {
-	if !needsNodes || (provider != "" && provider != Local) {
-		return false, nil
+// Nodes is what a run does about its local cluster's simulated nodes for
+// a subject file (NodesFor).
+type Nodes struct {
+	// TurnOn says the run sets LOCAL_NODES=on, and Said says so in a
+	// line: the file needs nodes that run its pods (run.needsNodes) and
+	// LOCAL_NODES is unset.
+	TurnOn bool
+	Said   string
+	// Count is how many the local cluster has; 0 on other providers,
+	// whose clusters have nodes of their own.
+	Count int
+	// Warning, when set, is a line saying that the file's objects make
+	// pods (subjectfile.PodMaker) that will stay Pending, though the
+	// file does not say it needs nodes.
+	Warning string
+}
+
+// NodesFor is what a run on provider, with LOCAL_NODES set to localNodes,
+// does about simulated nodes for the subject file subject, which says
+// whether it needs nodes that run its pods (run.needsNodes) and names its
+// first object that makes pods (podMaker, "" for none). A file that needs
+// them gets them when LOCAL_NODES is unset, and is refused when it turns
+// them off: its pods would stay Pending and its convergence properties
+// break for the cluster, not the controller.
+func NodesFor(subject, provider, localNodes string, needsNodes bool, podMaker string) (Nodes, error) {
+	if provider != "" && provider != Local {
+		return Nodes{}, nil
 	}
-	n, err := Config{Nodes: localNodes}.SimulatedNodes()
+	if needsNodes && localNodes == "" {
+		n, _ := Config{Nodes: "on"}.nodes()
+		return Nodes{TurnOn: true, Count: n, Said: fmt.Sprintf("subject file %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)", subject)}, nil
+	}
+	n, err := Config{Nodes: localNodes}.nodes()
 	switch {
 	case err != nil:
-		return false, err
-	case localNodes == "":
-		return true, nil
-	case n == 0:
-		return false, fmt.Errorf("subject file %s needs nodes that run its pods (run.needsNodes), but LOCAL_NODES=%s gives the local cluster none: unset LOCAL_NODES or set it to on", subject, localNodes)
+		return Nodes{}, err
+	case n > 0:
+		return Nodes{Count: n}, nil
+	case needsNodes:
+		return Nodes{}, fmt.Errorf("subject file %s needs nodes that run its pods (run.needsNodes), but LOCAL_NODES=%s gives the local cluster none: unset LOCAL_NODES or set it to on", subject, localNodes)
+	case podMaker != "":
+		return Nodes{Warning: fmt.Sprintf("%s makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in %s (or LOCAL_NODES=on)", podMaker, subject)}, nil
 	}
-	return false, nil
+	return Nodes{}, nil
 }
 
 // New returns the provider cfg names, or an error listing the valid ones.
@@ -200,7 +223,7 @@ func New(cfg Config) (Provider, error) {
 func newProvider(cfg Config) (Provider, error) {
 	switch cfg.Provider {
 	case "", Local:
-		if _, err := cfg.SimulatedNodes(); err != nil {
+		if _, err := cfg.nodes(); err != nil {
 			return nil, err
 		}
 		return local.NewProvider(cfg.LocalOptions("")), nil

@@ -77,32 +77,42 @@ func TestNewRejectsABadNodeCount(t *testing.T) {
 // A subject whose pods must run gets simulated nodes on the local
 // cluster unless LOCAL_NODES says how many, and is refused when LOCAL_NODES
 // turns them off: its pods would stay Pending and its convergence
-// properties break for want of a kubelet, not for the controller.
-func TestSimulatedNodesFor(t *testing.T) {
+// properties break for want of a kubelet, not for the controller. One that
+// does not say so, but whose objects make pods, is warned of on a cluster
+// without nodes.
+func TestNodesFor(t *testing.T) {
 	for _, tc := range []struct {
 		provider, nodes string
 		needs           bool
+		maker           string
 		want            bool
-		err             string
+		count           int
+		err, warning    string
 	}{
-		{Local, "", true, true, ""},
-		{"", "", true, true, ""},
-		{Local, "on", true, false, ""},
-		{Local, "3", true, false, ""},
-		{Local, "off", true, false, "LOCAL_NODES=off gives the local cluster none: unset LOCAL_NODES or set it to on"},
-		{Local, "0", true, false, "LOCAL_NODES=0 gives the local cluster none"},
-		{Local, "two", true, false, `LOCAL_NODES="two" is not a number of simulated nodes`},
-		{Local, "", false, false, ""},
-		{Local, "off", false, false, ""},
-		{Kind, "", true, false, ""},
-		{Existing, "off", true, false, ""},
+		{Local, "", true, "", true, local.DefaultNodes, "", ""},
+		{"", "", true, "", true, local.DefaultNodes, "", ""},
+		{Local, "on", true, "", false, local.DefaultNodes, "", ""},
+		{Local, "3", true, "", false, 3, "", ""},
+		{Local, "off", true, "", false, 0, "LOCAL_NODES=off gives the local cluster none: unset LOCAL_NODES or set it to on", ""},
+		{Local, "0", true, "", false, 0, "LOCAL_NODES=0 gives the local cluster none", ""},
+		{Local, "two", true, "", false, 0, `LOCAL_NODES="two" is not a number of simulated nodes`, ""},
+		{Local, "", false, "", false, 0, "", ""},
+		{Local, "off", false, "", false, 0, "", ""},
+		{Local, "", false, "Deployment/web", false, 0, "", "Deployment/web makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in s.yaml"},
+		{Local, "on", false, "Deployment/web", false, local.DefaultNodes, "", ""},
+		{Kind, "", true, "", false, 0, "", ""},
+		{Existing, "off", true, "Deployment/web", false, 0, "", ""},
 	} {
-		got, err := SimulatedNodesFor("s.yaml", tc.provider, tc.nodes, tc.needs)
+		got, err := NodesFor("s.yaml", tc.provider, tc.nodes, tc.needs, tc.maker)
 		switch {
 		case tc.err == "" && err != nil, tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%s, LOCAL_NODES=%q, needsNodes %v: err = %v, want %q", tc.provider, tc.nodes, tc.needs, err, tc.err)
-		case got != tc.want:
-			t.Errorf("%s, LOCAL_NODES=%q, needsNodes %v: %v, want %v", tc.provider, tc.nodes, tc.needs, got, tc.want)
+		case got.TurnOn != tc.want || got.Count != tc.count:
+			t.Errorf("%s, LOCAL_NODES=%q, needsNodes %v: turn on %v, %d nodes; want %v, %d", tc.provider, tc.nodes, tc.needs, got.TurnOn, got.Count, tc.want, tc.count)
+		case tc.warning == "" && got.Warning != "", tc.warning != "" && !strings.Contains(got.Warning, tc.warning):
+			t.Errorf("%s, LOCAL_NODES=%q, %q: warning %q, want %q", tc.provider, tc.nodes, tc.maker, got.Warning, tc.warning)
+		case got.TurnOn && !strings.Contains(got.Said, "subject file s.yaml needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)"):
+			t.Errorf("%s, LOCAL_NODES=%q: said %q", tc.provider, tc.nodes, got.Said)
 		}
 	}
 }

@@ -62,8 +62,8 @@ type Run struct {
 	FailOnGaps bool
 
 	file *subjectfile.File
-	// localNodes is LOCAL_NODES as set, for a subject file that needs
-	// nodes (cluster.SimulatedNodesFor); "on" once Load gave them.
+	// localNodes is LOCAL_NODES as set, for the nodes a subject file
+	// needs (cluster.NodesFor).
 	localNodes string
 }
 
@@ -143,25 +143,21 @@ func (c *Run) Load(ctx context.Context, stderr io.Writer) error {
 	if c.Pods && c.file.Run.Pod == nil {
 		return cli.Mark(cli.ErrInput, fmt.Errorf("subject file %s has no run.pod: on --provider %s the controller runs in pods; add run.pod, or use --provider local", c.Subject, c.Provider))
 	}
-	switch on, err := cluster.SimulatedNodesFor(c.Subject, c.Provider, c.localNodes, c.file.Run.NeedsNodes); {
-	case err != nil:
+	nodes, err := cluster.NodesFor(c.Subject, c.Provider, c.localNodes, c.file.Run.NeedsNodes, c.file.PodMaker())
+	if err != nil {
 		return cli.Mark(cli.ErrInput, err)
-	case on:
+	}
+	if nodes.TurnOn {
 		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
-		c.localNodes = "on"
-		fmt.Fprintf(stderr, "conform: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.file.Name)
+		fmt.Fprintln(stderr, "conform: "+nodes.Said)
+	}
+	if nodes.Warning != "" {
+		fmt.Fprintln(stderr, "conform: warning: "+nodes.Warning)
 	}
 	// The bundle says where the pods ran: a local cluster with simulated
-	// nodes is another place than one where every pod stays Pending. A
-	// file that does not say it needs nodes, but whose objects make pods,
-	// is warned of on a cluster without them.
-	if n, err := (cluster.Config{Nodes: c.localNodes}).SimulatedNodes(); c.Provider == cluster.Local && err == nil {
-		switch maker := c.file.PodMaker(); {
-		case n > 0:
-			c.Kubernetes += fmt.Sprintf(", %d simulated nodes", n)
-		case maker != "":
-			fmt.Fprintf(stderr, "conform: warning: %s makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in %s (or LOCAL_NODES=on)\n", maker, c.Subject)
-		}
+	// nodes is another place than one where every pod stays Pending.
+	if nodes.Count > 0 {
+		c.Kubernetes += fmt.Sprintf(", %d simulated nodes", nodes.Count)
 	}
 	bound := c.file.Capabilities.Bound()
 	for _, o := range c.Only {

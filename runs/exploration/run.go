@@ -72,16 +72,12 @@ type Run struct {
 	UpstreamDir string
 	// Matrix runs the exploration suite, a cell of one, below its Root.
 	Matrix matrix.Run
-	// needsNodes is the subject file's run.needsNodes; SimulatedNodes
-	// says the run turns the local cluster's simulated nodes on for it
-	// (cluster.SimulatedNodesFor).
-	needsNodes     bool
-	SimulatedNodes bool
-	// podMaker is the subject file's first object that makes pods
-	// (subjectfile.PodMaker); PendingPods names it when the run's local
-	// cluster has no nodes and the file does not say it needs them: its
-	// pods will stay Pending, which the run warns of.
-	podMaker, PendingPods string
+	// needsNodes and podMaker are the subject file's run.needsNodes and
+	// first object that makes pods (subjectfile.PodMaker); Nodes is what
+	// the run does about simulated nodes for them (cluster.NodesFor).
+	needsNodes bool
+	podMaker   string
+	Nodes      cluster.Nodes
 }
 
 // Configure completes the run from the settings e: the upstream folder,
@@ -107,14 +103,11 @@ func (c *Run) Configure(e config.Settings) error {
 	}
 	c.Matrix.Progress = true
 	c.Matrix.Env = append(c.Matrix.Env, "UPSTREAM_DIR="+c.UpstreamDir)
-	if c.SimulatedNodes, err = cluster.SimulatedNodesFor(cmp.Or(c.File, c.Subject), e.Provider, e.LocalNodes, c.needsNodes); err != nil {
+	if c.Nodes, err = cluster.NodesFor(cmp.Or(c.File, c.Subject), e.Provider, e.LocalNodes, c.needsNodes, c.podMaker); err != nil {
 		return err
 	}
-	if c.SimulatedNodes {
+	if c.Nodes.TurnOn {
 		c.Matrix.Env = append(c.Matrix.Env, "LOCAL_NODES=on")
-	}
-	if n, err := (cluster.Config{Nodes: e.LocalNodes}).SimulatedNodes(); local && err == nil && n == 0 && !c.SimulatedNodes {
-		c.PendingPods = c.podMaker
 	}
 	return nil
 }
@@ -527,11 +520,11 @@ func (c Run) Run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "explore: %s as a %s, budget %s, seed %d (%s replays this run's draws)%s\n", c.Subject, c.Capability, c.Budget, c.Seed, replays, side)
 	}
-	if c.SimulatedNodes {
-		fmt.Fprintf(stderr, "explore: subject %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)\n", c.Subject)
+	if c.Nodes.TurnOn {
+		fmt.Fprintln(stderr, "explore: "+c.Nodes.Said)
 	}
-	if c.PendingPods != "" {
-		fmt.Fprintf(stderr, "explore: warning: %s makes pods, which stay Pending on this local cluster without nodes; if they must run for it to become ready, set run.needsNodes: true in %s (or LOCAL_NODES=on)\n", c.PendingPods, c.Subject)
+	if c.Nodes.Warning != "" {
+		fmt.Fprintln(stderr, "explore: warning: "+c.Nodes.Warning)
 	}
 	if c.Shrink {
 		return c.shrinkPolicy(cell).Run(ctx, stdout, stderr)

@@ -161,14 +161,14 @@ func TestExploreGivesASubjectThatNeedsNodesSimulatedOnes(t *testing.T) {
 		}))
 	}
 	c, err := configure("deployment", "")
-	if err != nil || !c.SimulatedNodes || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
-		t.Errorf("needsNodes, LOCAL_NODES unset: err %v, simulated nodes %v, environment %q; want LOCAL_NODES=on", err, c.SimulatedNodes, c.Matrix.Env)
+	if err != nil || !c.Nodes.TurnOn || !slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") {
+		t.Errorf("needsNodes, LOCAL_NODES unset: err %v, simulated nodes %v, environment %q; want LOCAL_NODES=on", err, c.Nodes.TurnOn, c.Matrix.Env)
 	}
 	if _, err := configure("deployment", "0"); err == nil || !strings.Contains(err.Error(), "LOCAL_NODES=0 gives the local cluster none") {
 		t.Errorf("needsNodes, LOCAL_NODES=0: err %v, want it refused", err)
 	}
-	if c, err := configure("resourcequota", ""); err != nil || c.SimulatedNodes || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") || c.PendingPods != "" {
-		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q, pending pods %q; want them left to LOCAL_NODES, no warning", err, c.SimulatedNodes, c.Matrix.Env, c.PendingPods)
+	if c, err := configure("resourcequota", ""); err != nil || c.Nodes.TurnOn || slices.Contains(c.Matrix.Env, "LOCAL_NODES=on") || c.Nodes.Warning != "" {
+		t.Errorf("no needsNodes: err %v, simulated nodes %v, environment %q, warning %q; want them left to LOCAL_NODES, no warning", err, c.Nodes.TurnOn, c.Matrix.Env, c.Nodes.Warning)
 	}
 }
 
@@ -187,8 +187,8 @@ func TestExploreWarnsOfPodsThatWouldStayPending(t *testing.T) {
 		err := c.Configure(config.From(func(k string) string {
 			return map[string]string{"ARTIFACTS": dir, "KUBE_BIN_DIR": dir, "LOCAL_NODES": nodes}[k]
 		}))
-		if err != nil || c.PendingPods != want {
-			t.Errorf("LOCAL_NODES=%q: err %v, pending pods %q, want %q", nodes, err, c.PendingPods, want)
+		if err != nil || (want == "") != (c.Nodes.Warning == "") || !strings.HasPrefix(c.Nodes.Warning, want) {
+			t.Errorf("LOCAL_NODES=%q: err %v, warning %q, want one naming %q", nodes, err, c.Nodes.Warning, want)
 		}
 	}
 }
