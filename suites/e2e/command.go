@@ -35,7 +35,6 @@ func SuiteCommand(args []string) error {
 		return fmt.Errorf("%w: suite needs a suite name: one of %s", cli.ErrUsage, suites.Names())
 	}
 	proc.SetGCPercent()
-	proc.SetProcs()
 	report, given := JSONReport(args[1:])
 	if !given {
 		dir, err := os.MkdirTemp("", "steadystate-suite-")
