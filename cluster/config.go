@@ -189,8 +189,7 @@ func NodesFor(subject, provider, localNodes string, needsNodes bool, podMaker st
 		return Nodes{}, nil
 	}
 	if needsNodes && localNodes == "" {
-		n, _ := Config{Nodes: "on"}.nodes()
-		return Nodes{TurnOn: true, Count: n, Said: fmt.Sprintf("subject file %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)", subject)}, nil
+		return Nodes{TurnOn: true, Count: local.DefaultNodes, Said: fmt.Sprintf("subject file %s needs nodes that run its pods (run.needsNodes): the local cluster gets simulated nodes (LOCAL_NODES=on)", subject)}, nil
 	}
 	n, err := Config{Nodes: localNodes}.nodes()
 	switch {
