@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -100,10 +101,11 @@ type scenario struct {
 	histories map[string]*oracle.History
 	dc        discovery.DiscoveryInterface
 	mapper    meta.RESTMapper
-	// followed counts, per replica, the proxy requests follow has read;
-	// unstored are the resources the controller created objects of that
-	// the API server does not store (judge.FactSteadyUnstored).
-	followed map[string]int
+	// followed is, per replica, the ID of the last proxy request follow
+	// has read; unstored are the resources the controller created
+	// objects of that the API server does not store
+	// (judge.FactSteadyUnstored).
+	followed map[string]uint64
 	unstored []string
 	// storedCache is storedWrite's answers, by resource.
 	storedCache map[schema.GroupVersionResource]bool
@@ -122,7 +124,7 @@ func start(ctx context.Context, spec *testenv.Spec, ns string) *scenario {
 	s := subject.Steady()
 	b := s.Steady()
 	env := testenv.Get()
-	sc := &scenario{spec: spec, b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[judge.PhaseFact][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]int{}}
+	sc := &scenario{spec: spec, b: b, ns: ns, dyn: dynamic.NewForConfigOrDie(env.REST), phases: map[judge.PhaseFact][]judge.SettlePhase{}, clusterScoped: map[string]bool{}, followed: map[string]uint64{}}
 	dc := discovery.NewDiscoveryClientForConfigOrDie(env.REST)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	sc.dc, sc.mapper = dc, mapper
@@ -313,8 +315,11 @@ func resourceName(gvr schema.GroupVersionResource) string {
 func (sc *scenario) follow(ctx context.Context) {
 	added := false
 	for _, r := range sc.target.Replicas {
-		reqs := r.Requests()
-		for _, req := range reqs[min(sc.followed[r.Identity], len(reqs)):] {
+		if r.Proxy == nil {
+			continue
+		}
+		for _, req := range r.Proxy.RequestsAfter(sc.followed[r.Identity]) {
+			sc.followed[r.Identity] = max(sc.followed[r.Identity], req.ID)
 			made := req.Verb == "create" || req.Verb == "update" || req.Verb == "patch"
 			if !made || req.Subresource != "" || !judge.IsControllerWrite(req.RequestInfo) || (req.Code != 0 && (req.Code < 200 || req.Code > 299)) {
 				continue
@@ -338,7 +343,6 @@ func (sc *scenario) follow(ctx context.Context) {
 			sc.histories[name] = sc.spec.RecordAs(ctx, name, sc.dyn, gvr, req.Namespace, "")
 			added = true
 		}
-		sc.followed[r.Identity] = len(reqs)
 	}
 	if !added {
 		return
@@ -789,16 +793,32 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 	// between, ended the evidence, and the defect held, and under a CPU
 	// quota the apply took longer than W to be answered).
 	//
-	// The judge runs again only on evidence that grew: on the same, it
-	// gives the same verdict (it rebuilt every history each 250 ms, an
-	// eighth of a hunt's suite CPU).
+	// It looks when the evidence may have grown (a history's event, a
+	// replica's request begun or answered), when a window may have
+	// completed, or at the deadline, and at most every recheck: not on a
+	// clock while nothing changes (a 250 ms poll took a full snapshot
+	// each time, a tenth of a hunt's suite CPU). The judge runs again only
+	// on evidence that grew: on the same, it gives the same verdict.
 	var (
 		gone   time.Time
 		judged string // the extent of the evidence last judged
 		left   error  // and its verdict
 	)
-	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Until(deadline)+time.Second, true, func(context.Context) (bool, error) {
+	w := sc.b.SettleWindow.Duration
+	for {
+		// Taken before the evidence is read: what changes after the
+		// read closes one of them.
+		wake := []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}}
+		for _, r := range sc.target.Replicas {
+			if r.Proxy != nil {
+				wake = append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(r.Proxy.Logged())})
+			}
+		}
 		sc.follow(ctx)
+		for _, h := range sc.histories {
+			wake = append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(h.Changed())})
+		}
+		looked := time.Now()
 		e := sc.spec.Evidence().Snapshot()
 		if x := e.Extent(); x != judged {
 			judged, left = x, judge.Offline[leavesID](e)
@@ -809,9 +829,44 @@ func (sc *scenario) deleteAll(ctx context.Context) {
 		case gone.IsZero():
 			gone = time.Now()
 		}
-		w := sc.b.SettleWindow.Duration
-		return (!gone.IsZero() && time.Since(gone) >= w && time.Since(sc.lastWrite()) >= w) || time.Now().After(deadline), nil
-	})
+		last := sc.lastWrite()
+		now := time.Now()
+		if (!gone.IsZero() && now.Sub(gone) >= w && now.Sub(last) >= w) || !now.Before(deadline) {
+			return
+		}
+		// Nothing to look at before both windows may have completed,
+		// unless the evidence changes first.
+		next := deadline
+		if done := later(gone, last).Add(w); !gone.IsZero() && done.Before(next) {
+			next = done
+		}
+		timer := time.NewTimer(time.Until(next))
+		chosen, _, _ := reflect.Select(append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timer.C)}))
+		timer.Stop()
+		if chosen == 0 {
+			return
+		}
+		// A burst of events (a deletion's cascade) is looked at once.
+		if d := recheck - time.Since(looked); d > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d):
+			}
+		}
+	}
+}
+
+// recheck is the least time between two looks of deleteAll at the
+// evidence: a cascade of deletions is one look, not one per event.
+const recheck = 250 * time.Millisecond
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // cleanRuns is what this suite run's fault-free runs of the subject leave
