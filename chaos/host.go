@@ -39,6 +39,13 @@ type Restarter interface {
 	Restart(ctx context.Context, grace time.Duration) (map[string]string, error)
 }
 
+// Ending is a Host that tells when its controller's run ends, so a
+// caller waits for an exit instead of asking Exited on a clock.
+type Ending interface {
+	// Ended is closed once the run going on at the call has ended.
+	Ended() <-chan struct{}
+}
+
 // Follower is a Host whose controller, once it has exited by itself, is
 // started again in place by something other than the harness (a pod's
 // kubelet restarts its container): the harness follows it back instead
@@ -61,6 +68,7 @@ type ProcessHost struct{ P *proc.Proc }
 var (
 	_ Host      = ProcessHost{}
 	_ Restarter = ProcessHost{}
+	_ Ending    = ProcessHost{}
 )
 
 // Where is the process's pid.
@@ -89,6 +97,9 @@ func (h ProcessHost) Restart(_ context.Context, grace time.Duration) (map[string
 
 // Exited reports whether the process has exited.
 func (h ProcessHost) Exited(context.Context) bool { return h.P.Exited() }
+
+// Ended is closed once the process's current run has ended.
+func (h ProcessHost) Ended() <-chan struct{} { return h.P.Done() }
 
 // Log is the process's log file.
 func (h ProcessHost) Log(context.Context) ([]byte, error) { return os.ReadFile(h.P.LogPath()) }

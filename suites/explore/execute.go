@@ -201,6 +201,10 @@ var followTimeout = time.Minute
 // each exit after, as the kubelet's does, up to exitBackoffMax.
 var exitBackoff, exitBackoffMax = 10 * time.Second, 5 * time.Minute
 
+// exitPoll is how often superviseExits asks a host that does not say when
+// its controller exits (chaos.Ending) whether it has.
+const exitPoll = 200 * time.Millisecond
+
 // superviseExits starts again every replica run as a local process that
 // exits by itself while a schedule is judged, as its Deployment's kubelet
 // would start the container again: a controller that exits when the API
@@ -237,10 +241,25 @@ func superviseExits(ctx context.Context, t chaos.Target, ended chan<- struct{}, 
 			}
 			restarted(fmt.Sprintf("%s exited by itself; started again %s later, as its kubelet would", r.Identity, wait))
 		}
-		select {
-		case <-ctx.Done():
+		// Until a supervised replica's run ends: on the host's word where
+		// it gives it, by asking again every exitPoll where not.
+		wake := []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())}}
+		poll := false
+		for _, r := range t.Replicas {
+			if _, ok := r.Host.(chaos.Restarter); !ok || given[r.Identity] {
+				continue
+			}
+			if e, ok := r.Host.(chaos.Ending); ok {
+				wake = append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(e.Ended())})
+			} else {
+				poll = true
+			}
+		}
+		if poll {
+			wake = append(wake, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(time.After(exitPoll))})
+		}
+		if chosen, _, _ := reflect.Select(wake); chosen == 0 {
 			return
-		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }

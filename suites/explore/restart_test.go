@@ -143,3 +143,60 @@ func TestSuperviseExitsStartsAgainAReplicaThatExited(t *testing.T) {
 		}
 	}
 }
+
+// endingHost is an exitingHost that says when its run ends
+// (chaos.Ending): superviseExits waits on that, with no clock.
+type endingHost struct {
+	exitingHost
+	ended chan struct{}
+}
+
+func (h *endingHost) Ended() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ended
+}
+
+// exit ends the current run.
+func (h *endingHost) exit() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.exited = true
+	close(h.ended)
+}
+
+func (h *endingHost) Restart(ctx context.Context, grace time.Duration) (map[string]string, error) {
+	out, err := h.exitingHost.Restart(ctx, grace)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ended = make(chan struct{})
+	return out, err
+}
+
+// A replica whose host says when it exits is started again once it does,
+// though it ran when supervision began: the wait is on the host's word
+// (an Ending host adds no poll, so a wait that missed it would never end).
+func TestSuperviseExitsWaitsOnTheHostsWordOfAnExit(t *testing.T) {
+	defer func(b time.Duration) { exitBackoff = b }(exitBackoff)
+	exitBackoff = time.Millisecond
+	h := &endingHost{ended: make(chan struct{})}
+	target := chaos.Target{Replicas: []chaos.Replica{{Identity: "a", Host: h}}}
+	ctx, cancel := context.WithCancel(t.Context())
+	said := make(chan string, 1)
+	done := make(chan struct{})
+	go superviseExits(ctx, target, done, func(s string) { said <- s })
+	h.exit()
+	select {
+	case s := <-said:
+		if want := "a exited by itself; started again 1ms later, as its kubelet would"; s != want {
+			t.Errorf("said %q, want %q", s, want)
+		}
+	case <-time.After(time.Minute):
+		t.Error("no restart a minute after the replica exited")
+	}
+	cancel()
+	<-done
+	if h.restarts != 1 {
+		t.Errorf("restarts = %d, want 1", h.restarts)
+	}
+}
