@@ -35,12 +35,16 @@ type Collector struct {
 	// frozen is the evidence the spec was judged on, once it was: what
 	// WriteArtifacts keeps, so the kept evidence re-judges as judged.
 	frozen *Evidence
+	// rebuilt are the histories the judges of its snapshots rebuilt: a
+	// later snapshot's judges rebuild only the events recorded since.
+	rebuilt *rebuiltHistories
 }
 
 // NewCollector starts collecting for the spec that started at start.
 func NewCollector(spec string, start time.Time) *Collector {
 	return &Collector{spec: spec, start: start, names: map[string]bool{}, histories: map[string]*oracle.History{},
-		proxies: map[string]proxy.Controller{}, logs: map[string]func() (any, error){}, facts: map[string]string{}}
+		proxies: map[string]proxy.Controller{}, logs: map[string]func() (any, error){}, facts: map[string]string{},
+		rebuilt: &rebuiltHistories{m: map[string]rebuilt{}}}
 }
 
 // Start is the spec's start.
@@ -136,7 +140,7 @@ func (c *Collector) Snapshot() *Evidence {
 	defer c.mu.Unlock()
 	e := &Evidence{Format: Format, Spec: c.spec, Start: c.start, End: time.Now(),
 		Histories: map[string][]oracle.EventRecord{}, Incomplete: map[string]string{}, Proxies: map[string]ProxyLog{},
-		Logs: map[string]json.RawMessage{}, Facts: maps.Clone(c.facts), Records: slices.Clone(c.records)}
+		Logs: map[string]json.RawMessage{}, Facts: maps.Clone(c.facts), Records: slices.Clone(c.records), rebuilt: c.rebuilt}
 	for name, h := range c.histories {
 		e.Histories[name] = h.Records()
 		if err := h.Incomplete(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -52,7 +53,8 @@ type Evidence struct {
 	Records []verdict.Record  `json:"records,omitempty"`
 
 	// rebuilt are the histories History rebuilt, for the next judge;
-	// a copy of e made after the first shares them.
+	// a copy of e made after the first shares them, and so do the
+	// snapshots of one Collector, which extend them.
 	rebuilt *rebuiltHistories
 }
 
@@ -78,6 +80,21 @@ type rebuilt struct {
 // violation, is rebuilt again).
 func same(a, b []oracle.EventRecord) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// samePrefix reports whether a and b, of one length, hold the same
+// records: the same times, types and keys, and the same objects (the
+// same maps, not equal ones). Two snapshots of one live history share
+// their objects; records read back from a spool or a file, or replaced
+// by a test, do not.
+func samePrefix(a, b []oracle.EventRecord) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if !x.At.Equal(y.At) || x.Type != y.Type || x.Key != y.Key || reflect.ValueOf(x.Object).UnsafePointer() != reflect.ValueOf(y.Object).UnsafePointer() {
+			return false
+		}
+	}
+	return true
 }
 
 // ProxyLog is one replica's proxy history.
@@ -113,10 +130,18 @@ func (e *Evidence) History(name string) (*oracle.History, error) {
 	rebuiltInit.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.m[name]; ok && same(r.from, recs) {
+	r, ok := c.m[name]
+	if ok && same(r.from, recs) {
 		return r.h, nil
 	}
-	h := oracle.FromRecords(recs)
+	var h *oracle.History
+	if n := len(r.from); ok && n > 0 && n <= len(recs) && samePrefix(r.from, recs[:n]) {
+		// A later snapshot of the same spec: its records begin with
+		// the ones rebuilt, the same objects.
+		h = oracle.ExtendRecords(r.h, recs[n:])
+	} else {
+		h = oracle.FromRecords(recs)
+	}
 	c.m[name] = rebuilt{from: recs, h: h}
 	return h, nil
 }

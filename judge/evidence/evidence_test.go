@@ -147,3 +147,48 @@ func TestFormat2ReadsUnderCurrentNames(t *testing.T) {
 		t.Errorf("facts read as %v", got)
 	}
 }
+
+// A later snapshot of one collector rebuilds only the events recorded
+// since the last rebuild, and gives what a rebuild from scratch gives; a
+// snapshot whose records begin otherwise (a test's replaced record) is
+// rebuilt whole.
+func TestSnapshotsRebuildOnlyTheNewEvents(t *testing.T) {
+	start := time.Now()
+	c := NewCollector("a spec", start)
+	h := oracle.NewHistory()
+	h.Add(oracle.Event{At: start.Add(time.Millisecond), Type: "ADDED", Key: "ns/a", Object: pod("a", "5")})
+	c.AddHistory("pods", h)
+	first, err := c.Snapshot().History("pods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Add(oracle.Event{At: start.Add(2 * time.Millisecond), Type: "ADDED", Key: "ns/b", Object: pod("b", "6")})
+	later := c.Snapshot()
+	second, err := later.History("pods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := second.Records(), oracle.FromRecords(later.Histories["pods"]).Records()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("extended history %v, rebuilt from scratch %v", got, want)
+	}
+	if a, b := first.Events()[0].Object, second.Events()[0].Object; a != b {
+		t.Error("the second snapshot copied again the event the first had rebuilt")
+	}
+	if n := len(first.Events()); n != 1 {
+		t.Errorf("the first rebuilt history has %d events after the second was built, want 1: it must be left as it is", n)
+	}
+
+	// A derived violation: the first record replaced.
+	replaced := c.Snapshot()
+	replaced.Histories = maps.Clone(replaced.Histories)
+	replaced.Histories["pods"] = slices.Clone(replaced.Histories["pods"])
+	replaced.Histories["pods"][0].Object = pod("a", "7").Object
+	third, err := replaced.History("pods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv := third.Events()[0].Object.GetResourceVersion(); rv != "7" {
+		t.Errorf("a replaced first record rebuilt as resourceVersion %q, want 7", rv)
+	}
+}

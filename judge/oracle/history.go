@@ -276,6 +276,19 @@ func FromRecords(records []EventRecord) *History {
 	return h
 }
 
+// ExtendRecords is h, a history FromRecords rebuilt from some records,
+// followed by the events of records, the ones recorded after those:
+// what FromRecords rebuilds from them all, without copying again the
+// objects h has. h is left as it is; the two share its events' objects,
+// which no reader changes.
+func ExtendRecords(h *History, records []EventRecord) *History {
+	out := FromRecords(records)
+	h.mu.Lock()
+	out.events = append(slices.Clone(h.events), out.events...)
+	h.mu.Unlock()
+	return out
+}
+
 // apiNumbers is a deep copy of a JSON value with its numbers as
 // k8s.io/apimachinery/pkg/util/json decodes the value's encoding: a whole
 // number in int64's range an int64, any other a float64. It is that
