@@ -235,11 +235,11 @@ func (c *Cluster) startOnce(ctx context.Context) (err error) {
 	}
 
 	c.kubeconfig = filepath.Join(c.workDir, "kubeconfig")
-	if err := writeKubeconfig(c.kubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.AdminCert, c.pki.AdminKey); err != nil {
+	if err := writeKubeconfig(c.kubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.AdminToken); err != nil {
 		return err
 	}
 	kcmKubeconfig := filepath.Join(c.workDir, "kcm.kubeconfig")
-	if err := writeKubeconfig(kcmKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KCMClientCert, c.pki.KCMClientKey); err != nil {
+	if err := writeKubeconfig(kcmKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KCMToken); err != nil {
 		return err
 	}
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +50,18 @@ func TestStartServesAndStopLeavesNothing(t *testing.T) {
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	if _, err := kube.CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{}); err != nil {
 		t.Fatalf("get namespace default through the admin kubeconfig: %v", err)
+	}
+	// The admin kubeconfig presents a token, not a client certificate
+	// (see clusterPKI), for the same user and groups.
+	if cfg.BearerToken == "" || len(cfg.CertData) > 0 || cfg.CertFile != "" {
+		t.Errorf("the admin kubeconfig authenticates with token %t, a client certificate %t; want a token only", cfg.BearerToken != "", len(cfg.CertData) > 0 || cfg.CertFile != "")
+	}
+	review, err := kube.AuthenticationV1().SelfSubjectReviews().Create(t.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("who the admin kubeconfig is: %v", err)
+	}
+	if u := review.Status.UserInfo; u.Username != "steadystate-admin" || !slices.Contains(u.Groups, "system:masters") {
+		t.Errorf("the admin kubeconfig is %q in %v, want steadystate-admin in system:masters", u.Username, u.Groups)
 	}
 	if v, err := kube.Discovery().ServerVersion(); err != nil || v.GitVersion != envOr("KUBE_VERSION", DefaultKubeVersion) {
 		t.Errorf("server version = %v (err %v), want the stamped %s", v, err, DefaultKubeVersion)

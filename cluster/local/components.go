@@ -71,6 +71,7 @@ func apiServerArgs(k *clusterPKI, p ports) []string {
 		"--tls-cert-file=" + k.APIServerCert,
 		"--tls-private-key-file=" + k.APIServerKey,
 		"--client-ca-file=" + k.CACert,
+		"--token-auth-file=" + k.Tokens,
 		"--service-account-key-file=" + k.ServiceAccountPub,
 		"--service-account-signing-key-file=" + k.ServiceAccountKey,
 		"--service-account-issuer=https://kubernetes.default.svc",

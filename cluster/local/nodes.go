@@ -111,11 +111,11 @@ func checkPodStages(data []byte) error {
 // kubeconfig of its own identity. Both wait for the API server.
 func (c *Cluster) startNodeComponents(p ports) (sched, kwok *proc.Proc, err error) {
 	schedKubeconfig := filepath.Join(c.workDir, "scheduler.kubeconfig")
-	if err := writeKubeconfig(schedKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.SchedulerClientCert, c.pki.SchedulerClientKey); err != nil {
+	if err := writeKubeconfig(schedKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.SchedulerToken); err != nil {
 		return nil, nil, err
 	}
 	kwokKubeconfig := c.kwokKubeconfig()
-	if err := writeKubeconfig(kwokKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KwokClientCert, c.pki.KwokClientKey); err != nil {
+	if err := writeKubeconfig(kwokKubeconfig, c.opts.Name, c.server, c.pki.CACert, c.pki.KwokToken); err != nil {
 		return nil, nil, err
 	}
 	config, err := kwokConfig(c.opts.PodStages)

@@ -1,18 +1,25 @@
 package local
 
 import (
+	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/steadystate-dev/steadystate/internal/pki"
 )
 
 // clusterPKI holds the paths of a cluster's certificate files: the CA,
-// serving certificates, client certificates and the service-account key.
+// serving certificates, client certificates and the service-account key;
+// and each client identity's bearer token, in the API server's token
+// file (Tokens), which its kubeconfig presents. The API server verifies
+// a client certificate's chain at every request, not once a connection:
+// about 4% of its CPU in a shared hunt, where a token is a lookup. The
+// health probes keep the admin certificate.
 type clusterPKI struct {
 	CA                                   *pki.CA
 	CACert                               string
@@ -26,6 +33,9 @@ type clusterPKI struct {
 	SchedulerClientKey                   string
 	KwokClientCert, KwokClientKey        string
 	ServiceAccountKey, ServiceAccountPub string
+	Tokens                               string
+	AdminToken, KCMToken                 string
+	SchedulerToken, KwokToken            string
 }
 
 // serviceIP is the first address of the service range: the "kubernetes"
@@ -54,17 +64,21 @@ func newPKI(dir string) (*clusterPKI, error) {
 		cert, key *string
 		name      string
 		req       pki.Request
+		// token, for a client: its bearer token, for the same user and
+		// groups as its certificate.
+		token *string
 	}{
-		{&k.APIServerCert, &k.APIServerKey, "apiserver", pki.Request{Subject: pkix.Name{CommonName: "kube-apiserver"}, DNSNames: apiDNS, IPs: apiIPs, Usage: x509.ExtKeyUsageServerAuth}},
-		{&k.KCMServingCert, &k.KCMServingKey, "kcm-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-controller-manager"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}},
-		{&k.AdminCert, &k.AdminKey, "admin", pki.Request{Subject: pkix.Name{CommonName: "steadystate-admin", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
-		{&k.KCMClientCert, &k.KCMClientKey, "kcm-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-controller-manager", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
-		{&k.SchedulerServingCert, &k.SchedulerServingKey, "scheduler-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-scheduler"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}},
-		{&k.SchedulerClientCert, &k.SchedulerClientKey, "scheduler-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-scheduler", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
+		{&k.APIServerCert, &k.APIServerKey, "apiserver", pki.Request{Subject: pkix.Name{CommonName: "kube-apiserver"}, DNSNames: apiDNS, IPs: apiIPs, Usage: x509.ExtKeyUsageServerAuth}, nil},
+		{&k.KCMServingCert, &k.KCMServingKey, "kcm-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-controller-manager"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}, nil},
+		{&k.AdminCert, &k.AdminKey, "admin", pki.Request{Subject: pkix.Name{CommonName: "steadystate-admin", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}, &k.AdminToken},
+		{&k.KCMClientCert, &k.KCMClientKey, "kcm-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-controller-manager", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}, &k.KCMToken},
+		{&k.SchedulerServingCert, &k.SchedulerServingKey, "scheduler-serving", pki.Request{Subject: pkix.Name{CommonName: "kube-scheduler"}, DNSNames: dns, IPs: ips, Usage: x509.ExtKeyUsageServerAuth}, nil},
+		{&k.SchedulerClientCert, &k.SchedulerClientKey, "scheduler-client", pki.Request{Subject: pkix.Name{CommonName: "system:kube-scheduler", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}, &k.SchedulerToken},
 		// kwok writes as itself, so a request log tells its node and pod
 		// status writes from the subject's and the harness's.
-		{&k.KwokClientCert, &k.KwokClientKey, "kwok-client", pki.Request{Subject: pkix.Name{CommonName: "system:kwok-controller", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}},
+		{&k.KwokClientCert, &k.KwokClientKey, "kwok-client", pki.Request{Subject: pkix.Name{CommonName: "system:kwok-controller", Organization: []string{"system:masters"}}, Usage: x509.ExtKeyUsageClientAuth}, &k.KwokToken},
 	}
+	var tokens strings.Builder
 	for _, i := range issue {
 		pair, err := ca.Issue(i.req)
 		if err != nil {
@@ -72,7 +86,14 @@ func newPKI(dir string) (*clusterPKI, error) {
 		}
 		*i.cert, *i.key = path(i.name+".crt"), path(i.name+".key")
 		files[*i.cert], files[*i.key] = pair.CertPEM, pair.KeyPEM
+		if i.token != nil {
+			*i.token = rand.Text()
+			// token,user,uid,"group,...": the uid is the user's name.
+			fmt.Fprintf(&tokens, "%s,%s,%s,%q\n", *i.token, i.req.Subject.CommonName, i.req.Subject.CommonName, strings.Join(i.req.Subject.Organization, ","))
+		}
 	}
+	k.Tokens = path("tokens.csv")
+	files[k.Tokens] = []byte(tokens.String())
 
 	sa, err := pki.NewKey()
 	if err != nil {
