@@ -36,7 +36,8 @@ type Collector struct {
 	// WriteArtifacts keeps, so the kept evidence re-judges as judged.
 	frozen *Evidence
 	// rebuilt are the histories the judges of its snapshots rebuilt: a
-	// later snapshot's judges rebuild only the events recorded since.
+	// later snapshot's judges rebuild only the events recorded since
+	// (Evidence.rebuild).
 	rebuilt *rebuiltHistories
 }
 
@@ -140,7 +141,7 @@ func (c *Collector) Snapshot() *Evidence {
 	defer c.mu.Unlock()
 	e := &Evidence{Format: Format, Spec: c.spec, Start: c.start, End: time.Now(),
 		Histories: map[string][]oracle.EventRecord{}, Incomplete: map[string]string{}, Proxies: map[string]ProxyLog{},
-		Logs: map[string]json.RawMessage{}, Facts: maps.Clone(c.facts), Records: slices.Clone(c.records), rebuilt: c.rebuilt}
+		Logs: map[string]json.RawMessage{}, Facts: maps.Clone(c.facts), Records: slices.Clone(c.records), earlier: c.rebuilt}
 	for name, h := range c.histories {
 		e.Histories[name] = h.Records()
 		if err := h.Incomplete(); err != nil {
