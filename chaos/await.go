@@ -15,24 +15,7 @@ import (
 // (proxy.Controller's Logged), at most every recheckLog, not on a clock:
 // a controller that is quiet wakes nothing.
 func (t Target) AwaitRequest(ctx context.Context, since, until time.Time, seen func(proxy.Request) bool) bool {
-	// Each replica's mark is the ID before its first request begun after
-	// since: a request gets its ID just after its start time is taken,
-	// so IDs and start times may disagree by a moment between requests
-	// begun together, and the read goes from there.
-	marks := map[proxy.Controller]uint64{}
-	for _, r := range t.Replicas {
-		if r.Proxy == nil {
-			continue
-		}
-		var mark uint64
-		for _, req := range r.Proxy.Requests() {
-			if req.Start.After(since) {
-				break
-			}
-			mark = req.ID
-		}
-		marks[r.Proxy] = mark
-	}
+	marks := t.RequestMarks(since)
 	after := func(req proxy.Request) bool { return req.Start.After(since) && seen(req) }
 	for {
 		looked := time.Now()
@@ -69,3 +52,26 @@ func (t Target) AwaitRequest(ctx context.Context, since, until time.Time, seen f
 // recheckLog is the least time between two reads of the replicas'
 // request logs by AwaitRequest.
 const recheckLog = 100 * time.Millisecond
+
+// RequestMarks is, for each replica with a proxy, the ID before its first
+// request begun after since: RequestsAfter(mark) holds every request
+// begun after it. A request gets its ID just after its start time is
+// taken, so IDs and start times may disagree by a moment between
+// requests begun together; the mark is before both.
+func (t Target) RequestMarks(since time.Time) map[proxy.Controller]uint64 {
+	marks := map[proxy.Controller]uint64{}
+	for _, r := range t.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		var mark uint64
+		for _, req := range r.Proxy.Requests() {
+			if req.Start.After(since) {
+				break
+			}
+			mark = req.ID
+		}
+		marks[r.Proxy] = mark
+	}
+	return marks
+}

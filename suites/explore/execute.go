@@ -64,7 +64,7 @@ func execute(ctx context.Context, tl *chaos.Timeline, d driver, s schedule.Sched
 					return
 				}
 				var ok bool
-				if at, ok = awaitRequest(ctx, d, *st.After, requestMarks(d.target()), !proxyRule[st.Fault]); !ok {
+				if at, ok = awaitRequest(ctx, d, *st.After, d.target().RequestMarks(time.Now()), !proxyRule[st.Fault]); !ok {
 					o.Skipped = fmt.Sprintf("the subject made no %s of %s within %s", st.After.Verb, st.After.Resource, triggerWithin(*st.After))
 					return
 				}
@@ -121,23 +121,6 @@ func until(ctx context.Context, t time.Time) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// requestMarks are the newest request ID each replica's proxy has logged:
-// a trigger is a request after its mark.
-func requestMarks(t chaos.Target) map[proxy.Controller]uint64 {
-	marks := map[proxy.Controller]uint64{}
-	for _, r := range t.Replicas {
-		if r.Proxy == nil {
-			continue
-		}
-		var last uint64
-		for _, req := range r.Proxy.Requests() {
-			last = max(last, req.ID)
-		}
-		marks[r.Proxy] = last
-	}
-	return marks
 }
 
 // triggerWithin is how long tr waits for its request once armed.
