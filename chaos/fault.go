@@ -59,6 +59,29 @@ func (r Replica) Requests() []proxy.Request {
 	return r.Proxy.Requests()
 }
 
+// RequestMarks is, for each replica with a proxy, the ID before its first
+// request begun after since: RequestsAfter(mark) holds every request
+// begun after it. A request gets its ID just after its start time is
+// taken, so IDs and start times may disagree by a moment between
+// requests begun together; the mark is before both.
+func (t Target) RequestMarks(since time.Time) map[proxy.Controller]uint64 {
+	marks := map[proxy.Controller]uint64{}
+	for _, r := range t.Replicas {
+		if r.Proxy == nil {
+			continue
+		}
+		var mark uint64
+		for _, req := range r.Proxy.Requests() {
+			if req.Start.After(since) {
+				break
+			}
+			mark = req.ID
+		}
+		marks[r.Proxy] = mark
+	}
+	return marks
+}
+
 // replica finds a replica by identity.
 func (t Target) replica(identity string) (Replica, bool) {
 	for _, r := range t.Replicas {
