@@ -11,7 +11,7 @@ import (
 )
 
 func (c *Cluster) start(name, path string, args []string) (*proc.Proc, error) {
-	p, err := proc.Start(proc.Spec{Name: name, Path: path, Args: args, LogPath: logPath(c.logDir, name)})
+	p, err := proc.Start(proc.Spec{Name: name, Path: path, Args: args, Env: proc.ComponentEnv(), LogPath: logPath(c.logDir, name)})
 	if err != nil {
 		return nil, err
 	}
