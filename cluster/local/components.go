@@ -56,10 +56,10 @@ func etcdArgs(dataDir string, p ports) []string {
 		// A single member elects itself after one election timeout; the
 		// default 1 s is most of a cold start. Nobody can take over from
 		// it, so a short timeout costs nothing. Its raft ticks every
-		// heartbeat interval, idle or not: at 20 ms an idle etcd used
-		// 0.56 CPU-seconds a minute, at 100 ms 0.24, for a start about
-		// 0.1 s slower (docs/figures.md); a hunt's cluster idles through
-		// most of its schedules' waits.
+		// heartbeat interval, idle or not: two idle etcds side by side
+		// used 0.46 to 0.63 CPU-seconds a minute at 20 ms, 0.22 to 0.34
+		// at 100 ms, for a start about 0.1 s slower (docs/figures.md); a
+		// hunt's cluster idles through most of its schedules' waits.
 		"--heartbeat-interval=100",
 		"--election-timeout=500",
 		"--log-level=warn",
