@@ -25,8 +25,9 @@ const GCPercent = 400
 // more than one processor, each wake-up can wake a second thread that
 // finds nothing to do (an idle API server's profile: 56% of its CPU in
 // the scheduler's search for work). In twelve-process hunts on one shared
-// cluster the API server used 7 to 11% less CPU a schedule
-// (docs/figures.md). A subject keeps the Go runtime's defaults.
+// cluster the API server used 7 to 11% less CPU a schedule, for a
+// cluster start 0.2 to 0.35 s slower (docs/figures.md). A subject keeps
+// the Go runtime's defaults.
 func ComponentEnv() []string {
 	if _, set := os.LookupEnv("GOMAXPROCS"); set {
 		return nil
