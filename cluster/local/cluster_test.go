@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,21 @@ func TestStartServesAndStopLeavesNothing(t *testing.T) {
 	for _, name := range []string{Etcd, APIServer, ControllerManager} {
 		if pids[name] == 0 {
 			t.Errorf("%s is not running after Start; running: %v", name, pids)
+		}
+	}
+	// Each component runs on one processor, or on what the environment's
+	// GOMAXPROCS says (proc.ComponentEnv).
+	want := "GOMAXPROCS=1"
+	if v, set := os.LookupEnv("GOMAXPROCS"); set {
+		want = "GOMAXPROCS=" + v
+	}
+	for _, name := range []string{Etcd, APIServer, ControllerManager} {
+		environ, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pids[name]), "environ"))
+		if err != nil {
+			t.Fatalf("the environment of %s: %v", name, err)
+		}
+		if !slices.Contains(strings.Split(string(environ), "\x00"), want) {
+			t.Errorf("%s runs without %s in its environment", name, want)
 		}
 	}
 	cfg, err := c.RESTConfig()
