@@ -45,7 +45,7 @@ func TestStartServesAndStopLeavesNothing(t *testing.T) {
 		}
 	}
 	// Each component runs on one processor, or on what the environment's
-	// GOMAXPROCS says (proc.ComponentEnv).
+	// GOMAXPROCS says (componentEnv).
 	want := "GOMAXPROCS=1"
 	if v, set := os.LookupEnv("GOMAXPROCS"); set {
 		want = "GOMAXPROCS=" + v

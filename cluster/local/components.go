@@ -58,7 +58,8 @@ func etcdArgs(dataDir string, p ports) []string {
 		// it, so a short timeout costs nothing. Its raft ticks every
 		// heartbeat interval, idle or not: two idle etcds side by side
 		// used 0.46 to 0.63 CPU-seconds a minute at 20 ms, 0.22 to 0.34
-		// at 100 ms, for a start about 0.1 s slower (docs/figures.md); a
+		// at 100 ms, for a start about 0.1 s slower
+		// (docs/zoo/2026-12-01-one-cluster-shared.md); a
 		// hunt's cluster idles through most of its schedules' waits.
 		"--heartbeat-interval=100",
 		"--election-timeout=500",

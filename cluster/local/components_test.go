@@ -1,6 +1,7 @@
 package local
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -21,5 +22,21 @@ func TestTokensControllerOffHasNoKey(t *testing.T) {
 	off := slices.DeleteFunc(slices.Clone(DefaultControllers), func(c string) bool { return c == "serviceaccount-token-controller" })
 	if hasKey(controllerManagerArgs(k, "kc", off, ports{})) {
 		t.Error("the tokens controller turned off, kube-controller-manager still has a signing key, so it still runs it")
+	}
+}
+
+// componentEnv adds GOMAXPROCS=1 unless the environment sets GOMAXPROCS,
+// which the components then inherit.
+func TestComponentsRunOnOneProcessorUnlessGOMAXPROCSIsSet(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "") // restored after the test
+	if err := os.Unsetenv("GOMAXPROCS"); err != nil {
+		t.Fatal(err)
+	}
+	if got := componentEnv(); !slices.Equal(got, []string{"GOMAXPROCS=1"}) {
+		t.Errorf("GOMAXPROCS unset: componentEnv() = %q, want [GOMAXPROCS=1]", got)
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	if got := componentEnv(); len(got) != 0 {
+		t.Errorf("GOMAXPROCS=2 in the environment: componentEnv() = %q, want nothing added (the environment's value is inherited)", got)
 	}
 }

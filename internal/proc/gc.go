@@ -17,24 +17,6 @@ import (
 // 620 MB resident.
 const GCPercent = 400
 
-// ComponentEnv is the environment a cluster component the harness runs
-// (the local cluster's etcd, API server, controller manager, scheduler
-// and kwok) is started with beyond the harness's own: one processor for
-// Go code (GOMAXPROCS=1), unless GOMAXPROCS is in the environment (then
-// it is passed on as set). A component spends most of a run waiting; with
-// more than one processor, each wake-up can wake a second thread that
-// finds nothing to do (an idle API server's profile: 56% of its CPU in
-// the scheduler's search for work). In twelve-process hunts on one shared
-// cluster the API server used 7 to 11% less CPU a schedule, for a
-// cluster start 0.2 to 0.35 s slower (docs/figures.md). A subject keeps
-// the Go runtime's defaults.
-func ComponentEnv() []string {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return nil
-	}
-	return []string{"GOMAXPROCS=1"}
-}
-
 // SetGCPercent sets this process's target to GCPercent, unless GOGC is
 // in the environment: then it wins. The environment is left alone, so
 // the subjects and components a suite process starts keep Go's default.
