@@ -236,16 +236,19 @@ type SettlePhase struct {
 // writes were due only because it has not acted again yet.
 func (ph SettlePhase) Convergence(within, window time.Duration) oracle.Convergence {
 	c := oracle.Convergence{Since: ph.Since, Within: within, Window: window}
-	from := ph.WatchesBack
+	from, why := ph.WatchesBack, "the controller watched again what it watched when the faults began"
 	if ph.RetriesDue.After(from) {
-		from = ph.RetriesDue
+		from, why = ph.RetriesDue, "the retries of the writes the faults refused were due"
 	}
 	// Never past T: what T left of the wait is W alone.
 	if limit := ph.Since.Add(within); from.After(limit) {
-		from = limit
+		from, why = limit, "T ran out before the retries of the writes the faults refused were due"
 	}
 	if from.After(ph.Since) {
 		c.Since, c.Within = from, max(within-from.Sub(ph.Since), 0)
+		// A verdict counts from the later start, and says so: "T=249ms"
+		// alone reads as a bound the subject was never given.
+		c.From = fmt.Sprintf("%s (%s after %s), with %s of T=%s left", why, from.Sub(ph.Since).Round(time.Millisecond), ph.What, c.Within.Round(time.Millisecond), within)
 	}
 	return c
 }

@@ -156,7 +156,8 @@ func TestWatchesBackAt(t *testing.T) {
 // decides: a widget ready at the return but not for W from it breaks,
 // while a judgement from the restart itself lets it pass on the second
 // before. A broken one names the last mismatch, also when the state did
-// not match from the start.
+// not match from the start, and says from what it counted and how much of
+// T was left then (not "T=1.5s", a bound the subject was never given).
 func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
@@ -168,10 +169,10 @@ func TestRecoveryJudgedFromTheWatchesReturn(t *testing.T) {
 		{"ready again before the watches return", 6.6, 6.9, 7, 0, verdict.Held, ""},
 		{"ready again in time to hold W", 6.6, 8.3, 7, 0, verdict.Held, ""},
 		{"ready again too late to hold W", 6.6, 8.6, 7, 0, verdict.Broken, "matching for only 900ms of W=1s (last mismatch: Widget steady/widgets.example.org:ns/w1 is not ready"},
-		{"not ready for W from the watches' return", 7.6, 10, 7, 0, verdict.Broken, "is not ready"},
+		{"not ready for W from the watches' return", 7.6, 10, 7, 0, verdict.Broken, "still not matching 2.5s after the controller watched again what it watched when the faults began (500ms after the controller's restart), with 1.5s of T=2s left: Widget"},
 		{"the same, judged from the recovery", 7.6, 10, 0, 0, verdict.Held, ""},
-		{"not ready for W from a refused write's retry", 7.6, 10, 0, 7, verdict.Broken, "is not ready"},
-		{"the later of the watches' return and the retry", 7.6, 10, 6.6, 7, verdict.Broken, "is not ready"},
+		{"not ready for W from a refused write's retry", 7.6, 10, 0, 7, verdict.Broken, "still not matching 2.5s after the retries of the writes the faults refused were due (500ms after the controller's restart), with 1.5s of T=2s left: Widget"},
+		{"the later of the watches' return and the retry", 7.6, 10, 6.6, 7, verdict.Broken, "after the retries of the writes the faults refused were due (500ms after"},
 		{"a retry due after T: W from T", 6.51, 6.6, 0, 8.55, verdict.Held, ""},
 	} {
 		e := constructSteadyRun("correct")

@@ -23,6 +23,18 @@ type Convergence struct {
 	Within time.Duration
 	// Window is W, how long the match must then hold.
 	Window time.Duration
+	// From says, in a verdict's words, what Since is and what of T is
+	// left from it when the wait starts later than the desired state's
+	// last change; "" for that change itself ("the last change (T=…)").
+	From string
+}
+
+// from is what a verdict counts from: From, or the last change and T.
+func (c Convergence) from() string {
+	if c.From != "" {
+		return c.From
+	}
+	return fmt.Sprintf("the last change (T=%s)", c.Within)
 }
 
 // Result is a successful convergence.
@@ -85,10 +97,13 @@ func (c Convergence) Check(h Source, m Match, now time.Time) (Result, error) {
 	switch {
 	case best == nil && !matching:
 		_, why := m(h.StateAt(now))
-		return Result{}, BrokeAt(deadline, fmt.Errorf("%w: still not matching %s after the last change (T=%s): %s", ErrNotConverged, now.Sub(c.Since).Round(time.Millisecond), c.Within, why))
+		return Result{}, BrokeAt(deadline, fmt.Errorf("%w: still not matching %s after %s: %s", ErrNotConverged, now.Sub(c.Since).Round(time.Millisecond), c.from(), why))
 	case best == nil:
 		return Result{}, BrokeAt(deadline, fmt.Errorf("%w: matching for only %s of W=%s (last mismatch: %s)", ErrNotConverged, now.Sub(start).Round(time.Millisecond), c.Window, lastWhy))
 	case best.Took > c.Within:
+		if c.From != "" {
+			return *best, BrokeAt(deadline, fmt.Errorf("%w: converged only %s after %s", ErrNotConverged, best.Took.Round(time.Millisecond), c.From))
+		}
 		return *best, BrokeAt(deadline, fmt.Errorf("%w: converged only after %s, more than T=%s", ErrNotConverged, best.Took.Round(time.Millisecond), c.Within))
 	}
 	return *best, nil

@@ -55,13 +55,29 @@ func TestConvergence(t *testing.T) {
 		{"converges and holds", replicas(0, 2, 3*s, 3), 10 * s, 2 * s, ""},
 		{"already matching at Since", replicas(0, 3), 4 * s, 0, ""},
 		{"flaps, then holds", replicas(0, 2, 2*s, 3, 3*s, 2, 4*s, 3), 10 * s, 3 * s, ""},
-		{"never matches", replicas(0, 2), 10 * s, 0, "still not matching"},
+		{"never matches", replicas(0, 2), 10 * s, 0, "still not matching 9s after the last change (T=5s): status.replicas=2, want 3"},
 		{"too slow", replicas(0, 2, 8*s, 3), 12 * s, 7 * s, "converged only after 7s"},
 		{"window not yet complete", replicas(0, 2, 3*s, 3), 4 * s, 0, "matching for only 1s of W=2s (last mismatch: status.replicas=2, want 3)"},
 		{"matching from Since, window not yet complete", replicas(0, 3), 2 * s, 0, "matching for only 1s of W=2s (last mismatch: )"},
 		// Judged at now after the history went on: what came later is
 		// not part of the verdict (it read "matching for only -2s").
 		{"matches only after now", replicas(0, 2, 9*s, 3), 7 * s, 0, "still not matching 6s after the last change"},
+	}
+	// A wait that starts later than the last change says from what it
+	// counted, in place of the last change and T.
+	later := c
+	later.From = "the watches came back, with 5s of T=6s left"
+	for _, tc := range []struct {
+		name, wantErr string
+		h             *History
+		now           time.Duration
+	}{
+		{"never matches", "still not matching 9s after the watches came back, with 5s of T=6s left: status.replicas=2, want 3", replicas(0, 2), 10 * s},
+		{"too slow", "converged only 7s after the watches came back, with 5s of T=6s left", replicas(0, 2, 8*s, 3), 12 * s},
+	} {
+		if _, err := later.Check(tc.h, want(3), t0.Add(tc.now)); !errors.Is(err, ErrNotConverged) || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s, counted from a later start: %v, want ErrNotConverged with %q", tc.name, err, tc.wantErr)
+		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
