@@ -181,13 +181,23 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 
 // verify judges a schedule (testenv.Spec.Verify): first the premise that every
 // fault step that ran acted (catalog.ExploreStepsActed), then the
-// driver's checks. Every driver's judgement ends with it. Its checks'
+// driver's checks. Every driver's judgement ends with it, or with
+// verifyFinal when nothing is left to wait for. Its checks'
 // times go to the schedule's phases: a convergence property's to
 // phases.Convergence (its wait), the others' to phases.Judging.
 func verify(spec *testenv.Spec, checks ...oracle.Check) {
 	GinkgoHelper()
 	enter(phases.Judging)
 	spec.Verify(timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))...)
+}
+
+// verifyFinal is verify for a schedule whose waits are all over, every
+// check one of spec.Judged's: each judges the frozen evidence once
+// (testenv.Spec.VerifyFinal).
+func verifyFinal(spec *testenv.Spec, checks ...oracle.Check) {
+	GinkgoHelper()
+	enter(phases.Judging)
+	spec.VerifyFinal(timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))...)
 }
 
 // describe is a step and what became of it, for the spec's facts.

@@ -705,7 +705,9 @@ func (d *steady) judge(ctx context.Context, recovered time.Time) {
 	} else {
 		d.spec.NotBound(catalog.SteadyNoChurn, "no fault step of the schedule acted (each was not done): there is no during or after a fault to compare")
 	}
-	verify(d.spec, append(checks,
+	// Every wait is over (settled, quiet, deleted): the evidence is
+	// final, and each property is judged once on it.
+	verifyFinal(d.spec, append(checks,
 		d.spec.Judged(catalog.SteadyNoFinalizer),
 		d.spec.Judged(catalog.SteadyLeavesNothing),
 		d.spec.Judged(catalog.SteadyNoPanic),

@@ -25,7 +25,7 @@ import (
 // folder its recorders and proxies spool to, what it said about itself
 // (the properties its binding gives no means to judge, a wait its context
 // ended) and, while Verify runs, the properties whose offline judge its
-// checks ran. Nothing of it is kept in the package: two specs never
+// checks ran (while VerifyFinal runs, the frozen evidence they judge). Nothing of it is kept in the package: two specs never
 // share one.
 type Spec struct {
 	ev    *evidence.Collector
@@ -38,6 +38,9 @@ type Spec struct {
 	// offline judge a check ran (Judged), to judge again on the final
 	// evidence.
 	reached map[string]bool
+	// final is set while VerifyFinal runs the checks: the frozen
+	// evidence every Judged check judges, in place of a snapshot.
+	final *evidence.Evidence
 }
 
 // Begin makes the state of the spec now running. Call it once per spec,
@@ -133,6 +136,18 @@ func (s *Spec) judgeReached(id string) {
 	}
 }
 
+// judging is the evidence a Judged check judges: the frozen evidence
+// while VerifyFinal runs, else the evidence as recorded so far.
+func (s *Spec) judging() *evidence.Evidence {
+	s.mu.Lock()
+	final := s.final
+	s.mu.Unlock()
+	if final != nil {
+		return final
+	}
+	return s.ev.Snapshot()
+}
+
 // Judged is the check of a property that judge.Offline judges from
 // evidence: the same function `steadystate validate` runs offline, here on
 // the spec's evidence as recorded so far (and again by Verify on the
@@ -145,7 +160,7 @@ func (s *Spec) Judged(p verdict.Property) oracle.Check {
 	}
 	fig := oracle.Figures{}
 	return oracle.Check{Property: p, Figures: fig, Run: func() error {
-		e := s.ev.Snapshot()
+		e := s.judging()
 		s.judgeReached(p.ID)
 		if b := judge.BoundText(p.ID, e); b != "" {
 			fig["bound"] = b

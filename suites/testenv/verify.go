@@ -50,6 +50,41 @@ func (s *Spec) Verify(checks ...oracle.Check) []verdict.Record {
 	if !s.specContextEnded() {
 		records = rejudge(base, records, judged, final)
 	}
+	return s.conclude(base, records, final)
+}
+
+// VerifyFinal is Verify for a spec that has nothing left to wait for,
+// every check one of Judged's: the evidence is final before the checks
+// run, so it is frozen first and each check judges it once, where Verify
+// judges each on the evidence of its moment and then all again on the
+// frozen evidence. The records are the ones Verify would give, each
+// property's bound measured on that same evidence. An exploration
+// schedule's final judging is this: its waits are over when it is
+// judged, and judging twice took half of that judging's CPU.
+func (s *Spec) VerifyFinal(checks ...oracle.Check) []verdict.Record {
+	GinkgoHelper()
+	base := CurrentSpecReport().StartTime
+	wrapped := make([]oracle.Check, len(checks))
+	for i, c := range checks {
+		wrapped[i] = unjudgedOnContextEnd(c, s.specContextEnded)
+	}
+	final := s.ev.Freeze()
+	s.mu.Lock()
+	s.final = final
+	s.mu.Unlock()
+	records := oracle.Validate(base, wrapped...)
+	s.mu.Lock()
+	s.final = nil
+	s.mu.Unlock()
+	return s.conclude(base, records, final)
+}
+
+// conclude adds to records whether every history the spec recorded is
+// complete, judged on the final evidence, attaches every record to the
+// spec's report and keeps them with the evidence, and fails the spec
+// when one says so.
+func (s *Spec) conclude(base time.Time, records []verdict.Record, final *evidence.Evidence) []verdict.Record {
+	GinkgoHelper()
 	complete := judge.Offline[catalog.EvidenceComplete.ID](final)
 	records = append([]verdict.Record{oracle.Judge(base, catalog.EvidenceComplete, complete)}, records...)
 	for _, r := range records {
