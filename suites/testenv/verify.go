@@ -29,10 +29,7 @@ import (
 func (s *Spec) Verify(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
-	wrapped := make([]oracle.Check, len(checks))
-	for i, c := range checks {
-		wrapped[i] = unjudgedOnContextEnd(c, s.specContextEnded)
-	}
+	wrapped := s.unjudgedOnEnd(checks)
 	s.mu.Lock()
 	s.reached = map[string]bool{}
 	s.mu.Unlock()
@@ -64,10 +61,7 @@ func (s *Spec) Verify(checks ...oracle.Check) []verdict.Record {
 func (s *Spec) VerifyFinal(checks ...oracle.Check) []verdict.Record {
 	GinkgoHelper()
 	base := CurrentSpecReport().StartTime
-	wrapped := make([]oracle.Check, len(checks))
-	for i, c := range checks {
-		wrapped[i] = unjudgedOnContextEnd(c, s.specContextEnded)
-	}
+	wrapped := s.unjudgedOnEnd(checks)
 	final := s.ev.Freeze()
 	s.mu.Lock()
 	s.final = final
@@ -77,6 +71,16 @@ func (s *Spec) VerifyFinal(checks ...oracle.Check) []verdict.Record {
 	s.final = nil
 	s.mu.Unlock()
 	return s.conclude(base, records, final)
+}
+
+// unjudgedOnEnd is checks, each not evaluated when it ends on the
+// spec's context's end (unjudgedOnContextEnd).
+func (s *Spec) unjudgedOnEnd(checks []oracle.Check) []oracle.Check {
+	wrapped := make([]oracle.Check, len(checks))
+	for i, c := range checks {
+		wrapped[i] = unjudgedOnContextEnd(c, s.specContextEnded)
+	}
+	return wrapped
 }
 
 // conclude adds to records whether every history the spec recorded is
