@@ -63,13 +63,19 @@ func (s *Spec) VerifyFinal(checks ...oracle.Check) []verdict.Record {
 	base := CurrentSpecReport().StartTime
 	wrapped := s.unjudgedOnEnd(checks)
 	final := s.ev.Freeze()
-	s.mu.Lock()
-	s.final = final
-	s.mu.Unlock()
-	records := oracle.Validate(base, wrapped...)
-	s.mu.Lock()
-	s.final = nil
-	s.mu.Unlock()
+	records := func() []verdict.Record {
+		s.mu.Lock()
+		s.final = final
+		s.mu.Unlock()
+		// A check that fails the spec (Ginkgo's Fail panics) leaves no
+		// frozen evidence behind for a later Judged check.
+		defer func() {
+			s.mu.Lock()
+			s.final = nil
+			s.mu.Unlock()
+		}()
+		return oracle.Validate(base, wrapped...)
+	}()
 	return s.conclude(base, records, final)
 }
 
