@@ -187,8 +187,7 @@ func (st *stats) run(ctx SpecContext, spec *testenv.Spec, ns, capability string,
 // phases.Convergence (its wait), the others' to phases.Judging.
 func verify(spec *testenv.Spec, checks ...oracle.Check) {
 	GinkgoHelper()
-	enter(phases.Judging)
-	spec.Verify(timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))...)
+	spec.Verify(judging(spec, checks)...)
 }
 
 // verifyFinal is verify for a schedule whose waits are all over, every
@@ -196,8 +195,15 @@ func verify(spec *testenv.Spec, checks ...oracle.Check) {
 // (testenv.Spec.VerifyFinal).
 func verifyFinal(spec *testenv.Spec, checks ...oracle.Check) {
 	GinkgoHelper()
+	spec.VerifyFinal(judging(spec, checks)...)
+}
+
+// judging enters the judging phase and returns what verify and
+// verifyFinal judge: the steps-acted premise, then checks, each timed in
+// its phase.
+func judging(spec *testenv.Spec, checks []oracle.Check) []oracle.Check {
 	enter(phases.Judging)
-	spec.VerifyFinal(timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))...)
+	return timedPhases(append([]oracle.Check{spec.Judged(catalog.ExploreStepsActed)}, checks...))
 }
 
 // describe is a step and what became of it, for the spec's facts.

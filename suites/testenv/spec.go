@@ -25,8 +25,8 @@ import (
 // folder its recorders and proxies spool to, what it said about itself
 // (the properties its binding gives no means to judge, a wait its context
 // ended) and, while Verify runs, the properties whose offline judge its
-// checks ran (while VerifyFinal runs, the frozen evidence they judge). Nothing of it is kept in the package: two specs never
-// share one.
+// checks ran (while VerifyFinal runs, the frozen evidence they judge).
+// Nothing of it is kept in the package: two specs never share one.
 type Spec struct {
 	ev    *evidence.Collector
 	spool string
